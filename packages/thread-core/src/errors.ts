@@ -1,0 +1,210 @@
+const marker = Symbol.for("skein.error");
+
+export interface SkeinErrorOptions {
+  cause?: unknown;
+  /** The package that raised the error; the message is prefixed with it, as `[thread-core] …`. */
+  source?: string;
+}
+
+/**
+ * The base of every error skein throws. Check with `SkeinError.isInstance(e)`, which works across
+ * duplicate installs of thread-core, unlike `instanceof`.
+ */
+export class SkeinError extends Error {
+  readonly [marker] = true;
+  readonly source: string;
+
+  constructor(message: string, options: SkeinErrorOptions = {}) {
+    const source = options.source ?? "thread-core";
+    super(`[${source}] ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.source = source;
+  }
+
+  static isInstance(value: unknown): value is SkeinError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
+
+/** A JSON document is not a valid thread state: `path` points at the offending value. */
+export class InvalidThreadStateError extends SkeinError {
+  constructor(
+    readonly detail: string,
+    readonly path: ReadonlyArray<string | number> = [],
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Invalid thread state${path.length ? ` at ${formatPath(path)}` : ""}: ${detail}`, options);
+  }
+}
+
+export class InvalidMessageError extends SkeinError {
+  constructor(
+    readonly detail: string,
+    readonly path: ReadonlyArray<string | number> = [],
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Invalid message${path.length ? ` at ${formatPath(path)}` : ""}: ${detail}`, options);
+  }
+}
+
+export class InvalidThreadIdError extends SkeinError {
+  constructor(
+    readonly reason: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Invalid thread id: ${reason}. Ids are 1–256 characters with no control characters.`, options);
+  }
+}
+
+/** `$type` names no registered thread type. `packageName` says what to install for skein's own types. */
+export class UnknownThreadTypeError extends SkeinError {
+  constructor(
+    readonly type: string,
+    readonly packageName?: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      packageName
+        ? `Unknown thread type "${type}": install and register its adapter (npm install ${packageName}), or parse with { unknown: "preserve" }.`
+        : `Unknown thread type "${type}": register it with registry.register(defineThreadType(…)), or parse with { unknown: "preserve" }.`,
+      options,
+    );
+  }
+}
+
+export class DuplicateThreadTypeError extends SkeinError {
+  constructor(
+    readonly type: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Thread type "${type}" is already registered; each type id is registered once per registry.`, options);
+  }
+}
+
+/** A state's `$v` is newer than the installed definition of its type knows how to read. */
+export class UnsupportedVersionError extends SkeinError {
+  constructor(
+    readonly type: string,
+    readonly version: number,
+    readonly supportedVersion: number,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      `Thread type "${type}" version ${version} is newer than this reader supports (${supportedVersion}); upgrade the package that defines it.`,
+      options,
+    );
+  }
+}
+
+/** The thread type cannot do this; nothing was changed. */
+export class UnsupportedOperationError extends SkeinError {
+  constructor(
+    readonly type: string,
+    readonly capability: string,
+    detail?: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Thread type "${type}" does not support ${capability}${detail ? `: ${detail}` : "."}`, options);
+  }
+}
+
+export class ThreadNotFoundError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Thread ${JSON.stringify(threadId)} was not found.`, options);
+  }
+}
+
+export class ThreadExistsError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Thread ${JSON.stringify(threadId)} already exists; choose another id or open the existing one.`, options);
+  }
+}
+
+/** A message id was re-sent with different content, or an import disagrees with what is stored. */
+export class ConflictError extends SkeinError {
+  constructor(
+    readonly detail: string,
+    readonly messageId?: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(detail, options);
+  }
+}
+
+/** `ifRevision` did not match: the thread moved on and nothing was written. Re-read and retry. */
+export class ConcurrencyError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    readonly expectedRevision: number,
+    readonly actualRevision: number,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      `Thread ${JSON.stringify(threadId)} is at revision ${actualRevision}, not ${expectedRevision}; nothing was written. Read it again and retry.`,
+      options,
+    );
+  }
+}
+
+/** A checkpoint id or message id given to rollback, fork, at or messages is not in the thread. */
+export class PointNotFoundError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    readonly point: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Thread ${JSON.stringify(threadId)} has no checkpoint or message ${JSON.stringify(point)}.`, options);
+  }
+}
+
+export class InvalidStoreUrlError extends SkeinError {
+  constructor(
+    readonly url: string,
+    readonly detail: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Invalid store URL "${url}": ${detail}`, options);
+  }
+}
+
+/** The store URL's scheme needs an adapter package that is not installed. */
+export class AdapterNotInstalledError extends SkeinError {
+  constructor(
+    readonly packageName: string,
+    readonly scheme: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`"${scheme}" stores need ${packageName}: npm install ${packageName}`, options);
+  }
+}
+
+/** The backend did not answer or failed; the operation may be retried. */
+export class StoreUnavailableError extends SkeinError {
+  readonly retryable = true;
+}
+
+export class StoreClosedError extends SkeinError {
+  constructor(options?: SkeinErrorOptions) {
+    super("The store is closed.", options);
+  }
+}
+
+function formatPath(path: ReadonlyArray<string | number>): string {
+  return path.map((part) => (typeof part === "number" ? `[${part}]` : `.${part}`)).join("").replace(/^\./, "");
+}
+
+/** A log driver's answer when a commit expected another head segment: the caller re-reads and retries. */
+export class HeadMovedError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Thread ${JSON.stringify(threadId)} moved to another segment during the change.`, options);
+  }
+}

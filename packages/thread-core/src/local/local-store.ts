@@ -1,0 +1,199 @@
+import { InvalidThreadStateError, ThreadNotFoundError, UnsupportedOperationError } from "../errors.js";
+import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
+import { cloneJson, type JsonObject } from "../json.js";
+import { OpaqueThreadState } from "../opaque-state.js";
+import type { Registry } from "../registry.js";
+import type { CreateThreadOptions, ListOptions, SkeinAdapter, ThreadPage, ThreadStore } from "../store/store.js";
+import type { Thread } from "../thread.js";
+import type { ThreadState } from "../thread-type.js";
+import type { LogDriver, LogRecord } from "./log-driver.js";
+import { exportLog, importLog, LogStateSchema, type LogState } from "./log-state.js";
+import { LocalThread, type LocalThreadHost } from "./local-thread.js";
+import { SegmentChains } from "./segment-chain.js";
+
+export interface LocalStoreOptions {
+  driver: LogDriver;
+  registry: Registry;
+  /** The URL the store was opened with, passwords removed. */
+  url: string;
+  adapters?: readonly SkeinAdapter[];
+  /** A local thread's JSON. @default a reference: `{ $type, id, createdAt, metadata, context, revision }` */
+  serialize?: (record: LogRecord, chains: SegmentChains) => ThreadState;
+}
+
+/**
+ * A `ThreadStore` over a `LogDriver`: the memory, fs and redis stores are this class with their driver.
+ * Local threads live in the driver's logs; threads of other types are kept as state documents.
+ */
+export class LocalStore implements ThreadStore, LocalThreadHost {
+  readonly specificationVersion = "v1";
+  readonly driver: LogDriver;
+  readonly chains: SegmentChains;
+  readonly registry: Registry;
+  readonly url: string;
+  readonly adapters: readonly SkeinAdapter[];
+  readonly #serialize: (record: LogRecord, chains: SegmentChains) => ThreadState;
+
+  constructor(options: LocalStoreOptions) {
+    this.driver = options.driver;
+    this.chains = new SegmentChains(options.driver);
+    this.registry = options.registry;
+    this.url = options.url;
+    this.adapters = options.adapters ?? [];
+    this.#serialize = options.serialize ?? referenceState;
+  }
+
+  get nativeType(): string {
+    return this.driver.nativeType;
+  }
+
+  create(options?: CreateThreadOptions): Promise<Thread>;
+  create(type: string, options?: Record<string, unknown>): Promise<Thread>;
+  async create(typeOrOptions?: string | CreateThreadOptions, options?: Record<string, unknown>): Promise<Thread> {
+    if (typeof typeOrOptions === "string" && typeOrOptions !== this.nativeType) {
+      const type = this.registry.get(typeOrOptions);
+      if (!type?.create) {
+        throw new UnsupportedOperationError(typeOrOptions, "create", "its adapter is not installed or cannot create threads.");
+      }
+      const thread = await type.create(options ?? {}, this.#environment());
+      await this.save(thread);
+      return thread;
+    }
+    const settings = (typeof typeOrOptions === "string" ? options : typeOrOptions) ?? {};
+    const id = settings.id === undefined ? newSortableId() : settings.id;
+    assertThreadId(id);
+    const now = new Date().toISOString();
+    const head = { id: newRandomId("seg"), base: null, start: 0, createdAt: now };
+    const record: LogRecord = {
+      kind: "log",
+      id,
+      type: this.nativeType,
+      createdAt: now,
+      updatedAt: now,
+      revision: 0,
+      metadata: cloneJson((settings.metadata as Record<string, unknown>) ?? {}),
+      context: cloneJson((settings.context as Record<string, unknown>) ?? {}),
+      head: head.id,
+      length: 0,
+      events: [],
+    };
+    await this.driver.createLog(record, head);
+    return this.bindRecord(record);
+  }
+
+  async get(id: string): Promise<Thread> {
+    assertThreadId(id);
+    const record = await this.driver.read(id);
+    if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
+    if (record.kind === "log") return this.bindRecord(record);
+    return this.open(record.state);
+  }
+
+  async open(json: unknown): Promise<Thread> {
+    const state = this.registry.parse(json, { unknown: "throw" });
+    if (OpaqueThreadState.isInstance(state)) throw new InvalidThreadStateError("cannot open an opaque state");
+    if (state.$type === this.nativeType) {
+      const record = await this.driver.read(state.id);
+      if (record?.kind === "log") return this.bindRecord(record);
+      // A state that carries its whole log (memory JSON in a memory store) is brought in; a reference cannot be.
+      if (record === undefined && LogStateSchema.safeParse(state).success) return this.import(state);
+      throw new ThreadNotFoundError(state.id, { source: this.driver.source });
+    }
+    const type = this.registry.get(state.$type);
+    if (!type?.bind) throw new UnsupportedOperationError(state.$type, "binding", "its type has no behaviour registered.");
+    return type.bind(state, this.#environment());
+  }
+
+  async save(thread: Thread): Promise<void> {
+    if (thread instanceof LocalThread && thread.host === this) return; // already persisted as it changed
+    if (thread instanceof LocalThread && thread.type !== "memory") {
+      throw new UnsupportedOperationError(
+        thread.type,
+        "saving into another store",
+        "it lives in its own store; copy it with store.import(await otherStore.export(id)) or `skein migrate`.",
+      );
+    }
+    await this.driver.putState(thread.id, thread.toJSON() as unknown as JsonObject);
+  }
+
+  async import(json: unknown, options: { id?: string } = {}): Promise<Thread> {
+    const state = this.registry.parse(json, { unknown: "preserve" });
+    const raw = OpaqueThreadState.isInstance(state) ? state.raw : state;
+    const log = LogStateSchema.safeParse(raw);
+    if (!OpaqueThreadState.isInstance(state) && log.success && state.$type === "memory") {
+      const id = options.id ?? state.id;
+      assertThreadId(id);
+      const record = await importLog(this.driver, log.data, id);
+      return this.bindRecord(record);
+    }
+    if (OpaqueThreadState.isInstance(state)) {
+      throw new InvalidThreadStateError(`type "${state.$type}" is not registered here; install its adapter to import it`);
+    }
+    const id = options.id ?? state.id;
+    assertThreadId(id);
+    await this.driver.putState(id, { ...(raw as JsonObject), id });
+    return this.get(id);
+  }
+
+  async export(id: string): Promise<LogState | ThreadState> {
+    assertThreadId(id);
+    const record = await this.driver.read(id);
+    if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
+    if (record.kind === "state") return cloneJson(record.state) as ThreadState;
+    return exportLog(this.chains, record);
+  }
+
+  async list(options: ListOptions = {}): Promise<ThreadPage> {
+    const limit = options.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError("limit must be a positive integer");
+    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    const items = await this.driver.list({ prefix: options.prefix, after, limit: limit + 1 });
+    const page = items.slice(0, limit);
+    const last = page[page.length - 1];
+    return items.length > limit && last ? { items: page, cursor: encodeCursor(last.id) } : { items: page };
+  }
+
+  async delete(id: string): Promise<boolean> {
+    assertThreadId(id);
+    return this.driver.delete(id);
+  }
+
+  async close(): Promise<void> {
+    await this.driver.close();
+  }
+
+  bindRecord(record: LogRecord): Thread {
+    return new LocalThread(this, record);
+  }
+
+  serialize(record: LogRecord): ThreadState {
+    return this.#serialize(record, this.chains);
+  }
+
+  #environment() {
+    return { registry: this.registry, store: this, adapters: this.adapters };
+  }
+}
+
+function referenceState(record: LogRecord): ThreadState {
+  return {
+    $type: record.type,
+    $v: 1,
+    id: record.id,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    metadata: cloneJson(record.metadata),
+    context: cloneJson(record.context),
+    revision: record.revision,
+  };
+}
+
+function encodeCursor(id: string): string {
+  return Buffer.from(id, "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, "base64url").toString("utf8");
+  if (encodeCursor(id) !== cursor) throw new RangeError("cursor is not one that list() returned");
+  return id;
+}

@@ -1,0 +1,317 @@
+import { ConflictError, PointNotFoundError, SkeinError, ThreadNotFoundError } from "../errors.js";
+import { newRandomId, newSortableId, assertThreadId } from "../ids.js";
+import { cloneJson } from "../json.js";
+import { type Message, type MessageInput, messageFingerprint, normalizeMessage } from "../message.js";
+import type { ThreadState } from "../thread-type.js";
+import type {
+  AppendOptions,
+  Checkpoint,
+  ForkOptions,
+  HistoryEvent,
+  LogPoint,
+  ReadOptions,
+  Thread,
+  ThreadCapabilities,
+  ThreadSnapshot,
+  ThreadUpdate,
+  ViewOptions,
+} from "../thread.js";
+import type { CommitResult, LogChange, LogDriver, LogRecord } from "./log-driver.js";
+import { type ChainRange, SegmentChains } from "./segment-chain.js";
+import { selectView } from "./view.js";
+
+/** What a local thread needs from the store it lives in. */
+export interface LocalThreadHost {
+  readonly driver: LogDriver;
+  readonly chains: SegmentChains;
+  /** Binds a record read from the driver (used for forks). */
+  bindRecord(record: LogRecord): Thread;
+  /** The thread's JSON: its whole log for memory threads, a reference for threads that live in a store. */
+  serialize(record: LogRecord): ThreadState;
+}
+
+export const LOCAL_CAPABILITIES: ThreadCapabilities = Object.freeze({
+  fork: "native",
+  checkpoints: true,
+  rollback: true,
+  timeTravel: true,
+  views: true,
+  revisions: true,
+});
+
+/** How often a change is retried when another writer moved the head segment (a concurrent rollback). */
+const HEAD_MOVED_RETRIES = 50;
+
+/**
+ * A thread whose messages are a log of segments in a store (memory, files, Redis). Every operation
+ * reads the small record and the segments it needs, never the whole log, so its cost does not grow
+ * with the thread's length.
+ */
+export class LocalThread implements Thread {
+  readonly specificationVersion = "v1";
+  readonly capabilities = LOCAL_CAPABILITIES;
+  #record: LogRecord;
+
+  constructor(
+    readonly host: LocalThreadHost,
+    record: LogRecord,
+  ) {
+    this.#record = record;
+  }
+
+  get id(): string {
+    return this.#record.id;
+  }
+  get type(): string {
+    return this.#record.type;
+  }
+  get revision(): number {
+    return this.#record.revision;
+  }
+  get metadata(): Readonly<Record<string, unknown>> {
+    return this.#record.metadata;
+  }
+  get context(): Readonly<Record<string, unknown>> {
+    return this.#record.context;
+  }
+  /** How many messages the thread held when last read. */
+  get length(): number {
+    return this.#record.length;
+  }
+
+  async append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
+    const inputs = Array.isArray(input) ? input : [input];
+    const items = inputs.map((item, index) => {
+      const message = normalizeMessage(item, Array.isArray(input) ? [index] : []);
+      return { message, fingerprint: messageFingerprint(message) };
+    });
+    if (items.length === 0) return [];
+    return this.#withHead(async (record) => {
+      // Messages already in an ancestor segment are immutable there: settle them here, the rest atomically.
+      const earlier = await this.#ancestorMatches(record, items);
+      const fresh = items.filter((_, index) => earlier[index] === undefined);
+      const change: LogChange = { expectHead: record.head, ifRevision: options.ifRevision, append: fresh };
+      const result =
+        fresh.length > 0 || options.ifRevision !== undefined
+          ? await this.#commit(change)
+          : { record, messages: [] as Message[] };
+      const stored = [...result.messages];
+      return items.map((_, index) => earlier[index] ?? (stored.shift() as Message));
+    });
+  }
+
+  async messages(options: ReadOptions = {}): Promise<Message[]> {
+    const ranges = await this.#currentChain();
+    return readChain(this.host.chains, ranges, this.id, options);
+  }
+
+  /** Reads the whole thread in pages of `pageSize`, oldest first, without holding it all at once. */
+  async *iterate(pageSize = 1000): AsyncGenerator<Message[]> {
+    const ranges = await this.#currentChain();
+    const length = SegmentChains.length(ranges);
+    for (let from = 0; from < length; from += pageSize) {
+      yield this.host.chains.read(ranges, from, Math.min(length, from + pageSize));
+    }
+  }
+
+  async view(options: ViewOptions = {}): Promise<Message[]> {
+    return viewChain(this.host.chains, await this.#currentChain(), options);
+  }
+
+  async fork(options: ForkOptions = {}): Promise<Thread> {
+    const ranges = await this.#currentChain();
+    const point = await this.#resolvePoint(ranges, options.at ?? null);
+    const id = options.id ?? newSortableId();
+    assertThreadId(id);
+    const now = new Date().toISOString();
+    const head = { id: newRandomId("seg"), base: { segment: point.segment, offset: point.offset }, start: point.position, createdAt: now };
+    const record: LogRecord = {
+      kind: "log",
+      id,
+      type: this.type,
+      createdAt: now,
+      updatedAt: now,
+      revision: 0,
+      metadata: { ...cloneJson(this.#record.metadata), ...cloneJson(options.metadata ?? {}) },
+      context: cloneJson(this.#record.context),
+      head: head.id,
+      length: point.position,
+      events: [{ kind: "fork", parentId: this.id, from: point, at: now, revision: 0 }],
+    };
+    await this.host.driver.createLog(record, head);
+    return this.host.bindRecord(record);
+  }
+
+  async checkpoint(label?: string): Promise<Checkpoint> {
+    const result = await this.#withHead((record) => {
+      const now = new Date().toISOString();
+      const checkpoint: Checkpoint = {
+        id: newRandomId("cp"),
+        ...(label === undefined ? {} : { label }),
+        threadId: this.id,
+        point: { segment: record.head, offset: 0, position: record.length }, // filled in by the driver
+        createdAt: now,
+      };
+      return this.#commit({ expectHead: record.head, event: { kind: "checkpoint", checkpoint, at: now, revision: 0 } });
+    });
+    const event = result.record.events[result.record.events.length - 1] as Extract<HistoryEvent, { kind: "checkpoint" }>;
+    return event.checkpoint;
+  }
+
+  async rollback(target: Checkpoint | string, options: AppendOptions = {}): Promise<void> {
+    await this.#withHead(async (record) => {
+      const ranges = await this.host.chains.chain(record.head, await this.#headOffset(record));
+      const point = await this.#resolvePoint(ranges, target);
+      const now = new Date().toISOString();
+      const newHead = { id: newRandomId("seg"), base: { segment: point.segment, offset: point.offset }, start: point.position, createdAt: now };
+      const targetName = typeof target === "string" ? target : target.id;
+      return this.#commit({
+        expectHead: record.head,
+        ifRevision: options.ifRevision,
+        newHead,
+        event: { kind: "rollback", from: point, to: point, target: targetName, at: now, revision: 0 },
+      });
+    });
+  }
+
+  async at(target: Checkpoint | string): Promise<ThreadSnapshot> {
+    const point = await this.#resolvePoint(await this.#currentChain(), target);
+    const ranges = await this.host.chains.chain(point.segment, point.offset);
+    const chains = this.host.chains;
+    const threadId = this.id;
+    return {
+      threadId,
+      point,
+      messages: (options = {}) => readChain(chains, ranges, threadId, options),
+      view: (options = {}) => viewChain(chains, ranges, options),
+    };
+  }
+
+  async history(): Promise<HistoryEvent[]> {
+    await this.refresh();
+    return cloneJson(this.#record.events);
+  }
+
+  async update(patch: ThreadUpdate, options: AppendOptions = {}): Promise<void> {
+    await this.#withHead((record) =>
+      this.#commit({
+        expectHead: record.head,
+        ifRevision: options.ifRevision,
+        ...(patch.metadata ? { metadata: patch.metadata } : {}),
+        ...(patch.context ? { context: patch.context } : {}),
+      }),
+    );
+  }
+
+  async refresh(): Promise<void> {
+    const record = await this.host.driver.read(this.id);
+    if (record?.kind === "log") this.#record = record;
+    else throw new ThreadNotFoundError(this.id, { source: this.host.driver.source });
+  }
+
+  toJSON(): ThreadState {
+    return this.host.serialize(this.#record);
+  }
+
+  async delete(): Promise<void> {
+    await this.host.driver.delete(this.id);
+  }
+
+  /** The record as last read; for stores and tools built on local threads. */
+  get record(): Readonly<LogRecord> {
+    return this.#record;
+  }
+
+  async #currentChain(): Promise<ChainRange[]> {
+    await this.refresh();
+    return this.host.chains.chain(this.#record.head, await this.#headOffset(this.#record));
+  }
+
+  async #headOffset(record: LogRecord): Promise<number> {
+    return record.length - (await this.host.chains.info(record.head)).start;
+  }
+
+  async #commit(change: LogChange): Promise<CommitResult> {
+    const result = await this.host.driver.commit(this.id, change);
+    this.#record = result.record;
+    return result;
+  }
+
+  /** Runs a change against the current head, re-reading and retrying when a concurrent rollback moved it. */
+  async #withHead<T>(change: (record: LogRecord) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await change(this.#record);
+      } catch (error) {
+        const moved = SkeinError.isInstance(error) && error.name === "HeadMovedError";
+        if (!moved || attempt >= HEAD_MOVED_RETRIES) throw error;
+        await this.refresh();
+      }
+    }
+  }
+
+  async #ancestorMatches(record: LogRecord, items: Array<{ message: Message; fingerprint: string }>) {
+    const head = await this.host.chains.info(record.head);
+    if (!head.base) return items.map(() => undefined);
+    const ranges = await this.host.chains.chain(head.base.segment, head.base.offset);
+    return Promise.all(
+      items.map(async ({ message, fingerprint }) => {
+        const found = await this.host.chains.locate(ranges, message.id);
+        if (!found) return undefined;
+        if (found.fingerprint !== fingerprint) {
+          throw new ConflictError(
+            `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
+            message.id,
+            { source: this.host.driver.source },
+          );
+        }
+        return (await this.host.chains.read(ranges, found.position, found.position + 1))[0] as Message;
+      }),
+    );
+  }
+
+  /** A checkpoint of this thread, a checkpoint id, or a message id (the point just after it). */
+  async #resolvePoint(ranges: ChainRange[], target: Checkpoint | string | null): Promise<LogPoint> {
+    if (target === null) return this.host.chains.pointAt(ranges, SegmentChains.length(ranges));
+    const checkpointId = typeof target === "string" ? target : target.id;
+    for (const event of this.#record.events) {
+      if (event.kind === "checkpoint" && event.checkpoint.id === checkpointId) return event.checkpoint.point;
+    }
+    if (typeof target !== "string") {
+      throw new PointNotFoundError(this.id, checkpointId, { source: this.host.driver.source });
+    }
+    const found = await this.host.chains.locate(ranges, target);
+    if (!found) throw new PointNotFoundError(this.id, target, { source: this.host.driver.source });
+    return this.host.chains.pointAt(ranges, found.position + 1);
+  }
+}
+
+async function readChain(
+  chains: SegmentChains,
+  ranges: ChainRange[],
+  threadId: string,
+  options: ReadOptions,
+): Promise<Message[]> {
+  const length = SegmentChains.length(ranges);
+  let from = 0;
+  if (options.after !== undefined) {
+    const found = await chains.locate(ranges, options.after);
+    if (!found) throw new PointNotFoundError(threadId, options.after, { source: chains.driver.source });
+    from = found.position + 1;
+  }
+  if (options.last !== undefined) from = Math.max(from, length - Math.max(0, options.last));
+  const to = options.limit === undefined ? length : Math.min(length, from + Math.max(0, options.limit));
+  return from < to ? chains.read(ranges, from, to) : [];
+}
+
+async function viewChain(chains: SegmentChains, ranges: ChainRange[], options: ViewOptions): Promise<Message[]> {
+  return selectView(
+    {
+      length: SegmentChains.length(ranges),
+      read: (from, to) => chains.read(ranges, from, to),
+      systemAt: options.keepSystem === false ? [] : await chains.systemPositions(ranges),
+    },
+    options,
+  );
+}
+

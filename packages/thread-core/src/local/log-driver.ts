@@ -1,0 +1,121 @@
+import type { JsonObject } from "../json.js";
+import type { Message } from "../message.js";
+import type { HistoryEvent, LogPoint } from "../thread.js";
+
+/**
+ * The storage primitives a local thread store implements (memory, fs, redis). Everything else — forks,
+ * checkpoints, rollbacks, views, import and export — is built once on top of them in `LocalThread`.
+ *
+ * The model: a thread's messages are a chain of append-only segments. A segment holds its own messages and
+ * points at a prefix of another (`base`). A thread record points at its head segment, which only that thread
+ * appends to. Segments never change except by appending to a head, so any prefix of a segment is immutable
+ * and can be shared by forks and checkpoints.
+ */
+export interface LogDriver {
+  readonly specificationVersion: "v1";
+  /** The package that implements the driver, named in its errors (`adapter-fs`). */
+  readonly source: string;
+  /** The thread type of the store's local threads (`memory`, `fs`, `redis`). */
+  readonly nativeType: string;
+
+  /** The record stored under `id`, a local thread's log head or a saved state, or undefined. */
+  read(id: string): Promise<StoredRecord | undefined>;
+  /** Creates a local thread and its (new, empty) head segment; `ThreadExistsError` if `id` is taken. */
+  createLog(record: LogRecord, head: SegmentInfo): Promise<void>;
+  /** Applies one change atomically; see `LogChange` for the order of steps. */
+  commit(id: string, change: LogChange): Promise<CommitResult>;
+  /** Writes a state document under `id`; `ConflictError` if `id` holds a local thread's log. */
+  putState(id: string, state: JsonObject, options?: { ifRevision?: number }): Promise<StateRecord>;
+  /** Removes the record; segments no record reaches any more are reclaimed as the driver documents. */
+  delete(id: string): Promise<boolean>;
+  /** Record ids in ascending code-unit order, after `cursor` (an id), starting with `prefix`. */
+  list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]>;
+
+  segment(id: string): Promise<SegmentInfo | undefined>;
+  /** The segment's own messages with offsets in [from, to). */
+  readSegment(id: string, from: number, to: number): Promise<Message[]>;
+  /** Where `messageId` is among the segment's first `before` own messages. */
+  locate(id: string, messageId: string, before: number): Promise<{ offset: number; fingerprint: string } | undefined>;
+  /** Own offsets, below `before`, of the segment's system messages, so views keep them without a full read. */
+  systemOffsets(id: string, before: number): Promise<number[]>;
+  /**
+   * Writes `messages` at own offsets `from…` of a segment that is no thread's head, creating it if absent.
+   * Offsets already present must hold the same message ids (else `ConflictError`); a live head is never extended.
+   */
+  importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SegmentInfo {
+  id: string;
+  /** The prefix this segment continues, or null for a thread's first segment. */
+  base: { segment: string; offset: number } | null;
+  /** How many messages come before the segment's first own message. */
+  start: number;
+  createdAt: string;
+}
+
+export interface LogRecord {
+  kind: "log";
+  id: string;
+  type: string;
+  createdAt: string;
+  updatedAt: string;
+  revision: number;
+  metadata: Record<string, unknown>;
+  context: Record<string, unknown>;
+  head: string;
+  /** The number of messages in the thread. */
+  length: number;
+  /** Checkpoints, rollbacks and the fork the thread came from, oldest first. */
+  events: HistoryEvent[];
+}
+
+export interface StateRecord {
+  kind: "state";
+  id: string;
+  revision: number;
+  updatedAt: string;
+  state: JsonObject;
+}
+
+export type StoredRecord = LogRecord | StateRecord;
+
+export interface RecordSummary {
+  id: string;
+  type: string;
+  updatedAt: string;
+}
+
+/**
+ * One atomic change to a local thread. The driver, holding the thread's lock or in one server-side step:
+ * 1. throws `ThreadNotFoundError` if there is no log record; `ConcurrencyError` if `ifRevision` differs;
+ *    `HeadMovedError` if the head is not `expectHead` (the caller re-reads and retries);
+ * 2. for a rollback event, fills `event.from` with the current end, then makes `newHead` the head
+ *    (length = newHead.start);
+ * 3. appends: an id already among the head's own messages (or earlier in this batch) is skipped if its
+ *    fingerprint is equal and a `ConflictError` if not, checked before anything is written;
+ * 4. for a checkpoint event, fills `event.checkpoint.point` with the end after the append;
+ * 5. replaces metadata / context when given; and if anything changed, bumps `revision`, sets `updatedAt`,
+ *    fills `event.revision` and records the event.
+ */
+export interface LogChange {
+  ifRevision?: number;
+  expectHead: string;
+  newHead?: SegmentInfo;
+  append?: Array<{ message: Message; fingerprint: string }>;
+  event?: HistoryEvent;
+  metadata?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+}
+
+export interface CommitResult {
+  record: LogRecord;
+  /** The appended messages as stored, in input order; a skipped duplicate is given as stored before. */
+  messages: Message[];
+}
+
+/** The end of a record's log as a point. */
+export function endPoint(record: Pick<LogRecord, "head" | "length">, headStart: number): LogPoint {
+  return { segment: record.head, offset: record.length - headStart, position: record.length };
+}

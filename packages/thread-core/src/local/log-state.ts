@@ -1,0 +1,221 @@
+import { z } from "zod";
+import { InvalidThreadStateError } from "../errors.js";
+import { newRandomId } from "../ids.js";
+import { cloneJson } from "../json.js";
+import { type Message, MessageSchema, parseMessage } from "../message.js";
+import { ThreadStateSchema } from "../thread-type.js";
+import type { HistoryEvent, LogPoint } from "../thread.js";
+import type { LogDriver, LogRecord, SegmentInfo } from "./log-driver.js";
+import { SegmentChains } from "./segment-chain.js";
+
+const LogPointSchema = z.object({
+  segment: z.string().min(1),
+  offset: z.number().int().nonnegative(),
+  position: z.number().int().nonnegative(),
+});
+const timestamp = z.iso.datetime();
+const CheckpointSchema = z.object({
+  id: z.string().min(1),
+  label: z.string().optional(),
+  threadId: z.string().min(1),
+  point: LogPointSchema,
+  createdAt: timestamp,
+});
+const revision = z.number().int().nonnegative();
+export const HistoryEventSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("checkpoint"), checkpoint: CheckpointSchema, at: timestamp, revision }),
+  z.object({
+    kind: z.literal("rollback"),
+    from: LogPointSchema,
+    to: LogPointSchema,
+    target: z.string(),
+    at: timestamp,
+    revision,
+  }),
+  z.object({ kind: z.literal("fork"), parentId: z.string(), from: LogPointSchema, at: timestamp, revision }),
+]);
+
+const SegmentStateSchema = z.object({
+  id: z.string().min(1),
+  base: z.object({ segment: z.string().min(1), offset: z.number().int().nonnegative() }).nullable(),
+  start: z.number().int().nonnegative(),
+  createdAt: timestamp,
+  messages: z.array(MessageSchema),
+});
+
+/** A local thread with its whole log: the `memory` type's JSON, and what `export` gives for any store. */
+export const LogStateSchema = ThreadStateSchema.extend({
+  createdAt: timestamp,
+  updatedAt: timestamp.optional(),
+  metadata: z.record(z.string(), z.json()).default({}),
+  context: z.record(z.string(), z.json()).default({}),
+  revision,
+  /** The end of the thread: its messages are the chain ending here. */
+  end: z.object({ segment: z.string().min(1), offset: z.number().int().nonnegative() }),
+  segments: z.array(SegmentStateSchema),
+  events: z.array(HistoryEventSchema).default([]),
+});
+export type LogState = z.infer<typeof LogStateSchema>;
+
+/** A local thread in a store, referred to by id: the `fs` and `redis` types' JSON. */
+export const LogReferenceStateSchema = ThreadStateSchema.extend({
+  createdAt: timestamp,
+  updatedAt: timestamp.optional(),
+  revision: revision.optional(),
+});
+
+/** Every point a record needs kept: its end and each event's points. */
+export function recordPoints(record: LogRecord, end: LogPoint): LogPoint[] {
+  const points = [end];
+  for (const event of record.events) {
+    if (event.kind === "checkpoint") points.push(event.checkpoint.point);
+    if (event.kind === "rollback") points.push(event.from, event.to);
+    if (event.kind === "fork") points.push(event.from);
+  }
+  return points;
+}
+
+/** How many own messages of each segment the points reach, bases before the segments that continue them. */
+export function neededSegments(points: LogPoint[], info: (id: string) => SegmentInfo): Array<[SegmentInfo, number]> {
+  const needed = new Map<string, number>();
+  for (const point of points) {
+    let current: { segment: string; offset: number } | null = point;
+    while (current) {
+      if ((needed.get(current.segment) ?? -1) >= current.offset) break;
+      needed.set(current.segment, current.offset);
+      current = info(current.segment).base;
+    }
+  }
+  return [...needed.entries()]
+    .map(([id, count]) => [info(id), count] as [SegmentInfo, number])
+    .sort((a, b) => a[0].start - b[0].start || (a[0].base === null ? -1 : 1));
+}
+
+/** A local thread's record and segments as one self-contained JSON state. */
+export function buildLogState(
+  record: LogRecord,
+  type: string,
+  end: LogPoint,
+  segments: Array<[SegmentInfo, Message[]]>,
+): LogState {
+  return {
+    $type: type,
+    $v: 1,
+    id: record.id,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    metadata: cloneJson(record.metadata) as LogState["metadata"],
+    context: cloneJson(record.context) as LogState["context"],
+    revision: record.revision,
+    end: { segment: end.segment, offset: end.offset },
+    segments: segments.map(([info, messages]) => ({ ...cloneJson(info), messages })),
+    events: cloneJson(record.events),
+  } as LogState;
+}
+
+/** Exports a local thread of any store with its whole history, reading only the segments it reaches. */
+export async function exportLog(chains: SegmentChains, record: LogRecord, type = "memory"): Promise<LogState> {
+  const headInfo = await chains.info(record.head);
+  const ranges = await chains.chain(record.head, record.length - headInfo.start);
+  const end = chains.pointAt(ranges, SegmentChains.length(ranges));
+  const points = recordPoints(record, end);
+  // Warm the cache so the synchronous walk below finds every info.
+  for (const point of points) await chains.chain(point.segment, point.offset);
+  const infos = new Map<string, SegmentInfo>();
+  for (const point of points) for (const range of await chains.chain(point.segment, point.offset)) {
+    infos.set(range.segment, await chains.info(range.segment));
+  }
+  const needed = neededSegments(points, (id) => infos.get(id) as SegmentInfo);
+  const segments = await Promise.all(
+    needed.map(async ([info, count]) => [info, await chains.driver.readSegment(info.id, 0, count)] as [SegmentInfo, Message[]]),
+  );
+  return buildLogState(record, type, end, segments);
+}
+
+/**
+ * Writes an exported thread into a store's log under `id` (default: its own). Segments keep their ids,
+ * so forks and checkpoints imported separately share them again; the thread gets a fresh head segment.
+ */
+export async function importLog(driver: LogDriver, state: LogState, id = state.id): Promise<LogRecord> {
+  const segments = orderSegments(state);
+  const listed = new Set(segments.map((segment) => segment.id));
+  for (const point of [state.end, ...recordPoints({ events: state.events } as LogRecord, state.end as LogPoint)]) {
+    await assertSegmentKnown(driver, listed, point.segment);
+  }
+  for (const segment of segments) {
+    if (segment.base && !listed.has(segment.base.segment)) {
+      const base = await assertSegmentKnown(driver, listed, segment.base.segment);
+      if (base && base.start + segment.base.offset !== segment.start) {
+        throw new InvalidThreadStateError(`segment ${segment.id} does not start where its base ends`, ["segments"]);
+      }
+    }
+  }
+  for (const segment of segments) {
+    const { messages, ...info } = segment;
+    await driver.importSegment(info, messages.map((message, index) => parseMessage(message, ["segments", index])), 0);
+  }
+  const endInfo = segments.find((segment) => segment.id === state.end.segment);
+  const known = endInfo ?? (await driver.segment(state.end.segment));
+  if (!known) throw new InvalidThreadStateError(`segment ${state.end.segment} is missing`, ["end"]);
+  const length = known.start + state.end.offset;
+  const now = new Date().toISOString();
+  const head: SegmentInfo = { id: newRandomId("seg"), base: { ...state.end }, start: length, createdAt: now };
+  const record: LogRecord = {
+    kind: "log",
+    id,
+    type: driver.nativeType,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt ?? now,
+    revision: state.revision,
+    metadata: cloneJson(state.metadata),
+    context: cloneJson(state.context),
+    head: head.id,
+    length,
+    events: cloneJson(state.events) as HistoryEvent[],
+  };
+  await driver.createLog(record, head);
+  return record;
+}
+
+async function assertSegmentKnown(driver: LogDriver, listed: Set<string>, id: string) {
+  if (listed.has(id)) return undefined;
+  const info = await driver.segment(id);
+  if (!info) throw new InvalidThreadStateError(`segment ${id} is neither in the state nor in the store`, ["segments"]);
+  return info;
+}
+
+/** Checks that segments form chains (no cycles, consistent starts) and orders bases first. */
+function orderSegments(state: LogState): LogState["segments"] {
+  const byId = new Map(state.segments.map((segment) => [segment.id, segment]));
+  if (byId.size !== state.segments.length) throw new InvalidThreadStateError("segment ids repeat", ["segments"]);
+  const ordered: LogState["segments"] = [];
+  const placed = new Set<string>();
+  const visiting = new Set<string>();
+  const visit = (segment: LogState["segments"][number]) => {
+    if (placed.has(segment.id)) return;
+    if (visiting.has(segment.id)) throw new InvalidThreadStateError("segments form a cycle", ["segments"]);
+    visiting.add(segment.id);
+    const base = segment.base && byId.get(segment.base.segment);
+    if (segment.base === null && segment.start !== 0) {
+      throw new InvalidThreadStateError(`segment ${segment.id} has no base but starts at ${segment.start}`, ["segments"]);
+    }
+    if (base) {
+      if (segment.base && base.start + segment.base.offset !== segment.start) {
+        throw new InvalidThreadStateError(`segment ${segment.id} does not start where its base ends`, ["segments"]);
+      }
+      if (segment.base && segment.base.offset > base.messages.length) {
+        throw new InvalidThreadStateError(`segment ${segment.id} continues past the end of its base`, ["segments"]);
+      }
+      visit(base);
+    }
+    visiting.delete(segment.id);
+    placed.add(segment.id);
+    ordered.push(segment);
+  };
+  for (const segment of state.segments) visit(segment);
+  const end = byId.get(state.end.segment);
+  if (end && state.end.offset > end.messages.length) {
+    throw new InvalidThreadStateError("the end lies past its segment's messages", ["end"]);
+  }
+  return ordered;
+}

@@ -1,0 +1,104 @@
+import { SkeinError } from "../errors.js";
+import type { Message } from "../message.js";
+import type { LogPoint } from "../thread.js";
+import type { LogDriver, SegmentInfo } from "./log-driver.js";
+
+/** A run of one segment's own messages that a thread sees: positions [start, start + count). */
+export interface ChainRange {
+  segment: string;
+  start: number;
+  count: number;
+}
+
+/**
+ * Reads a thread's messages through its chain of segments. Segment infos never change, so they are
+ * cached; reading a range touches only the segments that hold it, whatever the thread's length.
+ */
+export class SegmentChains {
+  readonly #infos = new Map<string, SegmentInfo>();
+
+  constructor(readonly driver: LogDriver) {}
+
+  async info(segmentId: string): Promise<SegmentInfo> {
+    const cached = this.#infos.get(segmentId);
+    if (cached) return cached;
+    const info = await this.driver.segment(segmentId);
+    if (!info) {
+      throw new SkeinError(`Segment ${segmentId} is missing: the store is damaged.`, { source: this.driver.source });
+    }
+    this.#infos.set(segmentId, info);
+    return info;
+  }
+
+  /** The ranges, oldest first, that make up the log ending `offset` messages into `segment`. */
+  async chain(segment: string, offset: number): Promise<ChainRange[]> {
+    let current: string | undefined = segment;
+    while (current !== undefined) current = (await this.info(current)).base?.segment;
+    return chainRanges(segment, offset, (id) => this.#infos.get(id) as SegmentInfo);
+  }
+
+  /** Messages at positions [from, to) of a chain. */
+  async read(ranges: ChainRange[], from: number, to: number): Promise<Message[]> {
+    const pieces: Array<Promise<Message[]>> = [];
+    for (const range of ranges) {
+      const low = Math.max(from, range.start);
+      const high = Math.min(to, range.start + range.count);
+      if (low < high) pieces.push(this.driver.readSegment(range.segment, low - range.start, high - range.start));
+    }
+    return (await Promise.all(pieces)).flat();
+  }
+
+  /** The position of a message in a chain, searching the newest segment first. */
+  async locate(ranges: ChainRange[], messageId: string): Promise<{ position: number; fingerprint: string } | undefined> {
+    for (let index = ranges.length - 1; index >= 0; index--) {
+      const range = ranges[index] as ChainRange;
+      if (range.count === 0) continue;
+      const found = await this.driver.locate(range.segment, messageId, range.count);
+      if (found) return { position: range.start + found.offset, fingerprint: found.fingerprint };
+    }
+    return undefined;
+  }
+
+  /** Positions of the system messages of a chain, in order. */
+  async systemPositions(ranges: ChainRange[]): Promise<number[]> {
+    const pieces = await Promise.all(
+      ranges.map(async (range) =>
+        range.count === 0
+          ? []
+          : (await this.driver.systemOffsets(range.segment, range.count)).map((offset) => range.start + offset),
+      ),
+    );
+    return pieces.flat();
+  }
+
+  /** The point at a position of a chain, in the segment that holds the message before it. */
+  pointAt(ranges: ChainRange[], position: number): LogPoint {
+    for (let index = ranges.length - 1; index >= 0; index--) {
+      const range = ranges[index] as ChainRange;
+      if (position > range.start || index === 0) {
+        return { segment: range.segment, offset: position - range.start, position };
+      }
+    }
+    throw new Error("unreachable: a chain has at least one range");
+  }
+
+  /** The length of a chain. */
+  static length(ranges: ChainRange[]): number {
+    const last = ranges[ranges.length - 1];
+    return last ? last.start + last.count : 0;
+  }
+}
+
+/** The ranges, oldest first, of the log ending `offset` messages into `segment`, given every info on the way. */
+export function chainRanges(segment: string, offset: number, info: (id: string) => SegmentInfo): ChainRange[] {
+  const ranges: ChainRange[] = [];
+  let current: { segment: string; offset: number } | null = { segment, offset };
+  while (current) {
+    const found = info(current.segment);
+    if (current.offset > 0 || ranges.length === 0) {
+      ranges.push({ segment: found.id, start: found.start, count: current.offset });
+    }
+    current = found.base;
+  }
+  return ranges.reverse();
+}

@@ -1,0 +1,92 @@
+import type { Content, Message } from "../message.js";
+import type { ViewOptions } from "../thread.js";
+
+/**
+ * The default token counter: about four characters of a message's contents per token, plus four tokens
+ * of per-message overhead. An estimate; pass your model's tokenizer as `countTokens` for exact budgets.
+ */
+export function estimateTokens(message: Message): number {
+  let characters = 0;
+  for (const content of message.contents) {
+    characters += content.type === "text" || content.type === "reasoning" ? String(content.text).length : JSON.stringify(content).length;
+  }
+  return 4 + Math.ceil(characters / 4);
+}
+
+/** Where a view reads from: a log of `length` messages, read in ranges, with known system positions. */
+export interface ViewSource {
+  length: number;
+  read(from: number, to: number): Promise<Message[]>;
+  /** Positions of the system messages among the first `length`. */
+  systemAt: readonly number[];
+}
+
+/**
+ * Picks the newest messages that fit the budget. The kept part is a suffix of the log (plus system
+ * messages), cut only where no kept `function_result` lacks its `function_call`; since results follow
+ * their calls, a kept call has all its results. Reads newest first and stops when the budget is full.
+ */
+export async function selectView(source: ViewSource, options: ViewOptions = {}): Promise<Message[]> {
+  const countTokens = options.countTokens ?? estimateTokens;
+  const systemPositions = options.keepSystem === false ? [] : source.systemAt.filter((at) => at < source.length);
+  const systemMessages = await readPositions(source, systemPositions);
+  const systemSet = new Set(systemPositions);
+  const messageBudget = (options.maxMessages ?? Number.POSITIVE_INFINITY) - systemMessages.length;
+  let tokenBudget = options.maxTokens ?? Number.POSITIVE_INFINITY;
+  if (Number.isFinite(tokenBudget)) for (const message of systemMessages) tokenBudget -= countTokens(message);
+
+  const suffix: Array<{ position: number; message: Message }> = []; // newest first
+  let cut = 0; // how many of `suffix` form the best closed cut so far
+  let tokens = 0;
+  let kept = 0;
+  const openResults = new Set<string>();
+  let end = source.length;
+  let pageSize = 32;
+  scan: while (end > 0) {
+    const from = Math.max(0, end - pageSize);
+    const page = await source.read(from, end);
+    for (let index = page.length - 1; index >= 0; index--) {
+      const position = from + index;
+      if (systemSet.has(position)) continue;
+      const message = page[index] as Message;
+      kept++;
+      tokens += Number.isFinite(tokenBudget) ? countTokens(message) : 0;
+      if (kept > messageBudget || tokens > tokenBudget) {
+        // One message larger than the whole budget is still sent alone rather than nothing at all.
+        if (suffix.length === 0 && kept <= messageBudget && isClosed(message)) {
+          suffix.push({ position, message });
+          cut = 1;
+        }
+        break scan;
+      }
+      suffix.push({ position, message });
+      for (const callId of callIds(message.contents, "function_result")) openResults.add(callId);
+      for (const callId of callIds(message.contents, "function_call")) openResults.delete(callId);
+      if (openResults.size === 0) cut = suffix.length;
+    }
+    end = from;
+    pageSize = Math.min(pageSize * 2, 1024);
+  }
+  const chosen = suffix.slice(0, cut);
+  const system = systemMessages.map((message, index) => ({ position: systemPositions[index] as number, message }));
+  return [...system, ...chosen].sort((a, b) => a.position - b.position).map((entry) => entry.message);
+}
+
+/** A message that is whole by itself: every result it holds answers a call it also holds. */
+function isClosed(message: Message): boolean {
+  const calls = new Set(callIds(message.contents, "function_call"));
+  return callIds(message.contents, "function_result").every((callId) => calls.has(callId));
+}
+
+function callIds(contents: Content[], type: "function_call" | "function_result"): string[] {
+  const ids: string[] = [];
+  for (const content of contents) {
+    if (content.type === type && typeof content.callId === "string") ids.push(content.callId);
+  }
+  return ids;
+}
+
+async function readPositions(source: ViewSource, positions: number[]): Promise<Message[]> {
+  return (await Promise.all(positions.map((at) => source.read(at, at + 1)))).flat();
+}
+

@@ -1,0 +1,321 @@
+import {
+  ConcurrencyError,
+  ConflictError,
+  HeadMovedError,
+  StoreClosedError,
+  ThreadExistsError,
+  ThreadNotFoundError,
+} from "../errors.js";
+import { cloneJson, type JsonObject } from "../json.js";
+import { type Message, messageFingerprint } from "../message.js";
+import type {
+  CommitResult,
+  LogChange,
+  LogDriver,
+  LogRecord,
+  RecordSummary,
+  SegmentInfo,
+  StateRecord,
+  StoredRecord,
+} from "../local/log-driver.js";
+import type { HistoryEvent } from "../thread.js";
+
+interface MemorySegment {
+  info: SegmentInfo;
+  messages: Message[];
+  fingerprints: string[];
+  index: Map<string, number>;
+  system: number[];
+}
+
+/**
+ * Local thread logs in process memory. Every operation runs synchronously inside one call, so each is
+ * atomic. Segments are reference-counted: one a record, a checkpoint or another segment points at lives;
+ * the last reference dropped (by `delete`) frees it at once.
+ */
+export class MemoryLogDriver implements LogDriver {
+  readonly specificationVersion = "v1";
+  readonly source = "thread-core";
+  readonly nativeType = "memory";
+  readonly #records = new Map<string, StoredRecord>();
+  readonly #segments = new Map<string, MemorySegment>();
+  readonly #references = new Map<string, number>();
+  #closed = false;
+
+  async read(id: string): Promise<StoredRecord | undefined> {
+    return this.readNow(id);
+  }
+
+  /** Synchronous read, so `toJSON` of a memory thread can export its log. */
+  readNow(id: string): StoredRecord | undefined {
+    this.#assertOpen();
+    const record = this.#records.get(id);
+    return record && cloneJson(record);
+  }
+
+  async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
+    this.#assertOpen();
+    if (this.#records.has(record.id)) throw new ThreadExistsError(record.id);
+    this.#addSegment(head);
+    this.#records.set(record.id, cloneJson(record));
+    this.#retainRecord(record);
+  }
+
+  async commit(id: string, change: LogChange): Promise<CommitResult> {
+    this.#assertOpen();
+    const stored = this.#records.get(id);
+    if (!stored || stored.kind !== "log") throw new ThreadNotFoundError(id);
+    if (change.ifRevision !== undefined && change.ifRevision !== stored.revision) {
+      throw new ConcurrencyError(id, change.ifRevision, stored.revision);
+    }
+    if (stored.head !== change.expectHead) throw new HeadMovedError(id);
+    const record = cloneJson(stored);
+    const event = change.event && cloneJson(change.event);
+    // Plan (and throw on conflicts) before anything is written.
+    const planned = planAppend(
+      change.newHead ? emptySegment(change.newHead) : (this.#segments.get(stored.head) as MemorySegment),
+      change.append ?? [],
+    );
+    let changed = false;
+    if (change.newHead) {
+      if (event?.kind === "rollback") event.from = this.#end(record);
+      this.#addSegment(change.newHead);
+      record.head = change.newHead.id;
+      record.length = change.newHead.start;
+      changed = true;
+    }
+    const head = this.#segments.get(record.head) as MemorySegment;
+    for (const item of planned.fresh) {
+      if (item.message.role === "system") head.system.push(head.messages.length);
+      head.index.set(item.message.id, head.messages.length);
+      head.messages.push(cloneJson(item.message));
+      head.fingerprints.push(item.fingerprint);
+      record.length++;
+      changed = true;
+    }
+    if (event?.kind === "checkpoint") event.checkpoint.point = this.#end(record);
+    if (change.metadata) record.metadata = cloneJson(change.metadata);
+    if (change.context) record.context = cloneJson(change.context);
+    changed ||= Boolean(event || change.metadata || change.context);
+    if (changed) {
+      record.revision++;
+      record.updatedAt = new Date().toISOString();
+      if (event) {
+        event.revision = record.revision;
+        record.events.push(event);
+        this.#retainEvent(event);
+      }
+      if (change.newHead) this.#retain(change.newHead.id);
+      if (change.newHead) this.#release(stored.head);
+      this.#records.set(id, record);
+    }
+    const messages = planned.result.map((index) => cloneJson(head.messages[index] as Message));
+    return { record: cloneJson(record), messages };
+  }
+
+  async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {
+    this.#assertOpen();
+    const existing = this.#records.get(id);
+    if (existing?.kind === "log") {
+      throw new ConflictError(`Thread ${JSON.stringify(id)} is a local thread of this store; its state is its log.`);
+    }
+    const revision = existing?.revision ?? 0;
+    if (options.ifRevision !== undefined && options.ifRevision !== revision) {
+      throw new ConcurrencyError(id, options.ifRevision, revision);
+    }
+    const record: StateRecord = {
+      kind: "state",
+      id,
+      revision: revision + 1,
+      updatedAt: new Date().toISOString(),
+      state: cloneJson(state),
+    };
+    this.#records.set(id, record);
+    return cloneJson(record);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    this.#assertOpen();
+    const record = this.#records.get(id);
+    if (!record) return false;
+    this.#records.delete(id);
+    if (record.kind === "log") {
+      this.#release(record.head);
+      for (const event of record.events) this.#releaseEvent(event);
+    }
+    return true;
+  }
+
+  async list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {
+    this.#assertOpen();
+    const prefix = options.prefix ?? "";
+    return [...this.#records.values()]
+      .filter((record) => record.id.startsWith(prefix) && (options.after === undefined || record.id > options.after))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, options.limit)
+      .map((record) => ({
+        id: record.id,
+        type: record.kind === "log" ? record.type : String(record.state.$type),
+        updatedAt: record.updatedAt,
+      }));
+  }
+
+  async segment(id: string): Promise<SegmentInfo | undefined> {
+    const segment = this.#segments.get(id);
+    return segment && { ...segment.info, base: segment.info.base && { ...segment.info.base } };
+  }
+
+  async readSegment(id: string, from: number, to: number): Promise<Message[]> {
+    return this.readSegmentNow(id, from, to);
+  }
+
+  readSegmentNow(id: string, from: number, to: number): Message[] {
+    this.#assertOpen();
+    return (this.#segments.get(id)?.messages.slice(from, to) ?? []).map((message) => cloneJson(message));
+  }
+
+  segmentNow(id: string): SegmentInfo | undefined {
+    return this.#segments.get(id)?.info;
+  }
+
+  async locate(id: string, messageId: string, before: number) {
+    const segment = this.#segments.get(id);
+    const offset = segment?.index.get(messageId);
+    if (segment === undefined || offset === undefined || offset >= before) return undefined;
+    return { offset, fingerprint: segment.fingerprints[offset] as string };
+  }
+
+  async systemOffsets(id: string, before: number): Promise<number[]> {
+    return (this.#segments.get(id)?.system ?? []).filter((offset) => offset < before);
+  }
+
+  async importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
+    this.#assertOpen();
+    let segment = this.#segments.get(info.id);
+    if (!segment) {
+      if (from !== 0) throw new ConflictError(`Segment ${info.id} is missing its first ${from} messages.`);
+      segment = this.#addSegment(info);
+      this.#references.set(info.id, 0);
+    }
+    for (const [index, message] of messages.entries()) {
+      const offset = from + index;
+      const present = segment.messages[offset];
+      if (present) {
+        if (present.id !== message.id) {
+          throw new ConflictError(`Segment ${info.id} holds another message at offset ${offset}.`, message.id);
+        }
+        continue;
+      }
+      if (offset !== segment.messages.length) throw new ConflictError(`Segment ${info.id} has a gap at ${offset}.`);
+      if (this.#isLiveHead(info.id)) {
+        throw new ConflictError(`Segment ${info.id} is a live thread's head and cannot be extended by an import.`);
+      }
+      if (message.role === "system") segment.system.push(offset);
+      segment.index.set(message.id, offset);
+      segment.messages.push(cloneJson(message));
+      segment.fingerprints.push(messageFingerprint(message));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StoreClosedError();
+  }
+
+  #addSegment(info: SegmentInfo): MemorySegment {
+    const segment = emptySegment(cloneJson(info));
+    this.#segments.set(info.id, segment);
+    if (info.base) this.#retain(info.base.segment);
+    return segment;
+  }
+
+  #isLiveHead(segmentId: string): boolean {
+    for (const record of this.#records.values()) {
+      if (record.kind === "log" && record.head === segmentId) return true;
+    }
+    return false;
+  }
+
+  #end(record: LogRecord) {
+    const start = (this.#segments.get(record.head) as MemorySegment).info.start;
+    return { segment: record.head, offset: record.length - start, position: record.length };
+  }
+
+  #retainRecord(record: LogRecord): void {
+    this.#retain(record.head);
+    for (const event of record.events) this.#retainEvent(event);
+  }
+
+  #retainEvent(event: HistoryEvent): void {
+    for (const segment of eventSegments(event)) this.#retain(segment);
+  }
+
+  #releaseEvent(event: HistoryEvent): void {
+    for (const segment of eventSegments(event)) this.#release(segment);
+  }
+
+  #retain(segmentId: string): void {
+    this.#references.set(segmentId, (this.#references.get(segmentId) ?? 0) + 1);
+  }
+
+  #release(segmentId: string): void {
+    let current: string | undefined = segmentId;
+    while (current !== undefined) {
+      const count = (this.#references.get(current) ?? 0) - 1;
+      if (count > 0) {
+        this.#references.set(current, count);
+        return;
+      }
+      const segment = this.#segments.get(current);
+      this.#references.delete(current);
+      this.#segments.delete(current);
+      current = segment?.info.base?.segment;
+    }
+  }
+}
+
+function emptySegment(info: SegmentInfo): MemorySegment {
+  return { info, messages: [], fingerprints: [], index: new Map(), system: [] };
+}
+
+function eventSegments(event: HistoryEvent): string[] {
+  switch (event.kind) {
+    case "checkpoint":
+      return [event.checkpoint.point.segment];
+    case "rollback":
+      return [event.from.segment, event.to.segment];
+    case "fork":
+      return [event.from.segment];
+  }
+}
+
+/** Which appended items are new, which repeat a message (equal: skipped), and which conflict (throws). */
+function planAppend(head: MemorySegment, items: Array<{ message: Message; fingerprint: string }>) {
+  const batch = new Map<string, { fingerprint: string; slot: number }>();
+  const fresh: typeof items = [];
+  const result: number[] = [];
+  for (const item of items) {
+    const existing = head.index.get(item.message.id);
+    const fingerprint = existing === undefined ? batch.get(item.message.id)?.fingerprint : head.fingerprints[existing];
+    if (fingerprint !== undefined && fingerprint !== item.fingerprint) {
+      throw new ConflictError(
+        `Message ${JSON.stringify(item.message.id)} is already in the thread with other content; nothing was written.`,
+        item.message.id,
+      );
+    }
+    if (existing !== undefined) {
+      result.push(existing);
+    } else if (batch.has(item.message.id)) {
+      result.push((batch.get(item.message.id) as { slot: number }).slot);
+    } else {
+      const slot = head.messages.length + fresh.length;
+      batch.set(item.message.id, { fingerprint: item.fingerprint, slot });
+      fresh.push(item);
+      result.push(slot);
+    }
+  }
+  return { fresh, result };
+}

@@ -1,0 +1,158 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { InvalidMessageError } from "./errors.js";
+import { newSortableId } from "./ids.js";
+import { assertJsonValue, canonicalJson, type JsonValue } from "./json.js";
+
+const isoTimestamp = z.iso.datetime();
+const jsonValue = z.json();
+
+export const TextContentSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
+export const ReasoningContentSchema = z.looseObject({ type: z.literal("reasoning"), text: z.string() });
+export const FunctionCallContentSchema = z.looseObject({
+  type: z.literal("function_call"),
+  callId: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.union([z.record(z.string(), jsonValue), z.string()]),
+});
+export const FunctionResultContentSchema = z.looseObject({
+  type: z.literal("function_result"),
+  callId: z.string().min(1),
+  result: jsonValue,
+  isError: z.boolean().optional(),
+});
+export const DataContentSchema = z.looseObject({
+  type: z.literal("data"),
+  mediaType: z.string().min(1),
+  data: z.base64(),
+});
+export const UriContentSchema = z.looseObject({
+  type: z.literal("uri"),
+  uri: z.string().min(1),
+  mediaType: z.string().optional(),
+});
+export const FileContentSchema = z.looseObject({
+  type: z.literal("file"),
+  fileId: z.string().min(1),
+  name: z.string().optional(),
+  mediaType: z.string().optional(),
+});
+const tokenCount = z.number().int().nonnegative().optional();
+export const UsageContentSchema = z.looseObject({
+  type: z.literal("usage"),
+  inputTokens: tokenCount,
+  outputTokens: tokenCount,
+  totalTokens: tokenCount,
+  reasoningTokens: tokenCount,
+  cachedInputTokens: tokenCount,
+});
+export const ErrorContentSchema = z.looseObject({
+  type: z.literal("error"),
+  message: z.string(),
+  code: z.string().optional(),
+});
+
+const knownContentSchemas = [
+  TextContentSchema,
+  ReasoningContentSchema,
+  FunctionCallContentSchema,
+  FunctionResultContentSchema,
+  DataContentSchema,
+  UriContentSchema,
+  FileContentSchema,
+  UsageContentSchema,
+  ErrorContentSchema,
+] as const;
+
+export const KNOWN_CONTENT_TYPES: ReadonlySet<string> = new Set(
+  knownContentSchemas.map((schema) => schema.shape.type.value),
+);
+
+/** A content of a type this version does not know: kept exactly as it was. */
+export const UnknownContentSchema = z
+  .looseObject({ type: z.string().min(1) })
+  .refine((content) => !KNOWN_CONTENT_TYPES.has(content.type), {
+    message: "a content of a known type must match that type's schema",
+  });
+
+export const ContentSchema = z.union([...knownContentSchemas, UnknownContentSchema]);
+
+export type TextContent = z.infer<typeof TextContentSchema>;
+export type ReasoningContent = z.infer<typeof ReasoningContentSchema>;
+export type FunctionCallContent = z.infer<typeof FunctionCallContentSchema>;
+export type FunctionResultContent = z.infer<typeof FunctionResultContentSchema>;
+export type DataContent = z.infer<typeof DataContentSchema>;
+export type UriContent = z.infer<typeof UriContentSchema>;
+export type FileContent = z.infer<typeof FileContentSchema>;
+export type UsageContent = z.infer<typeof UsageContentSchema>;
+export type ErrorContent = z.infer<typeof ErrorContentSchema>;
+export type Content = z.infer<typeof ContentSchema>;
+
+export const ROLES = ["system", "user", "assistant", "tool"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const MessageSchema = z.looseObject({
+  id: z.string().min(1).max(256),
+  role: z.enum(ROLES),
+  createdAt: isoTimestamp,
+  authorName: z.string().optional(),
+  contents: z.array(ContentSchema),
+  metadata: z.record(z.string(), jsonValue).optional(),
+});
+export type Message = z.infer<typeof MessageSchema>;
+
+/** What `append` accepts: a full message, or `{ role, text }` shorthand; `id` and `createdAt` are filled in. */
+export type MessageInput =
+  | (Omit<Message, "id" | "createdAt"> & { id?: string; createdAt?: string })
+  | { id?: string; role: Role; text: string; createdAt?: string; authorName?: string; metadata?: Record<string, JsonValue> };
+
+/** Validates one input message and fills in a sortable `id` and `createdAt` where absent. */
+export function normalizeMessage(input: unknown, path: Array<string | number> = []): Message {
+  assertJsonValue(input, (detail, at) => new InvalidMessageError(detail, [...path, ...at]));
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new InvalidMessageError("expected an object with a role and contents or text", path);
+  }
+  const { text, ...rest } = input as Record<string, unknown>;
+  const candidate: Record<string, unknown> = { ...rest };
+  if (text !== undefined) {
+    if (typeof text !== "string") throw new InvalidMessageError("text must be a string", [...path, "text"]);
+    if (candidate.contents !== undefined) {
+      throw new InvalidMessageError("give either text or contents, not both", path);
+    }
+    candidate.contents = [{ type: "text", text }];
+  }
+  candidate.id ??= newSortableId();
+  candidate.createdAt ??= new Date().toISOString();
+  return parseMessage(candidate, path);
+}
+
+/** Validates a stored message, keeping every field (known or not) exactly. */
+export function parseMessage(value: unknown, path: Array<string | number> = []): Message {
+  const result = MessageSchema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new InvalidMessageError(issue?.message ?? "invalid", [...path, ...(issue?.path ?? []).map(pathPart)]);
+  }
+  return result.data;
+}
+
+function pathPart(part: PropertyKey): string | number {
+  return typeof part === "number" ? part : String(part);
+}
+
+/**
+ * What makes two messages with one id "the same" for idempotent re-sends: everything but `createdAt`,
+ * which a retry may fill in anew. Key order does not matter.
+ */
+export function messageFingerprint(message: Message): string {
+  const { createdAt: _createdAt, ...rest } = message;
+  return createHash("sha256").update(canonicalJson(rest)).digest("base64url").slice(0, 22);
+}
+
+/** The text of a message's text contents, joined; handy for transcripts and token estimates. */
+export function messageText(message: Message): string {
+  return message.contents
+    .map((content) => (content.type === "text" || content.type === "reasoning" ? (content as TextContent).text : ""))
+    .filter(Boolean)
+    .join("\n");
+}

@@ -1,0 +1,71 @@
+import type { LogState } from "../local/log-state.js";
+import type { Registry } from "../registry.js";
+import type { Thread } from "../thread.js";
+import type { ThreadState, ThreadType } from "../thread-type.js";
+
+export interface CreateThreadOptions {
+  /** @default a new sortable id */
+  id?: string;
+  metadata?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+}
+
+export interface ListOptions {
+  /** Only ids that start with this. */
+  prefix?: string;
+  /** The `cursor` of the previous page. */
+  cursor?: string;
+  /** @default 100 */
+  limit?: number;
+}
+
+export interface ThreadSummary {
+  id: string;
+  type: string;
+  updatedAt: string;
+}
+
+export interface ThreadPage {
+  items: ThreadSummary[];
+  /** Pass to `list` for the next page; absent on the last page. */
+  cursor?: string;
+}
+
+/** Holds threads of any type; local threads keep their logs in it. */
+export interface ThreadStore {
+  readonly specificationVersion: "v1";
+  /** The store's URL with any password removed. */
+  readonly url: string;
+  /** The type of the threads `create()` makes here (`memory`, `fs`, `redis`). */
+  readonly nativeType: string;
+  readonly registry: Registry;
+
+  /** A new local thread native to this store, or, given a type id, one created through its adapter and saved. */
+  create(options?: CreateThreadOptions): Promise<Thread>;
+  create(type: string, options?: Record<string, unknown>): Promise<Thread>;
+  /** The thread stored under `id`, bound to its behaviour; `ThreadNotFoundError` if there is none. */
+  get(id: string): Promise<Thread>;
+  /** Binds a state from anywhere (`JSON.parse` of a thread) to its behaviour. */
+  open(state: unknown): Promise<Thread>;
+  /** Persists a thread's state under its id (local threads of this store persist as they change). */
+  save(thread: Thread): Promise<void>;
+  /** Brings exported JSON in: a local thread's log becomes a native thread here; other states are saved. */
+  import(state: unknown, options?: { id?: string }): Promise<Thread>;
+  /** The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. */
+  export(id: string): Promise<LogState | ThreadState>;
+  list(options?: ListOptions): Promise<ThreadPage>;
+  delete(id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** What an adapter package's factory (`fsAdapter(options)`) returns. */
+export interface SkeinAdapter {
+  readonly specificationVersion: "v1";
+  /** The npm package, named in errors. */
+  readonly packageName: string;
+  /** URL schemes this adapter opens stores for, without the colon (`file`, `redis`). */
+  readonly schemes: readonly string[];
+  /** Thread types the adapter provides; `openStore` registers them. */
+  readonly types: readonly ThreadType[];
+  openStore?(url: URL, context: { registry: Registry; adapters: readonly SkeinAdapter[] }): Promise<ThreadStore>;
+}

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import type { Registry } from "./registry.js";
+import type { SkeinAdapter, ThreadStore } from "./store/store.js";
+import type { Thread } from "./thread.js";
+
+const jsonObject = z.record(z.string(), z.json());
+
+/** The fields every thread state has. Extend it for your own types: `ThreadStateSchema.extend({ … })`. */
+export const ThreadStateSchema = z.looseObject({
+  $type: z.string().min(1),
+  $v: z.number().int().positive().optional(),
+  id: z.string().min(1),
+  createdAt: z.iso.datetime().optional(),
+  metadata: jsonObject.optional(),
+  context: jsonObject.optional(),
+});
+
+export interface ThreadState {
+  $type: string;
+  $v?: number;
+  id: string;
+  createdAt?: string;
+  metadata?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** What `bind` receives besides the state: where the thread lives and how nested states are read. */
+export interface BindEnvironment {
+  registry: Registry;
+  /** The store that opened the state, when there is one. */
+  store?: ThreadStore;
+  /** The adapters the store was opened with, holding clients and credentials that states never carry. */
+  adapters?: readonly SkeinAdapter[];
+}
+
+export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
+  /** The `$type` id: skein's own are bare words, yours are namespaced (`acme.ticket`). */
+  type: string;
+  /** The current schema version; states with a lower `$v` are migrated forward. @default 1 */
+  version?: number;
+  schema: z.ZodType<State, unknown>;
+  /** `migrations[n]` turns a version-n state into a version-(n+1) state. */
+  migrations?: Record<number, (state: Record<string, unknown>) => Record<string, unknown>>;
+  /** Gives the state its behaviour; types without it can be parsed and saved but not opened as threads. */
+  bind?: (state: State, environment: BindEnvironment) => Thread | Promise<Thread>;
+  /** Creates a new thread of this type (a remote conversation, say) from adapter-specific options. */
+  create?: (options: Record<string, unknown>, environment: BindEnvironment) => Promise<Thread>;
+  /** Parses the nested thread states this state holds (a workflow's sub-threads) with `parseChild`. */
+  nested?: (state: State, parseChild: (child: unknown, key: string) => ThreadState) => State;
+  /** The npm package that provides the type, named in errors. */
+  packageName?: string;
+}
+
+export interface ThreadType<State extends ThreadState = ThreadState> extends ThreadTypeDefinition<State> {
+  readonly version: number;
+}
+
+/**
+ * Declares a thread type for a registry.
+ * @example const ticketType = defineThreadType({ type: "acme.ticket", version: 2, schema, migrations });
+ */
+export function defineThreadType<State extends ThreadState>(
+  definition: ThreadTypeDefinition<State>,
+): ThreadType<State> {
+  const version = definition.version ?? 1;
+  if (!Number.isInteger(version) || version < 1) throw new TypeError("version must be a positive integer");
+  for (let from = 1; from < version; from++) {
+    if (typeof definition.migrations?.[from] !== "function") {
+      throw new TypeError(`thread type "${definition.type}" is at version ${version} but has no migration from ${from}`);
+    }
+  }
+  return Object.freeze({ ...definition, version });
+}

@@ -1,0 +1,111 @@
+import type { Message, MessageInput } from "./message.js";
+import type { ThreadState } from "./thread-type.js";
+
+/** What a thread type can do. Operations a type lacks throw `UnsupportedOperationError`. */
+export interface ThreadCapabilities {
+  /** `"native"`: O(1), sharing history; `"copy"`: the history is copied; `"none"`: no fork. */
+  fork: "native" | "copy" | "none";
+  checkpoints: boolean;
+  rollback: boolean;
+  /** `at()` and `history()`: reading the past. */
+  timeTravel: boolean;
+  views: boolean;
+  /** `revision` and `{ ifRevision }`. */
+  revisions: boolean;
+}
+
+export interface AppendOptions {
+  /** Write only if the thread is still at this revision, else `ConcurrencyError` and nothing is written. */
+  ifRevision?: number;
+}
+
+export interface ReadOptions {
+  /** The last n messages (after `after`, when both are given, the last n of those). */
+  last?: number;
+  /** Only messages after the one with this id. */
+  after?: string;
+  /** At most this many messages, from the first that matches. */
+  limit?: number;
+}
+
+export interface ViewOptions {
+  maxMessages?: number;
+  maxTokens?: number;
+  /** Counts a message's tokens. @default estimateTokens (about 4 characters a token) */
+  countTokens?: (message: Message) => number;
+  /** Keep every system message, whatever the budget. @default true */
+  keepSystem?: boolean;
+}
+
+export interface ForkOptions {
+  /** Fork after this message (it is the fork's last). @default the end of the thread */
+  at?: string | Checkpoint;
+  /** The fork's id. @default a new sortable id */
+  id?: string;
+  /** Merged over a copy of the parent's metadata. */
+  metadata?: Record<string, unknown>;
+}
+
+/** A place in a local thread's log: `offset` messages of `segment`'s own, after everything before it. */
+export interface LogPoint {
+  segment: string;
+  offset: number;
+  /** How many messages the thread has at this point. */
+  position: number;
+}
+
+export interface Checkpoint {
+  id: string;
+  label?: string;
+  threadId: string;
+  point: LogPoint;
+  createdAt: string;
+}
+
+export type HistoryEvent =
+  | { kind: "checkpoint"; checkpoint: Checkpoint; at: string; revision: number }
+  | { kind: "rollback"; from: LogPoint; to: LogPoint; target: string; at: string; revision: number }
+  | { kind: "fork"; parentId: string; from: LogPoint; at: string; revision: number };
+
+/** A read-only thread at a point in the past. */
+export interface ThreadSnapshot {
+  readonly threadId: string;
+  readonly point: LogPoint;
+  messages(options?: ReadOptions): Promise<Message[]>;
+  view(options?: ViewOptions): Promise<Message[]>;
+}
+
+export interface ThreadUpdate {
+  metadata?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+}
+
+/** A thread bound to its behaviour. `JSON.stringify(thread)` gives its state. */
+export interface Thread<State extends ThreadState = ThreadState> {
+  readonly specificationVersion: "v1";
+  readonly id: string;
+  readonly type: string;
+  readonly capabilities: ThreadCapabilities;
+  /** The revision last seen by this object; grows with each change. */
+  readonly revision: number | undefined;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly context: Readonly<Record<string, unknown>>;
+
+  /** Appends one message or many, atomically; returns them as stored. Re-sent equal messages are no-ops. */
+  append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]>;
+  messages(options?: ReadOptions): Promise<Message[]>;
+  /** The newest messages that fit the budget, tool calls kept whole, in chronological order. */
+  view(options?: ViewOptions): Promise<Message[]>;
+  fork(options?: ForkOptions): Promise<Thread>;
+  checkpoint(label?: string): Promise<Checkpoint>;
+  /** Makes a checkpoint (or the point after a message) the end of the thread; the abandoned part stays in history. */
+  rollback(target: Checkpoint | string, options?: AppendOptions): Promise<void>;
+  at(target: Checkpoint | string): Promise<ThreadSnapshot>;
+  history(): Promise<HistoryEvent[]>;
+  /** Replaces metadata and/or context state. */
+  update(patch: ThreadUpdate, options?: AppendOptions): Promise<void>;
+  /** Reads the latest revision, metadata and context from where the thread lives. */
+  refresh(): Promise<void>;
+  toJSON(): State;
+  delete(): Promise<void>;
+}
