@@ -4,6 +4,7 @@ export { assertThreadId, newSortableId, MAX_THREAD_ID_LENGTH } from "./ids.js";
 export { canonicalJson, type JsonObject, type JsonValue } from "./json.js";
 export { LocalStore, type LocalStoreOptions } from "./local/local-store.js";
 export { LocalThread, LOCAL_CAPABILITIES, type LocalThreadHost } from "./local/local-thread.js";
+export { defineLocalThreadType } from "./local/local-thread-type.js";
 export type {
   CommitResult,
   LogChange,
@@ -14,6 +15,7 @@ export type {
   StateRecord,
   StoredRecord,
 } from "./local/log-driver.js";
+export { newHeadSegment } from "./local/log-driver.js";
 export { exportLog, importLog, LogReferenceStateSchema, LogStateSchema, type LogState } from "./local/log-state.js";
 export { SegmentChains } from "./local/segment-chain.js";
 export { estimateTokens, selectView, type ViewSource } from "./local/view.js";

@@ -39,7 +39,7 @@ export interface ViewOptions {
 
 export interface ForkOptions {
   /** Fork after this message (it is the fork's last). @default the end of the thread */
-  at?: string | Checkpoint;
+  at?: PointTarget;
   /** The fork's id. @default a new sortable id */
   id?: string;
   /** Merged over a copy of the parent's metadata. */
@@ -53,6 +53,9 @@ export interface LogPoint {
   /** How many messages the thread has at this point. */
   position: number;
 }
+
+/** Where to go: a checkpoint (or its id), a message id (the point just after it), or a point from `history()`. */
+export type PointTarget = Checkpoint | LogPoint | string;
 
 export interface Checkpoint {
   id: string;
@@ -99,8 +102,9 @@ export interface Thread<State extends ThreadState = ThreadState> {
   fork(options?: ForkOptions): Promise<Thread>;
   checkpoint(label?: string): Promise<Checkpoint>;
   /** Makes a checkpoint (or the point after a message) the end of the thread; the abandoned part stays in history. */
-  rollback(target: Checkpoint | string, options?: AppendOptions): Promise<void>;
-  at(target: Checkpoint | string): Promise<ThreadSnapshot>;
+  rollback(target: PointTarget, options?: AppendOptions): Promise<void>;
+  /** A read-only view of the thread at a checkpoint, after a message, or at a point from `history()`. */
+  at(target: PointTarget): Promise<ThreadSnapshot>;
   history(): Promise<HistoryEvent[]>;
   /** Replaces metadata and/or context state. */
   update(patch: ThreadUpdate, options?: AppendOptions): Promise<void>;

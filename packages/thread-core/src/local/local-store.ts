@@ -1,12 +1,12 @@
 import { InvalidThreadStateError, ThreadNotFoundError, UnsupportedOperationError } from "../errors.js";
-import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
+import { assertThreadId, newSortableId } from "../ids.js";
 import { cloneJson, type JsonObject } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import type { Registry } from "../registry.js";
 import type { CreateThreadOptions, ListOptions, SkeinAdapter, ThreadPage, ThreadStore } from "../store/store.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
-import type { LogDriver, LogRecord } from "./log-driver.js";
+import { type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
 import { exportLog, importLog, LogStateSchema, type LogState } from "./log-state.js";
 import { LocalThread, type LocalThreadHost } from "./local-thread.js";
 import { SegmentChains } from "./segment-chain.js";
@@ -63,7 +63,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     const id = settings.id === undefined ? newSortableId() : settings.id;
     assertThreadId(id);
     const now = new Date().toISOString();
-    const head = { id: newRandomId("seg"), base: null, start: 0, createdAt: now };
+    const head = newHeadSegment(this.driver, id, null, 0);
     const record: LogRecord = {
       kind: "log",
       id,
@@ -113,7 +113,14 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
         "it lives in its own store; copy it with store.import(await otherStore.export(id)) or `skein migrate`.",
       );
     }
-    await this.driver.putState(thread.id, thread.toJSON() as unknown as JsonObject);
+    const state = thread.toJSON();
+    if (state.$type === this.nativeType) {
+      // A memory thread from elsewhere saved into a memory store becomes one of its logs, replacing the old.
+      await this.driver.delete(thread.id);
+      await this.import(state);
+      return;
+    }
+    await this.driver.putState(thread.id, state as unknown as JsonObject);
   }
 
   async import(json: unknown, options: { id?: string } = {}): Promise<Thread> {

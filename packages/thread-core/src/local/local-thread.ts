@@ -1,5 +1,5 @@
 import { ConflictError, PointNotFoundError, SkeinError, ThreadNotFoundError } from "../errors.js";
-import { newRandomId, newSortableId, assertThreadId } from "../ids.js";
+import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
 import { cloneJson } from "../json.js";
 import { type Message, type MessageInput, messageFingerprint, normalizeMessage } from "../message.js";
 import type { ThreadState } from "../thread-type.js";
@@ -9,6 +9,7 @@ import type {
   ForkOptions,
   HistoryEvent,
   LogPoint,
+  PointTarget,
   ReadOptions,
   Thread,
   ThreadCapabilities,
@@ -16,7 +17,8 @@ import type {
   ThreadUpdate,
   ViewOptions,
 } from "../thread.js";
-import type { CommitResult, LogChange, LogDriver, LogRecord } from "./log-driver.js";
+import { type CommitResult, type LogChange, type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
+import { eventPoints } from "./log-state.js";
 import { type ChainRange, SegmentChains } from "./segment-chain.js";
 import { selectView } from "./view.js";
 
@@ -124,7 +126,7 @@ export class LocalThread implements Thread {
     const id = options.id ?? newSortableId();
     assertThreadId(id);
     const now = new Date().toISOString();
-    const head = { id: newRandomId("seg"), base: { segment: point.segment, offset: point.offset }, start: point.position, createdAt: now };
+    const head = newHeadSegment(this.host.driver, id, point, point.position);
     const record: LogRecord = {
       kind: "log",
       id,
@@ -158,13 +160,13 @@ export class LocalThread implements Thread {
     return event.checkpoint;
   }
 
-  async rollback(target: Checkpoint | string, options: AppendOptions = {}): Promise<void> {
+  async rollback(target: PointTarget, options: AppendOptions = {}): Promise<void> {
     await this.#withHead(async (record) => {
       const ranges = await this.host.chains.chain(record.head, await this.#headOffset(record));
       const point = await this.#resolvePoint(ranges, target);
       const now = new Date().toISOString();
-      const newHead = { id: newRandomId("seg"), base: { segment: point.segment, offset: point.offset }, start: point.position, createdAt: now };
-      const targetName = typeof target === "string" ? target : target.id;
+      const newHead = newHeadSegment(this.host.driver, this.id, point, point.position);
+      const targetName = typeof target === "string" ? target : "id" in target ? target.id : `${point.segment}:${point.offset}`;
       return this.#commit({
         expectHead: record.head,
         ifRevision: options.ifRevision,
@@ -174,7 +176,7 @@ export class LocalThread implements Thread {
     });
   }
 
-  async at(target: Checkpoint | string): Promise<ThreadSnapshot> {
+  async at(target: PointTarget): Promise<ThreadSnapshot> {
     const point = await this.#resolvePoint(await this.#currentChain(), target);
     const ranges = await this.host.chains.chain(point.segment, point.offset);
     const chains = this.host.chains;
@@ -270,18 +272,25 @@ export class LocalThread implements Thread {
     );
   }
 
-  /** A checkpoint of this thread, a checkpoint id, or a message id (the point just after it). */
-  async #resolvePoint(ranges: ChainRange[], target: Checkpoint | string | null): Promise<LogPoint> {
+  /** A checkpoint of this thread, a checkpoint id, a message id (the point just after it), or a point of its history. */
+  async #resolvePoint(ranges: ChainRange[], target: PointTarget | null): Promise<LogPoint> {
     if (target === null) return this.host.chains.pointAt(ranges, SegmentChains.length(ranges));
+    const source = { source: this.host.driver.source };
+    if (typeof target !== "string" && !("id" in target)) {
+      // Only points this thread has recorded: a point is never a way into another thread's segments.
+      const known = eventPoints(this.#record.events).find(
+        (point) => point.segment === target.segment && point.offset === target.offset,
+      );
+      if (!known) throw new PointNotFoundError(this.id, `${target.segment}:${target.offset}`, source);
+      return known;
+    }
     const checkpointId = typeof target === "string" ? target : target.id;
     for (const event of this.#record.events) {
       if (event.kind === "checkpoint" && event.checkpoint.id === checkpointId) return event.checkpoint.point;
     }
-    if (typeof target !== "string") {
-      throw new PointNotFoundError(this.id, checkpointId, { source: this.host.driver.source });
-    }
+    if (typeof target !== "string") throw new PointNotFoundError(this.id, checkpointId, source);
     const found = await this.host.chains.locate(ranges, target);
-    if (!found) throw new PointNotFoundError(this.id, target, { source: this.host.driver.source });
+    if (!found) throw new PointNotFoundError(this.id, target, source);
     return this.host.chains.pointAt(ranges, found.position + 1);
   }
 }

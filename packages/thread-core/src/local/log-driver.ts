@@ -1,6 +1,7 @@
 import type { JsonObject } from "../json.js";
 import type { Message } from "../message.js";
-import type { HistoryEvent, LogPoint } from "../thread.js";
+import { newRandomId } from "../ids.js";
+import type { HistoryEvent } from "../thread.js";
 
 /**
  * The storage primitives a local thread store implements (memory, fs, redis). Everything else — forks,
@@ -43,6 +44,8 @@ export interface LogDriver {
    * Offsets already present must hold the same message ids (else `ConflictError`); a live head is never extended.
    */
   importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void>;
+  /** A new segment id for `threadId`'s head; lets a store place it beside the thread (a Redis hash slot). */
+  newSegmentId?(threadId: string): string;
   close(): Promise<void>;
 }
 
@@ -115,7 +118,13 @@ export interface CommitResult {
   messages: Message[];
 }
 
-/** The end of a record's log as a point. */
-export function endPoint(record: Pick<LogRecord, "head" | "length">, headStart: number): LogPoint {
-  return { segment: record.head, offset: record.length - headStart, position: record.length };
+/** A fresh head segment for a thread, continuing `base` (or starting the log). */
+export function newHeadSegment(
+  driver: LogDriver,
+  threadId: string,
+  base: { segment: string; offset: number } | null,
+  start: number,
+): SegmentInfo {
+  const id = driver.newSegmentId?.(threadId) ?? newRandomId("seg");
+  return { id, base: base && { segment: base.segment, offset: base.offset }, start, createdAt: new Date().toISOString() };
 }

@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { InvalidThreadStateError } from "../errors.js";
-import { newRandomId } from "../ids.js";
 import { cloneJson } from "../json.js";
 import { type Message, MessageSchema, parseMessage } from "../message.js";
 import { ThreadStateSchema } from "../thread-type.js";
 import type { HistoryEvent, LogPoint } from "../thread.js";
-import type { LogDriver, LogRecord, SegmentInfo } from "./log-driver.js";
+import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "./log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
 
 const LogPointSchema = z.object({
@@ -64,19 +63,20 @@ export const LogReferenceStateSchema = ThreadStateSchema.extend({
   revision: revision.optional(),
 });
 
-/** Every point a record needs kept: its end and each event's points. */
-export function recordPoints(record: LogRecord, end: LogPoint): LogPoint[] {
-  const points = [end];
-  for (const event of record.events) {
-    if (event.kind === "checkpoint") points.push(event.checkpoint.point);
-    if (event.kind === "rollback") points.push(event.from, event.to);
-    if (event.kind === "fork") points.push(event.from);
-  }
-  return points;
+/** The points a thread's history refers to: checkpoints, both ends of rollbacks, the fork it came from. */
+export function eventPoints(events: HistoryEvent[]): LogPoint[] {
+  return events.flatMap((event) =>
+    event.kind === "checkpoint" ? [event.checkpoint.point] : event.kind === "rollback" ? [event.from, event.to] : [event.from],
+  );
+}
+
+/** Every point a record needs kept: its end and its history's points. */
+export function recordPoints(record: Pick<LogRecord, "events">, end: Pick<LogPoint, "segment" | "offset">): Array<Pick<LogPoint, "segment" | "offset">> {
+  return [end, ...eventPoints(record.events)];
 }
 
 /** How many own messages of each segment the points reach, bases before the segments that continue them. */
-export function neededSegments(points: LogPoint[], info: (id: string) => SegmentInfo): Array<[SegmentInfo, number]> {
+export function neededSegments(points: Array<Pick<LogPoint, "segment" | "offset">>, info: (id: string) => SegmentInfo): Array<[SegmentInfo, number]> {
   const needed = new Map<string, number>();
   for (const point of points) {
     let current: { segment: string; offset: number } | null = point;
@@ -139,7 +139,7 @@ export async function exportLog(chains: SegmentChains, record: LogRecord, type =
 export async function importLog(driver: LogDriver, state: LogState, id = state.id): Promise<LogRecord> {
   const segments = orderSegments(state);
   const listed = new Set(segments.map((segment) => segment.id));
-  for (const point of [state.end, ...recordPoints({ events: state.events } as LogRecord, state.end as LogPoint)]) {
+  for (const point of [state.end, ...recordPoints(state as Pick<LogRecord, "events">, state.end)]) {
     await assertSegmentKnown(driver, listed, point.segment);
   }
   for (const segment of segments) {
@@ -159,7 +159,7 @@ export async function importLog(driver: LogDriver, state: LogState, id = state.i
   if (!known) throw new InvalidThreadStateError(`segment ${state.end.segment} is missing`, ["end"]);
   const length = known.start + state.end.offset;
   const now = new Date().toISOString();
-  const head: SegmentInfo = { id: newRandomId("seg"), base: { ...state.end }, start: length, createdAt: now };
+  const head = newHeadSegment(driver, id, state.end, length);
   const record: LogRecord = {
     kind: "log",
     id,

@@ -1,0 +1,42 @@
+import { afterEach, beforeEach, describe } from "vitest";
+import type { ThreadStore } from "../store/store.js";
+import { appendCases } from "./cases/append-cases.js";
+import { formatCases } from "./cases/format-cases.js";
+import { historyCases } from "./cases/history-cases.js";
+import { storeCases } from "./cases/store-cases.js";
+import { viewCases } from "./cases/view-cases.js";
+import type { SuiteContext } from "./suite-context.js";
+
+export interface ConformanceOptions {
+  /** Shown in test names, e.g. "redis (cluster)". */
+  name: string;
+  /** Makes a fresh, empty store for each case; the suite closes it afterwards. */
+  createStore: () => Promise<ThreadStore>;
+  /** Runs after each case's store is closed (remove a temp directory, flush a database). */
+  cleanup?: () => Promise<void>;
+  /** Cases to skip, by name, each with the reason that is printed with the skip. */
+  skip?: Record<string, string>;
+  /** Appends in the concurrency case. @default 500 */
+  concurrentAppends?: number;
+}
+
+/**
+ * Registers every promise of SPEC §2–5 as vitest cases against a store. A store's whole conformance test:
+ * @example runConformanceSuite({ name: "memory", createStore: () => openStore("memory:") });
+ */
+export function runConformanceSuite(options: ConformanceOptions): void {
+  describe(`conformance: ${options.name}`, () => {
+    const context: SuiteContext = {
+      store: undefined as unknown as ThreadStore,
+      options,
+    };
+    beforeEach(async () => {
+      context.store = await options.createStore();
+    });
+    afterEach(async () => {
+      await context.store?.close();
+      await options.cleanup?.();
+    });
+    for (const group of [formatCases, appendCases, storeCases, historyCases, viewCases]) group(context);
+  });
+}

@@ -1,0 +1,1 @@
+export { runConformanceSuite, type ConformanceOptions } from "./conformance.js";
