@@ -77,7 +77,10 @@ export class DuplicateThreadTypeError extends SkeinError {
     readonly type: string,
     options?: SkeinErrorOptions,
   ) {
-    super(`Thread type "${type}" is already registered; each type id is registered once per registry.`, options);
+    super(
+      `Thread type "${type}" is already registered; each type id is registered once per registry.`,
+      options,
+    );
   }
 }
 
@@ -122,7 +125,10 @@ export class ThreadExistsError extends SkeinError {
     readonly threadId: string,
     options?: SkeinErrorOptions,
   ) {
-    super(`Thread ${JSON.stringify(threadId)} already exists; choose another id or open the existing one.`, options);
+    super(
+      `Thread ${JSON.stringify(threadId)} already exists; choose another id or open the existing one.`,
+      options,
+    );
   }
 }
 
@@ -159,7 +165,10 @@ export class PointNotFoundError extends SkeinError {
     readonly point: string,
     options?: SkeinErrorOptions,
   ) {
-    super(`Thread ${JSON.stringify(threadId)} has no checkpoint or message ${JSON.stringify(point)}.`, options);
+    super(
+      `Thread ${JSON.stringify(threadId)} has no checkpoint or message ${JSON.stringify(point)}.`,
+      options,
+    );
   }
 }
 
@@ -180,7 +189,7 @@ export class AdapterNotInstalledError extends SkeinError {
     readonly scheme: string,
     options?: SkeinErrorOptions,
   ) {
-    super(`"${scheme}" stores need ${packageName}: npm install ${packageName}`, options);
+    super(`"${scheme}:" stores need ${packageName}: npm install ${packageName}`, options);
   }
 }
 
@@ -196,7 +205,10 @@ export class StoreClosedError extends SkeinError {
 }
 
 function formatPath(path: ReadonlyArray<string | number>): string {
-  return path.map((part) => (typeof part === "number" ? `[${part}]` : `.${part}`)).join("").replace(/^\./, "");
+  return path
+    .map((part) => (typeof part === "number" ? `[${part}]` : `.${part}`))
+    .join("")
+    .replace(/^\./, "");
 }
 
 /** A log driver's answer when a commit expected another head segment: the caller re-reads and retries. */

@@ -40,7 +40,11 @@ export function assertJsonValue(value: unknown, makeError = jsonError): asserts 
     }
     for (const key of Object.keys(current)) {
       if (key === "__proto__") throw makeError('the key "__proto__" is not allowed', path);
-      stack.push({ value: (current as Record<string, unknown>)[key], depth: depth + 1, path: [...path, key] });
+      stack.push({
+        value: (current as Record<string, unknown>)[key],
+        depth: depth + 1,
+        path: [...path, key],
+      });
     }
   }
 }

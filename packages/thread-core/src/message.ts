@@ -104,7 +104,14 @@ export type Message = z.infer<typeof MessageSchema>;
 /** What `append` accepts: a full message, or `{ role, text }` shorthand; `id` and `createdAt` are filled in. */
 export type MessageInput =
   | (Omit<Message, "id" | "createdAt"> & { id?: string; createdAt?: string })
-  | { id?: string; role: Role; text: string; createdAt?: string; authorName?: string; metadata?: Record<string, JsonValue> };
+  | {
+      id?: string;
+      role: Role;
+      text: string;
+      createdAt?: string;
+      authorName?: string;
+      metadata?: Record<string, JsonValue>;
+    };
 
 /** Validates one input message and fills in a sortable `id` and `createdAt` where absent. */
 export function normalizeMessage(input: unknown, path: Array<string | number> = []): Message {
@@ -131,7 +138,10 @@ export function parseMessage(value: unknown, path: Array<string | number> = []):
   const result = MessageSchema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new InvalidMessageError(issue?.message ?? "invalid", [...path, ...(issue?.path ?? []).map(pathPart)]);
+    throw new InvalidMessageError(issue?.message ?? "invalid", [
+      ...path,
+      ...(issue?.path ?? []).map(pathPart),
+    ]);
   }
   return result.data;
 }
@@ -152,7 +162,9 @@ export function messageFingerprint(message: Message): string {
 /** The text of a message's text contents, joined; handy for transcripts and token estimates. */
 export function messageText(message: Message): string {
   return message.contents
-    .map((content) => (content.type === "text" || content.type === "reasoning" ? (content as TextContent).text : ""))
+    .map((content) =>
+      content.type === "text" || content.type === "reasoning" ? (content as TextContent).text : "",
+    )
     .filter(Boolean)
     .join("\n");
 }

@@ -6,7 +6,10 @@ import type { ParsedState, ParseOptions, Registry } from "./registry.js";
  * Any input yields a state or a `SkeinError`.
  * @example const state = parseThreadState(JSON.parse(text), { unknown: "preserve" });
  */
-export function parseThreadState(json: unknown, options: ParseOptions & { registry?: Registry } = {}): ParsedState {
+export function parseThreadState(
+  json: unknown,
+  options: ParseOptions & { registry?: Registry } = {},
+): ParsedState {
   return (options.registry ?? defaultRegistry()).parse(json, options);
 }
 

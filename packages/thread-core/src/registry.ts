@@ -34,17 +34,22 @@ export class Registry {
   readonly #types = new Map<string, ThreadType>();
 
   /** Adds a type; a second registration of the same type id throws `DuplicateThreadTypeError`. */
-  register(type: ThreadType): this {
+  register<State extends ThreadState>(type: ThreadType<State>): this {
     if (this.#types.has(type.type)) throw new DuplicateThreadTypeError(type.type);
-    this.#types.set(type.type, type as ThreadType);
+    this.#types.set(type.type, type as unknown as ThreadType);
     return this;
   }
 
   /** Registers `type` unless this very definition is registered already (adapters call it on every open). */
-  ensure(type: ThreadType): this {
+  ensure<State extends ThreadState>(type: ThreadType<State>): this {
     const existing = this.#types.get(type.type);
-    if (existing === type) return this;
-    if (existing && existing.version >= type.version && existing.packageName === type.packageName) return this;
+    // Another installed copy of the same package defines the same type: keep the first.
+    if (
+      existing === (type as unknown) ||
+      (existing?.packageName !== undefined && existing.packageName === type.packageName)
+    ) {
+      return this;
+    }
     return this.register(type);
   }
 
@@ -69,7 +74,9 @@ export class Registry {
     } catch (error) {
       if (SkeinError.isInstance(error)) throw error;
       // Anything else (a stack overflow in a user's schema, a bug in a migration) is still reported as ours.
-      throw new InvalidThreadStateError(error instanceof Error ? error.message : String(error), [], { cause: error });
+      throw new InvalidThreadStateError(error instanceof Error ? error.message : String(error), [], {
+        cause: error,
+      });
     }
   }
 
@@ -97,7 +104,9 @@ export class Registry {
 
     let migrated: Record<string, unknown> = cloneJson(json);
     for (let from = version; from < type.version; from++) {
-      const migration = type.migrations?.[from] as (state: Record<string, unknown>) => Record<string, unknown>;
+      const migration = type.migrations?.[from] as (
+        state: Record<string, unknown>,
+      ) => Record<string, unknown>;
       migrated = { ...migration(migrated), $type: typeId, $v: from + 1 };
     }
     const result = type.schema.safeParse(migrated);
@@ -111,7 +120,10 @@ export class Registry {
     // Spread the input under the output so fields the schema does not know survive even a strict schema.
     let state = { ...migrated, ...(result.data as object), $type: typeId, $v: type.version } as ThreadState;
     if (type.nested) {
-      state = type.nested(state, (child, key) => this.#parseState(child, options, [...path, key]) as ThreadState);
+      state = type.nested(
+        state,
+        (child, key) => this.#parseState(child, options, [...path, key]) as ThreadState,
+      );
     }
     return state;
   }

@@ -43,11 +43,11 @@ export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
   /** `migrations[n]` turns a version-n state into a version-(n+1) state. */
   migrations?: Record<number, (state: Record<string, unknown>) => Record<string, unknown>>;
   /** Gives the state its behaviour; types without it can be parsed and saved but not opened as threads. */
-  bind?: (state: State, environment: BindEnvironment) => Thread | Promise<Thread>;
+  bind?(state: State, environment: BindEnvironment): Thread | Promise<Thread>;
   /** Creates a new thread of this type (a remote conversation, say) from adapter-specific options. */
-  create?: (options: Record<string, unknown>, environment: BindEnvironment) => Promise<Thread>;
+  create?(options: Record<string, unknown>, environment: BindEnvironment): Promise<Thread>;
   /** Parses the nested thread states this state holds (a workflow's sub-threads) with `parseChild`. */
-  nested?: (state: State, parseChild: (child: unknown, key: string) => ThreadState) => State;
+  nested?(state: State, parseChild: (child: unknown, key: string) => ThreadState): State;
   /** The npm package that provides the type, named in errors. */
   packageName?: string;
 }
@@ -67,7 +67,9 @@ export function defineThreadType<State extends ThreadState>(
   if (!Number.isInteger(version) || version < 1) throw new TypeError("version must be a positive integer");
   for (let from = 1; from < version; from++) {
     if (typeof definition.migrations?.[from] !== "function") {
-      throw new TypeError(`thread type "${definition.type}" is at version ${version} but has no migration from ${from}`);
+      throw new TypeError(
+        `thread type "${definition.type}" is at version ${version} but has no migration from ${from}`,
+      );
     }
   }
   return Object.freeze({ ...definition, version });

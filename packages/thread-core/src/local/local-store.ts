@@ -3,12 +3,18 @@ import { assertThreadId, newSortableId } from "../ids.js";
 import { cloneJson, type JsonObject } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import type { Registry } from "../registry.js";
-import type { CreateThreadOptions, ListOptions, SkeinAdapter, ThreadPage, ThreadStore } from "../store/store.js";
+import type {
+  CreateThreadOptions,
+  ListOptions,
+  SkeinAdapter,
+  ThreadPage,
+  ThreadStore,
+} from "../store/store.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
-import { type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
-import { exportLog, importLog, LogStateSchema, type LogState } from "./log-state.js";
 import { LocalThread, type LocalThreadHost } from "./local-thread.js";
+import { type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
+import { exportLog, importLog, type LogState, LogStateSchema } from "./log-state.js";
 import { SegmentChains } from "./segment-chain.js";
 
 export interface LocalStoreOptions {
@@ -49,11 +55,18 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
 
   create(options?: CreateThreadOptions): Promise<Thread>;
   create(type: string, options?: Record<string, unknown>): Promise<Thread>;
-  async create(typeOrOptions?: string | CreateThreadOptions, options?: Record<string, unknown>): Promise<Thread> {
+  async create(
+    typeOrOptions?: string | CreateThreadOptions,
+    options?: Record<string, unknown>,
+  ): Promise<Thread> {
     if (typeof typeOrOptions === "string" && typeOrOptions !== this.nativeType) {
       const type = this.registry.get(typeOrOptions);
       if (!type?.create) {
-        throw new UnsupportedOperationError(typeOrOptions, "create", "its adapter is not installed or cannot create threads.");
+        throw new UnsupportedOperationError(
+          typeOrOptions,
+          "create",
+          "its adapter is not installed or cannot create threads.",
+        );
       }
       const thread = await type.create(options ?? {}, this.#environment());
       await this.save(thread);
@@ -100,7 +113,8 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       throw new ThreadNotFoundError(state.id, { source: this.driver.source });
     }
     const type = this.registry.get(state.$type);
-    if (!type?.bind) throw new UnsupportedOperationError(state.$type, "binding", "its type has no behaviour registered.");
+    if (!type?.bind)
+      throw new UnsupportedOperationError(state.$type, "binding", "its type has no behaviour registered.");
     return type.bind(state, this.#environment());
   }
 
@@ -134,7 +148,9 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       return this.bindRecord(record);
     }
     if (OpaqueThreadState.isInstance(state)) {
-      throw new InvalidThreadStateError(`type "${state.$type}" is not registered here; install its adapter to import it`);
+      throw new InvalidThreadStateError(
+        `type "${state.$type}" is not registered here; install its adapter to import it`,
+      );
     }
     const id = options.id ?? state.id;
     assertThreadId(id);

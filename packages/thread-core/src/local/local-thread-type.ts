@@ -13,7 +13,10 @@ export function defineLocalThreadType(type: string, packageName: string, scheme:
     type,
     version: 1,
     packageName,
-    schema: LogReferenceStateSchema.extend({ $type: z.literal(type) }) as unknown as z.ZodType<ThreadState, unknown>,
+    schema: LogReferenceStateSchema.extend({ $type: z.literal(type) }) as unknown as z.ZodType<
+      ThreadState,
+      unknown
+    >,
     bind: (state) => {
       throw new UnsupportedOperationError(
         type,

@@ -2,7 +2,6 @@ import { ConflictError, PointNotFoundError, SkeinError, ThreadNotFoundError } fr
 import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
 import { cloneJson } from "../json.js";
 import { type Message, type MessageInput, messageFingerprint, normalizeMessage } from "../message.js";
-import type { ThreadState } from "../thread-type.js";
 import type {
   AppendOptions,
   Checkpoint,
@@ -17,7 +16,14 @@ import type {
   ThreadUpdate,
   ViewOptions,
 } from "../thread.js";
-import { type CommitResult, type LogChange, type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
+import type { ThreadState } from "../thread-type.js";
+import {
+  type CommitResult,
+  type LogChange,
+  type LogDriver,
+  type LogRecord,
+  newHeadSegment,
+} from "./log-driver.js";
 import { eventPoints } from "./log-state.js";
 import { type ChainRange, SegmentChains } from "./segment-chain.js";
 import { selectView } from "./view.js";
@@ -154,9 +160,15 @@ export class LocalThread implements Thread {
         point: { segment: record.head, offset: 0, position: record.length }, // filled in by the driver
         createdAt: now,
       };
-      return this.#commit({ expectHead: record.head, event: { kind: "checkpoint", checkpoint, at: now, revision: 0 } });
+      return this.#commit({
+        expectHead: record.head,
+        event: { kind: "checkpoint", checkpoint, at: now, revision: 0 },
+      });
     });
-    const event = result.record.events[result.record.events.length - 1] as Extract<HistoryEvent, { kind: "checkpoint" }>;
+    const event = result.record.events[result.record.events.length - 1] as Extract<
+      HistoryEvent,
+      { kind: "checkpoint" }
+    >;
     return event.checkpoint;
   }
 
@@ -166,7 +178,8 @@ export class LocalThread implements Thread {
       const point = await this.#resolvePoint(ranges, target);
       const now = new Date().toISOString();
       const newHead = newHeadSegment(this.host.driver, this.id, point, point.position);
-      const targetName = typeof target === "string" ? target : "id" in target ? target.id : `${point.segment}:${point.offset}`;
+      const targetName =
+        typeof target === "string" ? target : "id" in target ? target.id : `${point.segment}:${point.offset}`;
       return this.#commit({
         expectHead: record.head,
         ifRevision: options.ifRevision,
@@ -313,7 +326,11 @@ async function readChain(
   return from < to ? chains.read(ranges, from, to) : [];
 }
 
-async function viewChain(chains: SegmentChains, ranges: ChainRange[], options: ViewOptions): Promise<Message[]> {
+async function viewChain(
+  chains: SegmentChains,
+  ranges: ChainRange[],
+  options: ViewOptions,
+): Promise<Message[]> {
   return selectView(
     {
       length: SegmentChains.length(ranges),
@@ -323,4 +340,3 @@ async function viewChain(chains: SegmentChains, ranges: ChainRange[], options: V
     options,
   );
 }
-

@@ -1,6 +1,6 @@
+import { newRandomId } from "../ids.js";
 import type { JsonObject } from "../json.js";
 import type { Message } from "../message.js";
-import { newRandomId } from "../ids.js";
 import type { HistoryEvent } from "../thread.js";
 
 /**
@@ -36,7 +36,11 @@ export interface LogDriver {
   /** The segment's own messages with offsets in [from, to). */
   readSegment(id: string, from: number, to: number): Promise<Message[]>;
   /** Where `messageId` is among the segment's first `before` own messages. */
-  locate(id: string, messageId: string, before: number): Promise<{ offset: number; fingerprint: string } | undefined>;
+  locate(
+    id: string,
+    messageId: string,
+    before: number,
+  ): Promise<{ offset: number; fingerprint: string } | undefined>;
   /** Own offsets, below `before`, of the segment's system messages, so views keep them without a full read. */
   systemOffsets(id: string, before: number): Promise<number[]>;
   /**
@@ -126,5 +130,10 @@ export function newHeadSegment(
   start: number,
 ): SegmentInfo {
   const id = driver.newSegmentId?.(threadId) ?? newRandomId("seg");
-  return { id, base: base && { segment: base.segment, offset: base.offset }, start, createdAt: new Date().toISOString() };
+  return {
+    id,
+    base: base && { segment: base.segment, offset: base.offset },
+    start,
+    createdAt: new Date().toISOString(),
+  };
 }

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { InvalidThreadStateError } from "../errors.js";
 import { cloneJson } from "../json.js";
 import { type Message, MessageSchema, parseMessage } from "../message.js";
-import { ThreadStateSchema } from "../thread-type.js";
 import type { HistoryEvent, LogPoint } from "../thread.js";
+import { ThreadStateSchema } from "../thread-type.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "./log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
 
@@ -66,17 +66,27 @@ export const LogReferenceStateSchema = ThreadStateSchema.extend({
 /** The points a thread's history refers to: checkpoints, both ends of rollbacks, the fork it came from. */
 export function eventPoints(events: HistoryEvent[]): LogPoint[] {
   return events.flatMap((event) =>
-    event.kind === "checkpoint" ? [event.checkpoint.point] : event.kind === "rollback" ? [event.from, event.to] : [event.from],
+    event.kind === "checkpoint"
+      ? [event.checkpoint.point]
+      : event.kind === "rollback"
+        ? [event.from, event.to]
+        : [event.from],
   );
 }
 
 /** Every point a record needs kept: its end and its history's points. */
-export function recordPoints(record: Pick<LogRecord, "events">, end: Pick<LogPoint, "segment" | "offset">): Array<Pick<LogPoint, "segment" | "offset">> {
+export function recordPoints(
+  record: Pick<LogRecord, "events">,
+  end: Pick<LogPoint, "segment" | "offset">,
+): Array<Pick<LogPoint, "segment" | "offset">> {
   return [end, ...eventPoints(record.events)];
 }
 
 /** How many own messages of each segment the points reach, bases before the segments that continue them. */
-export function neededSegments(points: Array<Pick<LogPoint, "segment" | "offset">>, info: (id: string) => SegmentInfo): Array<[SegmentInfo, number]> {
+export function neededSegments(
+  points: Array<Pick<LogPoint, "segment" | "offset">>,
+  info: (id: string) => SegmentInfo,
+): Array<[SegmentInfo, number]> {
   const needed = new Map<string, number>();
   for (const point of points) {
     let current: { segment: string; offset: number } | null = point;
@@ -114,7 +124,11 @@ export function buildLogState(
 }
 
 /** Exports a local thread of any store with its whole history, reading only the segments it reaches. */
-export async function exportLog(chains: SegmentChains, record: LogRecord, type = "memory"): Promise<LogState> {
+export async function exportLog(
+  chains: SegmentChains,
+  record: LogRecord,
+  type = "memory",
+): Promise<LogState> {
   const headInfo = await chains.info(record.head);
   const ranges = await chains.chain(record.head, record.length - headInfo.start);
   const end = chains.pointAt(ranges, SegmentChains.length(ranges));
@@ -122,12 +136,16 @@ export async function exportLog(chains: SegmentChains, record: LogRecord, type =
   // Warm the cache so the synchronous walk below finds every info.
   for (const point of points) await chains.chain(point.segment, point.offset);
   const infos = new Map<string, SegmentInfo>();
-  for (const point of points) for (const range of await chains.chain(point.segment, point.offset)) {
-    infos.set(range.segment, await chains.info(range.segment));
-  }
+  for (const point of points)
+    for (const range of await chains.chain(point.segment, point.offset)) {
+      infos.set(range.segment, await chains.info(range.segment));
+    }
   const needed = neededSegments(points, (id) => infos.get(id) as SegmentInfo);
   const segments = await Promise.all(
-    needed.map(async ([info, count]) => [info, await chains.driver.readSegment(info.id, 0, count)] as [SegmentInfo, Message[]]),
+    needed.map(
+      async ([info, count]) =>
+        [info, await chains.driver.readSegment(info.id, 0, count)] as [SegmentInfo, Message[]],
+    ),
   );
   return buildLogState(record, type, end, segments);
 }
@@ -146,13 +164,19 @@ export async function importLog(driver: LogDriver, state: LogState, id = state.i
     if (segment.base && !listed.has(segment.base.segment)) {
       const base = await assertSegmentKnown(driver, listed, segment.base.segment);
       if (base && base.start + segment.base.offset !== segment.start) {
-        throw new InvalidThreadStateError(`segment ${segment.id} does not start where its base ends`, ["segments"]);
+        throw new InvalidThreadStateError(`segment ${segment.id} does not start where its base ends`, [
+          "segments",
+        ]);
       }
     }
   }
   for (const segment of segments) {
     const { messages, ...info } = segment;
-    await driver.importSegment(info, messages.map((message, index) => parseMessage(message, ["segments", index])), 0);
+    await driver.importSegment(
+      info,
+      messages.map((message, index) => parseMessage(message, ["segments", index])),
+      0,
+    );
   }
   const endInfo = segments.find((segment) => segment.id === state.end.segment);
   const known = endInfo ?? (await driver.segment(state.end.segment));
@@ -180,14 +204,16 @@ export async function importLog(driver: LogDriver, state: LogState, id = state.i
 async function assertSegmentKnown(driver: LogDriver, listed: Set<string>, id: string) {
   if (listed.has(id)) return undefined;
   const info = await driver.segment(id);
-  if (!info) throw new InvalidThreadStateError(`segment ${id} is neither in the state nor in the store`, ["segments"]);
+  if (!info)
+    throw new InvalidThreadStateError(`segment ${id} is neither in the state nor in the store`, ["segments"]);
   return info;
 }
 
 /** Checks that segments form chains (no cycles, consistent starts) and orders bases first. */
 function orderSegments(state: LogState): LogState["segments"] {
   const byId = new Map(state.segments.map((segment) => [segment.id, segment]));
-  if (byId.size !== state.segments.length) throw new InvalidThreadStateError("segment ids repeat", ["segments"]);
+  if (byId.size !== state.segments.length)
+    throw new InvalidThreadStateError("segment ids repeat", ["segments"]);
   const ordered: LogState["segments"] = [];
   const placed = new Set<string>();
   const visiting = new Set<string>();
@@ -197,14 +223,20 @@ function orderSegments(state: LogState): LogState["segments"] {
     visiting.add(segment.id);
     const base = segment.base && byId.get(segment.base.segment);
     if (segment.base === null && segment.start !== 0) {
-      throw new InvalidThreadStateError(`segment ${segment.id} has no base but starts at ${segment.start}`, ["segments"]);
+      throw new InvalidThreadStateError(`segment ${segment.id} has no base but starts at ${segment.start}`, [
+        "segments",
+      ]);
     }
     if (base) {
       if (segment.base && base.start + segment.base.offset !== segment.start) {
-        throw new InvalidThreadStateError(`segment ${segment.id} does not start where its base ends`, ["segments"]);
+        throw new InvalidThreadStateError(`segment ${segment.id} does not start where its base ends`, [
+          "segments",
+        ]);
       }
       if (segment.base && segment.base.offset > base.messages.length) {
-        throw new InvalidThreadStateError(`segment ${segment.id} continues past the end of its base`, ["segments"]);
+        throw new InvalidThreadStateError(`segment ${segment.id} continues past the end of its base`, [
+          "segments",
+        ]);
       }
       visit(base);
     }

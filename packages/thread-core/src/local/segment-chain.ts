@@ -24,7 +24,9 @@ export class SegmentChains {
     if (cached) return cached;
     const info = await this.driver.segment(segmentId);
     if (!info) {
-      throw new SkeinError(`Segment ${segmentId} is missing: the store is damaged.`, { source: this.driver.source });
+      throw new SkeinError(`Segment ${segmentId} is missing: the store is damaged.`, {
+        source: this.driver.source,
+      });
     }
     this.#infos.set(segmentId, info);
     return info;
@@ -43,13 +45,17 @@ export class SegmentChains {
     for (const range of ranges) {
       const low = Math.max(from, range.start);
       const high = Math.min(to, range.start + range.count);
-      if (low < high) pieces.push(this.driver.readSegment(range.segment, low - range.start, high - range.start));
+      if (low < high)
+        pieces.push(this.driver.readSegment(range.segment, low - range.start, high - range.start));
     }
     return (await Promise.all(pieces)).flat();
   }
 
   /** The position of a message in a chain, searching the newest segment first. */
-  async locate(ranges: ChainRange[], messageId: string): Promise<{ position: number; fingerprint: string } | undefined> {
+  async locate(
+    ranges: ChainRange[],
+    messageId: string,
+  ): Promise<{ position: number; fingerprint: string } | undefined> {
     for (let index = ranges.length - 1; index >= 0; index--) {
       const range = ranges[index] as ChainRange;
       if (range.count === 0) continue;
@@ -65,7 +71,9 @@ export class SegmentChains {
       ranges.map(async (range) =>
         range.count === 0
           ? []
-          : (await this.driver.systemOffsets(range.segment, range.count)).map((offset) => range.start + offset),
+          : (await this.driver.systemOffsets(range.segment, range.count)).map(
+              (offset) => range.start + offset,
+            ),
       ),
     );
     return pieces.flat();
@@ -90,15 +98,20 @@ export class SegmentChains {
 }
 
 /** The ranges, oldest first, of the log ending `offset` messages into `segment`, given every info on the way. */
-export function chainRanges(segment: string, offset: number, info: (id: string) => SegmentInfo): ChainRange[] {
+export function chainRanges(
+  segment: string,
+  offset: number,
+  info: (id: string) => SegmentInfo,
+): ChainRange[] {
   const ranges: ChainRange[] = [];
   let current: { segment: string; offset: number } | null = { segment, offset };
+  let root = segment;
   while (current) {
     const found = info(current.segment);
-    if (current.offset > 0 || ranges.length === 0) {
-      ranges.push({ segment: found.id, start: found.start, count: current.offset });
-    }
+    if (current.offset > 0) ranges.push({ segment: found.id, start: found.start, count: current.offset });
+    root = found.id;
     current = found.base;
   }
-  return ranges.reverse();
+  // An empty log is named by its root segment, so the same empty prefix always gets the same point.
+  return ranges.length > 0 ? ranges.reverse() : [{ segment: root, start: 0, count: 0 }];
 }

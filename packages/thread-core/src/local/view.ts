@@ -8,7 +8,10 @@ import type { ViewOptions } from "../thread.js";
 export function estimateTokens(message: Message): number {
   let characters = 0;
   for (const content of message.contents) {
-    characters += content.type === "text" || content.type === "reasoning" ? String(content.text).length : JSON.stringify(content).length;
+    characters +=
+      content.type === "text" || content.type === "reasoning"
+        ? String(content.text).length
+        : JSON.stringify(content).length;
   }
   return 4 + Math.ceil(characters / 4);
 }
@@ -28,7 +31,8 @@ export interface ViewSource {
  */
 export async function selectView(source: ViewSource, options: ViewOptions = {}): Promise<Message[]> {
   const countTokens = options.countTokens ?? estimateTokens;
-  const systemPositions = options.keepSystem === false ? [] : source.systemAt.filter((at) => at < source.length);
+  const systemPositions =
+    options.keepSystem === false ? [] : source.systemAt.filter((at) => at < source.length);
   const systemMessages = await readPositions(source, systemPositions);
   const systemSet = new Set(systemPositions);
   const messageBudget = (options.maxMessages ?? Number.POSITIVE_INFINITY) - systemMessages.length;
@@ -68,7 +72,10 @@ export async function selectView(source: ViewSource, options: ViewOptions = {}):
     pageSize = Math.min(pageSize * 2, 1024);
   }
   const chosen = suffix.slice(0, cut);
-  const system = systemMessages.map((message, index) => ({ position: systemPositions[index] as number, message }));
+  const system = systemMessages.map((message, index) => ({
+    position: systemPositions[index] as number,
+    message,
+  }));
   return [...system, ...chosen].sort((a, b) => a.position - b.position).map((entry) => entry.message);
 }
 
@@ -89,4 +96,3 @@ function callIds(contents: Content[], type: "function_call" | "function_result")
 async function readPositions(source: ViewSource, positions: number[]): Promise<Message[]> {
   return (await Promise.all(positions.map((at) => source.read(at, at + 1)))).flat();
 }
-

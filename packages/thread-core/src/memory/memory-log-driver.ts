@@ -7,7 +7,6 @@ import {
   ThreadNotFoundError,
 } from "../errors.js";
 import { cloneJson, type JsonObject } from "../json.js";
-import { type Message, messageFingerprint } from "../message.js";
 import type {
   CommitResult,
   LogChange,
@@ -18,6 +17,7 @@ import type {
   StateRecord,
   StoredRecord,
 } from "../local/log-driver.js";
+import { type Message, messageFingerprint } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
 
 interface MemorySegment {
@@ -64,7 +64,7 @@ export class MemoryLogDriver implements LogDriver {
   async commit(id: string, change: LogChange): Promise<CommitResult> {
     this.#assertOpen();
     const stored = this.#records.get(id);
-    if (!stored || stored.kind !== "log") throw new ThreadNotFoundError(id);
+    if (stored?.kind !== "log") throw new ThreadNotFoundError(id);
     if (change.ifRevision !== undefined && change.ifRevision !== stored.revision) {
       throw new ConcurrencyError(id, change.ifRevision, stored.revision);
     }
@@ -117,7 +117,9 @@ export class MemoryLogDriver implements LogDriver {
     this.#assertOpen();
     const existing = this.#records.get(id);
     if (existing?.kind === "log") {
-      throw new ConflictError(`Thread ${JSON.stringify(id)} is a local thread of this store; its state is its log.`);
+      throw new ConflictError(
+        `Thread ${JSON.stringify(id)} is a local thread of this store; its state is its log.`,
+      );
     }
     const revision = existing?.revision ?? 0;
     if (options.ifRevision !== undefined && options.ifRevision !== revision) {
@@ -150,7 +152,10 @@ export class MemoryLogDriver implements LogDriver {
     this.#assertOpen();
     const prefix = options.prefix ?? "";
     return [...this.#records.values()]
-      .filter((record) => record.id.startsWith(prefix) && (options.after === undefined || record.id > options.after))
+      .filter(
+        (record) =>
+          record.id.startsWith(prefix) && (options.after === undefined || record.id > options.after),
+      )
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, options.limit)
       .map((record) => ({
@@ -202,13 +207,19 @@ export class MemoryLogDriver implements LogDriver {
       const present = segment.messages[offset];
       if (present) {
         if (present.id !== message.id) {
-          throw new ConflictError(`Segment ${info.id} holds another message at offset ${offset}.`, message.id);
+          throw new ConflictError(
+            `Segment ${info.id} holds another message at offset ${offset}.`,
+            message.id,
+          );
         }
         continue;
       }
-      if (offset !== segment.messages.length) throw new ConflictError(`Segment ${info.id} has a gap at ${offset}.`);
+      if (offset !== segment.messages.length)
+        throw new ConflictError(`Segment ${info.id} has a gap at ${offset}.`);
       if (this.#isLiveHead(info.id)) {
-        throw new ConflictError(`Segment ${info.id} is a live thread's head and cannot be extended by an import.`);
+        throw new ConflictError(
+          `Segment ${info.id} is a live thread's head and cannot be extended by an import.`,
+        );
       }
       if (message.role === "system") segment.system.push(offset);
       segment.index.set(message.id, offset);
@@ -299,7 +310,8 @@ function planAppend(head: MemorySegment, items: Array<{ message: Message; finger
   const result: number[] = [];
   for (const item of items) {
     const existing = head.index.get(item.message.id);
-    const fingerprint = existing === undefined ? batch.get(item.message.id)?.fingerprint : head.fingerprints[existing];
+    const fingerprint =
+      existing === undefined ? batch.get(item.message.id)?.fingerprint : head.fingerprints[existing];
     if (fingerprint !== undefined && fingerprint !== item.fingerprint) {
       throw new ConflictError(
         `Message ${JSON.stringify(item.message.id)} is already in the thread with other content; nothing was written.`,

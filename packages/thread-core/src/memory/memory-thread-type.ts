@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { buildLogState, LogStateSchema, neededSegments, recordPoints } from "../local/log-state.js";
 import { LocalStore } from "../local/local-store.js";
 import type { LogRecord, SegmentInfo } from "../local/log-driver.js";
+import { buildLogState, LogStateSchema, neededSegments, recordPoints } from "../local/log-state.js";
 import { chainRanges, SegmentChains } from "../local/segment-chain.js";
 import type { Message } from "../message.js";
 import type { Registry } from "../registry.js";
@@ -27,7 +27,10 @@ export const memoryThreadType = defineThreadType({
 });
 
 /** A store that keeps everything in this process; `openStore("memory:")` gives one. */
-export function createMemoryStore(options: { registry: Registry; adapters?: LocalStore["adapters"] }): LocalStore {
+export function createMemoryStore(options: {
+  registry: Registry;
+  adapters?: LocalStore["adapters"];
+}): LocalStore {
   return new LocalStore({
     driver: new MemoryLogDriver(),
     registry: options.registry,

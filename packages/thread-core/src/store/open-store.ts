@@ -4,7 +4,7 @@ import { createMemoryStore } from "../memory/memory-thread-type.js";
 import type { Registry } from "../registry.js";
 import type { SkeinAdapter, ThreadStore } from "./store.js";
 
-interface AdapterModule {
+export interface AdapterModule {
   packageName: string;
   load: () => Promise<Record<string, unknown>>;
   /** The factory the package exports, called with no options for a plain URL. */
@@ -13,7 +13,11 @@ interface AdapterModule {
 
 /** Which package opens each URL scheme. Loaded only when a URL asks for it. */
 export const STORE_SCHEMES: Readonly<Record<string, AdapterModule>> = {
-  file: { packageName: "@skein/adapter-fs", load: () => import("@skein/adapter-fs" as string), factory: "fsAdapter" },
+  file: {
+    packageName: "@skein/adapter-fs",
+    load: () => import("@skein/adapter-fs" as string),
+    factory: "fsAdapter",
+  },
   redis: {
     packageName: "@skein/adapter-redis",
     load: () => import("@skein/adapter-redis" as string),
@@ -39,14 +43,19 @@ export interface OpenStoreOptions {
  */
 export async function openStore(url: string | URL, options: OpenStoreOptions = {}): Promise<ThreadStore> {
   const registry = options.registry ?? defaultRegistry();
-  const adapters = (options.adapters ?? []).map((adapter) => (typeof adapter === "function" ? adapter() : adapter));
+  const adapters = (options.adapters ?? []).map((adapter) =>
+    typeof adapter === "function" ? adapter() : adapter,
+  );
   const parsed = parseStoreUrl(url);
   const scheme = parsed.protocol.slice(0, -1);
   let opener = adapters.find((adapter) => adapter.schemes.includes(scheme) && adapter.openStore);
   if (!opener && scheme !== "memory") {
     const known = STORE_SCHEMES[scheme];
     if (!known) {
-      throw new InvalidStoreUrlError(redactUrl(parsed), `unknown scheme "${scheme}:"; use memory:, file:, redis: or rediss:`);
+      throw new InvalidStoreUrlError(
+        redactUrl(parsed),
+        `unknown scheme "${scheme}:"; use memory:, file:, redis: or rediss:`,
+      );
     }
     opener = await loadAdapter(known, scheme);
   }
@@ -57,7 +66,8 @@ export async function openStore(url: string | URL, options: OpenStoreOptions = {
   return (opener.openStore as NonNullable<SkeinAdapter["openStore"]>)(parsed, { registry, adapters });
 }
 
-async function loadAdapter(known: AdapterModule, scheme: string): Promise<SkeinAdapter> {
+/** Loads the package behind a scheme; exported for tests. */
+export async function loadAdapter(known: AdapterModule, scheme: string): Promise<SkeinAdapter> {
   let module: Record<string, unknown>;
   try {
     module = await known.load();
@@ -70,7 +80,9 @@ async function loadAdapter(known: AdapterModule, scheme: string): Promise<SkeinA
   }
   const factory = module[known.factory];
   if (typeof factory !== "function") {
-    throw new SkeinError(`${known.packageName} does not export ${known.factory}(); is it a matching version?`);
+    throw new SkeinError(
+      `${known.packageName} does not export ${known.factory}(); is it a matching version?`,
+    );
   }
   return (factory as () => SkeinAdapter)();
 }
@@ -78,14 +90,21 @@ async function loadAdapter(known: AdapterModule, scheme: string): Promise<SkeinA
 function parseStoreUrl(url: string | URL): URL {
   if (url instanceof URL) return url;
   if (typeof url !== "string" || url.trim() === "") {
-    throw new InvalidStoreUrlError(String(url), "expected a URL such as memory:, file:./.skein or redis://localhost:6379");
+    throw new InvalidStoreUrlError(
+      String(url),
+      "expected a URL such as memory:, file:./.skein or redis://localhost:6379",
+    );
   }
   try {
     return new URL(url);
   } catch (error) {
-    throw new InvalidStoreUrlError(redactText(url), "it is not a URL (expected memory:, file:<path>, redis://…)", {
-      cause: error,
-    });
+    throw new InvalidStoreUrlError(
+      redactText(url),
+      "it is not a URL (expected memory:, file:<path>, redis://…)",
+      {
+        cause: error,
+      },
+    );
   }
 }
 

@@ -67,5 +67,8 @@ export interface SkeinAdapter {
   readonly schemes: readonly string[];
   /** Thread types the adapter provides; `openStore` registers them. */
   readonly types: readonly ThreadType[];
-  openStore?(url: URL, context: { registry: Registry; adapters: readonly SkeinAdapter[] }): Promise<ThreadStore>;
+  openStore?(
+    url: URL,
+    context: { registry: Registry; adapters: readonly SkeinAdapter[] },
+  ): Promise<ThreadStore>;
 }

@@ -1,1 +1,1 @@
-export { runConformanceSuite, type ConformanceOptions } from "./conformance.js";
+export { type ConformanceOptions, runConformanceSuite } from "./conformance.js";

@@ -9,7 +9,12 @@ export interface SuiteContext {
 }
 
 /** Registers a named case, or a skip that carries the reason the store gave for it. */
-export function conformanceCase(context: SuiteContext, name: string, body: () => Promise<void>, timeout?: number) {
+export function conformanceCase(
+  context: SuiteContext,
+  name: string,
+  body: () => Promise<void>,
+  timeout?: number,
+) {
   const reason = context.options.skip?.[name];
   if (reason !== undefined) {
     it.skip(`${name} (skipped: ${reason})`, body);

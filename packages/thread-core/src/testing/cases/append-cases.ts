@@ -1,10 +1,6 @@
 import { expect } from "vitest";
-import {
-  ConcurrencyError,
-  ConflictError,
-  InvalidMessageError,
-} from "../../errors.js";
-import { type SuiteContext, caught, conformanceCase } from "../suite-context.js";
+import { ConcurrencyError, ConflictError, InvalidMessageError } from "../../errors.js";
+import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 /** SPEC §4: appends are atomic, lose nothing, never duplicate, and honour `ifRevision`. */
 export function appendCases(context: SuiteContext): void {
@@ -33,7 +29,9 @@ export function appendCases(context: SuiteContext): void {
     expect(error).toBeInstanceOf(InvalidMessageError);
     expect(error.message).toContain("[1]");
     expect(await thread.messages()).toHaveLength(1);
-    const bad = await caught(thread.append({ role: "user", contents: [{ type: "function_call", callId: "c" }] } as never));
+    const bad = await caught(
+      thread.append({ role: "user", contents: [{ type: "function_call", callId: "c" }] } as never),
+    );
     expect(bad).toBeInstanceOf(InvalidMessageError);
   });
 
@@ -46,7 +44,11 @@ export function appendCases(context: SuiteContext): void {
       const handles = await Promise.all([0, 1, 2, 3].map(() => context.store.get(thread.id)));
       await Promise.all(
         Array.from({ length: count }, (_, index) =>
-          (handles[index % handles.length] ?? thread).append({ id: `m-${index}`, role: "user", text: `#${index}` }),
+          (handles[index % handles.length] ?? thread).append({
+            id: `m-${index}`,
+            role: "user",
+            text: `#${index}`,
+          }),
         ),
       );
       const seen = await Promise.all(handles.map((handle) => handle.messages()));
@@ -98,7 +100,13 @@ export function appendCases(context: SuiteContext): void {
 
   conformanceCase(context, "messages reads by last, after and limit", async () => {
     const thread = await context.store.create();
-    await thread.append(Array.from({ length: 30 }, (_, index) => ({ id: `m${index}`, role: "user" as const, text: `${index}` })));
+    await thread.append(
+      Array.from({ length: 30 }, (_, index) => ({
+        id: `m${index}`,
+        role: "user" as const,
+        text: `${index}`,
+      })),
+    );
     const ids = async (options: Parameters<typeof thread.messages>[0]) =>
       (await thread.messages(options)).map((message) => message.id);
     expect(await ids({ last: 3 })).toEqual(["m27", "m28", "m29"]);

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { SkeinError, ThreadNotFoundError } from "../../errors.js";
 import { parseThreadState } from "../../parse-thread-state.js";
-import { type SuiteContext, caught, conformanceCase } from "../suite-context.js";
+import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 /** SPEC §2: the JSON format of a store's threads. */
 export function formatCases(context: SuiteContext): void {
@@ -79,7 +79,13 @@ export function formatCases(context: SuiteContext): void {
   conformanceCase(context, "a state of an unknown type is a typed error, not a crash", async () => {
     const error = await caught(context.store.open({ $type: "acme.nothing", id: "x" }));
     expect(SkeinError.isInstance(error)).toBe(true);
-    const missing = await caught(context.store.open({ $type: context.store.nativeType, id: "never-created", createdAt: new Date().toISOString() }));
+    const missing = await caught(
+      context.store.open({
+        $type: context.store.nativeType,
+        id: "never-created",
+        createdAt: new Date().toISOString(),
+      }),
+    );
     expect(SkeinError.isInstance(missing)).toBe(true);
     if (context.store.nativeType !== "memory") expect(missing).toBeInstanceOf(ThreadNotFoundError);
   });

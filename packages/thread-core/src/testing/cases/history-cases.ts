@@ -2,28 +2,37 @@ import { expect } from "vitest";
 import { ConcurrencyError, PointNotFoundError } from "../../errors.js";
 import type { Message } from "../../message.js";
 import type { Thread } from "../../thread.js";
-import { type SuiteContext, caught, conformanceCase } from "../suite-context.js";
+import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
-const ids = async (thread: Pick<Thread, "messages">) => (await thread.messages()).map((message: Message) => message.id);
+const ids = async (thread: Pick<Thread, "messages">) =>
+  (await thread.messages()).map((message: Message) => message.id);
 const say = (id: string) => ({ id, role: "user" as const, text: id });
 
 /** SPEC §4: forks, checkpoints, rollbacks and time travel never destroy history. */
 export function historyCases(context: SuiteContext): void {
-  conformanceCase(context, "fork at the end and at a message: own id, revision, metadata and context", async () => {
-    const parent = await context.store.create({ id: "parent", metadata: { team: "a" }, context: { memory: { n: 1 } } });
-    await parent.append([say("a"), say("b"), say("c")]);
-    const whole = await parent.fork({ id: "whole" });
-    const early = await parent.fork({ at: "a", metadata: { branch: "early" } });
-    expect(whole.id).toBe("whole");
-    expect(await ids(whole)).toEqual(["a", "b", "c"]);
-    expect(await ids(early)).toEqual(["a"]);
-    expect(early.id).not.toBe(parent.id);
-    expect(early.metadata).toEqual({ team: "a", branch: "early" });
-    expect(early.context).toEqual({ memory: { n: 1 } });
-    expect(early.revision).toBe(0);
-    expect(await caught(parent.fork({ at: "zzz" }))).toBeInstanceOf(PointNotFoundError);
-    expect((await context.store.get(early.id)).type).toBe(context.store.nativeType);
-  });
+  conformanceCase(
+    context,
+    "fork at the end and at a message: own id, revision, metadata and context",
+    async () => {
+      const parent = await context.store.create({
+        id: "parent",
+        metadata: { team: "a" },
+        context: { memory: { n: 1 } },
+      });
+      await parent.append([say("a"), say("b"), say("c")]);
+      const whole = await parent.fork({ id: "whole" });
+      const early = await parent.fork({ at: "a", metadata: { branch: "early" } });
+      expect(whole.id).toBe("whole");
+      expect(await ids(whole)).toEqual(["a", "b", "c"]);
+      expect(await ids(early)).toEqual(["a"]);
+      expect(early.id).not.toBe(parent.id);
+      expect(early.metadata).toEqual({ team: "a", branch: "early" });
+      expect(early.context).toEqual({ memory: { n: 1 } });
+      expect(early.revision).toBe(0);
+      expect(await caught(parent.fork({ at: "zzz" }))).toBeInstanceOf(PointNotFoundError);
+      expect((await context.store.get(early.id)).type).toBe(context.store.nativeType);
+    },
+  );
 
   conformanceCase(context, "parent and fork grow apart; a fork of a fork sees its own prefix", async () => {
     const parent = await context.store.create();
@@ -59,30 +68,40 @@ export function historyCases(context: SuiteContext): void {
     expect(forkIds.filter((id) => id.startsWith("p"))).toEqual([]);
   });
 
-  conformanceCase(context, "rollback, append, then return to a checkpoint taken before the rollback", async () => {
-    const thread = await context.store.create();
-    await thread.append([say("a"), say("b")]);
-    const two = await thread.checkpoint("two");
-    await thread.append([say("c"), say("d")]);
-    const four = await thread.checkpoint("four");
-    await thread.rollback(two);
-    expect(await ids(thread)).toEqual(["a", "b"]);
-    await thread.append(say("x"));
-    expect(await ids(thread)).toEqual(["a", "b", "x"]);
-    await thread.rollback(four.id);
-    expect(await ids(thread)).toEqual(["a", "b", "c", "d"]);
-    await thread.rollback("a");
-    expect(await ids(thread)).toEqual(["a"]);
-    const history = await thread.history();
-    expect(history.map((event) => event.kind)).toEqual(["checkpoint", "checkpoint", "rollback", "rollback", "rollback"]);
-    const firstRollback = history[2] as Extract<(typeof history)[number], { kind: "rollback" }>;
-    expect(firstRollback.from.position).toBe(4);
-    expect(firstRollback.to.position).toBe(2);
-    // Forward again, to the end the first rollback left behind.
-    await thread.rollback(firstRollback.from);
-    expect(await ids(thread)).toEqual(["a", "b", "c", "d"]);
-    expect(await caught(thread.rollback("no-such-point"))).toBeInstanceOf(PointNotFoundError);
-  });
+  conformanceCase(
+    context,
+    "rollback, append, then return to a checkpoint taken before the rollback",
+    async () => {
+      const thread = await context.store.create();
+      await thread.append([say("a"), say("b")]);
+      const two = await thread.checkpoint("two");
+      await thread.append([say("c"), say("d")]);
+      const four = await thread.checkpoint("four");
+      await thread.rollback(two);
+      expect(await ids(thread)).toEqual(["a", "b"]);
+      await thread.append(say("x"));
+      expect(await ids(thread)).toEqual(["a", "b", "x"]);
+      await thread.rollback(four.id);
+      expect(await ids(thread)).toEqual(["a", "b", "c", "d"]);
+      await thread.rollback("a");
+      expect(await ids(thread)).toEqual(["a"]);
+      const history = await thread.history();
+      expect(history.map((event) => event.kind)).toEqual([
+        "checkpoint",
+        "checkpoint",
+        "rollback",
+        "rollback",
+        "rollback",
+      ]);
+      const firstRollback = history[2] as Extract<(typeof history)[number], { kind: "rollback" }>;
+      expect(firstRollback.from.position).toBe(4);
+      expect(firstRollback.to.position).toBe(2);
+      // Forward again, to the end the first rollback left behind.
+      await thread.rollback(firstRollback.from);
+      expect(await ids(thread)).toEqual(["a", "b", "c", "d"]);
+      expect(await caught(thread.rollback("no-such-point"))).toBeInstanceOf(PointNotFoundError);
+    },
+  );
 
   conformanceCase(context, "rollback honours ifRevision and writes nothing when it fails", async () => {
     const thread = await context.store.create();
@@ -132,7 +151,10 @@ export function historyCases(context: SuiteContext): void {
 
   conformanceCase(context, "update replaces metadata and context under ifRevision", async () => {
     const thread = await context.store.create({ metadata: { a: 1 } });
-    await thread.update({ metadata: { a: 2 }, context: { memory: { facts: ["x"] } } }, { ifRevision: thread.revision });
+    await thread.update(
+      { metadata: { a: 2 }, context: { memory: { facts: ["x"] } } },
+      { ifRevision: thread.revision },
+    );
     const again = await context.store.get(thread.id);
     expect(again.metadata).toEqual({ a: 2 });
     expect(again.context).toEqual({ memory: { facts: ["x"] } });

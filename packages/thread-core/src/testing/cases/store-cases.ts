@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { InvalidThreadIdError, ThreadExistsError, ThreadNotFoundError } from "../../errors.js";
 import { createMemoryStore } from "../../memory/memory-thread-type.js";
-import { type SuiteContext, caught, conformanceCase } from "../suite-context.js";
+import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const HOSTILE_BUT_VALID_IDS = [
   "../x",
@@ -26,15 +26,28 @@ const HOSTILE_BUT_VALID_IDS = [
   "🧵".repeat(256),
 ];
 
-const INVALID_IDS: unknown[] = ["", "x".repeat(257), "nul\u0000byte", "line\nbreak", "tab\tid", "\u007f", 42, null];
+const INVALID_IDS: unknown[] = [
+  "",
+  "x".repeat(257),
+  "nul\u0000byte",
+  "line\nbreak",
+  "tab\tid",
+  "\u007f",
+  42,
+  null,
+];
 
 /** SPEC §5: create, get, open, save, list, delete, and untrusted ids. */
 export function storeCases(context: SuiteContext): void {
-  conformanceCase(context, "create with a taken id fails; get of a missing id is ThreadNotFoundError", async () => {
-    await context.store.create({ id: "taken" });
-    expect(await caught(context.store.create({ id: "taken" }))).toBeInstanceOf(ThreadExistsError);
-    expect(await caught(context.store.get("missing"))).toBeInstanceOf(ThreadNotFoundError);
-  });
+  conformanceCase(
+    context,
+    "create with a taken id fails; get of a missing id is ThreadNotFoundError",
+    async () => {
+      await context.store.create({ id: "taken" });
+      expect(await caught(context.store.create({ id: "taken" }))).toBeInstanceOf(ThreadExistsError);
+      expect(await caught(context.store.get("missing"))).toBeInstanceOf(ThreadNotFoundError);
+    },
+  );
 
   conformanceCase(context, "invalid ids are rejected with InvalidThreadIdError", async () => {
     for (const id of INVALID_IDS) {
@@ -72,7 +85,8 @@ export function storeCases(context: SuiteContext): void {
   );
 
   conformanceCase(context, "list pages with a cursor, in id order, with a prefix filter", async () => {
-    for (let index = 0; index < 25; index++) await context.store.create({ id: `t-${String(index).padStart(2, "0")}` });
+    for (let index = 0; index < 25; index++)
+      await context.store.create({ id: `t-${String(index).padStart(2, "0")}` });
     await context.store.create({ id: "other" });
     const pages: string[][] = [];
     let cursor: string | undefined;
@@ -82,7 +96,9 @@ export function storeCases(context: SuiteContext): void {
       cursor = page.cursor;
     } while (cursor);
     expect(pages.map((page) => page.length)).toEqual([10, 10, 5]);
-    expect(pages.flat()).toEqual(Array.from({ length: 25 }, (_, index) => `t-${String(index).padStart(2, "0")}`));
+    expect(pages.flat()).toEqual(
+      Array.from({ length: 25 }, (_, index) => `t-${String(index).padStart(2, "0")}`),
+    );
     const first = await context.store.list({ limit: 1 });
     expect(first.items[0]).toMatchObject({ id: "other", type: context.store.nativeType });
     expect(await caught(context.store.list({ cursor: "not a cursor!" }))).toBeInstanceOf(Error);
@@ -107,8 +123,12 @@ export function storeCases(context: SuiteContext): void {
     const back = await context.store.get("visitor");
     expect(back.type).toBe("memory");
     expect(back.metadata).toEqual({ from: "memory" });
-    expect((await back.messages()).map((message) => message.contents[0])).toEqual([{ type: "text", text: "carried" }]);
-    expect((await context.store.list()).items.map((item) => [item.id, item.type])).toEqual([["visitor", "memory"]]);
+    expect((await back.messages()).map((message) => message.contents[0])).toEqual([
+      { type: "text", text: "carried" },
+    ]);
+    expect((await context.store.list()).items.map((item) => [item.id, item.type])).toEqual([
+      ["visitor", "memory"],
+    ]);
   });
 
   conformanceCase(context, "export and import carry a thread with its whole history", async () => {

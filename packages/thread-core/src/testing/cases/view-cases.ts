@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { Message, MessageInput } from "../../message.js";
-import { type SuiteContext, conformanceCase } from "../suite-context.js";
+import { conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const call = (id: string, callId: string): MessageInput => ({
   id,
@@ -12,7 +12,11 @@ const result = (id: string, callId: string): MessageInput => ({
   role: "tool",
   contents: [{ type: "function_result", callId, result: "ok" }],
 });
-const text = (id: string, role: "user" | "assistant" | "system" = "user"): MessageInput => ({ id, role, text: id });
+const text = (id: string, role: "user" | "assistant" | "system" = "user"): MessageInput => ({
+  id,
+  role,
+  text: id,
+});
 const ids = (messages: Message[]) => messages.map((message) => message.id);
 const one = () => 1;
 
@@ -20,7 +24,13 @@ const one = () => 1;
 export function viewCases(context: SuiteContext): void {
   conformanceCase(context, "a view keeps system messages and the newest messages that fit", async () => {
     const thread = await context.store.create();
-    await thread.append([text("sys", "system"), text("u1"), text("a1", "assistant"), text("u2"), text("a2", "assistant")]);
+    await thread.append([
+      text("sys", "system"),
+      text("u1"),
+      text("a1", "assistant"),
+      text("u2"),
+      text("a2", "assistant"),
+    ]);
     expect(ids(await thread.view({ maxMessages: 3 }))).toEqual(["sys", "u2", "a2"]);
     expect(ids(await thread.view({ maxMessages: 2, keepSystem: false }))).toEqual(["u2", "a2"]);
     expect(ids(await thread.view({ maxTokens: 2, countTokens: one }))).toEqual(["sys", "a2"]);
@@ -34,10 +44,14 @@ export function viewCases(context: SuiteContext): void {
       call("c1", "k1"),
       text("between", "assistant"),
       result("r1", "k1"),
-      { id: "both", role: "assistant", contents: [
-        { type: "function_call", callId: "k2", name: "a", arguments: {} },
-        { type: "function_call", callId: "k3", name: "b", arguments: {} },
-      ] },
+      {
+        id: "both",
+        role: "assistant",
+        contents: [
+          { type: "function_call", callId: "k2", name: "a", arguments: {} },
+          { type: "function_call", callId: "k3", name: "b", arguments: {} },
+        ],
+      },
       result("r2", "k2"),
       result("r3", "k3"),
       text("last", "assistant"),
@@ -47,7 +61,15 @@ export function viewCases(context: SuiteContext): void {
     expect(ids(await thread.view({ maxMessages: 4 }))).toEqual(["both", "r2", "r3", "last"]);
     // Five would start at r1 without c1: the cut falls after it.
     expect(ids(await thread.view({ maxMessages: 5 }))).toEqual(["both", "r2", "r3", "last"]);
-    expect(ids(await thread.view({ maxMessages: 7 }))).toEqual(["c1", "between", "r1", "both", "r2", "r3", "last"]);
+    expect(ids(await thread.view({ maxMessages: 7 }))).toEqual([
+      "c1",
+      "between",
+      "r1",
+      "both",
+      "r2",
+      "r3",
+      "last",
+    ]);
   });
 
   conformanceCase(context, "a single message over the budget is sent alone", async () => {

@@ -1,0 +1,125 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Message } from "../message.js";
+import { estimateTokens, selectView, type ViewSource } from "./view.js";
+
+type Step = { kind: "text" | "system" | "calls" | "results"; size: number; pick: number };
+
+/** Builds a log from steps: calls open call ids, results answer some open ones, possibly over several messages. */
+function buildLog(steps: Step[]): Message[] {
+  const open: string[] = [];
+  let next = 0;
+  return steps.map((step, index) => {
+    const base = { id: `m${index}`, createdAt: "2026-01-01T00:00:00.000Z" };
+    if (step.kind === "calls") {
+      const contents = Array.from({ length: 1 + (step.size % 3) }, () => {
+        const callId = `k${next++}`;
+        open.push(callId, callId); // each call gets up to two results
+        return { type: "function_call" as const, callId, name: "tool", arguments: {} };
+      });
+      return { ...base, role: "assistant" as const, contents };
+    }
+    if (step.kind === "results" && open.length > 0) {
+      const answered = open.splice(step.pick % open.length, 1 + (step.size % 2));
+      const contents = answered.map((callId) => ({
+        type: "function_result" as const,
+        callId,
+        result: "r".repeat(step.size),
+      }));
+      return { ...base, role: "tool" as const, contents };
+    }
+    const role = step.kind === "system" ? ("system" as const) : ("user" as const);
+    return { ...base, role, contents: [{ type: "text" as const, text: "t".repeat(step.size) }] };
+  });
+}
+
+function sourceOf(log: Message[]): ViewSource & { reads: number } {
+  const source = {
+    length: log.length,
+    reads: 0,
+    systemAt: log.flatMap((message, index) => (message.role === "system" ? [index] : [])),
+    read: async (from: number, to: number) => {
+      source.reads += to - from;
+      return log.slice(from, to);
+    },
+  };
+  return source;
+}
+
+const step = fc.record({
+  kind: fc.constantFrom("text", "text", "calls", "results", "results", "system"),
+  size: fc.nat(60),
+  pick: fc.nat(20),
+}) as fc.Arbitrary<Step>;
+
+describe("views", () => {
+  it("keep calls and results together, fit the budget, keep order and system messages", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { maxLength: 60 }),
+        fc.option(fc.nat(40), { nil: undefined }),
+        fc.option(fc.nat(400), { nil: undefined }),
+        fc.boolean(),
+        async (steps, maxMessages, maxTokens, keepSystem) => {
+          const log = buildLog(steps);
+          const view = await selectView(sourceOf(log), { maxMessages, maxTokens, keepSystem });
+          const positions = view.map((message) => log.indexOf(message));
+          expect(positions).toEqual([...positions].sort((a, b) => a - b));
+          const kept = new Set(view);
+          const callIdsOf = (message: Message, type: string) =>
+            message.contents.flatMap((content) => (content.type === type ? [content.callId as string] : []));
+          const keptCalls = new Set(view.flatMap((message) => callIdsOf(message, "function_call")));
+          for (const message of view) {
+            for (const callId of callIdsOf(message, "function_result"))
+              expect(keptCalls.has(callId)).toBe(true);
+          }
+          for (const message of log) {
+            if (kept.has(message)) continue;
+            for (const callId of callIdsOf(message, "function_result"))
+              expect(keptCalls.has(callId)).toBe(false);
+          }
+          const system = log.filter((message) => message.role === "system");
+          if (keepSystem) for (const message of system) expect(kept.has(message)).toBe(true);
+          const others = view.filter((message) => !(keepSystem && message.role === "system"));
+          const systemCost = keepSystem
+            ? system.reduce((sum, message) => sum + estimateTokens(message), 0)
+            : 0;
+          const systemCount = keepSystem ? system.length : 0;
+          if (others.length > 1 || (others.length === 1 && maxTokens === undefined)) {
+            const tokens = others.reduce((sum, message) => sum + estimateTokens(message), 0);
+            if (maxTokens !== undefined) expect(tokens + systemCost).toBeLessThanOrEqual(maxTokens);
+            if (maxMessages !== undefined)
+              expect(others.length + systemCount).toBeLessThanOrEqual(maxMessages);
+          }
+          // The kept part is a suffix of the log: nothing newer than a kept message was dropped.
+          const first = others[0];
+          if (first) {
+            const tail = log
+              .slice(log.indexOf(first))
+              .filter((message) => !(keepSystem && message.role === "system"));
+            expect(others).toEqual(tail);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("reads only about what it returns from a long log", async () => {
+    const log = buildLog(Array.from({ length: 100_000 }, () => ({ kind: "text", size: 10, pick: 0 })));
+    const source = sourceOf(log);
+    const view = await selectView(source, { maxMessages: 20 });
+    expect(view).toHaveLength(20);
+    expect(source.reads).toBeLessThan(100);
+  });
+
+  it("estimates about four characters a token plus four a message", () => {
+    const message = {
+      id: "m",
+      role: "user",
+      createdAt: "",
+      contents: [{ type: "text", text: "x".repeat(400) }],
+    } as Message;
+    expect(estimateTokens(message)).toBe(104);
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { createRegistry } from "../create-registry.js";
+import { createMemoryStore } from "./memory-thread-type.js";
+
+const registry = createRegistry();
+const say = (id: string) => ({ id, role: "user" as const, text: id });
+
+describe("memory threads", () => {
+  it("carry their whole log in JSON, so time travel survives a round trip", async () => {
+    const store = createMemoryStore({ registry });
+    const thread = await store.create({ id: "traveller" });
+    await thread.append([say("a"), say("b")]);
+    const checkpoint = await thread.checkpoint("two");
+    await thread.append(say("c"));
+    await thread.rollback(checkpoint);
+    await thread.append(say("d"));
+    const state = JSON.parse(JSON.stringify(thread));
+    expect(state).toMatchObject({ $type: "memory", id: "traveller", revision: thread.revision });
+    expect(state.events.map((event: { kind: string }) => event.kind)).toEqual(["checkpoint", "rollback"]);
+
+    const elsewhere = createMemoryStore({ registry });
+    const again = await elsewhere.open(state);
+    expect((await again.messages()).map((message) => message.id)).toEqual(["a", "b", "d"]);
+    const [, rollback] = await again.history();
+    if (rollback?.kind !== "rollback") throw new Error("expected a rollback event");
+    expect((await (await again.at(rollback.from)).messages()).map((message) => message.id)).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
+    await again.rollback(rollback.from);
+    expect((await again.messages()).map((message) => message.id)).toEqual(["a", "b", "c"]);
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["a", "b", "d"]);
+  });
+
+  it("export only the parts of a shared segment a fork reaches", async () => {
+    const store = createMemoryStore({ registry });
+    const parent = await store.create();
+    await parent.append([say("a"), say("b"), say("c")]);
+    const fork = await parent.fork({ at: "a" });
+    const state = JSON.parse(JSON.stringify(fork));
+    const exported = state.segments.flatMap(
+      (segment: { messages: Array<{ id: string }> }) => segment.messages,
+    );
+    expect(exported.map((message: { id: string }) => message.id)).toEqual(["a"]);
+  });
+
+  it("reclaim segments that no thread or checkpoint reaches any more", async () => {
+    const store = createMemoryStore({ registry });
+    const parent = await store.create();
+    await parent.append([say("a"), say("b")]);
+    const fork = await parent.fork();
+    await fork.append(say("f"));
+    const segmentOf = async (id: string) => store.driver.segment(id);
+    const parentHead = (parent as unknown as { record: { head: string } }).record.head;
+    await parent.delete();
+    expect(await segmentOf(parentHead)).toBeDefined(); // the fork still reaches it
+    await fork.delete();
+    expect(await segmentOf(parentHead)).toBeUndefined();
+  });
+});

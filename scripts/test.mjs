@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// `npm test`: builds every package, starts what the tests need (a loopback redis-server unless REDIS_URL
+// is set), runs every package's vitest suite one package at a time, and ends with one line
+// `N passed, N failed, N skipped` summed over all packages. Exits non-zero on any failure or when no test ran.
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startRedis } from "./redis-server.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const env = {
+  ...process.env,
+  TURBO_TELEMETRY_DISABLED: "1",
+  DO_NOT_TRACK: "1",
+  FORCE_COLOR: process.env.FORCE_COLOR ?? "1",
+};
+const resultFile = ".test-results/vitest.json";
+
+function run(command, args, options = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: "inherit", ...options });
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on("error", (error) => {
+      console.error(`[test] could not run ${command}: ${error.message}`);
+      resolve(1);
+    });
+  });
+}
+
+function packageDirectories() {
+  const packages = join(root, "packages");
+  return readdirSync(packages)
+    .map((name) => join(packages, name))
+    .filter((directory) => existsSync(join(directory, "package.json")));
+}
+
+function tally(directories) {
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  for (const directory of directories) {
+    const manifest = JSON.parse(readFileSync(join(directory, "package.json"), "utf8"));
+    if (!manifest.scripts?.test) continue;
+    const file = join(directory, resultFile);
+    if (!existsSync(file)) {
+      console.error(`[test] ${manifest.name}: no results were written (the run did not finish)`);
+      totals.failed++;
+      continue;
+    }
+    const report = JSON.parse(readFileSync(file, "utf8"));
+    totals.passed += report.numPassedTests;
+    totals.failed += report.numFailedTests;
+    totals.skipped += report.numPendingTests + report.numTodoTests;
+    // A test file that failed to load has no tests to count; it still counts as a failure.
+    for (const suite of report.testResults ?? []) {
+      if (suite.status === "failed" && (suite.assertionResults ?? []).length === 0) totals.failed++;
+    }
+  }
+  return totals;
+}
+
+async function main() {
+  const directories = packageDirectories();
+  for (const directory of directories)
+    rmSync(join(directory, ".test-results"), { recursive: true, force: true });
+
+  const built = await run("npx", ["turbo", "run", "build", "--output-logs=errors-only"]);
+  if (built !== 0) {
+    console.error("[test] the build failed; no tests were run");
+    console.log("0 passed, 1 failed, 0 skipped");
+    process.exit(1);
+  }
+
+  const redis = await startRedis({ log: (line) => console.log(`[test] ${line}`) });
+  if (redis.url) env.REDIS_URL = redis.url;
+  let code;
+  try {
+    code = await run("npx", [
+      "turbo",
+      "run",
+      "test",
+      "--concurrency=1",
+      "--continue",
+      "--",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${resultFile}`,
+    ]);
+  } finally {
+    await redis.stop();
+  }
+
+  const totals = tally(directories);
+  const total = totals.passed + totals.failed;
+  if (total === 0) console.error("[test] no test ran");
+  console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  process.exit(code !== 0 || totals.failed > 0 || totals.passed === 0 ? 1 : 0);
+}
+
+await main();
