@@ -169,7 +169,7 @@ export class LocalThread implements Thread {
       HistoryEvent,
       { kind: "checkpoint" }
     >;
-    return event.checkpoint;
+    return cloneJson(event.checkpoint);
   }
 
   async rollback(target: PointTarget, options: AppendOptions = {}): Promise<void> {

@@ -50,14 +50,14 @@ export class MemoryLogDriver implements LogDriver {
   readNow(id: string): StoredRecord | undefined {
     this.#assertOpen();
     const record = this.#records.get(id);
-    return record && cloneJson(record);
+    return record && copyRecord(record);
   }
 
   async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
     this.#assertOpen();
     if (this.#records.has(record.id)) throw new ThreadExistsError(record.id);
     this.#addSegment(head);
-    this.#records.set(record.id, cloneJson(record));
+    this.#records.set(record.id, { ...copyRecord(record), events: freezeEvents(cloneJson(record.events)) });
     this.#retainRecord(record);
   }
 
@@ -69,7 +69,7 @@ export class MemoryLogDriver implements LogDriver {
       throw new ConcurrencyError(id, change.ifRevision, stored.revision);
     }
     if (stored.head !== change.expectHead) throw new HeadMovedError(id);
-    const record = cloneJson(stored);
+    const record = copyRecord(stored);
     const event = change.event && cloneJson(change.event);
     // Plan (and throw on conflicts) before anything is written.
     const planned = planAppend(
@@ -102,7 +102,7 @@ export class MemoryLogDriver implements LogDriver {
       record.updatedAt = new Date().toISOString();
       if (event) {
         event.revision = record.revision;
-        record.events.push(event);
+        record.events = freezeEvents([...record.events, event]);
         this.#retainEvent(event);
       }
       if (change.newHead) this.#retain(change.newHead.id);
@@ -110,7 +110,7 @@ export class MemoryLogDriver implements LogDriver {
       this.#records.set(id, record);
     }
     const messages = planned.result.map((index) => cloneJson(head.messages[index] as Message));
-    return { record: cloneJson(record), messages };
+    return { record: copyRecord(record), messages };
   }
 
   async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {
@@ -286,6 +286,27 @@ export class MemoryLogDriver implements LogDriver {
       current = segment?.info.base?.segment;
     }
   }
+}
+
+/**
+ * A record for a caller: metadata and context are copied; events are shared, since they are frozen and
+ * replaced (never changed) by a commit, so reads cost nothing per checkpoint or rollback.
+ */
+function copyRecord<Record extends StoredRecord>(record: Record): Record {
+  if (record.kind === "state") return cloneJson(record);
+  return { ...record, metadata: cloneJson(record.metadata), context: cloneJson(record.context) };
+}
+
+function freezeEvents(events: HistoryEvent[]): HistoryEvent[] {
+  return Object.freeze(events.map((event) => deepFreeze(event))) as HistoryEvent[];
+}
+
+function deepFreeze<Value>(value: Value): Value {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function emptySegment(info: SegmentInfo): MemorySegment {
