@@ -15,6 +15,7 @@ import type { ThreadState } from "../thread-type.js";
 import { LocalThread, type LocalThreadHost } from "./local-thread.js";
 import { type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
 import { exportLog, importLog, type LogState, LogStateSchema } from "./log-state.js";
+import { AFTER_SCOPED_KEYS, SCOPE_SEPARATOR, ScopedLogDriver } from "./scoped-log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
 
 export interface LocalStoreOptions {
@@ -169,11 +170,26 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
   async list(options: ListOptions = {}): Promise<ThreadPage> {
     const limit = options.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError("limit must be a positive integer");
-    const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const items = await this.driver.list({ prefix: options.prefix, after, limit: limit + 1 });
+    const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
+    // Scoped keys sort first; start past them so a store never lists its scopes' threads.
+    const after = cursor === undefined || cursor < AFTER_SCOPED_KEYS ? AFTER_SCOPED_KEYS : cursor;
+    const items = (await this.driver.list({ prefix: options.prefix, after, limit: limit + 1 })).filter(
+      (item) => !item.id.startsWith(SCOPE_SEPARATOR),
+    );
     const page = items.slice(0, limit);
     const last = page[page.length - 1];
     return items.length > limit && last ? { items: page, cursor: encodeCursor(last.id) } : { items: page };
+  }
+
+  /** The same store seen by one tenant: its threads are invisible to, and unreachable from, every other scope. */
+  scope(tenant: string): LocalStore {
+    return new LocalStore({
+      driver: new ScopedLogDriver(this.driver, tenant),
+      registry: this.registry,
+      url: this.url,
+      adapters: this.adapters,
+      serialize: this.#serialize,
+    });
   }
 
   async delete(id: string): Promise<boolean> {

@@ -17,6 +17,7 @@ import type {
   StateRecord,
   StoredRecord,
 } from "../local/log-driver.js";
+import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { type Message, messageFingerprint } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
 
@@ -33,7 +34,7 @@ interface MemorySegment {
  * atomic. Segments are reference-counted: one a record, a checkpoint or another segment points at lives;
  * the last reference dropped (by `delete`) frees it at once.
  */
-export class MemoryLogDriver implements LogDriver {
+export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   readonly specificationVersion = "v1";
   readonly source = "thread-core";
   readonly nativeType = "memory";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { LocalStore } from "../local/local-store.js";
 import type { LogRecord, SegmentInfo } from "../local/log-driver.js";
 import { buildLogState, LogStateSchema, neededSegments, recordPoints } from "../local/log-state.js";
+import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { chainRanges, SegmentChains } from "../local/segment-chain.js";
 import type { Message } from "../message.js";
 import type { Registry } from "../registry.js";
@@ -42,7 +43,7 @@ export function createMemoryStore(options: {
 
 /** The whole log of a memory thread, read synchronously so that `JSON.stringify(thread)` can give it. */
 function serializeMemoryThread(record: LogRecord, chains: SegmentChains): ThreadState {
-  const driver = chains.driver as MemoryLogDriver;
+  const driver = chains.driver as unknown as SyncSegmentReader;
   const info = (id: string) => driver.segmentNow(id) as SegmentInfo;
   const ranges = chainRanges(record.head, record.length - info(record.head).start, info);
   const end = chains.pointAt(ranges, SegmentChains.length(ranges));

@@ -55,6 +55,11 @@ export interface ThreadStore {
   export(id: string): Promise<LogState | ThreadState>;
   list(options?: ListOptions): Promise<ThreadPage>;
   delete(id: string): Promise<boolean>;
+  /**
+   * The store as one tenant sees it: threads created there are invisible to and unreachable from every
+   * other scope and from the unscoped store. Scopes nest. Closing a scope releases nothing.
+   */
+  scope(tenant: string): ThreadStore;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,171 @@
+import { assertThreadId, newRandomId } from "../ids.js";
+import type { JsonObject } from "../json.js";
+import type { Message } from "../message.js";
+import type { HistoryEvent, LogPoint } from "../thread.js";
+import type {
+  CommitResult,
+  LogChange,
+  LogDriver,
+  LogRecord,
+  RecordSummary,
+  SegmentInfo,
+  StateRecord,
+  StoredRecord,
+} from "./log-driver.js";
+
+/**
+ * A control character: never part of a valid id, so no id can spell another scope's key. Scoped keys
+ * start with it and therefore sort before every unscoped id.
+ */
+export const SCOPE_SEPARATOR = "\u001f";
+/** Sorts after every key that starts with the separator and a scope name, before every unscoped id. */
+export const AFTER_SCOPED_KEYS = `${SCOPE_SEPARATOR}\uffff`;
+
+/** Reads a memory driver offers synchronously, for `JSON.stringify` of memory threads. */
+export interface SyncSegmentReader {
+  segmentNow(id: string): SegmentInfo | undefined;
+  readSegmentNow(id: string, from: number, to: number): Message[];
+}
+
+/**
+ * One tenant's view of a driver: thread ids and segment ids are prefixed with the scope, so nothing of
+ * another scope (or of the unscoped store) can be named, read, listed or overwritten from here.
+ */
+export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
+  readonly specificationVersion = "v1";
+  readonly #prefix: string;
+
+  constructor(
+    readonly inner: LogDriver,
+    readonly scope: string,
+  ) {
+    assertThreadId(scope);
+    this.#prefix = `${SCOPE_SEPARATOR}${scope}${SCOPE_SEPARATOR}`;
+  }
+
+  get source(): string {
+    return this.inner.source;
+  }
+  get nativeType(): string {
+    return this.inner.nativeType;
+  }
+
+  async read(id: string): Promise<StoredRecord | undefined> {
+    return this.#recordOut(await this.inner.read(this.#in(id)));
+  }
+
+  async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
+    await this.inner.createLog(this.#logIn(record), this.#segmentIn(head));
+  }
+
+  async commit(id: string, change: LogChange): Promise<CommitResult> {
+    const result = await this.inner.commit(this.#in(id), {
+      ...change,
+      expectHead: this.#in(change.expectHead),
+      ...(change.newHead ? { newHead: this.#segmentIn(change.newHead) } : {}),
+      ...(change.event ? { event: mapEvent(change.event, (segment) => this.#in(segment)) } : {}),
+    });
+    return { ...result, record: this.#recordOut(result.record) as LogRecord };
+  }
+
+  async putState(id: string, state: JsonObject, options?: { ifRevision?: number }): Promise<StateRecord> {
+    return this.#recordOut(await this.inner.putState(this.#in(id), state, options)) as StateRecord;
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.inner.delete(this.#in(id));
+  }
+
+  async list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {
+    const items = await this.inner.list({
+      prefix: this.#in(options.prefix ?? ""),
+      after: options.after === undefined ? undefined : this.#in(options.after),
+      limit: options.limit,
+    });
+    return items
+      .filter((item) => item.id.startsWith(this.#prefix))
+      .map((item) => ({ ...item, id: this.#out(item.id) }));
+  }
+
+  async segment(id: string): Promise<SegmentInfo | undefined> {
+    const info = await this.inner.segment(this.#in(id));
+    return info && this.#segmentOut(info);
+  }
+
+  readSegment(id: string, from: number, to: number): Promise<Message[]> {
+    return this.inner.readSegment(this.#in(id), from, to);
+  }
+
+  locate(id: string, messageId: string, before: number) {
+    return this.inner.locate(this.#in(id), messageId, before);
+  }
+
+  systemOffsets(id: string, before: number): Promise<number[]> {
+    return this.inner.systemOffsets(this.#in(id), before);
+  }
+
+  importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void> {
+    return this.inner.importSegment(this.#segmentIn(segment), messages, from);
+  }
+
+  newSegmentId(threadId: string): string {
+    // The inner driver may place the id by its thread (a Redis hash tag); the scope prefix is added on top.
+    const inner = this.inner.newSegmentId?.(this.#in(threadId));
+    return inner ?? newRandomId("seg");
+  }
+
+  segmentNow(id: string): SegmentInfo | undefined {
+    const info = (this.inner as unknown as SyncSegmentReader).segmentNow(this.#in(id));
+    return info && this.#segmentOut(info);
+  }
+
+  readSegmentNow(id: string, from: number, to: number): Message[] {
+    return (this.inner as unknown as SyncSegmentReader).readSegmentNow(this.#in(id), from, to);
+  }
+
+  /** The parent store owns the connection; closing a scope releases nothing. */
+  async close(): Promise<void> {}
+
+  #in(id: string): string {
+    return this.#prefix + id;
+  }
+
+  #out(id: string): string {
+    return id.slice(this.#prefix.length);
+  }
+
+  #segmentIn(info: SegmentInfo): SegmentInfo {
+    return { ...info, id: this.#in(info.id), base: info.base && { ...info.base, segment: this.#in(info.base.segment) } };
+  }
+
+  #segmentOut(info: SegmentInfo): SegmentInfo {
+    return { ...info, id: this.#out(info.id), base: info.base && { ...info.base, segment: this.#out(info.base.segment) } };
+  }
+
+  #logIn(record: LogRecord): LogRecord {
+    const toInner = (segment: string) => this.#in(segment);
+    return { ...record, id: this.#in(record.id), head: this.#in(record.head), events: record.events.map((event) => mapEvent(event, toInner)) };
+  }
+
+  #recordOut(record: StoredRecord | undefined): StoredRecord | undefined {
+    if (!record) return undefined;
+    if (record.kind === "state") return { ...record, id: this.#out(record.id) };
+    const toOuter = (segment: string) => this.#out(segment);
+    return { ...record, id: this.#out(record.id), head: this.#out(record.head), events: record.events.map((event) => mapEvent(event, toOuter)) };
+  }
+}
+
+function mapPoint(point: LogPoint, map: (segment: string) => string): LogPoint {
+  return { ...point, segment: map(point.segment) };
+}
+
+function mapEvent(event: HistoryEvent, map: (segment: string) => string): HistoryEvent {
+  switch (event.kind) {
+    case "checkpoint":
+      return { ...event, checkpoint: { ...event.checkpoint, point: mapPoint(event.checkpoint.point, map) } };
+    case "rollback":
+      return { ...event, from: mapPoint(event.from, map), to: mapPoint(event.to, map) };
+    case "fork":
+      return { ...event, from: mapPoint(event.from, map) };
+  }
+}
