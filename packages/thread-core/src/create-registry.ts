@@ -1,9 +1,10 @@
 import { memoryThreadType } from "./memory/memory-thread-type.js";
 import { Registry } from "./registry.js";
+import { workflowThreadType } from "./workflow/workflow-thread-type.js";
 
 /** A new registry holding skein's built-in types, isolated from the process-wide one. */
 export function createRegistry(): Registry {
-  return new Registry().register(memoryThreadType);
+  return new Registry().register(memoryThreadType).register(workflowThreadType);
 }
 
 const REGISTRY_KEY = Symbol.for("skein.registry");

@@ -25,6 +25,15 @@ export {
 } from "./local/log-state.js";
 export { SegmentChains } from "./local/segment-chain.js";
 export { estimateTokens, selectView, type ViewSource } from "./local/view.js";
+export {
+  createThreadManager,
+  type PairKey,
+  pairKey,
+  type ThreadManager,
+  type ThreadManagerCallbacks,
+  ThreadManagerError,
+  type ThreadManagerOptions,
+} from "./manager/thread-manager.js";
 export { MemoryLogDriver } from "./memory/memory-log-driver.js";
 export { createMemoryStore, MemoryThreadStateSchema, memoryThreadType } from "./memory/memory-thread-type.js";
 export * from "./message.js";
@@ -42,3 +51,7 @@ export {
   type ThreadType,
   type ThreadTypeDefinition,
 } from "./thread-type.js";
+export type { WorkflowRollbackReport } from "./workflow/workflow-checkpoints.js";
+export * from "./workflow/workflow-state.js";
+export { MAIN_THREAD, type SubThread, WorkflowThread } from "./workflow/workflow-thread.js";
+export { type CreateWorkflowOptions, workflowThreadType } from "./workflow/workflow-thread-type.js";

@@ -112,7 +112,7 @@ describe("registry", () => {
     const schema = registry.jsonSchema() as {
       $defs: Record<string, { properties: Record<string, unknown> }>;
     };
-    expect(Object.keys(schema.$defs)).toEqual(["acme.ticket", "memory"]);
+    expect(Object.keys(schema.$defs)).toEqual(["acme.ticket", "memory", "workflow"]);
     expect(schema.$defs["acme.ticket"]?.properties).toHaveProperty("priority");
     expect(schema.$defs.memory?.properties).toHaveProperty("segments");
   });

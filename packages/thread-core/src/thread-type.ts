@@ -44,7 +44,10 @@ export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
   migrations?: Record<number, (state: Record<string, unknown>) => Record<string, unknown>>;
   /** Gives the state its behaviour; types without it can be parsed and saved but not opened as threads. */
   bind?(state: State, environment: BindEnvironment): Thread | Promise<Thread>;
-  /** Creates a new thread of this type (a remote conversation, say) from adapter-specific options. */
+  /**
+   * Creates a new thread of this type (a remote conversation, say) from adapter-specific options and saves
+   * its state in `environment.store`.
+   */
   create?(options: Record<string, unknown>, environment: BindEnvironment): Promise<Thread>;
   /** Parses the nested thread states this state holds (a workflow's sub-threads) with `parseChild`. */
   nested?(state: State, parseChild: (child: unknown, key: string) => ThreadState): State;

@@ -101,8 +101,11 @@ export interface Thread<State extends ThreadState = ThreadState> {
   view(options?: ViewOptions): Promise<Message[]>;
   fork(options?: ForkOptions): Promise<Thread>;
   checkpoint(label?: string): Promise<Checkpoint>;
-  /** Makes a checkpoint (or the point after a message) the end of the thread; the abandoned part stays in history. */
-  rollback(target: PointTarget, options?: AppendOptions): Promise<void>;
+  /**
+   * Makes a checkpoint (or the point after a message) the end of the thread; the abandoned part stays in
+   * history. Local threads resolve to nothing; workflows to a report of what was and was not rolled back.
+   */
+  rollback(target: PointTarget, options?: AppendOptions): Promise<unknown>;
   /** A read-only view of the thread at a checkpoint, after a message, or at a point from `history()`. */
   at(target: PointTarget): Promise<ThreadSnapshot>;
   history(): Promise<HistoryEvent[]>;

@@ -1,8 +1,13 @@
-import { InvalidThreadStateError, ThreadNotFoundError, UnsupportedOperationError } from "../errors.js";
+import {
+  InvalidThreadStateError,
+  ThreadNotFoundError,
+  UnknownThreadTypeError,
+  UnsupportedOperationError,
+} from "../errors.js";
 import { assertThreadId, newSortableId } from "../ids.js";
 import { cloneJson, type JsonObject } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
-import type { Registry } from "../registry.js";
+import { type Registry, SKEIN_TYPE_PACKAGES } from "../registry.js";
 import type {
   CreateThreadOptions,
   ListOptions,
@@ -69,9 +74,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
           "its adapter is not installed or cannot create threads.",
         );
       }
-      const thread = await type.create(options ?? {}, this.#environment());
-      await this.save(thread);
-      return thread;
+      return type.create(options ?? {}, this.#environment());
     }
     const settings = (typeof typeOrOptions === "string" ? options : typeOrOptions) ?? {};
     const id = settings.id === undefined ? newSortableId() : settings.id;
@@ -104,8 +107,10 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
   }
 
   async open(json: unknown): Promise<Thread> {
-    const state = this.registry.parse(json, { unknown: "throw" });
-    if (OpaqueThreadState.isInstance(state)) throw new InvalidThreadStateError("cannot open an opaque state");
+    // Nested states of types not installed here stay opaque; the thread itself must be of a known type.
+    const state = this.registry.parse(json, { unknown: "preserve" });
+    if (OpaqueThreadState.isInstance(state))
+      throw new UnknownThreadTypeError(state.$type, SKEIN_TYPE_PACKAGES[state.$type]);
     if (state.$type === this.nativeType) {
       const record = await this.driver.read(state.id);
       if (record?.kind === "log") return this.bindRecord(record);
@@ -119,8 +124,8 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     return type.bind(state, this.#environment());
   }
 
-  async save(thread: Thread): Promise<void> {
-    if (thread instanceof LocalThread && thread.host === this) return; // already persisted as it changed
+  async save(thread: Thread, options: { ifRevision?: number } = {}): Promise<{ revision: number }> {
+    if (thread instanceof LocalThread && thread.host === this) return { revision: thread.revision }; // persisted as it changed
     if (thread instanceof LocalThread && thread.type !== "memory") {
       throw new UnsupportedOperationError(
         thread.type,
@@ -132,10 +137,22 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     if (state.$type === this.nativeType) {
       // A memory thread from elsewhere saved into a memory store becomes one of its logs, replacing the old.
       await this.driver.delete(thread.id);
-      await this.import(state);
-      return;
+      const imported = await this.import(state);
+      return { revision: imported.revision ?? 0 };
     }
-    await this.driver.putState(thread.id, state as unknown as JsonObject);
+    if (options.ifRevision === undefined && typeof state.revision === "number") {
+      // A state that carries its revision (a workflow) must store the revision it is saved as.
+      const stored = await this.driver.read(thread.id);
+      const ifRevision = stored?.kind === "state" ? stored.revision : 0;
+      const record = await this.driver.putState(
+        thread.id,
+        { ...state, revision: ifRevision + 1 } as unknown as JsonObject,
+        { ifRevision },
+      );
+      return { revision: record.revision };
+    }
+    const record = await this.driver.putState(thread.id, state as unknown as JsonObject, options);
+    return { revision: record.revision };
   }
 
   async import(json: unknown, options: { id?: string } = {}): Promise<Thread> {

@@ -135,23 +135,41 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
   }
 
   #segmentIn(info: SegmentInfo): SegmentInfo {
-    return { ...info, id: this.#in(info.id), base: info.base && { ...info.base, segment: this.#in(info.base.segment) } };
+    return {
+      ...info,
+      id: this.#in(info.id),
+      base: info.base && { ...info.base, segment: this.#in(info.base.segment) },
+    };
   }
 
   #segmentOut(info: SegmentInfo): SegmentInfo {
-    return { ...info, id: this.#out(info.id), base: info.base && { ...info.base, segment: this.#out(info.base.segment) } };
+    return {
+      ...info,
+      id: this.#out(info.id),
+      base: info.base && { ...info.base, segment: this.#out(info.base.segment) },
+    };
   }
 
   #logIn(record: LogRecord): LogRecord {
     const toInner = (segment: string) => this.#in(segment);
-    return { ...record, id: this.#in(record.id), head: this.#in(record.head), events: record.events.map((event) => mapEvent(event, toInner)) };
+    return {
+      ...record,
+      id: this.#in(record.id),
+      head: this.#in(record.head),
+      events: record.events.map((event) => mapEvent(event, toInner)),
+    };
   }
 
   #recordOut(record: StoredRecord | undefined): StoredRecord | undefined {
     if (!record) return undefined;
     if (record.kind === "state") return { ...record, id: this.#out(record.id) };
     const toOuter = (segment: string) => this.#out(segment);
-    return { ...record, id: this.#out(record.id), head: this.#out(record.head), events: record.events.map((event) => mapEvent(event, toOuter)) };
+    return {
+      ...record,
+      id: this.#out(record.id),
+      head: this.#out(record.head),
+      events: record.events.map((event) => mapEvent(event, toOuter)),
+    };
   }
 }
 

@@ -47,8 +47,11 @@ export interface ThreadStore {
   get(id: string): Promise<Thread>;
   /** Binds a state from anywhere (`JSON.parse` of a thread) to its behaviour. */
   open(state: unknown): Promise<Thread>;
-  /** Persists a thread's state under its id (local threads of this store persist as they change). */
-  save(thread: Thread): Promise<void>;
+  /**
+   * Persists a thread's state under its id (local threads of this store persist as they change).
+   * `ifRevision` writes only if the stored state is still at that revision (0: not stored yet).
+   */
+  save(thread: Thread, options?: { ifRevision?: number }): Promise<{ revision: number }>;
   /** Brings exported JSON in: a local thread's log becomes a native thread here; other states are saved. */
   import(state: unknown, options?: { id?: string }): Promise<Thread>;
   /** The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. */

@@ -3,9 +3,11 @@ import type { ThreadStore } from "../store/store.js";
 import { appendCases } from "./cases/append-cases.js";
 import { formatCases } from "./cases/format-cases.js";
 import { historyCases } from "./cases/history-cases.js";
+import { managerCases } from "./cases/manager-cases.js";
 import { scopeCases } from "./cases/scope-cases.js";
 import { storeCases } from "./cases/store-cases.js";
 import { viewCases } from "./cases/view-cases.js";
+import { workflowCases } from "./cases/workflow-cases.js";
 import type { SuiteContext } from "./suite-context.js";
 
 export interface ConformanceOptions {
@@ -38,6 +40,17 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       await context.store?.close();
       await options.cleanup?.();
     });
-    for (const group of [formatCases, appendCases, storeCases, historyCases, viewCases, scopeCases]) group(context);
+    for (const group of [
+      formatCases,
+      appendCases,
+      storeCases,
+      historyCases,
+      viewCases,
+      scopeCases,
+      workflowCases,
+      managerCases,
+    ]) {
+      group(context);
+    }
   });
 }

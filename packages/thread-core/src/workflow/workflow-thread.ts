@@ -1,0 +1,274 @@
+import {
+  ConcurrencyError,
+  ThreadNotFoundError,
+  UnknownThreadTypeError,
+  UnsupportedOperationError,
+} from "../errors.js";
+import { newSortableId } from "../ids.js";
+import { cloneJson, type JsonValue } from "../json.js";
+import type { Message, MessageInput } from "../message.js";
+import { OpaqueThreadState } from "../opaque-state.js";
+import { SKEIN_TYPE_PACKAGES } from "../registry.js";
+import type { ThreadStore } from "../store/store.js";
+import type {
+  AppendOptions,
+  Checkpoint,
+  ForkOptions,
+  HistoryEvent,
+  PointTarget,
+  ReadOptions,
+  Thread,
+  ThreadCapabilities,
+  ThreadSnapshot,
+  ThreadUpdate,
+  ViewOptions,
+} from "../thread.js";
+import type { ThreadState } from "../thread-type.js";
+import { restoreCheckpoint, takeCheckpoint, type WorkflowRollbackReport } from "./workflow-checkpoints.js";
+import { endStep, enqueueStep, startStep } from "./workflow-execution.js";
+import type { ExecutionState, WorkflowData, WorkflowState, WorkflowStep } from "./workflow-state.js";
+
+export const MAIN_THREAD = "main";
+
+export type SubThread = Thread | OpaqueThreadState;
+
+/**
+ * A multi-agent workflow: sub-threads of any type by key, plus execution state (steps taken, running,
+ * queued), saved as one state document with optimistic revisions. Sub-threads keep their own logs, so
+ * agents append to them concurrently without touching the workflow's revision.
+ */
+export class WorkflowThread implements Thread<WorkflowState> {
+  readonly specificationVersion = "v1";
+  readonly type = "workflow";
+  readonly capabilities: ThreadCapabilities = Object.freeze({
+    fork: "copy",
+    checkpoints: true,
+    rollback: true,
+    timeTravel: true,
+    views: true,
+    revisions: true,
+  });
+  #state: WorkflowData;
+  #threads: Map<string, SubThread>;
+
+  constructor(
+    readonly store: ThreadStore,
+    state: WorkflowData,
+    threads: Map<string, SubThread>,
+  ) {
+    this.#state = state;
+    this.#threads = threads;
+  }
+
+  get id(): string {
+    return this.#state.id;
+  }
+  get revision(): number {
+    return this.#state.revision;
+  }
+  get metadata(): Readonly<Record<string, unknown>> {
+    return this.#state.metadata;
+  }
+  get context(): Readonly<Record<string, unknown>> {
+    return this.#state.context;
+  }
+  /** Steps taken, running (`current`) and queued (`next`): where a resumed workflow picks up. */
+  get execution(): Readonly<ExecutionState> {
+    return this.#state.execution;
+  }
+
+  /** The keys of the sub-threads. */
+  keys(): string[] {
+    return [...this.#threads.keys()];
+  }
+
+  /** The sub-thread under `key`; `UnknownThreadTypeError` if its adapter is not installed here. */
+  thread(key = MAIN_THREAD): Thread {
+    const sub = this.#threads.get(key);
+    if (!sub) throw new ThreadNotFoundError(`${this.id}#${key}`);
+    if (OpaqueThreadState.isInstance(sub))
+      throw new UnknownThreadTypeError(sub.$type, SKEIN_TYPE_PACKAGES[sub.$type]);
+    return sub;
+  }
+
+  /** Creates a sub-thread (a local thread of the store, or of `type` through its adapter) and saves the workflow. */
+  async addThread(
+    key: string,
+    options: { type?: string; options?: Record<string, unknown> } = {},
+  ): Promise<Thread> {
+    if (this.#threads.has(key))
+      throw new UnsupportedOperationError("workflow", "two sub-threads under one key", `"${key}" exists.`);
+    const metadata = { workflow: this.id, key };
+    const thread = options.type
+      ? await this.store.create(options.type, { metadata, ...options.options })
+      : await this.store.create({ metadata });
+    await this.#change(() => this.#threads.set(key, thread));
+    return thread;
+  }
+
+  /** Takes a sub-thread out of the workflow; `{ delete: true }` also deletes it where it lives. */
+  async removeThread(key: string, options: { delete?: boolean } = {}): Promise<void> {
+    const sub = this.#threads.get(key);
+    if (!sub) throw new ThreadNotFoundError(`${this.id}#${key}`);
+    await this.#change(() => this.#threads.delete(key));
+    if (options.delete && !OpaqueThreadState.isInstance(sub)) await sub.delete();
+  }
+
+  async enqueue(
+    name: string,
+    options: { input?: JsonValue; threadKey?: string } = {},
+  ): Promise<WorkflowStep> {
+    return this.#step(enqueueStep(this.#state.execution, name, options));
+  }
+
+  async start(stepId?: string): Promise<WorkflowStep> {
+    return this.#step(startStep(this.#state.execution, stepId));
+  }
+
+  async complete(stepId: string, output?: JsonValue): Promise<WorkflowStep> {
+    return this.#step(endStep(this.#state.execution, stepId, { status: "completed", output }));
+  }
+
+  async fail(stepId: string, error: string): Promise<WorkflowStep> {
+    return this.#step(endStep(this.#state.execution, stepId, { status: "failed", error }));
+  }
+
+  append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]> {
+    return this.thread().append(input, options);
+  }
+  messages(options?: ReadOptions): Promise<Message[]> {
+    return this.thread().messages(options);
+  }
+  view(options?: ViewOptions): Promise<Message[]> {
+    return this.thread().view(options);
+  }
+
+  /** A new workflow with a fork of every sub-thread and a copy of the execution state. */
+  async fork(options: ForkOptions = {}): Promise<Thread> {
+    const threads = new Map<string, SubThread>();
+    for (const [key, sub] of this.#threads) {
+      if (OpaqueThreadState.isInstance(sub) || sub.capabilities.fork === "none") {
+        throw new UnsupportedOperationError(
+          OpaqueThreadState.isInstance(sub) ? sub.$type : sub.type,
+          "fork",
+          `sub-thread "${key}" cannot be forked, so the workflow cannot.`,
+        );
+      }
+    }
+    for (const [key, sub] of this.#threads) threads.set(key, await (sub as Thread).fork());
+    const now = new Date().toISOString();
+    const state = {
+      ...cloneJson(this.#state),
+      id: options.id ?? newSortableId(),
+      createdAt: now,
+      revision: 0,
+      metadata: { ...cloneJson(this.#state.metadata), ...cloneJson(options.metadata ?? {}) },
+      checkpoints: [],
+      events: [],
+    } as WorkflowData;
+    const fork = new WorkflowThread(this.store, state, threads);
+    await fork.save();
+    return fork;
+  }
+
+  /** Checkpoints the execution state and every sub-thread that keeps checkpoints. */
+  async checkpoint(label?: string): Promise<Checkpoint> {
+    const { workflowCheckpoint, checkpoint, event } = await takeCheckpoint(this, this.#threads, label);
+    await this.#change((state) => {
+      state.checkpoints = [...state.checkpoints, workflowCheckpoint];
+      state.events = [...state.events, event];
+    });
+    return checkpoint;
+  }
+
+  /**
+   * Restores the execution state and rolls back every sub-thread to the checkpoint; the report names each
+   * sub-thread that could not be rolled back and why. Nothing is skipped silently.
+   */
+  async rollback(target: PointTarget, options: AppendOptions = {}): Promise<WorkflowRollbackReport> {
+    const { report, execution, threads, event } = await restoreCheckpoint(
+      this,
+      this.#state.checkpoints,
+      this.#threads,
+      target,
+    );
+    await this.#change((state) => {
+      state.execution = execution;
+      state.events = [...state.events, event];
+      this.#threads = threads;
+    }, options.ifRevision);
+    return report;
+  }
+
+  async at(target: PointTarget): Promise<ThreadSnapshot> {
+    const id = typeof target === "string" ? target : "id" in target ? target.id : undefined;
+    const saved = this.#state.checkpoints.find((checkpoint) => checkpoint.id === id);
+    const main = saved?.threads[MAIN_THREAD]?.checkpoint as Checkpoint | undefined;
+    return this.thread().at(main ?? target);
+  }
+
+  async history(): Promise<HistoryEvent[]> {
+    return cloneJson(this.#state.events);
+  }
+
+  async update(patch: ThreadUpdate, options: AppendOptions = {}): Promise<void> {
+    await this.#change((state) => {
+      if (patch.metadata) state.metadata = cloneJson(patch.metadata) as WorkflowState["metadata"];
+      if (patch.context) state.context = cloneJson(patch.context) as WorkflowState["context"];
+    }, options.ifRevision);
+  }
+
+  async refresh(): Promise<void> {
+    const fresh = await this.store.get(this.id);
+    if (!(fresh instanceof WorkflowThread)) throw new ThreadNotFoundError(this.id);
+    this.#state = fresh.#state;
+    this.#threads = fresh.#threads;
+  }
+
+  toJSON(): WorkflowState {
+    const threads: Record<string, ThreadState> = {};
+    for (const [key, sub] of this.#threads) threads[key] = sub.toJSON() as ThreadState;
+    return { ...cloneJson(this.#state), threads } as WorkflowState;
+  }
+
+  /** Deletes the workflow's state; local sub-threads of its store go with it, remote ones are left as they are. */
+  async delete(): Promise<void> {
+    for (const sub of this.#threads.values()) {
+      if (!OpaqueThreadState.isInstance(sub) && sub.type === this.store.nativeType) await sub.delete();
+    }
+    await this.store.delete(this.id);
+  }
+
+  /** Writes the workflow's state if nobody else has since it was read (else `ConcurrencyError`). */
+  async save(): Promise<void> {
+    await this.#change(() => {});
+  }
+
+  async #step(result: { execution: ExecutionState; step: WorkflowStep }): Promise<WorkflowStep> {
+    await this.#change((state) => {
+      state.execution = result.execution;
+    });
+    return result.step;
+  }
+
+  /**
+   * Applies a change to a copy of the state and saves it as the next revision, if the stored one is still
+   * the revision this object read; on failure the workflow stays as it was.
+   */
+  async #change(change: (state: WorkflowData) => void, ifRevision?: number): Promise<void> {
+    const before = { state: this.#state, threads: new Map(this.#threads) };
+    if (ifRevision !== undefined && ifRevision !== before.state.revision) {
+      throw new ConcurrencyError(this.id, ifRevision, before.state.revision);
+    }
+    const next = cloneJson(this.#state);
+    change(next);
+    this.#state = { ...next, revision: before.state.revision + 1 };
+    try {
+      await this.store.save(this, { ifRevision: before.state.revision });
+    } catch (error) {
+      this.#state = before.state;
+      this.#threads = before.threads;
+      throw error;
+    }
+  }
+}
