@@ -55,3 +55,4 @@ export type { WorkflowRollbackReport } from "./workflow/workflow-checkpoints.js"
 export * from "./workflow/workflow-state.js";
 export { MAIN_THREAD, type SubThread, WorkflowThread } from "./workflow/workflow-thread.js";
 export { type CreateWorkflowOptions, workflowThreadType } from "./workflow/workflow-thread-type.js";
+export type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
