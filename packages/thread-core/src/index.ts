@@ -40,6 +40,7 @@ export * from "./message.js";
 export { OpaqueThreadState } from "./opaque-state.js";
 export { parseThreadState, serializeThread } from "./parse-thread-state.js";
 export { type ParsedState, type ParseOptions, Registry, SKEIN_TYPE_PACKAGES } from "./registry.js";
+export type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
 export { type OpenStoreOptions, openStore, redactUrl, STORE_SCHEMES } from "./store/open-store.js";
 export type * from "./store/store.js";
 export type * from "./thread.js";
@@ -55,4 +56,3 @@ export type { WorkflowRollbackReport } from "./workflow/workflow-checkpoints.js"
 export * from "./workflow/workflow-state.js";
 export { MAIN_THREAD, type SubThread, WorkflowThread } from "./workflow/workflow-thread.js";
 export { type CreateWorkflowOptions, workflowThreadType } from "./workflow/workflow-thread-type.js";
-export type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";

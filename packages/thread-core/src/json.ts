@@ -13,40 +13,58 @@ export const MAX_JSON_DEPTH = 200;
  * Iterative, so hostile depth cannot overflow the stack.
  */
 export function assertJsonValue(value: unknown, makeError = jsonError): asserts value is JsonValue {
-  const stack: Array<{ value: unknown; depth: number; path: Array<string | number> }> = [
-    { value, depth: 0, path: [] },
-  ];
+  const problem = findJsonProblem(value, false);
+  if (problem) {
+    // Walk again, keeping paths this time, only to say where the problem is.
+    const located = findJsonProblem(value, true) ?? problem;
+    throw makeError(located.detail, located.path);
+  }
+}
+
+interface JsonProblem {
+  detail: string;
+  path: Array<string | number>;
+}
+
+/** Iterative, so hostile depth cannot overflow the stack; paths are built only when asked for. */
+function findJsonProblem(root: unknown, withPaths: boolean): JsonProblem | undefined {
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  const paths: Array<Array<string | number>> = [[]];
   const seen = new Set<object>();
-  while (stack.length > 0) {
-    const { value: current, depth, path } = stack.pop() as (typeof stack)[number];
+  while (values.length > 0) {
+    const current = values.pop();
+    const depth = depths.pop() as number;
+    const path = withPaths ? (paths.pop() as Array<string | number>) : [];
     if (current === null || typeof current === "string" || typeof current === "boolean") continue;
     if (typeof current === "number") {
-      if (!Number.isFinite(current)) throw makeError("numbers must be finite", path);
+      if (!Number.isFinite(current)) return { detail: "numbers must be finite", path };
       continue;
     }
-    if (typeof current !== "object") throw makeError(`${typeof current} is not JSON`, path);
-    if (depth >= MAX_JSON_DEPTH) throw makeError(`nesting is deeper than ${MAX_JSON_DEPTH} levels`, path);
-    if (seen.has(current)) throw makeError("the value contains a cycle", path);
+    if (typeof current !== "object") return { detail: `${typeof current} is not JSON`, path };
+    if (depth >= MAX_JSON_DEPTH) return { detail: `nesting is deeper than ${MAX_JSON_DEPTH} levels`, path };
+    if (seen.has(current)) return { detail: "the value contains a cycle", path };
     seen.add(current);
     if (Array.isArray(current)) {
-      current.forEach((item, index) => {
-        stack.push({ value: item, depth: depth + 1, path: [...path, index] });
-      });
+      for (let index = 0; index < current.length; index++) {
+        values.push(current[index]);
+        depths.push(depth + 1);
+        if (withPaths) paths.push([...path, index]);
+      }
       continue;
     }
     const prototype = Object.getPrototypeOf(current);
-    if (prototype !== Object.prototype && prototype !== null) {
-      throw makeError("only plain objects are JSON", path);
-    }
-    for (const key of Object.keys(current)) {
-      if (key === "__proto__") throw makeError('the key "__proto__" is not allowed', path);
-      stack.push({
-        value: (current as Record<string, unknown>)[key],
-        depth: depth + 1,
-        path: [...path, key],
-      });
+    if (prototype !== Object.prototype && prototype !== null)
+      return { detail: "only plain objects are JSON", path };
+    for (const key in current) {
+      if (!Object.hasOwn(current, key)) continue;
+      if (key === "__proto__") return { detail: 'the key "__proto__" is not allowed', path };
+      values.push((current as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+      if (withPaths) paths.push([...path, key]);
     }
   }
+  return undefined;
 }
 
 function jsonError(detail: string, path: Array<string | number>): Error {

@@ -3,8 +3,9 @@ import { z } from "zod";
 import { InvalidMessageError } from "./errors.js";
 import { newSortableId } from "./ids.js";
 import { assertJsonValue, canonicalJson, type JsonValue } from "./json.js";
+import { ISO_UTC_TIMESTAMP, TimestampSchema } from "./timestamp.js";
 
-const isoTimestamp = z.iso.datetime();
+const isoTimestamp = TimestampSchema;
 const jsonValue = z.json();
 
 export const TextContentSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
@@ -100,6 +101,51 @@ export const MessageSchema = z.looseObject({
   metadata: z.record(z.string(), jsonValue).optional(),
 });
 export type Message = z.infer<typeof MessageSchema>;
+
+const ROLE_SET: ReadonlySet<string> = new Set(ROLES);
+
+/**
+ * A cheap check that says yes only for messages `MessageSchema` surely accepts (plain text and
+ * reasoning contents); anything else goes to the schema. Long logs are mostly such messages, and
+ * parsing them must not cost many times a `JSON.parse`.
+ */
+function isPlainMessage(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const message = value as Record<string, unknown>;
+  const { id, role, createdAt, authorName, contents, metadata } = message;
+  if (typeof id !== "string" || id.length === 0 || id.length > 256) return false;
+  if (typeof role !== "string" || !ROLE_SET.has(role)) return false;
+  if (typeof createdAt !== "string" || !ISO_UTC_TIMESTAMP.test(createdAt)) return false;
+  if (authorName !== undefined && typeof authorName !== "string") return false;
+  if (metadata !== undefined) return false;
+  if (!Array.isArray(contents)) return false;
+  for (const content of contents) {
+    if (typeof content !== "object" || content === null) return false;
+    const { type, text } = content as Record<string, unknown>;
+    if ((type !== "text" && type !== "reasoning") || typeof text !== "string") return false;
+  }
+  return true;
+}
+
+/**
+ * An array of messages: each checked cheaply, and by `MessageSchema` where the cheap check is unsure.
+ * Its JSON Schema is an array of `MessageSchema` (see `Registry.jsonSchema`).
+ */
+export const MessageListSchema = z.array(z.unknown()).check((context) => {
+  context.value.forEach((value, index) => {
+    if (isPlainMessage(value)) return;
+    const result = MessageSchema.safeParse(value);
+    if (result.success) return;
+    for (const issue of result.error.issues) {
+      context.issues.push({
+        code: "custom",
+        message: issue.message,
+        input: value,
+        path: [index, ...issue.path],
+      });
+    }
+  });
+}) as unknown as z.ZodType<Message[], unknown>;
 
 /** What `append` accepts: a full message, or `{ role, text }` shorthand; `id` and `createdAt` are filled in. */
 export type MessageInput =

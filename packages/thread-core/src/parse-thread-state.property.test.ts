@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createRegistry } from "./create-registry.js";
 import { SkeinError } from "./errors.js";
 import { createMemoryStore } from "./memory/memory-thread-type.js";
-import { type Message, normalizeMessage } from "./message.js";
+import { type Message, MessageListSchema, MessageSchema, normalizeMessage } from "./message.js";
 import { parseThreadState } from "./parse-thread-state.js";
 
 const registry = createRegistry();
@@ -64,6 +64,47 @@ describe("round trips", () => {
         expect(JSON.stringify(again)).toBe(json);
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe("the fast message check", () => {
+  it("accepts exactly what MessageSchema accepts", () => {
+    const field = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.constant(null),
+      fc.constant(undefined),
+      fc.jsonValue(),
+    );
+    const candidate = fc.record(
+      {
+        id: fc.oneof(fc.string({ maxLength: 300 }), field),
+        role: fc.oneof(fc.constantFrom("system", "user", "assistant", "tool", "wizard"), field),
+        createdAt: fc.oneof(
+          fc.constantFrom(
+            "2026-11-21T22:39:36.000Z",
+            "2026-13-01T00:00:00Z",
+            "2026-11-21T22:39:36+01:00",
+            "yesterday",
+          ),
+          field,
+        ),
+        authorName: field,
+        metadata: fc.oneof(fc.constant(undefined), fc.dictionary(fc.string(), fc.jsonValue())),
+        contents: fc.oneof(
+          fc.array(fc.oneof(content, fc.record({ type: fc.constantFrom("text", "reasoning"), text: field }))),
+          field,
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(candidate, (value) => {
+        const input = asJson(value);
+        expect(MessageListSchema.safeParse([input]).success).toBe(MessageSchema.safeParse(input).success);
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -8,6 +8,7 @@ import {
 } from "./errors.js";
 import { assertThreadId } from "./ids.js";
 import { assertJsonValue, cloneJson, isPlainObject, type JsonObject } from "./json.js";
+import { MessageListSchema, MessageSchema } from "./message.js";
 import { OpaqueThreadState } from "./opaque-state.js";
 import type { ThreadState, ThreadType } from "./thread-type.js";
 
@@ -102,7 +103,8 @@ export class Registry {
       throw new InvalidThreadStateError((error as Error).message, [...path, "id"], { cause: error });
     }
 
-    let migrated: Record<string, unknown> = cloneJson(json);
+    // Migrations get a copy to change; without them the schema builds the result and the input stays untouched.
+    let migrated: Record<string, unknown> = version < type.version ? cloneJson(json) : json;
     for (let from = version; from < type.version; from++) {
       const migration = type.migrations?.[from] as (
         state: Record<string, unknown>,
@@ -136,6 +138,16 @@ export class Registry {
         io: "input",
         unrepresentable: "any",
         target: "draft-2020-12",
+        override: (context) => {
+          // The fast message list validates like an array of MessageSchema; say so.
+          if ((context.zodSchema as unknown) === MessageListSchema) {
+            Object.assign(
+              context.jsonSchema,
+              z.toJSONSchema(z.array(MessageSchema), { io: "input", unrepresentable: "any" }),
+            );
+            delete context.jsonSchema.$schema;
+          }
+        },
       });
     }
     return {

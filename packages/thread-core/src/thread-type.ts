@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Registry } from "./registry.js";
 import type { SkeinAdapter, ThreadStore } from "./store/store.js";
 import type { Thread } from "./thread.js";
+import { TimestampSchema } from "./timestamp.js";
 
 const jsonObject = z.record(z.string(), z.json());
 
@@ -10,7 +11,7 @@ export const ThreadStateSchema = z.looseObject({
   $type: z.string().min(1),
   $v: z.number().int().positive().optional(),
   id: z.string().min(1),
-  createdAt: z.iso.datetime().optional(),
+  createdAt: TimestampSchema.optional(),
   metadata: jsonObject.optional(),
   context: jsonObject.optional(),
 });

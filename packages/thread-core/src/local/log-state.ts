@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { InvalidThreadStateError } from "../errors.js";
 import { cloneJson } from "../json.js";
-import { type Message, MessageSchema, parseMessage } from "../message.js";
+import { type Message, MessageListSchema, parseMessage } from "../message.js";
 import type { HistoryEvent, LogPoint } from "../thread.js";
 import { ThreadStateSchema } from "../thread-type.js";
+import { TimestampSchema } from "../timestamp.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "./log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
 
@@ -12,7 +13,7 @@ const LogPointSchema = z.object({
   offset: z.number().int().nonnegative(),
   position: z.number().int().nonnegative(),
 });
-const timestamp = z.iso.datetime();
+const timestamp = TimestampSchema;
 const CheckpointSchema = z.object({
   id: z.string().min(1),
   label: z.string().optional(),
@@ -39,7 +40,7 @@ const SegmentStateSchema = z.object({
   base: z.object({ segment: z.string().min(1), offset: z.number().int().nonnegative() }).nullable(),
   start: z.number().int().nonnegative(),
   createdAt: timestamp,
-  messages: z.array(MessageSchema),
+  messages: MessageListSchema,
 });
 
 /** A local thread with its whole log: the `memory` type's JSON, and what `export` gives for any store. */

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { HistoryEventSchema } from "../local/log-state.js";
 import { ThreadStateSchema } from "../thread-type.js";
+import { TimestampSchema } from "../timestamp.js";
 
-const timestamp = z.iso.datetime();
+const timestamp = TimestampSchema;
 
 export const STEP_STATUSES = ["pending", "running", "completed", "failed"] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
