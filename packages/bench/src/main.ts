@@ -1,15 +1,77 @@
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { openStore } from "@skein/thread-core";
+import { type Result, ratioRows } from "./compare.js";
+import { filesResults } from "./files-scenario.js";
+import { inProcessResults } from "./in-process.js";
 import { printTable } from "./measure.js";
+import { parseResults } from "./parse-scenario.js";
+import { redisResults } from "./redis-scenario.js";
+import { withRedis } from "./redis-server.js";
+import { benchmarksMarkdown } from "./report.js";
 import { rawReadRow, type ScalingTarget, scalingRows } from "./scaling.js";
+import { growthRows, type StorageRow, storageRows } from "./storage-scenario.js";
+import { temporaryDirectory } from "./temporary-directory.js";
 
-const targets: ScalingTarget[] = [{ name: "memory", open: () => openStore("memory:") }];
+const quick = process.argv.includes("--quick");
+const rounds = quick ? 3 : 7;
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 
-console.log(`skein bench — Node ${process.version}, medians of repeated runs\n`);
-console.log("Scaling: cost of one operation on a thread of 10 vs 100,000 messages");
-const rows: string[][] = [];
-for (const target of targets) {
-  process.stderr.write(`  measuring ${target.name}…\n`);
-  rows.push(...(await scalingRows(target)));
+function section(title: string): void {
+  console.log(`\n${title}`);
 }
-rows.push(await rawReadRow());
-printTable(["store", "operation", "10 msgs", "100,000 msgs", "ratio"], rows);
+
+await withRedis(async (redisUrl) => {
+  console.log(`skein bench${quick ? " (quick)" : ""} — Node ${process.version}, medians of ${rounds} rounds`);
+  const results: Result[] = [];
+  results.push(...(await inProcessResults(rounds)));
+  results.push(...(await filesResults(rounds)));
+  if (redisUrl) results.push(...(await redisResults(redisUrl, rounds)));
+  else
+    results.push({
+      scenario: "redis",
+      subject: "all",
+      metric: "append and load",
+      skipped: "no redis-server here and REDIS_URL unset",
+    });
+  results.push(...(await parseResults(quick ? 5 : 15)));
+  section("Speed beside the raw limit and peers (ratio to the first row of each metric)");
+  printTable(["scenario", "metric", "subject", "median", "ratio", "note"], ratioRows(results));
+
+  section("Scaling: one operation on a thread of 10 vs 100,000 messages");
+  const targets: ScalingTarget[] = [
+    { name: "memory", open: () => openStore("memory:") },
+    { name: "fs", open: async () => openStore(`file://${temporaryDirectory()}`), runs: quick ? 30 : 100 },
+  ];
+  if (redisUrl) targets.push({ name: "redis", open: () => openStore(redisUrl), runs: quick ? 50 : 200 });
+  const scaling: string[][] = [];
+  for (const target of targets) {
+    process.stderr.write(`  scaling: ${target.name}…\n`);
+    try {
+      scaling.push(...(await scalingRows(target)));
+    } catch (error) {
+      scaling.push([target.name, "all", "—", "—", `not run: ${(error as Error).message.split("\n")[0]}`]);
+    }
+  }
+  scaling.push(await rawReadRow());
+  printTable(["store", "operation", "10 msgs", "100,000 msgs", "ratio"], scaling);
+
+  section("Storage: a 1,000-message thread");
+  const storage: StorageRow[] = [...(await storageRows(redisUrl)), ...(await growthRows())];
+  printTable(
+    ["subject", "bytes", "per message", "ratio"],
+    storage.map((row) => [
+      row.subject,
+      String(row.bytes),
+      row.perMessage.toFixed(0),
+      `${row.ratio.toFixed(2)}×`,
+    ]),
+  );
+
+  if (!quick) {
+    const figures = { node: process.version, date: new Date().toISOString(), results, scaling, storage };
+    writeFileSync(`${root}bench-results.json`, `${JSON.stringify(figures, null, 2)}\n`);
+    writeFileSync(`${root}BENCHMARKS.md`, benchmarksMarkdown(figures));
+    console.log("\nwrote BENCHMARKS.md and bench-results.json");
+  }
+});

@@ -23,6 +23,11 @@ export async function measure(
   return { medianMicros: times[Math.floor(times.length / 2)] as number, runs };
 }
 
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
 export function formatMicros(micros: number): string {
   if (micros >= 10_000) return `${(micros / 1000).toFixed(0)} ms`;
   if (micros >= 1000) return `${(micros / 1000).toFixed(2)} ms`;

@@ -1,0 +1,124 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { cpus, totalmem } from "node:os";
+import { type Result, ratioRows } from "./compare.js";
+import type { StorageRow } from "./storage-scenario.js";
+
+export interface Figures {
+  node: string;
+  date: string;
+  results: Result[];
+  scaling: string[][];
+  storage: StorageRow[];
+}
+
+const require = createRequire(import.meta.url);
+const PEERS = [
+  "redis",
+  "@langchain/redis",
+  "@langchain/langgraph",
+  "@langchain/core",
+  "@openai/agents-core",
+  "zod",
+];
+
+function version(name: string): string {
+  try {
+    const manifest = require.resolve(`${name}/package.json`);
+    return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+  } catch {
+    return "not installed";
+  }
+}
+
+function table(headers: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.map((cell) => cell.replaceAll("|", "\\|")).join(" | ")} |`;
+  return [line(headers), line(headers.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/** Each target of the issues, checked against the figures. */
+function targets(figures: Figures): string[][] {
+  const find = (scenario: string, subject: string, metric: string) =>
+    figures.results.find(
+      (r) => r.scenario === scenario && r.subject.startsWith(subject) && r.metric.startsWith(metric),
+    )?.micros;
+  const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined ? a / b : undefined);
+  const rows: Array<[string, number | undefined, number, string]> = [
+    [
+      "redis append ≥ 0.8× raw throughput (time ratio ≤ 1.25)",
+      ratio(find("redis", "skein", "append"), find("redis", "raw", "append")),
+      1.25,
+      "×",
+    ],
+    [
+      "redis full load ≤ 1.3× raw time",
+      ratio(find("redis", "skein", "load"), find("redis", "raw", "load")),
+      1.3,
+      "×",
+    ],
+    [
+      "parse ≤ 3× raw JSON.parse",
+      ratio(find("parse", "parseThreadState", ""), find("parse", "JSON.parse", "")),
+      3,
+      "×",
+    ],
+  ];
+  for (const row of figures.scaling) {
+    const value = Number.parseFloat(row[4] ?? "");
+    if (row[0] !== "raw array") rows.push([`${row[0]} ${row[1]}: 100,000 / 10 ≤ 1.3`, value, 1.3, "×"]);
+  }
+  return rows.map(([name, value, limit]) => [
+    name,
+    value === undefined || Number.isNaN(value) ? "not measured" : `${value.toFixed(2)}×`,
+    value === undefined || Number.isNaN(value) ? "—" : value <= limit ? "met" : "missed",
+  ]);
+}
+
+/** BENCHMARKS.md: the machine, versions, every table with ratios, the targets, and how to reproduce. */
+export function benchmarksMarkdown(figures: Figures): string {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  return `# skein benchmarks
+
+Written by \`npm run bench\` on ${figures.date}. Medians of repeated rounds; ratios are to the first row of each
+metric (the raw limit where there is one). These machines are noisy: read the ratios, not the absolute times.
+
+- Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${figures.node}
+- Peers: ${PEERS.map((name) => `${name} ${version(name)}`).join(", ")}
+
+## Speed beside the raw limit and peers
+
+${table(["scenario", "metric", "subject", "median", "ratio", "note"], ratioRows(figures.results))}
+
+## Scaling: one operation at 10 vs 100,000 messages
+
+${table(["store", "operation", "10 msgs", "100,000 msgs", "ratio"], figures.scaling)}
+
+The raw-array row copies the last 20 of a plain array: its ratio is what a large live heap costs V8 itself,
+the floor under every in-process store's ratio.
+
+## Storage
+
+${table(
+  ["subject", "bytes", "per message", "ratio"],
+  figures.storage.map((row) => [
+    row.subject,
+    String(row.bytes),
+    row.perMessage.toFixed(0),
+    `${row.ratio.toFixed(2)}×`,
+  ]),
+)}
+
+## Targets
+
+${table(["target", "measured", "status"], targets(figures))}
+
+## Reproduce
+
+\`\`\`sh
+npm install && npm run bench            # full run: rewrites BENCHMARKS.md and bench-results.json
+npm run bench -- --quick                # under two minutes, prints the tables only
+\`\`\`
+
+The Redis rows use \`REDIS_URL\` or start a throw-away \`redis-server\` on a free loopback port.
+`;
+}
