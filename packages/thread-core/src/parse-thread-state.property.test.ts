@@ -25,12 +25,15 @@ const content = fc.oneof(
   fc.record({ type: fc.constant("x-custom"), payload: fc.jsonValue() }),
 );
 
-const message = fc.record({
-  id: fc.string({ minLength: 1, maxLength: 40 }),
-  role: fc.constantFrom("system", "user", "assistant", "tool"),
-  contents: fc.array(content, { maxLength: 4 }),
-  authorName: fc.option(fc.string(), { nil: undefined }),
-});
+// `__proto__` keys are refused on purpose (see "hostile input"), so round trips leave them out.
+const message = fc
+  .record({
+    id: fc.string({ minLength: 1, maxLength: 40 }),
+    role: fc.constantFrom("system", "user", "assistant", "tool"),
+    contents: fc.array(content, { maxLength: 4 }),
+    authorName: fc.option(fc.string(), { nil: undefined }),
+  })
+  .filter((value) => !JSON.stringify(value).includes('"__proto__"'));
 
 /** JSON.parse(JSON.stringify(x)) for values fast-check builds (which may hold -0 and undefined). */
 const asJson = (value: unknown) => JSON.parse(JSON.stringify(value));

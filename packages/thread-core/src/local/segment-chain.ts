@@ -3,6 +3,9 @@ import type { Message } from "../message.js";
 import type { LogPoint } from "../thread.js";
 import type { LogDriver, SegmentInfo } from "./log-driver.js";
 
+/** The most messages one driver read returns, so a full load never asks a backend for everything at once. */
+export const READ_PAGE = 1000;
+
 /** A run of one segment's own messages that a thread sees: positions [start, start + count). */
 export interface ChainRange {
   segment: string;
@@ -39,16 +42,17 @@ export class SegmentChains {
     return chainRanges(segment, offset, (id) => this.#infos.get(id) as SegmentInfo);
   }
 
-  /** Messages at positions [from, to) of a chain. */
+  /** Messages at positions [from, to) of a chain, asked of the driver in pages of at most READ_PAGE. */
   async read(ranges: ChainRange[], from: number, to: number): Promise<Message[]> {
-    const pieces: Array<Promise<Message[]>> = [];
+    const pieces: Message[][] = [];
     for (const range of ranges) {
-      const low = Math.max(from, range.start);
-      const high = Math.min(to, range.start + range.count);
-      if (low < high)
-        pieces.push(this.driver.readSegment(range.segment, low - range.start, high - range.start));
+      const low = Math.max(from, range.start) - range.start;
+      const high = Math.min(to, range.start + range.count) - range.start;
+      for (let page = low; page < high; page += READ_PAGE) {
+        pieces.push(await this.driver.readSegment(range.segment, page, Math.min(high, page + READ_PAGE)));
+      }
     }
-    return (await Promise.all(pieces)).flat();
+    return pieces.flat();
   }
 
   /** The position of a message in a chain, searching the newest segment first. */
