@@ -89,7 +89,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     for (const item of planned.fresh) {
       if (item.message.role === "system") head.system.push(head.messages.length);
       head.index.set(item.message.id, head.messages.length);
-      head.messages.push(cloneJson(item.message));
+      head.messages.push(deepFreeze(cloneJson(item.message)));
       head.fingerprints.push(item.fingerprint);
       record.length++;
       changed = true;
@@ -110,7 +110,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       if (change.newHead) this.#release(stored.head);
       this.#records.set(id, record);
     }
-    const messages = planned.result.map((index) => cloneJson(head.messages[index] as Message));
+    const messages = planned.result.map((index) => head.messages[index] as Message);
     return { record: copyRecord(record), messages };
   }
 
@@ -177,7 +177,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
 
   readSegmentNow(id: string, from: number, to: number): Message[] {
     this.#assertOpen();
-    return (this.#segments.get(id)?.messages.slice(from, to) ?? []).map((message) => cloneJson(message));
+    return this.#segments.get(id)?.messages.slice(from, to) ?? [];
   }
 
   segmentNow(id: string): SegmentInfo | undefined {
@@ -224,7 +224,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       }
       if (message.role === "system") segment.system.push(offset);
       segment.index.set(message.id, offset);
-      segment.messages.push(cloneJson(message));
+      segment.messages.push(deepFreeze(cloneJson(message)));
       segment.fingerprints.push(messageFingerprint(message));
     }
   }
