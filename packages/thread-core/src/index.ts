@@ -1,7 +1,9 @@
+/** The zod that thread-core's schemas are built with: adapters define their state schemas with it. */
+export { z } from "zod";
 export { createRegistry, defaultRegistry } from "./create-registry.js";
 export * from "./errors.js";
-export { assertThreadId, MAX_THREAD_ID_LENGTH, newSortableId } from "./ids.js";
-export { canonicalJson, type JsonObject, type JsonValue } from "./json.js";
+export { assertThreadId, MAX_THREAD_ID_LENGTH, newRandomId, newSortableId } from "./ids.js";
+export { canonicalJson, cloneJson, type JsonObject, type JsonValue } from "./json.js";
 export { LocalStore, type LocalStoreOptions } from "./local/local-store.js";
 export { LOCAL_CAPABILITIES, LocalThread, type LocalThreadHost } from "./local/local-thread.js";
 export { defineLocalThreadType } from "./local/local-thread-type.js";
@@ -52,6 +54,7 @@ export {
   type ThreadType,
   type ThreadTypeDefinition,
 } from "./thread-type.js";
+export { ISO_UTC_TIMESTAMP, TimestampSchema } from "./timestamp.js";
 export type { WorkflowRollbackReport } from "./workflow/workflow-checkpoints.js";
 export * from "./workflow/workflow-state.js";
 export { MAIN_THREAD, type SubThread, WorkflowThread } from "./workflow/workflow-thread.js";

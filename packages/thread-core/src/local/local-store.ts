@@ -18,7 +18,7 @@ import type {
 import type { Thread } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
 import { LocalThread, type LocalThreadHost } from "./local-thread.js";
-import { type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
+import { type LogDriver, type LogRecord, newHeadSegment, type RecordSummary } from "./log-driver.js";
 import { exportLog, importLog, type LogState, LogStateSchema } from "./log-state.js";
 import { AFTER_SCOPED_KEYS, SCOPE_SEPARATOR, ScopedLogDriver } from "./scoped-log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
@@ -188,11 +188,17 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     const limit = options.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError("limit must be a positive integer");
     const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    // Scoped keys sort first; start past them so a store never lists its scopes' threads.
-    const after = cursor === undefined || cursor < AFTER_SCOPED_KEYS ? AFTER_SCOPED_KEYS : cursor;
-    const items = (await this.driver.list({ prefix: options.prefix, after, limit: limit + 1 })).filter(
-      (item) => !item.id.startsWith(SCOPE_SEPARATOR),
-    );
+    // Scoped keys sort first; start past them so a store never lists its scopes' threads. A scope whose name
+    // sorts past that bound still shows up in pages, so keep reading until the page is full or the ids end.
+    let after = cursor === undefined || cursor < AFTER_SCOPED_KEYS ? AFTER_SCOPED_KEYS : cursor;
+    const items: RecordSummary[] = [];
+    while (items.length <= limit) {
+      const batch = await this.driver.list({ prefix: options.prefix, after, limit: limit + 1 });
+      items.push(...batch.filter((item) => !item.id.startsWith(SCOPE_SEPARATOR)));
+      const last = batch[batch.length - 1];
+      if (batch.length < limit + 1 || !last) break;
+      after = last.id;
+    }
     const page = items.slice(0, limit);
     const last = page[page.length - 1];
     return items.length > limit && last ? { items: page, cursor: encodeCursor(last.id) } : { items: page };

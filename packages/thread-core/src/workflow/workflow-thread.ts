@@ -266,6 +266,18 @@ export class WorkflowThread implements Thread<WorkflowState> {
     try {
       await this.store.save(this, { ifRevision: before.state.revision });
     } catch (error) {
+      // A workflow read from JSON into a store that does not hold it yet is new there: its first save inserts.
+      const absent =
+        error instanceof ConcurrencyError && error.actualRevision === 0 && before.state.revision > 0;
+      if (absent) {
+        this.#state = { ...next, revision: 1 };
+        try {
+          await this.store.save(this, { ifRevision: 0 });
+          return;
+        } catch (retryError) {
+          error = retryError;
+        }
+      }
       this.#state = before.state;
       this.#threads = before.threads;
       throw error;

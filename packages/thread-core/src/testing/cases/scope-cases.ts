@@ -42,6 +42,15 @@ export function scopeCases(context: SuiteContext): void {
       expect(await caught(context.store.get(id))).toBeInstanceOf(ThreadNotFoundError);
       expect(await caught(context.store.scope("b").get(id))).toBeInstanceOf(ThreadNotFoundError);
     }
+    // A scope whose name sorts after every other key never cuts the unscoped listing short.
+    await context.store.create({ id: "plain-1" });
+    await context.store.create({ id: "plain-2" });
+    await context.store.scope("\uffff").create({ id: "hidden" });
+    const first = await context.store.list({ limit: 1 });
+    expect(first.items.map((item) => item.id)).toEqual(["plain-1"]);
+    expect(
+      (await context.store.list({ limit: 1, cursor: first.cursor })).items.map((item) => item.id),
+    ).toEqual(["plain-2"]);
     const nested = tenantA.scope("inner");
     await nested.create({ id: "deep" });
     expect((await tenantA.list()).items.map((item) => item.id)).toEqual(["x"]);

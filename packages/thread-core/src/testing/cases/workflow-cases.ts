@@ -122,6 +122,27 @@ export function workflowCases(context: SuiteContext): void {
     },
   );
 
+  conformanceCase(
+    context,
+    "a workflow read from JSON into a store that lacks it is saved there as new",
+    async () => {
+      const json = {
+        $type: "workflow",
+        id: "carried",
+        createdAt: new Date().toISOString(),
+        revision: 7,
+        threads: { remote: FOREIGN },
+      };
+      const opened = (await context.store.open(json)) as WorkflowThread;
+      await opened.enqueue("first");
+      expect(opened.revision).toBe(1);
+      const again = (await context.store.get("carried")) as WorkflowThread;
+      expect(again.execution.next).toHaveLength(1);
+      await again.enqueue("second");
+      expect(await caught(opened.enqueue("stale"))).toBeInstanceOf(ConcurrencyError);
+    },
+  );
+
   conformanceCase(context, "a workflow forks with its sub-threads and execution state", async () => {
     const workflow = await createWorkflow();
     await workflow.thread("main").append({ role: "user", text: "shared" });

@@ -1,0 +1,27 @@
+import { ClientFactory } from "@a2a-js/sdk/client";
+import { a2aTaskThreadType } from "./a2a-task-thread-type.js";
+import { a2aThreadType } from "./a2a-thread-type.js";
+import { type A2aAdapter, AgentClients, PACKAGE_NAME } from "./agent-clients.js";
+
+export interface A2aAdapterOptions {
+  /**
+   * Makes the SDK clients that talk to agents; pass your own for authentication, interceptors or other
+   * transports. @default new ClientFactory() (JSON-RPC and HTTP+JSON)
+   */
+  clientFactory?: ClientFactory;
+}
+
+/**
+ * The adapter for `openStore(url, { adapters })`: registers the `a2a` and `a2a.task` types and lends its
+ * clients to the `a2a` threads the store opens.
+ * @example const store = await openStore("file:./.skein", { adapters: [a2aAdapter({ clientFactory })] });
+ */
+export function a2aAdapter(options: A2aAdapterOptions = {}): A2aAdapter {
+  return {
+    specificationVersion: "v1",
+    packageName: PACKAGE_NAME,
+    schemes: [],
+    types: [a2aThreadType, a2aTaskThreadType],
+    clients: new AgentClients(options.clientFactory ?? new ClientFactory()),
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The A2A wire JSON (ProtoJSON) of the objects this package reads and writes. The SDK's `Task.toJSON` and
+ * `Message.toJSON` produce it, and `fromJSON` reads it back; working on this form keeps Buffers and the
+ * SDK's `$case` unions out of the mapping, and it is what task stores persist.
+ */
+export interface PartJson {
+  text?: string;
+  /** Base64 bytes. */
+  raw?: string;
+  url?: string;
+  data?: unknown;
+  metadata?: Record<string, unknown>;
+  filename?: string;
+  mediaType?: string;
+}
+
+export interface MessageJson {
+  messageId?: string;
+  contextId?: string;
+  taskId?: string;
+  /** `ROLE_USER` or `ROLE_AGENT`. */
+  role?: string;
+  parts?: PartJson[];
+  metadata?: Record<string, unknown>;
+  extensions?: string[];
+  referenceTaskIds?: string[];
+}
+
+export interface ArtifactJson {
+  artifactId?: string;
+  name?: string;
+  description?: string;
+  parts?: PartJson[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface TaskStatusJson {
+  /** `TASK_STATE_COMPLETED` and so on. */
+  state?: string;
+  message?: MessageJson;
+  timestamp?: string;
+}
+
+export interface TaskJson {
+  id?: string;
+  contextId?: string;
+  status?: TaskStatusJson;
+  artifacts?: ArtifactJson[];
+  history?: MessageJson[];
+  metadata?: Record<string, unknown>;
+}

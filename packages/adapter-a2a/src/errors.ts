@@ -1,0 +1,105 @@
+import type { Message } from "@skein/thread-core";
+import {
+  SkeinError,
+  type SkeinErrorOptions,
+  StoreUnavailableError,
+  UnsupportedOperationError,
+} from "@skein/thread-core";
+import type { A2aTaskState } from "./task-state.js";
+
+export const SOURCE = "adapter-a2a";
+
+type ErrorOptions = Omit<SkeinErrorOptions, "source">;
+
+/**
+ * The remote agent answered with an A2A error. `reason` is the protocol's (`UNSUPPORTED_OPERATION`,
+ * `INVALID_PARAMS`, …), or `TRANSPORT_ERROR` when the answer was not an A2A error at all.
+ */
+export class A2aAgentError extends SkeinError {
+  constructor(
+    readonly agentUrl: string,
+    readonly reason: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`Agent ${agentUrl} refused the request (${reason}): ${detail}`, { ...options, source: SOURCE });
+  }
+}
+
+/** The agent does not know the task (it lost its task store, or the id is wrong). */
+export class A2aTaskNotFoundError extends A2aAgentError {
+  constructor(
+    agentUrl: string,
+    readonly taskId: string,
+    options?: ErrorOptions,
+  ) {
+    super(agentUrl, "TASK_NOT_FOUND", `it has no task ${JSON.stringify(taskId)}.`, options);
+  }
+}
+
+/** The agent could not be reached or did not answer; the call may be retried. */
+export class A2aAgentUnavailableError extends StoreUnavailableError {
+  constructor(
+    readonly agentUrl: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`Agent ${agentUrl} is unavailable: ${detail}`, { ...options, source: SOURCE });
+  }
+}
+
+/** An agent URL that is not an `http:` or `https:` URL. */
+export class A2aInvalidAgentUrlError extends SkeinError {
+  constructor(readonly agentUrl: string) {
+    super(
+      `${JSON.stringify(agentUrl)} is not an agent URL; expected http(s)://host/… where the agent card is served.`,
+      {
+        source: SOURCE,
+      },
+    );
+  }
+}
+
+/** An `a2a` thread needs a client, which lives in the adapter, not in the thread's JSON. */
+export class A2aAdapterMissingError extends SkeinError {
+  constructor(readonly threadId: string) {
+    super(
+      `Thread ${JSON.stringify(threadId)} talks to an A2A agent but no a2a adapter was given: ` +
+        "openStore(url, { adapters: [a2aAdapter({ clientFactory })] }).",
+      { source: SOURCE },
+    );
+  }
+}
+
+/** `a2aRunner`: the agent's task failed. Its reply, already appended to the thread, is in `messages`. */
+export class A2aTaskFailedError extends SkeinError {
+  constructor(
+    readonly agentUrl: string,
+    readonly taskId: string,
+    readonly state: A2aTaskState,
+    readonly messages: Message[],
+  ) {
+    super(`Agent ${agentUrl} ended task ${JSON.stringify(taskId)} as ${state}.`, { source: SOURCE });
+  }
+}
+
+/** `skeinTaskStore` could not read or write a task in the skein store. */
+export class A2aTaskStoreError extends SkeinError {
+  constructor(
+    readonly taskId: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`Task ${JSON.stringify(taskId)}: ${detail}`, { ...options, source: SOURCE });
+  }
+}
+
+/** `UnsupportedOperationError` raised by this package: the type cannot do it and nothing was changed. */
+export function unsupported(type: string, capability: string, detail: string): UnsupportedOperationError {
+  return new UnsupportedOperationError(type, capability, detail, { source: SOURCE });
+}
+
+/** Whether `error` is the named skein error, by name so that duplicate installs of thread-core agree. */
+export function isSkeinErrorNamed(error: unknown, name: string): boolean {
+  return SkeinError.isInstance(error) && error.name === name;
+}

@@ -1,0 +1,152 @@
+import { createHash } from "node:crypto";
+import type { ListTasksRequest, ListTasksResponse, Task } from "@a2a-js/sdk";
+import { RequestMalformedError } from "@a2a-js/sdk/errors";
+import {
+  type OwnerResolver,
+  resolveUserScope,
+  type ServerCallContext,
+  type TaskStore,
+} from "@a2a-js/sdk/server";
+import { assertThreadId, type ThreadStore } from "@skein/thread-core";
+import { A2aTaskThread } from "./a2a-task-thread.js";
+import { a2aTaskThreadType } from "./a2a-task-thread-type.js";
+import { A2aTaskStoreError, isSkeinErrorNamed } from "./errors.js";
+
+export interface SkeinTaskStoreOptions {
+  /** Who owns a task; each owner sees only its own. @default the caller's user name, as the SDK's stores do */
+  ownerResolver?: OwnerResolver;
+  /** The scope of `store` the tasks live in, apart from its threads. @default "a2a-tasks" */
+  scope?: string;
+}
+
+/** The protocol's default page size for ListTasks. */
+const DEFAULT_PAGE_SIZE = 50;
+const READ_BATCH = 100;
+/** Errors that say the stored document is not a task this version can read (others pass through). */
+const UNREADABLE = ["InvalidThreadStateError", "UnsupportedVersionError", "UnknownThreadTypeError"];
+
+/**
+ * The SDK's `TaskStore` on any skein store (`memory:`, `file:`, `redis://`), so an A2A server keeps its
+ * tasks where skein keeps threads and finds them again after a restart. Each task is an `a2a.task`
+ * state under its id, in a scope per tenant and owner.
+ * @example new DefaultRequestHandler(card, skeinTaskStore(await openStore("redis://localhost:6379")), executor)
+ */
+export function skeinTaskStore(store: ThreadStore, options: SkeinTaskStoreOptions = {}): TaskStore {
+  store.registry.ensure(a2aTaskThreadType);
+  const root = store.scope(options.scope ?? "a2a-tasks");
+  const ownerOf = options.ownerResolver ?? resolveUserScope;
+  const scopeOf = (context: ServerCallContext) => {
+    const tenant = context.tenant ? root.scope(scopeName("tenant", context.tenant)) : root;
+    return tenant.scope(scopeName("owner", ownerOf(context)));
+  };
+  return {
+    async save(task: Task, context: ServerCallContext): Promise<void> {
+      if (!isThreadId(task.id)) {
+        throw new A2aTaskStoreError(
+          task.id,
+          "a task id must be 1–256 characters without control characters.",
+        );
+      }
+      const scoped = scopeOf(context);
+      await scoped.save(A2aTaskThread.of(task, scoped));
+    },
+    async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+      // An id no skein store can hold names no task: it was never saved.
+      if (!isThreadId(taskId)) return undefined;
+      return (await readTask(scopeOf(context), taskId))?.task;
+    },
+    async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+      return listTasks(await readAll(scopeOf(context)), params);
+    },
+  };
+}
+
+async function readTask(store: ThreadStore, taskId: string): Promise<A2aTaskThread | undefined> {
+  let thread: unknown;
+  try {
+    thread = await store.get(taskId);
+  } catch (error) {
+    if (isSkeinErrorNamed(error, "ThreadNotFoundError")) return undefined;
+    if (UNREADABLE.some((name) => isSkeinErrorNamed(error, name))) {
+      throw new A2aTaskStoreError(taskId, "the stored task could not be read.", { cause: error });
+    }
+    throw error;
+  }
+  if (thread instanceof A2aTaskThread) return thread;
+  throw new A2aTaskStoreError(
+    taskId,
+    `the store holds a ${(thread as { type: string }).type} thread under this id.`,
+  );
+}
+
+/** Every task of one scope; ListTasks filters and orders them all, as the SDK's in-memory store does. */
+async function readAll(store: ThreadStore): Promise<Task[]> {
+  const tasks: Task[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({ limit: READ_BATCH, ...(cursor ? { cursor } : {}) });
+    const threads = await Promise.all(page.items.map((item) => readTask(store, item.id)));
+    for (const thread of threads) if (thread) tasks.push(thread.task);
+    cursor = page.cursor;
+  } while (cursor);
+  return tasks;
+}
+
+/** ListTasks with the SDK stores' meaning: filters, newest status first (ties by id), cursor pages. */
+export function listTasks(all: Task[], params: ListTasksRequest): ListTasksResponse {
+  const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
+  const after = params.statusTimestampAfter ? Date.parse(params.statusTimestampAfter) : undefined;
+  const matching = all
+    .filter((task) => !params.contextId || task.contextId === params.contextId)
+    .filter((task) => !params.status || task.status?.state === params.status)
+    .filter((task) => after === undefined || statusTime(task) > after)
+    .sort((a, b) => statusTime(b) - statusTime(a) || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0));
+  const cursor = params.pageToken ? decodePageToken(params.pageToken) : undefined;
+  const rest = cursor
+    ? matching.filter((task) => {
+        const time = statusTime(task);
+        return time < cursor.time || (time === cursor.time && task.id < cursor.id);
+      })
+    : matching;
+  const page = rest.slice(0, pageSize);
+  const last = page[page.length - 1];
+  return {
+    tasks: page.map((task) => (params.includeArtifacts ? task : { ...task, artifacts: [] })),
+    nextPageToken: last && rest.length > page.length ? encodePageToken(last) : "",
+    pageSize,
+    totalSize: matching.length,
+  };
+}
+
+function statusTime(task: Task): number {
+  const time = task.status?.timestamp ? Date.parse(task.status.timestamp) : 0;
+  return Number.isNaN(time) ? 0 : time;
+}
+
+/** The SDK's own token format (`base64("<timestamp>|<id>")`), so tokens mean the same on every store. */
+function encodePageToken(task: Task): string {
+  const time = statusTime(task);
+  return Buffer.from(`${time === 0 ? "" : new Date(time).toISOString()}|${task.id}`).toString("base64");
+}
+
+function decodePageToken(token: string): { time: number; id: string } {
+  const [timestamp = "", ...id] = Buffer.from(token, "base64").toString("utf8").split("|");
+  const time = timestamp === "" ? 0 : Date.parse(timestamp);
+  if (id.length === 0 || Number.isNaN(time)) throw new RequestMalformedError("Invalid page token format.");
+  return { time, id: id.join("|") };
+}
+
+/** A scope name for any tenant or owner string: itself when it is a valid id, else its hash. */
+function scopeName(kind: string, value: string): string {
+  const name = `${kind}:${value}`;
+  return isThreadId(name) ? name : `${kind}#${createHash("sha256").update(value).digest("base64url")}`;
+}
+
+function isThreadId(id: unknown): id is string {
+  try {
+    assertThreadId(id);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,79 @@
+import { createServer, type Server } from "node:http";
+import type { AgentCard } from "@a2a-js/sdk";
+import { DefaultRequestHandler, InMemoryTaskStore, type TaskStore } from "@a2a-js/sdk/server";
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import express from "express";
+import { type AgentName, TEST_AGENTS } from "./test-agents.js";
+
+export interface AgentServer {
+  port: number;
+  /** The base URL of one agent; its card is at `<url>/.well-known/agent-card.json`. */
+  agentUrl(name: AgentName): string;
+  close(): Promise<void>;
+}
+
+export interface AgentServerOptions {
+  /** Where every agent keeps its tasks. @default an InMemoryTaskStore per agent */
+  taskStore?: TaskStore;
+  /** @default a free port */
+  port?: number;
+}
+
+/** A real A2A server (the SDK's handler behind express) on loopback, with every test agent at `/<name>`. */
+export async function startAgentServer(options: AgentServerOptions = {}): Promise<AgentServer> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as { port: number };
+  const base = `http://127.0.0.1:${port}`;
+  const app = express();
+  for (const name of Object.keys(TEST_AGENTS) as AgentName[]) {
+    const handler = new DefaultRequestHandler(
+      agentCard(name, `${base}/${name}/rpc`),
+      options.taskStore ?? new InMemoryTaskStore(),
+      TEST_AGENTS[name],
+    );
+    app.use(`/${name}/.well-known/agent-card.json`, agentCardHandler({ agentCardProvider: handler }));
+    app.use(
+      `/${name}/rpc`,
+      jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
+    );
+  }
+  server.on("request", app);
+  return {
+    port,
+    agentUrl: (name) => `${base}/${name}`,
+    close: () => close(server),
+  };
+}
+
+function agentCard(name: AgentName, url: string): AgentCard {
+  return {
+    name,
+    description: `The ${name} test agent.`,
+    supportedInterfaces: [{ url, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" }],
+    provider: undefined,
+    version: "1.0.0",
+    capabilities: {
+      streaming: name !== "unstreamed",
+      pushNotifications: false,
+      extensions: [],
+      extendedAgentCard: false,
+    },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [],
+    signatures: [],
+  };
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

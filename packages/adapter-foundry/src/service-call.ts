@@ -1,0 +1,163 @@
+import { PointNotFoundError, SkeinError } from "@skein/thread-core";
+import {
+  FoundryConflictError,
+  FoundryNotFoundError,
+  FoundryServiceError,
+  FoundryUnavailableError,
+  type ServiceFailureDetails,
+  SOURCE,
+} from "./errors.js";
+import { redactSecrets } from "./redact-secrets.js";
+
+/** What a call is about, so its failure can name the thread and the point it concerns. */
+export interface CallContext {
+  /** The SDK method, as `messages.list` or `conversations.items.create`. */
+  operation: string;
+  /** The skein thread the call serves: a 404 becomes a `FoundryNotFoundError` for it. */
+  threadId?: string;
+  /** A message or item id the call names: a 404 (or a refused `after` cursor) is a `PointNotFoundError`. */
+  point?: string;
+}
+
+export interface CallLimits {
+  /** Each request is abandoned after this long, as `FoundryUnavailableError` with code `timeout`. */
+  requestTimeoutMs: number;
+  /** The caller's signal: its abort is rethrown as is, never wrapped. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Runs one SDK call under a deadline and turns its failures (after the client's own retries) into typed
+ * skein errors. `call` receives the signal to hand to the SDK.
+ */
+export async function callService<T>(
+  context: CallContext,
+  limits: CallLimits,
+  call: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const deadline = AbortSignal.timeout(limits.requestTimeoutMs);
+  const signal = limits.signal ? AbortSignal.any([limits.signal, deadline]) : deadline;
+  try {
+    return await call(signal);
+  } catch (error) {
+    if (limits.signal?.aborted) throw limits.signal.reason;
+    if (deadline.aborted && !SkeinError.isInstance(error)) {
+      throw new FoundryUnavailableError(
+        `Foundry did not answer ${context.operation} within ${limits.requestTimeoutMs} ms.`,
+        { operation: context.operation, code: "timeout" },
+        undefined,
+        { cause: sanitizedCopy(error, {}) },
+      );
+    }
+    throw mapServiceError(error, context);
+  }
+}
+
+interface FailureFacts {
+  status: number | undefined;
+  code: string | undefined;
+  param: string | undefined;
+  requestId: string | undefined;
+  retryAfterMs: number | undefined;
+  detail: string;
+}
+
+/** The typed skein error for an SDK failure; errors that are not the service's pass through unchanged. */
+export function mapServiceError(error: unknown, context: CallContext): unknown {
+  if (SkeinError.isInstance(error) || !(error instanceof Error) || !isServiceFailure(error)) return error;
+  const facts = factsOf(error);
+  const details: ServiceFailureDetails = {
+    operation: context.operation,
+    ...(facts.status === undefined ? {} : { status: facts.status }),
+    ...(facts.requestId === undefined ? {} : { requestId: facts.requestId }),
+    ...(facts.code === undefined ? {} : { code: facts.code }),
+  };
+  const options = { cause: sanitizedCopy(error, facts) };
+  const { status } = facts;
+  if (status === undefined) {
+    return new FoundryUnavailableError(
+      `Foundry could not be reached for ${context.operation}: ${facts.detail}`,
+      details,
+      undefined,
+      options,
+    );
+  }
+  const said = `Foundry answered ${status} to ${context.operation}${facts.requestId ? ` (request ${facts.requestId})` : ""}: ${facts.detail}`;
+  if (context.point && (status === 404 || (status === 400 && facts.param === "after"))) {
+    return new PointNotFoundError(context.threadId ?? "", context.point, { source: SOURCE, ...options });
+  }
+  if (status === 404 && context.threadId !== undefined) {
+    return new FoundryNotFoundError(context.threadId, said, details, options);
+  }
+  if (status === 409) return new FoundryConflictError(said, details, options);
+  if (status === 429 || status === 408 || status >= 500) {
+    return new FoundryUnavailableError(said, details, facts.retryAfterMs, options);
+  }
+  return new FoundryServiceError(said, details, options);
+}
+
+/** Errors of the two SDKs' HTTP layers, and system errors (refused connections) below them. */
+function isServiceFailure(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (
+    error.name === "RestError" ||
+    // openai's APIError family (connection errors included) always has these two own fields.
+    ("status" in error && "headers" in error) ||
+    (typeof code === "string" && /^E[A-Z]+$/.test(code))
+  );
+}
+
+interface HeaderSource {
+  get(name: string): string | null | undefined;
+}
+
+function factsOf(error: Error): FailureFacts {
+  const fields = error as Error & Record<string, unknown>;
+  const statusValue = fields.statusCode ?? fields.status;
+  const status = typeof statusValue === "number" ? statusValue : undefined;
+  // Azure: `details` is the parsed `{ error: { message, code, param } }`; openai: `error` is its inner object.
+  const azureBody = (fields.details as { error?: Record<string, unknown> } | undefined)?.error;
+  const body = azureBody ?? (fields.error as Record<string, unknown> | undefined) ?? {};
+  const headers = ((fields.response as { headers?: HeaderSource } | undefined)?.headers ?? fields.headers) as
+    | HeaderSource
+    | undefined;
+  const header = (name: string) =>
+    typeof headers?.get === "function" ? (headers.get(name) ?? undefined) : undefined;
+  const code =
+    typeof body.code === "string" ? body.code : typeof fields.code === "string" ? fields.code : undefined;
+  const message = typeof body.message === "string" ? body.message : error.message;
+  return {
+    status,
+    code,
+    param: typeof body.param === "string" ? body.param : undefined,
+    requestId:
+      (typeof fields.requestID === "string" ? fields.requestID : undefined) ??
+      header("x-request-id") ??
+      header("apim-request-id") ??
+      header("x-ms-request-id"),
+    retryAfterMs: retryAfterMs(header),
+    detail: redactSecrets(message),
+  };
+}
+
+function retryAfterMs(header: (name: string) => string | undefined): number | undefined {
+  const milliseconds = Number.parseFloat(header("retry-after-ms") ?? "");
+  if (Number.isFinite(milliseconds)) return milliseconds;
+  const seconds = Number.parseFloat(header("retry-after") ?? "");
+  return Number.isFinite(seconds) ? seconds * 1000 : undefined;
+}
+
+/**
+ * A plain copy of an SDK error to keep as `cause`: name, message, stack and the service's facts, but not
+ * the request the SDK attaches, whose headers hold the bearer token.
+ */
+function sanitizedCopy(error: unknown, facts: Partial<FailureFacts>): Error {
+  const original = error instanceof Error ? error : new Error(String(error));
+  const copy = new Error(redactSecrets(original.message));
+  copy.name = original.name;
+  copy.stack = redactSecrets(original.stack ?? "");
+  for (const key of ["status", "code", "requestId"] as const) {
+    if (facts[key] !== undefined) Object.assign(copy, { [key]: facts[key] });
+  }
+  return copy;
+}

@@ -1,0 +1,153 @@
+import type { Message, RunConfig, RunOptions, Thread, ThreadRunner, ViewOptions } from "@skein/thread-core";
+import type OpenAI from "openai";
+import type { Response, ResponseCreateParamsNonStreaming, Tool } from "openai/resources/responses/responses";
+import { RunAbortedError } from "./errors.js";
+import { itemToMessage, type ServiceItem } from "./item-to-message.js";
+import { messagesToItems } from "./message-to-items.js";
+import { type ClientOptions, resolveClient } from "./openai-client.js";
+import { runResponse } from "./response-run.js";
+import { RESPONSES_TYPE } from "./responses-state.js";
+import { withAdvance } from "./run-advance.js";
+import { keepToolCallsPaired, withRunRecord } from "./run-output.js";
+import { type RequestDefaults, requestBody } from "./run-request.js";
+import { type RunTarget, runTargetOf } from "./run-target.js";
+
+export interface OpenAIRunnerOptions extends ClientOptions {
+  /** The model, unless the run's `config.model` names one. */
+  model?: string;
+  /** Function tools (and built-in tools) the model may call; calls come back as `function_call` contents. */
+  tools?: Tool[];
+  /** Request fields (snake_case) sent with every run, under the run's own `config.parameters`. */
+  parameters?: Record<string, unknown>;
+  /** How a local thread's view is cut; `config.maxInputTokens` sets `maxTokens`. @default the whole thread */
+  view?: ViewOptions;
+  /** Read output as server-sent events, so each message lands as soon as it completes. @default true */
+  stream?: boolean;
+}
+
+/**
+ * A runner that drives an OpenAI model on any thread: an `openai.conversation` runs in its conversation,
+ * an `openai.responses` thread continues its chain, and any other thread sends its view (`store: false`)
+ * and gets the output appended, message by message. One `responses.create` per run.
+ * @example const messages = await openaiRunner({ client, model: "gpt-5" }).run(thread);
+ */
+export function openaiRunner(options: OpenAIRunnerOptions = {}): ThreadRunner {
+  let client: OpenAI | undefined;
+  return Object.freeze({
+    specificationVersion: "v1" as const,
+    run: (thread: Thread, runOptions: RunOptions = {}) => {
+      client ??= resolveClient(options);
+      return runThread(client, options, thread, runOptions);
+    },
+  });
+}
+
+async function runThread(
+  client: OpenAI,
+  options: OpenAIRunnerOptions,
+  thread: Thread,
+  { signal, config = {} }: RunOptions,
+): Promise<Message[]> {
+  if (signal?.aborted) throw new RunAbortedError(thread.id, []);
+  const body = requestBody(config, options as RequestDefaults);
+  const target = runTargetOf(thread);
+  const run: RunContext = { client, thread, signal, stream: options.stream ?? true, body };
+  if (target.kind === "local") return runLocal(run, viewOptions(options.view, config));
+  return runRemote(run, target);
+}
+
+interface RunContext {
+  client: OpenAI;
+  thread: Thread;
+  signal: AbortSignal | undefined;
+  stream: boolean;
+  body: ResponseCreateParamsNonStreaming;
+}
+
+/** Sends the view, appends each output message as the next one completes, the last with the run's usage. */
+async function runLocal(run: RunContext, view: ViewOptions): Promise<Message[]> {
+  const input = keepToolCallsPaired(messagesToItems(await run.thread.view(view), { kind: "model" }));
+  const appended: Message[] = [];
+  let held: Message | undefined;
+  const append = async (message: Message) => {
+    if (run.signal?.aborted) return;
+    appended.push(...(await run.thread.append(message)));
+  };
+  // The service keeps nothing with store: false, so reasoning must come back encrypted to be sent again.
+  const include = [
+    ...(run.body.include ?? []),
+    ...(run.body.reasoning ? ["reasoning.encrypted_content" as const] : []),
+  ];
+  const reasoning = include.length > 0 ? { include: [...new Set(include)] } : {};
+  try {
+    const response = await runResponse(
+      run.client,
+      { ...run.body, ...reasoning, input, store: false },
+      {
+        signal: run.signal,
+        stream: run.stream,
+        threadId: run.thread.id,
+        onItem: async (item) => {
+          if (held) await append(held);
+          held = itemToMessage(item as unknown as ServiceItem, new Date().toISOString());
+        },
+      },
+    );
+    if (held) await append(withRunRecord(held, response));
+    if (run.signal?.aborted) throw new RunAbortedError(run.thread.id, []);
+    return appended;
+  } catch (error) {
+    if (error instanceof RunAbortedError)
+      throw new RunAbortedError(run.thread.id, appended, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * The service keeps the history: a conversation gets only `conversation` (its items are the input), a
+ * response chain its pending input and `previous_response_id`. Output is already stored by the service;
+ * a response chain's thread is moved to the new response through `append`.
+ */
+async function runRemote(run: RunContext, target: Exclude<RunTarget, { kind: "local" }>): Promise<Message[]> {
+  const chain = target.kind === "responses" ? target : undefined;
+  const input = chain ? messagesToItems(chain.pending, { kind: "store", threadType: RESPONSES_TYPE }) : [];
+  const body: ResponseCreateParamsNonStreaming = {
+    ...run.body,
+    // A conversation's items are the input; nothing is sent beside them.
+    ...(input.length > 0 ? { input } : {}),
+    store: true,
+    ...(target.kind === "conversation" ? { conversation: target.conversationId } : {}),
+    ...(chain?.previousResponseId ? { previous_response_id: chain.previousResponseId } : {}),
+  };
+  const output: Message[] = [];
+  const response = await runResponse(run.client, body, {
+    signal: run.signal,
+    stream: run.stream,
+    threadId: run.thread.id,
+    onItem: async (item) => {
+      output.push(itemToMessage(item as unknown as ServiceItem, new Date().toISOString()));
+    },
+  });
+  const last = output.pop();
+  const messages = last ? [...output, withRunRecord(last, response)] : [];
+  if (!chain) return messages;
+  const advance = {
+    responseId: response.id,
+    previousResponseId: chain.previousResponseId,
+    revision: chain.revision,
+    sent: chain.pending.map((message) => message.id),
+    items: input.length + response.output.length,
+  };
+  // A response without output still moves the chain; an empty message carries the advance.
+  const carrier = messages.length > 0 ? messages : [emptyMessage(response)];
+  const moved = await run.thread.append(withAdvance(carrier, advance));
+  return messages.length > 0 ? moved : [];
+}
+
+function emptyMessage(response: Response): Message {
+  return { id: response.id, role: "assistant", createdAt: new Date().toISOString(), contents: [] };
+}
+
+function viewOptions(view: ViewOptions | undefined, config: RunConfig): ViewOptions {
+  return { ...view, ...(config.maxInputTokens === undefined ? {} : { maxTokens: config.maxInputTokens }) };
+}

@@ -1,0 +1,83 @@
+import { PointNotFoundError, SkeinError } from "@skein/thread-core";
+import OpenAI from "openai";
+import {
+  OpenAIConflictError,
+  OpenAINotFoundError,
+  OpenAIRateLimitError,
+  OpenAIServiceError,
+  OpenAIUnavailableError,
+  type ServiceFailureDetails,
+  SOURCE,
+} from "./errors.js";
+import { redactErrorInPlace, redactSecrets } from "./redact-secrets.js";
+
+/** What a failed call is about, so its error can name the thread and the point it concerns. */
+export interface CallContext {
+  /** The SDK method, as `conversations.items.list`. */
+  operation: string;
+  /** The skein thread the call serves: a 404 becomes an `OpenAINotFoundError` for it. */
+  threadId?: string;
+  /** A cursor or point id the call names, and the request field that carries it. */
+  point?: { param: string; id: string };
+}
+
+/**
+ * Runs one SDK call and turns its failures into typed skein errors (after the client's own retries), with
+ * the SDK error as `cause` and every key-shaped text scrubbed.
+ */
+export async function callService<T>(
+  client: OpenAI,
+  context: CallContext,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw mapServiceError(error, client, context);
+  }
+}
+
+/** The typed skein error for an SDK failure; aborts and errors that are already skein's pass through. */
+export function mapServiceError(error: unknown, client: OpenAI, context: CallContext): unknown {
+  if (SkeinError.isInstance(error) || error instanceof OpenAI.APIUserAbortError) return error;
+  if (!(error instanceof OpenAI.APIError)) return error;
+  const secrets = client.apiKey ? [client.apiKey] : [];
+  redactErrorInPlace(error, secrets);
+  const body = (error.error ?? {}) as { message?: unknown; param?: unknown };
+  const detail = redactSecrets(typeof body.message === "string" ? body.message : error.message, secrets);
+  const details: ServiceFailureDetails = {
+    operation: context.operation,
+    status: error.status,
+    requestId: error.requestID ?? undefined,
+    code: typeof error.code === "string" ? error.code : undefined,
+  };
+  const options = { cause: error };
+  if (error instanceof OpenAI.APIConnectionError) {
+    const what =
+      error instanceof OpenAI.APIConnectionTimeoutError ? "did not answer in time" : "could not be reached";
+    return new OpenAIUnavailableError(`OpenAI ${what} for ${context.operation}: ${detail}`, details, options);
+  }
+  const status = error.status ?? 0;
+  const request = details.requestId ? ` (request ${details.requestId})` : "";
+  // A stream can fail after its 200: the SDK then gives the service's error without a status.
+  const said = `${error.status ? `OpenAI answered ${status} to` : "OpenAI failed during"} ${context.operation}${request}: ${detail}`;
+  const param = typeof body.param === "string" ? body.param : undefined;
+  if ((status === 400 || status === 404) && context.point && param === context.point.param) {
+    return new PointNotFoundError(context.threadId ?? "", context.point.id, { source: SOURCE, ...options });
+  }
+  const missingResponse = status === 400 && param === "previous_response_id" && /not found/i.test(detail);
+  if ((status === 404 || missingResponse) && context.threadId !== undefined) {
+    return new OpenAINotFoundError(context.threadId, said, details, options);
+  }
+  if (status === 409) return new OpenAIConflictError(said, details, options);
+  if (status === 429) return new OpenAIRateLimitError(said, details, retryAfterMs(error.headers), options);
+  if (status >= 500 || status === 408) return new OpenAIUnavailableError(said, details, options);
+  return new OpenAIServiceError(said, details, options);
+}
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const milliseconds = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(milliseconds)) return milliseconds;
+  const seconds = Number.parseFloat(headers?.get("retry-after") ?? "");
+  return Number.isFinite(seconds) ? seconds * 1000 : undefined;
+}

@@ -1,0 +1,82 @@
+import {
+  ConcurrencyError,
+  ConflictError,
+  HeadMovedError,
+  type LogChange,
+  type Message,
+  type SkeinError,
+  ThreadNotFoundError,
+} from "@skein/thread-core";
+
+const source = { source: "adapter-redis" };
+
+/** The error for a `putState` the script refused; nothing was written. */
+export function stateRefusal(id: string, ifRevision: number | undefined, reply: unknown[]): SkeinError {
+  if (reply[0] === "concurrency")
+    return new ConcurrencyError(id, ifRevision as number, Number(reply[1]), source);
+  return new ConflictError(
+    `Thread ${JSON.stringify(id)} is a local thread of this store; its state is its log.`,
+    undefined,
+    source,
+  );
+}
+
+/** The error for an `importSegment` the script refused; nothing was written. */
+export function importRefusal(
+  segmentId: string,
+  from: number,
+  messages: Message[],
+  reply: unknown[],
+): SkeinError {
+  const offset = Number(reply[1]);
+  const messageId = messages[offset - from]?.id;
+  switch (reply[0]) {
+    case "missing":
+      return new ConflictError(
+        `Segment ${segmentId} is missing its first ${from} messages.`,
+        undefined,
+        source,
+      );
+    case "other":
+      return new ConflictError(
+        `Segment ${segmentId} holds another message at offset ${offset}.`,
+        messageId,
+        source,
+      );
+    case "gap":
+      return new ConflictError(`Segment ${segmentId} has a gap at ${offset}.`, messageId, source);
+    case "live":
+      return new ConflictError(
+        `Segment ${segmentId} is a live thread's head and cannot be extended by an import.`,
+        undefined,
+        source,
+      );
+    default:
+      return new ConflictError(
+        `Segment ${segmentId} would hold message ${JSON.stringify(messageId)} twice.`,
+        messageId,
+        source,
+      );
+  }
+}
+
+/** The error for a commit the script refused; nothing was written. */
+export function commitRefusal(threadId: string, change: LogChange, reply: unknown[]): SkeinError {
+  switch (reply[0]) {
+    case "notfound":
+      return new ThreadNotFoundError(threadId, source);
+    case "concurrency":
+      return new ConcurrencyError(threadId, change.ifRevision as number, Number(reply[1]), source);
+    case "headmoved":
+      return new HeadMovedError(threadId, source);
+    default: {
+      const item = change.append?.[Number(reply[1]) - 1];
+      const id = item?.message.id ?? "";
+      return new ConflictError(
+        `Message ${JSON.stringify(id)} is already in the thread with other content; nothing was written.`,
+        id,
+        source,
+      );
+    }
+  }
+}

@@ -1,0 +1,13 @@
+export { KeyLayout } from "./key-layout.js";
+export { type RedisAdapterOptions, redisAdapter } from "./redis-adapter.js";
+export {
+  type RedisAnyClient,
+  type RedisClusterClient,
+  RedisConnection,
+  type RedisConnectionOptions,
+  type RedisSingleClient,
+} from "./redis-connection.js";
+export { RedisLogDriver, type RedisLogDriverOptions } from "./redis-log-driver.js";
+export { type RedisStoreOptions, redisStore } from "./redis-store.js";
+export { redisThreadType } from "./redis-thread-type.js";
+export { parseRedisUrl, type RedisUrlSettings } from "./redis-url.js";

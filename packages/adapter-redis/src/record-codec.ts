@@ -1,0 +1,103 @@
+import {
+  type HistoryEvent,
+  type LogRecord,
+  type SegmentInfo,
+  SkeinError,
+  type StoredRecord,
+} from "@skein/thread-core";
+import { fromSortableText } from "./sortable-text.js";
+
+/** A flat `HGETALL` reply as an object. */
+export function hashFields(flat: unknown): Record<string, string> {
+  const fields: Record<string, string> = Object.create(null);
+  const list = flat as string[];
+  for (let index = 0; index + 1 < list.length; index += 2)
+    fields[list[index] as string] = list[index + 1] as string;
+  return fields;
+}
+
+/** The record stored under `id`, from its hash fields and its events. */
+export function decodeRecord(id: string, fields: Record<string, string>, events: string[]): StoredRecord {
+  if (fields.id === undefined || JSON.parse(fields.id) !== id) {
+    throw new SkeinError(`The record under ${JSON.stringify(id)} names another id: the store is damaged.`, {
+      source: "adapter-redis",
+    });
+  }
+  if (fields.kind === "state") {
+    return {
+      kind: "state",
+      id,
+      revision: Number(fields.revision),
+      updatedAt: fields.updatedAt as string,
+      state: JSON.parse(fields.state as string),
+    };
+  }
+  return {
+    kind: "log",
+    id,
+    type: fromSortableText(fields.type as string),
+    createdAt: fields.createdAt as string,
+    updatedAt: fields.updatedAt as string,
+    revision: Number(fields.revision),
+    metadata: JSON.parse(fields.metadata as string),
+    context: JSON.parse(fields.context as string),
+    head: fromSortableText(fields.head as string),
+    length: Number(fields.length),
+    events: events.map((event) => JSON.parse(event) as HistoryEvent),
+  } satisfies LogRecord;
+}
+
+/** A segment's info from `HMGET base start createdAt`, or undefined when it is gone. */
+export function decodeSegmentInfo(id: string, reply: unknown): SegmentInfo | undefined {
+  const [base, start, createdAt] = reply as Array<string | null>;
+  if (start === null || start === undefined) return undefined;
+  return { id, base: JSON.parse(base as string), start: Number(start), createdAt: createdAt as string };
+}
+
+/**
+ * An event as JSON text around the parts the commit script fills in: the point (the end of the log at
+ * commit time) and the revision. The script writes `open + point + close + revision + "}"`.
+ */
+export interface EventTemplate {
+  /** `checkpoint` and `rollback` get a point; `other` events none; "" is no event. */
+  kind: "" | "checkpoint" | "rollback" | "other";
+  open: string;
+  close: string;
+}
+
+export function eventTemplate(event: HistoryEvent | undefined): EventTemplate {
+  if (event === undefined) return { kind: "", open: "", close: "" };
+  if (event.kind === "checkpoint") {
+    const { checkpoint, revision: _revision, ...outer } = event;
+    const { point: _point, ...inner } = checkpoint;
+    const rest = JSON.stringify(inner).slice(1, -1);
+    return {
+      kind: "checkpoint",
+      open: `${openObject(outer)},"checkpoint":{"point":`,
+      close: `${rest ? `,${rest}` : ""}},"revision":`,
+    };
+  }
+  if (event.kind === "rollback") {
+    const { from: _from, revision: _revision, ...outer } = event;
+    return { kind: "rollback", open: `${openObject(outer)},"from":`, close: ',"revision":' };
+  }
+  const { revision: _revision, ...outer } = event;
+  return { kind: "other", open: openObject(outer), close: ',"revision":' };
+}
+
+/** An object's JSON without its closing brace, for fields to follow. */
+function openObject(value: object): string {
+  return JSON.stringify(value).slice(0, -1);
+}
+
+/** The segments an event keeps alive, as the memory driver counts them. */
+export function eventSegments(event: HistoryEvent): string[] {
+  switch (event.kind) {
+    case "checkpoint":
+      return [event.checkpoint.point.segment];
+    case "rollback":
+      return [event.from.segment, event.to.segment];
+    case "fork":
+      return [event.from.segment];
+  }
+}

@@ -1,0 +1,194 @@
+import { SkeinError, StoreClosedError, StoreUnavailableError } from "@skein/thread-core";
+import type { RedisArgument } from "redis";
+import type { LuaScript } from "./scripts/lua-script.js";
+
+/** The part of a node-redis client (`createClient()`) the store uses. */
+export interface RedisSingleClient {
+  sendCommand(args: ReadonlyArray<RedisArgument>): Promise<unknown>;
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  connect(): Promise<unknown>;
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+/** The part of a node-redis cluster client (`createCluster()`) the store uses. */
+export interface RedisClusterClient {
+  sendCommand(
+    firstKey: RedisArgument | undefined,
+    isReadonly: boolean | undefined,
+    args: ReadonlyArray<RedisArgument>,
+  ): Promise<unknown>;
+  readonly masters: ReadonlyArray<unknown>;
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  connect(): Promise<unknown>;
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+export type RedisAnyClient = RedisSingleClient | RedisClusterClient;
+
+export interface RedisConnectionOptions {
+  client: RedisAnyClient;
+  /** Whether the store created the client: then it connects it and `close()` closes it. */
+  ownsClient: boolean;
+  /** Every call fails with `StoreUnavailableError` after this long. */
+  commandTimeoutMs: number;
+  /** The server's URL without its password, for messages. */
+  displayUrl: string;
+}
+
+/** Server errors that mean "not now" rather than "wrong": the call may be retried. */
+const TRANSIENT_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|BUSY|MASTERDOWN|READONLY|NOREPLICAS|OOM)\b/;
+
+/**
+ * One store's use of a client: every call is bounded by `commandTimeoutMs`, and failures to reach Redis
+ * become `StoreUnavailableError` (retryable), so nothing hangs while Redis is away.
+ */
+export class RedisConnection {
+  readonly cluster: boolean;
+  readonly #options: RedisConnectionOptions;
+  #connected: Promise<unknown> | undefined;
+  /** Set once the store's own client first connected; it reconnects by itself after that. */
+  #ready = false;
+  #closed = false;
+
+  constructor(options: RedisConnectionOptions) {
+    this.#options = options;
+    this.cluster = isClusterClient(options.client);
+  }
+
+  get client(): RedisAnyClient {
+    return this.#options.client;
+  }
+
+  /** Sends one command; `key` routes it on Cluster. */
+  command(key: string | undefined, args: RedisArgument[], readonly = false): Promise<unknown> {
+    return this.#call(() => this.#send(key, args, readonly));
+  }
+
+  /** Runs a Lua script by its SHA-1, loading it first where the server does not know it yet. */
+  script(script: LuaScript, keys: string[], args: RedisArgument[]): Promise<unknown> {
+    const tail = [String(keys.length), ...keys, ...args];
+    return this.#call(async () => {
+      try {
+        return await this.#send(keys[0], ["EVALSHA", script.sha, ...tail], false);
+      } catch (error) {
+        if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
+        return this.#send(keys[0], ["EVAL", script.source, ...tail], false);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (!this.#options.ownsClient || this.#connected === undefined) return;
+    const client = this.#options.client;
+    if (!client.isReady) {
+      client.destroy();
+      return;
+    }
+    // A graceful close waits for commands in flight; a server that stopped answering gets no more time.
+    const closing = client.close().catch(() => client.destroy());
+    const late = await raceTimer(closing, this.#options.commandTimeoutMs);
+    if (late) client.destroy();
+  }
+
+  /** What calls wait for until the store's own client first connects (connecting it on the first call). */
+  #untilConnected(): Promise<unknown> | undefined {
+    if (!this.#options.ownsClient || this.#ready) return undefined;
+    const client = this.#options.client;
+    this.#connected ??= client.connect().then(
+      () => {
+        this.#ready = true;
+      },
+      (error) => {
+        // A client that gave up (a cluster whose root nodes did not answer) is asked again on the next call.
+        if (!client.isOpen) this.#connected = undefined;
+        throw error;
+      },
+    );
+    return this.#connected;
+  }
+
+  #send(key: string | undefined, args: RedisArgument[], readonly: boolean): Promise<unknown> {
+    const client = this.#options.client;
+    if (isClusterClient(client)) return client.sendCommand(key, readonly, args);
+    return client.sendCommand(args);
+  }
+
+  async #call<T>(run: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new StoreClosedError({ source: "adapter-redis" });
+    const connecting = this.#untilConnected();
+    // Through a promise, so that even a client that throws at once is answered as a failed call.
+    const work = (connecting ?? Promise.resolve()).then(run);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TimeoutReached()), this.#options.commandTimeoutMs);
+    });
+    try {
+      return await Promise.race([work, deadline]);
+    } catch (error) {
+      if (this.#closed) throw new StoreClosedError({ source: "adapter-redis", cause: error });
+      throw this.#storeError(error);
+    } finally {
+      clearTimeout(timer);
+      // A call that lost the race may still fail later; its error has already been reported.
+      work.catch(() => {});
+    }
+  }
+
+  #storeError(error: unknown): SkeinError {
+    const url = this.#options.displayUrl;
+    if (error instanceof TimeoutReached) {
+      return new StoreUnavailableError(
+        `Redis at ${url} did not answer within ${this.#options.commandTimeoutMs} ms.`,
+        {
+          source: "adapter-redis",
+        },
+      );
+    }
+    const message = String((error as Error)?.message ?? error);
+    if (isErrorReply(error) && !TRANSIENT_REPLY.test(message)) {
+      return new SkeinError(`Redis at ${url} refused a command: ${message}`, {
+        source: "adapter-redis",
+        cause: error,
+      });
+    }
+    return new StoreUnavailableError(`Redis at ${url} is unavailable: ${message}`, {
+      source: "adapter-redis",
+      cause: error,
+    });
+  }
+}
+
+class TimeoutReached extends Error {}
+
+export function isClusterClient(client: RedisAnyClient): client is RedisClusterClient {
+  return "masters" in client;
+}
+
+/** A reply from the server (`ErrorReply` and its subclasses), recognised across installed copies of the client. */
+function isErrorReply(error: unknown): boolean {
+  let prototype = error === null || typeof error !== "object" ? null : Object.getPrototypeOf(error);
+  while (prototype && prototype !== Error.prototype) {
+    if (prototype.constructor?.name === "ErrorReply") return true;
+    prototype = Object.getPrototypeOf(prototype);
+  }
+  return false;
+}
+
+/** Resolves true when `milliseconds` pass before `promise` settles. */
+async function raceTimer(promise: Promise<unknown>, milliseconds: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), milliseconds);
+  });
+  try {
+    return await Promise.race([promise.then(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

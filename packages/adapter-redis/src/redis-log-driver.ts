@@ -1,0 +1,300 @@
+import {
+  type CommitResult,
+  ConflictError,
+  type JsonObject,
+  type LogChange,
+  type LogDriver,
+  type LogRecord,
+  type Message,
+  type RecordSummary,
+  type SegmentInfo,
+  SkeinError,
+  type StateRecord,
+  type StoredRecord,
+  StoreUnavailableError,
+  ThreadExistsError,
+  ThreadNotFoundError,
+} from "@skein/thread-core";
+import { commitRefusal, importRefusal, stateRefusal } from "./driver-refusals.js";
+import { KeyLayout, segmentKeyList } from "./key-layout.js";
+import { decodeRecord, eventSegments, hashFields } from "./record-codec.js";
+import { RecordIndex } from "./record-index.js";
+import type { RedisConnection } from "./redis-connection.js";
+import { AncestorRetention, ancestorSeconds } from "./retention.js";
+import {
+  commitArguments,
+  createLogArguments,
+  importArguments,
+  referencesTaken,
+  storedMessages,
+} from "./script-arguments.js";
+import { COMMIT } from "./scripts/commit.js";
+import { CREATE_LOG } from "./scripts/create-log.js";
+import { DELETE_RECORD } from "./scripts/delete-record.js";
+import { IMPORT_SEGMENT } from "./scripts/import-segment.js";
+import { PUT_STATE } from "./scripts/put-state.js";
+import { READ_RECORD } from "./scripts/read-record.js";
+import { SegmentInfoCache } from "./segment-info-cache.js";
+import { SegmentReader } from "./segment-reader.js";
+import { SegmentReferences } from "./segment-references.js";
+import { fromSortableText, toSortableText } from "./sortable-text.js";
+
+const source = { source: "adapter-redis" };
+/** How often `delete` re-reads a record whose head moved under it before giving up. */
+const DELETE_ATTEMPTS = 50;
+
+export interface RedisLogDriverOptions {
+  connection: RedisConnection;
+  /** Prepended to every key. @default "skein" */
+  prefix?: string;
+  /** Expiry of a thread's keys, refreshed on every write. @default undefined (nothing expires) */
+  ttlSeconds?: number;
+}
+
+/**
+ * Local thread logs in Redis or Redis Cluster. Every change to a thread is one Lua script on the
+ * thread's hash slot; see the README for the key layout and why it stays correct on Cluster.
+ */
+export class RedisLogDriver implements LogDriver {
+  readonly specificationVersion = "v1";
+  readonly source = "adapter-redis";
+  readonly nativeType = "redis";
+  readonly connection: RedisConnection;
+  readonly layout: KeyLayout;
+  readonly ttlSeconds: number;
+  readonly #references: SegmentReferences;
+  readonly #index: RecordIndex;
+  readonly #infos: SegmentInfoCache;
+  readonly #retention: AncestorRetention | undefined;
+  readonly #reader: SegmentReader;
+
+  constructor(options: RedisLogDriverOptions) {
+    this.connection = options.connection;
+    this.layout = new KeyLayout(options.prefix ?? "skein");
+    this.ttlSeconds = options.ttlSeconds ?? 0;
+    this.#infos = new SegmentInfoCache((id) => this.segment(id));
+    this.#references = new SegmentReferences(this.connection, this.layout, ancestorSeconds(this.ttlSeconds));
+    this.#retention =
+      this.ttlSeconds > 0
+        ? new AncestorRetention(this.ttlSeconds, this.#references, (id) => this.#infos.get(id))
+        : undefined;
+    this.#index = new RecordIndex(this.connection, this.layout);
+    this.#reader = new SegmentReader(this.connection, this.layout);
+  }
+
+  async read(id: string): Promise<StoredRecord | undefined> {
+    const keys = this.layout.record(id);
+    const reply = (await this.connection.script(READ_RECORD, [keys.record, keys.events], [])) as unknown[];
+    if (reply.length === 0) return undefined;
+    return decodeRecord(id, hashFields(reply[0]), reply[1] as string[]);
+  }
+
+  async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
+    const keys = this.layout.record(record.id);
+    const headInfo = this.layout.segment(head.id).info;
+    this.#assertSameSlot(keys.record, headInfo, head.id);
+    const taken = [...(head.base ? [head.base.segment] : []), ...record.events.flatMap(eventSegments)];
+    if (taken.length > 0 && !(await this.#references.retain(taken))) {
+      const fork = record.events.find((event) => event.kind === "fork");
+      if (fork) throw new ThreadNotFoundError(fork.parentId, source);
+      throw new SkeinError(
+        `A segment thread ${JSON.stringify(record.id)} needs is gone from the store.`,
+        source,
+      );
+    }
+    await this.#index.add(record.id);
+    const outcome = await this.connection.script(
+      CREATE_LOG,
+      [keys.record, keys.events, headInfo],
+      createLogArguments(record, head, this.ttlSeconds),
+    );
+    if (outcome === "exists") {
+      await this.#references.releaseQuietly(taken);
+      throw new ThreadExistsError(record.id, source);
+    }
+    await this.#index.add(record.id);
+    this.#infos.remember(head);
+    await this.#afterWrite(() => this.#retention?.refresh(head, record.events));
+  }
+
+  async commit(id: string, change: LogChange): Promise<CommitResult> {
+    const keys = this.layout.record(id);
+    const head = this.layout.segment(change.expectHead);
+    const target = change.newHead ? this.layout.segment(change.newHead.id) : head;
+    if (change.newHead) this.#assertSameSlot(keys.record, target.info, change.newHead.id);
+    const taken = referencesTaken(change);
+    if (taken.length > 0 && !(await this.#references.retain(taken)))
+      throw new ThreadNotFoundError(id, source);
+    const messageJson = (change.append ?? []).map((item) => JSON.stringify(item.message));
+    // An error here leaves it unknown whether the script ran, so the references taken stay (a leak at worst).
+    const reply = (await this.connection.script(
+      COMMIT,
+      [keys.record, keys.events, ...segmentKeyList(head), ...segmentKeyList(target)],
+      commitArguments(change, messageJson, this.ttlSeconds),
+    )) as unknown[];
+    if (reply[0] !== "ok") {
+      await this.#references.releaseQuietly(taken);
+      throw commitRefusal(id, change, reply);
+    }
+    const [, fields, events, results, releasedBase] = reply;
+    const record = decodeRecord(id, hashFields(fields), events as string[]) as LogRecord;
+    if (change.newHead) this.#infos.remember(change.newHead);
+    await this.#afterWrite(async () => {
+      await this.#references.releaseBase(releasedBase);
+      const headInfo = this.#retention && (await this.#infos.get(record.head));
+      if (headInfo) await this.#retention?.refresh(headInfo, record.events);
+    });
+    const inputs = (change.append ?? []).map((item) => item.message);
+    return { record, messages: storedMessages(results as Array<number | string>, inputs) };
+  }
+
+  async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {
+    const key = this.layout.record(id).record;
+    const updatedAt = new Date().toISOString();
+    await this.#index.add(id);
+    const reply = (await this.connection.script(
+      PUT_STATE,
+      [key],
+      [
+        JSON.stringify(id),
+        toSortableText(String(state.$type)),
+        updatedAt,
+        JSON.stringify(state),
+        options.ifRevision === undefined ? "" : String(options.ifRevision),
+        String(this.ttlSeconds),
+      ],
+    )) as unknown[];
+    if (reply[0] !== "ok") {
+      if (reply[0] === "concurrency" && Number(reply[1]) === 0) await this.#index.remove(id);
+      throw stateRefusal(id, options.ifRevision, reply);
+    }
+    await this.#index.add(id);
+    return {
+      kind: "state",
+      id,
+      revision: Number(reply[1]),
+      updatedAt,
+      state: JSON.parse(JSON.stringify(state)),
+    };
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const keys = this.layout.record(id);
+    for (let attempt = 0; attempt < DELETE_ATTEMPTS; attempt++) {
+      const [kind, head] = (await this.connection.command(
+        keys.record,
+        ["HMGET", keys.record, "kind", "head"],
+        true,
+      )) as [string | null, string | null];
+      if (kind === null) return false;
+      const headKeys =
+        head === null ? [keys.record, keys.record, keys.record, keys.record] : this.#headKeys(head);
+      const reply = (await this.connection.script(
+        DELETE_RECORD,
+        [keys.record, keys.events, ...headKeys],
+        [head ?? ""],
+      )) as unknown[];
+      if (reply[0] === "missing") return false;
+      if (reply[0] === "moved") continue;
+      const events = (reply[1] as string[]).map((event) => JSON.parse(event));
+      // The record is gone: what it pointed at is released after, so a failure here only leaks.
+      await this.#afterWrite(() =>
+        Promise.all([
+          this.#references.release(events.flatMap(eventSegments)),
+          this.#references.releaseBase(reply[2]),
+          this.#index.remove(id),
+        ]),
+      );
+      return true;
+    }
+    throw new StoreUnavailableError(
+      `Thread ${JSON.stringify(id)} kept changing while it was deleted; try again.`,
+      source,
+    );
+  }
+
+  list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {
+    return this.#index.list(options);
+  }
+
+  segment(id: string): Promise<SegmentInfo | undefined> {
+    return this.#reader.info(id);
+  }
+
+  readSegment(id: string, from: number, to: number): Promise<Message[]> {
+    return this.#reader.messages(id, from, to);
+  }
+
+  locate(id: string, messageId: string, before: number) {
+    return this.#reader.locate(id, messageId, before);
+  }
+
+  systemOffsets(id: string, before: number): Promise<number[]> {
+    return this.#reader.systemOffsets(id, before);
+  }
+
+  async importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
+    const keys = this.layout.segment(info.id);
+    const exists = (await this.connection.command(keys.info, ["EXISTS", keys.info], true)) === 1;
+    // A new segment holds a reference to its base, taken before the segment exists.
+    const taken = !exists && info.base ? [info.base.segment] : [];
+    if (taken.length > 0 && !(await this.#references.retain(taken))) {
+      throw new ConflictError(
+        `Segment ${info.id} continues ${info.base?.segment}, which is not in the store.`,
+        undefined,
+        source,
+      );
+    }
+    const reply = (await this.connection.script(
+      IMPORT_SEGMENT,
+      segmentKeyList(keys),
+      importArguments(info, messages, from, this.ttlSeconds),
+    )) as unknown[];
+    if (reply[0] !== "ok") {
+      await this.#references.releaseQuietly(taken);
+      throw importRefusal(info.id, from, messages, reply);
+    }
+    // Another import created the segment first; it holds the base's reference.
+    if (reply[1] === 0) await this.#references.release(taken);
+  }
+
+  newSegmentId(threadId: string): string {
+    return this.layout.newSegmentId(threadId);
+  }
+
+  /** Checks that Redis answers, so a store opened on a wrong URL fails at once. */
+  async ping(): Promise<void> {
+    await this.connection.command(undefined, ["PING"]);
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+
+  #headKeys(storedHead: string): string[] {
+    return segmentKeyList(this.layout.segment(fromSortableText(storedHead)));
+  }
+
+  /** On Cluster a script reaches one slot: a thread's head must be placed beside its record. */
+  #assertSameSlot(recordKey: string, segmentKey: string, segmentId: string): void {
+    if (this.connection.cluster && hashTag(recordKey) !== hashTag(segmentKey)) {
+      throw new SkeinError(
+        `Head segment ${JSON.stringify(segmentId)} is not in its thread's hash slot; make head ids with newSegmentId().`,
+        source,
+      );
+    }
+  }
+
+  /** Housekeeping after a change that happened: a lost connection now leaks at worst, so it is not an error. */
+  async #afterWrite(work: () => Promise<unknown> | undefined): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+    }
+  }
+}
+
+function hashTag(key: string): string {
+  return key.slice(key.indexOf("{"), key.indexOf("}") + 1);
+}

@@ -1,0 +1,101 @@
+import {
+  defaultRegistry,
+  LocalStore,
+  type Registry,
+  redactUrl,
+  type SkeinAdapter,
+  SkeinError,
+} from "@skein/thread-core";
+import { createOwnedClient } from "./create-redis-client.js";
+import { isClusterClient, type RedisAnyClient, RedisConnection } from "./redis-connection.js";
+import { RedisLogDriver } from "./redis-log-driver.js";
+import { redisThreadType } from "./redis-thread-type.js";
+import { parseRedisUrl } from "./redis-url.js";
+
+export interface RedisStoreOptions {
+  /**
+   * A ready node-redis client (`createClient()`, connected) or cluster client (`createCluster()`).
+   * The store uses it as it is and `close()` leaves it open.
+   * @default a client the store creates from `url`, and closes on `close()`
+   */
+  client?: RedisAnyClient;
+  /**
+   * `redis[s]://[user:password@]host[:port][/db]`, optionally with `?cluster=true`, `node=host:port`
+   * (repeatable), `prefix=`, `ttl=` (seconds) and `timeout=` (ms); options given here win over them.
+   * @default "redis://127.0.0.1:6379"
+   */
+  url?: string | URL;
+  /**
+   * Redis Cluster: `true` to use `url` as the root node, or more root node URLs (`redis://host:port`).
+   * The other nodes are discovered from the cluster.
+   * @default false, unless the URL says `cluster=true`
+   */
+  cluster?: boolean | readonly string[];
+  /** Prepended to every key; must not contain `{` or `}`. @default "skein" */
+  prefix?: string;
+  /** Retention: a thread's keys expire this long after its last write. @default undefined (never) */
+  ttlSeconds?: number;
+  /** A call that Redis does not answer within this fails with `StoreUnavailableError`. @default 5000 */
+  commandTimeoutMs?: number;
+  /** @default defaultRegistry() */
+  registry?: Registry;
+  /** Adapters of other thread types the store keeps. @default [] */
+  adapters?: readonly SkeinAdapter[];
+}
+
+const DEFAULT_URL = "redis://127.0.0.1:6379";
+const DEFAULT_TIMEOUT_MS = 5000;
+
+/**
+ * A store that keeps local threads (`redis`) and other threads' states in Redis or Redis Cluster.
+ * @example const store = redisStore({ url: process.env.REDIS_URL, ttlSeconds: 30 * 86_400 });
+ */
+export function redisStore(options: RedisStoreOptions = {}): LocalStore {
+  const fromUrl = parseRedisUrl(options.url ?? DEFAULT_URL);
+  const prefix = options.prefix ?? fromUrl.prefix ?? "skein";
+  const ttlSeconds = options.ttlSeconds ?? fromUrl.ttlSeconds;
+  const commandTimeoutMs = options.commandTimeoutMs ?? fromUrl.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  assertPositive("ttlSeconds", ttlSeconds);
+  assertPositive("commandTimeoutMs", commandTimeoutMs);
+  const cluster = options.cluster ?? fromUrl.cluster ?? false;
+  const client =
+    options.client ??
+    createOwnedClient({
+      url: fromUrl.url,
+      clusterNodes:
+        cluster === false
+          ? undefined
+          : [...fromUrl.nodes, ...(Array.isArray(cluster) ? cluster : []).map((node) => new URL(node))],
+      connectTimeoutMs: commandTimeoutMs,
+    });
+  const displayUrl =
+    options.client && options.url === undefined
+      ? describeClient(options.client)
+      : redactUrl(new URL(String(options.url ?? DEFAULT_URL)));
+  const connection = new RedisConnection({
+    client,
+    ownsClient: !options.client,
+    commandTimeoutMs,
+    displayUrl,
+  });
+  const registry = options.registry ?? defaultRegistry();
+  registry.ensure(redisThreadType);
+  return new LocalStore({
+    driver: new RedisLogDriver({ connection, prefix, ttlSeconds }),
+    registry,
+    url: displayUrl,
+    adapters: options.adapters,
+  });
+}
+
+function describeClient(client: RedisAnyClient): string {
+  return isClusterClient(client) ? "redis://(cluster client)" : "redis://(client)";
+}
+
+function assertPositive(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+    throw new SkeinError(`${name} must be a positive whole number, not ${value}.`, {
+      source: "adapter-redis",
+    });
+  }
+}

@@ -1,0 +1,113 @@
+import {
+  type HistoryEvent,
+  type LogChange,
+  type LogRecord,
+  type Message,
+  messageFingerprint,
+  type SegmentInfo,
+} from "@skein/thread-core";
+import { eventTemplate } from "./record-codec.js";
+import { toSortableText } from "./sortable-text.js";
+
+/** A message as the scripts take it: id field, fingerprint, JSON, and whether it is a system message. */
+export function messageArguments(
+  message: Message,
+  fingerprint: string,
+  json = JSON.stringify(message),
+): string[] {
+  return [toSortableText(message.id), fingerprint, json, message.role === "system" ? "1" : "0"];
+}
+
+/** The commit script's ARGV for a change (see scripts/commit.ts for the order). */
+export function commitArguments(change: LogChange, messageJson: string[], ttlSeconds: number): string[] {
+  const { newHead, event } = change;
+  const template = eventTemplate(event);
+  // The point the script fills: the end after the append (a checkpoint) or before the new head (a rollback).
+  const pointSegment = event?.kind === "checkpoint" ? (newHead?.id ?? change.expectHead) : change.expectHead;
+  const items = (change.append ?? []).flatMap((item, index) =>
+    messageArguments(item.message, item.fingerprint, messageJson[index]),
+  );
+  return [
+    change.ifRevision === undefined ? "" : String(change.ifRevision),
+    toSortableText(change.expectHead),
+    new Date().toISOString(),
+    String(ttlSeconds),
+    newHead ? toSortableText(newHead.id) : "",
+    JSON.stringify(newHead?.base ?? null),
+    String(newHead?.start ?? 0),
+    newHead?.createdAt ?? "",
+    change.metadata ? JSON.stringify(change.metadata) : "",
+    change.context ? JSON.stringify(change.context) : "",
+    template.kind,
+    template.open,
+    template.close,
+    JSON.stringify(pointSegment),
+    ...items,
+  ];
+}
+
+/** The create-log script's ARGV (see scripts/create-log.ts for the order). */
+export function createLogArguments(record: LogRecord, head: SegmentInfo, ttlSeconds: number): string[] {
+  return [
+    JSON.stringify(record.id),
+    toSortableText(record.type),
+    record.createdAt,
+    record.updatedAt,
+    String(record.revision),
+    JSON.stringify(record.metadata),
+    JSON.stringify(record.context),
+    toSortableText(record.head),
+    String(record.length),
+    JSON.stringify(head.base),
+    String(head.start),
+    head.createdAt,
+    String(ttlSeconds),
+    ...record.events.map((event) => JSON.stringify(event)),
+  ];
+}
+
+/** The import-segment script's ARGV (see scripts/import-segment.ts for the order). */
+export function importArguments(
+  info: SegmentInfo,
+  messages: Message[],
+  from: number,
+  ttlSeconds: number,
+): string[] {
+  return [
+    JSON.stringify(info.base),
+    String(info.start),
+    info.createdAt,
+    String(from),
+    String(ttlSeconds),
+    ...messages.flatMap((message) => messageArguments(message, messageFingerprint(message))),
+  ];
+}
+
+/** Segments in other slots that a change makes the thread point at: referenced before the commit. */
+export function referencesTaken(change: LogChange): string[] {
+  const taken = change.newHead?.base ? [change.newHead.base.segment] : [];
+  if (change.event) taken.push(...eventReferencesOutsideScript(change.event));
+  return taken;
+}
+
+/** The script itself counts the points it fills (checkpoint point, rollback `from`); the rest are counted here. */
+function eventReferencesOutsideScript(event: HistoryEvent): string[] {
+  switch (event.kind) {
+    case "checkpoint":
+      return [];
+    case "rollback":
+      return [event.to.segment];
+    case "fork":
+      return [event.from.segment];
+  }
+}
+
+/**
+ * The stored messages in input order: an input index stands for that input, written as it was given;
+ * text is the JSON of a message stored before.
+ */
+export function storedMessages(results: Array<number | string>, inputs: Message[]): Message[] {
+  return results.map((entry) =>
+    typeof entry === "number" ? (inputs[entry - 1] as Message) : JSON.parse(entry),
+  );
+}

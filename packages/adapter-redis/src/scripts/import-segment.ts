@@ -1,0 +1,46 @@
+import { defineLuaScript } from "./lua-script.js";
+
+/**
+ * KEYS: a segment's four keys. ARGV: base (JSON), start, createdAt, first offset, ttl, then per message:
+ * id, fingerprint, JSON, "1" if a system message. Checks everything before writing. Returns
+ * {"missing", offset}, {"other", offset} (another message there), {"gap", offset}, {"live"} (a thread's
+ * head), {"duplicate", offset}, or {"ok", 1 if it created the segment else 0}.
+ */
+export const IMPORT_SEGMENT = defineLuaScript(
+  "import-segment",
+  `
+local from = tonumber(ARGV[4])
+local exists = redis.call('EXISTS', KEYS[1]) == 1
+if not exists and from ~= 0 then return { 'missing', from } end
+local length = redis.call('LLEN', KEYS[2])
+local live = exists and redis.call('HEXISTS', KEYS[1], 'live') == 1
+local messages, ids, system, seen = {}, {}, {}, {}
+for index = 6, #ARGV, 4 do
+  local offset = from + (index - 6) / 4
+  local field = ARGV[index]
+  local stored = redis.call('HGET', KEYS[3], field)
+  if offset < length then
+    if not stored or tonumber(string.sub(stored, 1, string.find(stored, ':', 1, true) - 1)) ~= offset then
+      return { 'other', offset }
+    end
+  else
+    if offset ~= length + #messages then return { 'gap', offset } end
+    if live then return { 'live' } end
+    if stored or seen[field] then return { 'duplicate', offset } end
+    seen[field] = true
+    messages[#messages + 1] = ARGV[index + 2]
+    ids[#ids + 1] = field
+    ids[#ids + 1] = offset .. ':' .. ARGV[index + 1]
+    if ARGV[index + 3] == '1' then system[#system + 1] = offset end
+  end
+end
+if not exists then
+  redis.call('HSET', KEYS[1], 'base', ARGV[1], 'start', ARGV[2], 'createdAt', ARGV[3], 'refs', 0)
+end
+push_all('RPUSH', KEYS[2], messages, 1)
+push_all('HSET', KEYS[3], ids, 1)
+push_all('RPUSH', KEYS[4], system, 1)
+expire_all(ARGV[5], exists and 'GT' or 'extend', KEYS, 1, 4)
+return { 'ok', exists and 0 or 1 }
+`,
+);

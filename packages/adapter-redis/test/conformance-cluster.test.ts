@@ -1,0 +1,20 @@
+import { runConformanceSuite } from "@skein/thread-core/testing";
+import { afterAll } from "vitest";
+import { redisStore } from "../src/index.js";
+import { clusterUrl, connectCluster, deleteKeys, uniquePrefix } from "./test-redis.js";
+
+// Every case's store shares one cluster client passed in (which store.close() must leave open).
+let cluster: Awaited<ReturnType<typeof connectCluster>> | undefined;
+let prefix = "";
+runConformanceSuite({
+  name: "redis (cluster)",
+  createStore: async () => {
+    cluster ??= await connectCluster();
+    prefix = uniquePrefix("cluster");
+    return redisStore({ client: cluster, prefix });
+  },
+  cleanup: () => deleteKeys(clusterUrl(), prefix),
+});
+afterAll(async () => {
+  await cluster?.close();
+});

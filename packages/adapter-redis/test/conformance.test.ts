@@ -1,0 +1,14 @@
+import { runConformanceSuite } from "@skein/thread-core/testing";
+import { redisStore } from "../src/index.js";
+import { deleteKeys, singleUrl, uniquePrefix } from "./test-redis.js";
+
+// One store per case, each under its own prefix, so every case starts from an empty store.
+let prefix = "";
+runConformanceSuite({
+  name: "redis",
+  createStore: async () => {
+    prefix = uniquePrefix("conformance");
+    return redisStore({ url: singleUrl(), prefix });
+  },
+  cleanup: () => deleteKeys(singleUrl(), prefix),
+});

@@ -1,0 +1,26 @@
+import type { TestProject } from "vitest/node";
+import { assertRedisInstalled, startRedisCluster, startRedisServer } from "./redis-servers.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** A single redis-server: REDIS_URL, or one started for this run. */
+    redisUrl: string;
+    /** A 3-master Redis Cluster, `redis://host:port?cluster=true`: REDIS_CLUSTER_URL, or one started for this run. */
+    redisClusterUrl: string;
+  }
+}
+
+/** Starts what the tests need unless the environment points at servers already running. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The outage test always starts its own server, so redis-server is needed even with both URLs set.
+  assertRedisInstalled();
+  const [single, cluster] = await Promise.all([
+    process.env.REDIS_URL ? undefined : startRedisServer(),
+    process.env.REDIS_CLUSTER_URL ? undefined : startRedisCluster(),
+  ]);
+  project.provide("redisUrl", process.env.REDIS_URL ?? (single?.url as string));
+  project.provide("redisClusterUrl", process.env.REDIS_CLUSTER_URL ?? (cluster?.url as string));
+  return async () => {
+    await Promise.all([single?.stop(), cluster?.stop()]);
+  };
+}

@@ -1,0 +1,93 @@
+import { openStore, StoreUnavailableError, type Thread } from "@skein/thread-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { redisAdapter, redisStore } from "../src/index.js";
+import { type RedisServer, startRedisServer } from "./redis-servers.js";
+
+/** Runs `call`, expecting it to fail with StoreUnavailableError; returns how long that took. */
+async function failsUnavailable(call: () => Promise<unknown>): Promise<number> {
+  const started = Date.now();
+  const error = await call().then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(StoreUnavailableError);
+  expect((error as StoreUnavailableError).retryable).toBe(true);
+  expect((error as Error).message).toMatch(/^\[adapter-redis\] /);
+  return Date.now() - started;
+}
+
+async function eventually<T>(call: () => Promise<T>, withinMs = 10_000): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+const say = (id: string) => ({ id, role: "user" as const, text: id });
+
+describe("when Redis goes away", () => {
+  // This file's own server, durable so that a restart keeps the data, as a production server would.
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer({ durable: true });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("fails fast while the server is down and works again once it is back, without duplicates", async () => {
+    const store = redisStore({ url: server.url, prefix: "outage", commandTimeoutMs: 1000 });
+    const thread = await store.create({ id: "survivor" });
+    await thread.append(say("before"));
+    await server.stop({ keepDirectory: true });
+    expect(await failsUnavailable(() => thread.append(say("during")))).toBeLessThan(5000);
+    expect(await failsUnavailable(() => store.get("survivor"))).toBeLessThan(5000);
+    expect(await failsUnavailable(() => thread.messages())).toBeLessThan(5000);
+    await server.restart();
+    await eventually(() => thread.append(say("during")));
+    // The caller did not know whether the append during the outage landed, so it retries: no duplicate.
+    await thread.append([say("during"), say("after")]);
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["before", "during", "after"]);
+    await store.close();
+  });
+
+  it("bounds calls to a server that accepts connections but never answers", async () => {
+    const store = redisStore({ url: server.url, prefix: "hang", commandTimeoutMs: 500 });
+    const thread: Thread = await store.create();
+    await thread.append(say("one"));
+    server.signal("SIGSTOP");
+    try {
+      const elapsed = await failsUnavailable(() => thread.append(say("two")));
+      expect(elapsed).toBeGreaterThanOrEqual(400);
+      expect(elapsed).toBeLessThan(5000);
+    } finally {
+      server.signal("SIGCONT");
+    }
+    // The append that timed out may have landed once the server woke; re-sending it is safe either way.
+    await eventually(() => thread.append([say("two"), say("three")]));
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["one", "two", "three"]);
+    await store.close();
+  });
+
+  it("a store opened while Redis is down fails within its timeout, and openStore says so at once", async () => {
+    await server.stop({ keepDirectory: true });
+    try {
+      const store = redisStore({ url: server.url, prefix: "early", commandTimeoutMs: 500 });
+      expect(await failsUnavailable(() => store.create())).toBeLessThan(5000);
+      expect(
+        await failsUnavailable(() => openStore(`${server.url}?timeout=500`, { adapters: [redisAdapter()] })),
+      ).toBeLessThan(5000);
+      await server.restart();
+      const thread = await eventually(() => store.create({ id: "late" }));
+      expect(thread.id).toBe("late");
+      await store.close();
+    } finally {
+      await server.restart();
+    }
+  });
+});
