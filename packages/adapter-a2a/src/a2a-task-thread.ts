@@ -10,8 +10,8 @@ import {
   ThreadStateSchema,
   type ThreadStore,
   type ViewOptions,
+  z,
 } from "@skein/thread-core";
-import { z } from "@skein/thread-core";
 import type { TaskJson } from "./a2a-json.js";
 import { readConversation } from "./conversation-reader.js";
 import { isSkeinErrorNamed, unsupported } from "./errors.js";

@@ -1,5 +1,4 @@
-import { type ThreadCapabilities, type ThreadState, ThreadStateSchema } from "@skein/thread-core";
-import { z } from "@skein/thread-core";
+import { type ThreadCapabilities, type ThreadState, ThreadStateSchema, z } from "@skein/thread-core";
 
 export const CONVERSATION_TYPE = "openai.conversation";
 

@@ -1,3 +1,4 @@
+import type { z } from "@skein/thread-core";
 import {
   assertThreadId,
   type BindEnvironment,
@@ -6,7 +7,6 @@ import {
   type Thread,
   type ThreadState,
 } from "@skein/thread-core";
-import type { z } from "@skein/thread-core";
 import {
   CONVERSATION_TYPE,
   type OpenAIConversationState,

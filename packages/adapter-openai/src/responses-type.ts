@@ -1,3 +1,4 @@
+import type { z } from "@skein/thread-core";
 import {
   assertThreadId,
   type BindEnvironment,
@@ -9,7 +10,6 @@ import {
   type ThreadState,
 } from "@skein/thread-core";
 import type OpenAI from "openai";
-import type { z } from "@skein/thread-core";
 import { messageToItems } from "./message-to-items.js";
 import { clientFromEnvironment, PACKAGE_NAME } from "./openai-client.js";
 import { MAX_PAGE } from "./remote-history.js";

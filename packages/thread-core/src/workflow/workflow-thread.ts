@@ -251,6 +251,19 @@ export class WorkflowThread implements Thread<WorkflowState> {
     return result.step;
   }
 
+  /** Saves `next` as the revision after `revision`, inserting it if this store does not hold the workflow yet. */
+  async #saveAs(next: WorkflowData, revision: number): Promise<void> {
+    this.#state = { ...next, revision: revision + 1 };
+    try {
+      await this.store.save(this, { ifRevision: revision });
+    } catch (error) {
+      // A workflow read from JSON into a store that does not hold it yet is new there: its first save inserts.
+      if (!(error instanceof ConcurrencyError && error.actualRevision === 0 && revision > 0)) throw error;
+      this.#state = { ...next, revision: 1 };
+      await this.store.save(this, { ifRevision: 0 });
+    }
+  }
+
   /**
    * Applies a change to a copy of the state and saves it as the next revision, if the stored one is still
    * the revision this object read; on failure the workflow stays as it was.
@@ -262,22 +275,9 @@ export class WorkflowThread implements Thread<WorkflowState> {
     }
     const next = cloneJson(this.#state);
     change(next);
-    this.#state = { ...next, revision: before.state.revision + 1 };
     try {
-      await this.store.save(this, { ifRevision: before.state.revision });
+      await this.#saveAs(next, before.state.revision);
     } catch (error) {
-      // A workflow read from JSON into a store that does not hold it yet is new there: its first save inserts.
-      const absent =
-        error instanceof ConcurrencyError && error.actualRevision === 0 && before.state.revision > 0;
-      if (absent) {
-        this.#state = { ...next, revision: 1 };
-        try {
-          await this.store.save(this, { ifRevision: 0 });
-          return;
-        } catch (retryError) {
-          error = retryError;
-        }
-      }
       this.#state = before.state;
       this.#threads = before.threads;
       throw error;
