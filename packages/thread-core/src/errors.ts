@@ -19,11 +19,32 @@ export class SkeinError extends Error {
     super(`[${source}] ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.source = source;
+    // One marker per class in the chain, so `ConflictError.isInstance(e)` works across duplicate installs too.
+    let type: { name: string } | null = new.target;
+    while (type && (type as unknown) !== Error) {
+      Object.defineProperty(this, classMarker(type.name), { value: true });
+      type = Object.getPrototypeOf(type);
+    }
   }
 
-  static isInstance(value: unknown): value is SkeinError {
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  /** `instanceof` that also works across duplicate installs: `ThreadNotFoundError.isInstance(error)`. */
+  // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass isInstance was called on; that is the point
+  static isInstance<Instance>(
+    this: abstract new (
+      ...args: never[]
+    ) => Instance,
+    value: unknown,
+  ): value is Instance {
+    if (typeof value !== "object" || value === null || (value as Record<symbol, unknown>)[marker] !== true)
+      return false;
+    return (
+      (this as unknown) === SkeinError || (value as Record<symbol, unknown>)[classMarker(this.name)] === true
+    );
   }
+}
+
+function classMarker(name: string): symbol {
+  return Symbol.for(`skein.error:${name}`);
 }
 
 /** A JSON document is not a valid thread state: `path` points at the offending value. */

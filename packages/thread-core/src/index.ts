@@ -3,7 +3,7 @@ export { z } from "zod";
 export { createRegistry, defaultRegistry } from "./create-registry.js";
 export * from "./errors.js";
 export { assertThreadId, MAX_THREAD_ID_LENGTH, newRandomId, newSortableId } from "./ids.js";
-export { canonicalJson, cloneJson, type JsonObject, type JsonValue } from "./json.js";
+export { assertJsonValue, canonicalJson, cloneJson, type JsonObject, type JsonValue } from "./json.js";
 export { LocalStore, type LocalStoreOptions } from "./local/local-store.js";
 export { LOCAL_CAPABILITIES, LocalThread, type LocalThreadHost } from "./local/local-thread.js";
 export { defineLocalThreadType } from "./local/local-thread-type.js";

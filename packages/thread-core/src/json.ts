@@ -72,14 +72,27 @@ function jsonError(detail: string, path: Array<string | number>): Error {
 }
 
 /** JSON with object keys sorted, so equal data gives equal text whatever the key order. */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown, skipTopLevelKey?: string): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(",")}]`;
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) text += ",";
+      text += canonicalJson(value[index] ?? null);
+    }
+    return `${text}]`;
+  }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
+  const keys = Object.keys(record).sort();
+  let text = "{";
+  let first = true;
+  for (const key of keys) {
+    const child = record[key];
+    if (child === undefined || key === skipTopLevelKey) continue;
+    text += `${first ? "" : ","}${JSON.stringify(key)}:${canonicalJson(child)}`;
+    first = false;
+  }
+  return `${text}}`;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { z } from "zod";
 import { InvalidMessageError } from "./errors.js";
 import { newSortableId } from "./ids.js";
@@ -181,6 +181,7 @@ export function normalizeMessage(input: unknown, path: Array<string | number> = 
 
 /** Validates a stored message, keeping every field (known or not) exactly. */
 export function parseMessage(value: unknown, path: Array<string | number> = []): Message {
+  if (isPlainMessage(value)) return value as Message;
   const result = MessageSchema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -201,8 +202,7 @@ function pathPart(part: PropertyKey): string | number {
  * which a retry may fill in anew. Key order does not matter.
  */
 export function messageFingerprint(message: Message): string {
-  const { createdAt: _createdAt, ...rest } = message;
-  return createHash("sha256").update(canonicalJson(rest)).digest("base64url").slice(0, 22);
+  return hash("sha256", canonicalJson(message, "createdAt"), "base64url").slice(0, 22);
 }
 
 /** The text of a message's text contents, joined; handy for transcripts and token estimates. */

@@ -145,3 +145,24 @@ function catchError(action: () => unknown): Error {
   }
   throw new Error("expected an error");
 }
+
+describe("errors", () => {
+  it("isInstance tells error classes apart, by markers that survive duplicate installs", async () => {
+    const { ConflictError, ConcurrencyError, ThreadNotFoundError } = await import("./errors.js");
+    const conflict = new ConflictError("x");
+    expect(SkeinError.isInstance(conflict)).toBe(true);
+    expect(ConflictError.isInstance(conflict)).toBe(true);
+    expect(ConcurrencyError.isInstance(conflict)).toBe(false);
+    class RemoteNotFound extends ThreadNotFoundError {}
+    const remote = new RemoteNotFound("t");
+    expect(ThreadNotFoundError.isInstance(remote)).toBe(true);
+    expect(RemoteNotFound.isInstance(new ThreadNotFoundError("t"))).toBe(false);
+    // A copy of the class from another install marks the same symbols.
+    const foreign = Object.assign(Object.create(null), {
+      [Symbol.for("skein.error")]: true,
+      [Symbol.for("skein.error:ConflictError")]: true,
+    });
+    expect(ConflictError.isInstance(foreign)).toBe(true);
+    expect(ConflictError.isInstance(new Error("plain"))).toBe(false);
+  });
+});

@@ -1,3 +1,5 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { AdapterNotInstalledError, InvalidStoreUrlError } from "../errors.js";
@@ -15,6 +17,28 @@ describe("openStore", () => {
     expect(await (await store.get(thread.id)).messages()).toHaveLength(1);
     await store.close();
     await expect(store.get(thread.id)).rejects.toThrow(/closed/);
+  });
+
+  it("resolves relative file: URLs against the working directory", async () => {
+    const seen: string[] = [];
+    const adapter: SkeinAdapter = {
+      specificationVersion: "v1",
+      packageName: "recording-adapter",
+      schemes: ["file"],
+      types: [],
+      openStore: async (url) => {
+        seen.push(url.href);
+        return openStore("memory:", { registry: createRegistry() });
+      },
+    };
+    for (const url of ["file:./.skein", "file:data/x?durability=batch", "file:///abs/dir"]) {
+      await openStore(url, { adapters: [adapter], registry: createRegistry() });
+    }
+    expect(seen).toEqual([
+      pathToFileURL(resolve(".skein")).href,
+      `${pathToFileURL(resolve("data/x")).href}?durability=batch`,
+      "file:///abs/dir",
+    ]);
   });
 
   it("says which package to install for a missing adapter", async () => {

@@ -1,3 +1,5 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { defaultRegistry } from "../create-registry.js";
 import { AdapterNotInstalledError, InvalidStoreUrlError, SkeinError } from "../errors.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
@@ -96,6 +98,9 @@ function parseStoreUrl(url: string | URL): URL {
     );
   }
   try {
+    // WHATWG URLs make `file:./x` into `file:///x`; a relative path is relative to the working directory.
+    const relative = /^file:(?!\/\/)([^?#]*)(.*)$/.exec(url);
+    if (relative) return new URL(`${pathToFileURL(resolve(relative[1] || ".")).href}${relative[2]}`);
     return new URL(url);
   } catch (error) {
     throw new InvalidStoreUrlError(

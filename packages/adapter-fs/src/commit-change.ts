@@ -1,0 +1,106 @@
+import {
+  type CommitResult,
+  ConcurrencyError,
+  HeadMovedError,
+  type HistoryEvent,
+  type LogChange,
+  type LogPoint,
+  type LogRecord,
+  ThreadNotFoundError,
+} from "@skein/thread-core";
+import { CorruptStoreError, SOURCE } from "./errors.js";
+import type { FsStorage } from "./fs-log-driver.js";
+import { type AppendItem, planAppend } from "./plan-append.js";
+import { liveRecord, referencedSegments, storedForm } from "./record-files.js";
+import { threadReferrer } from "./segment-directories.js";
+import { EMPTY_TAIL } from "./segment-reader.js";
+
+/**
+ * Applies one change to a local thread, in the order `LogChange` documents. Call it holding the thread's
+ * lock. Write order makes every crash safe:
+ * 1. new references and a new head segment (an extra reference is a leak at worst, never a loss);
+ * 2. the appended lines, then their index entries: the commit point of a plain append, which leaves the
+ *    record file alone, so an append costs the same at any length;
+ * 3. for a change that also moves the head or records an event or metadata, the record, replaced whole:
+ *    that change's commit point. Entries it appended to the current head are marked `guarded` and count
+ *    only once the record has their revision.
+ */
+export async function commitChange(storage: FsStorage, id: string, change: LogChange): Promise<CommitResult> {
+  const stored = await storage.records.read(id);
+  if (stored?.kind !== "log") throw new ThreadNotFoundError(id, { source: SOURCE });
+  const headInfo = await storage.segments.info(stored.head);
+  if (!headInfo) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
+  const headLog = storage.log(stored.head);
+  const tail = await headLog.repair(stored.revision);
+  const record = liveRecord(stored, headInfo.start, tail);
+  if (change.ifRevision !== undefined && change.ifRevision !== record.revision) {
+    throw new ConcurrencyError(id, change.ifRevision, record.revision, { source: SOURCE });
+  }
+  if (record.head !== change.expectHead) throw new HeadMovedError(id, { source: SOURCE });
+  const planned = await planAppend(change.newHead ? undefined : headLog, tail.count, change.append ?? []);
+  const rewritesRecord = Boolean(change.newHead || change.event || change.metadata || change.context);
+  if (!rewritesRecord && planned.fresh.length === 0) return { record, messages: planned.stored };
+
+  const now = Date.now();
+  const next = nextRecord(record, change, headInfo.start, planned.fresh.length, now);
+  await addReferences(storage, id, record, next, change);
+  if (planned.fresh.length > 0) {
+    // Into the new head if the change makes one, else after the current head's last commit.
+    const [log, after] = change.newHead ? [storage.log(change.newHead.id), EMPTY_TAIL] : [headLog, tail];
+    const guarded = rewritesRecord && !change.newHead;
+    const messages = planned.fresh.map((item: AppendItem) => item.message);
+    await log.append(messages, { revision: next.revision, committedAt: now, guarded }, after);
+  }
+  if (rewritesRecord) await storage.records.write(storedForm(next));
+  return { record: next, messages: planned.stored };
+}
+
+/** The record after the change: steps 2, 4 and 5 of `LogChange`, with `appended` new messages. */
+function nextRecord(record: LogRecord, change: LogChange, headStart: number, appended: number, now: number) {
+  const next: LogRecord = {
+    ...record,
+    revision: record.revision + 1,
+    updatedAt: new Date(now).toISOString(),
+  };
+  const event = change.event && (JSON.parse(JSON.stringify(change.event)) as HistoryEvent);
+  let start = headStart;
+  if (change.newHead) {
+    if (event?.kind === "rollback") event.from = endOf(record, headStart);
+    next.head = change.newHead.id;
+    next.length = change.newHead.start;
+    start = change.newHead.start;
+  }
+  next.length += appended;
+  if (event?.kind === "checkpoint") event.checkpoint.point = endOf(next, start);
+  if (change.metadata) next.metadata = JSON.parse(JSON.stringify(change.metadata));
+  if (change.context) next.context = JSON.parse(JSON.stringify(change.context));
+  if (event) {
+    event.revision = next.revision;
+    next.events = [...record.events, event];
+  }
+  return next;
+}
+
+/** References the new record needs and the old one lacked: a new head segment, a rollback's target. */
+async function addReferences(
+  storage: FsStorage,
+  id: string,
+  before: LogRecord,
+  after: LogRecord,
+  change: LogChange,
+) {
+  const known = referencedSegments(before);
+  const needed = [...referencedSegments(after)].filter((segment) => !known.has(segment));
+  if (needed.length === 0) return;
+  const referrer = threadReferrer(id);
+  await storage.locks.withLock(storage.layout.referencesLock, async () => {
+    if (change.newHead) await storage.segments.create(change.newHead, { owner: id, referrer });
+    for (const segment of needed) {
+      if (segment !== change.newHead?.id) await storage.segments.retain(segment, referrer);
+    }
+  });
+}
+
+function endOf(record: LogRecord, headStart: number): LogPoint {
+  return { segment: record.head, offset: record.length - headStart, position: record.length };
+}

@@ -1,0 +1,104 @@
+import { randomBytes } from "node:crypto";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { hasCode } from "./errors.js";
+
+/**
+ * `"fsync"`: every change is on disk when its call returns.
+ * `"batch"`: appends reach the operating system at once (they survive a crash of the process) but are
+ * flushed to disk by its own schedule and by `close()`, so a power loss may lose the newest appends.
+ * Everything else (records, new segments, references) is flushed at once either way.
+ */
+export type Durability = "fsync" | "batch";
+
+/** Files appended to but not flushed yet ("batch" mode) before a flush happens anyway. */
+const MAX_PENDING_FLUSHES = 1024;
+
+/** Writes files in the order and with the durability the store promises. */
+export class DurableFiles {
+  readonly #pending = new Set<string>();
+
+  constructor(
+    readonly durability: Durability,
+    /** Where temporary files go: inside the store, so a rename never crosses file systems. */
+    readonly temporaryDirectory: string,
+  ) {}
+
+  /** Makes an append to a segment's files durable: at once, or at the next flush in "batch" mode. */
+  async syncAppend(handle: FileHandle, path: string): Promise<void> {
+    if (this.durability === "fsync") {
+      await handle.sync();
+      return;
+    }
+    this.#pending.add(path);
+    if (this.#pending.size > MAX_PENDING_FLUSHES) await this.flush();
+  }
+
+  /** Makes a directory's entries (created, renamed, removed files) durable. */
+  async syncDirectory(path: string): Promise<void> {
+    await syncPath(path);
+  }
+
+  /** Replaces `path` with `data` so that a reader or a crash sees the old file or the new one, never a mix. */
+  async writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
+    const temporary = this.temporaryPath();
+    try {
+      const handle = await open(temporary, "wx");
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await renameReplacing(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    await this.syncDirectory(dirname(path));
+  }
+
+  /** A fresh path in the store's temporary directory. */
+  temporaryPath(): string {
+    return join(this.temporaryDirectory, `${randomBytes(12).toString("hex")}.tmp`);
+  }
+
+  /** Flushes every file appended to in "batch" mode since the last flush. */
+  async flush(): Promise<void> {
+    const paths = [...this.#pending];
+    this.#pending.clear();
+    for (const path of paths) await syncPath(path);
+  }
+}
+
+/** fsync of a file or directory by path; a path removed meanwhile has nothing left to flush. */
+async function syncPath(path: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if (hasCode(error, "ENOENT")) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    // Windows cannot fsync a directory; its renames are durable by other means.
+    if (!hasCode(error, "EPERM", "EISDIR", "EINVAL", "EBADF")) throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `rename`, retried briefly where Windows refuses to replace a file that a reader holds open. */
+async function renameReplacing(from: string, to: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await rename(from, to);
+      return;
+    } catch (error) {
+      if (attempt >= 20 || !hasCode(error, "EPERM", "EACCES", "EBUSY")) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 * (attempt + 1)));
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import { SkeinError, type SkeinErrorOptions, StoreUnavailableError } from "@skein/thread-core";
+
+/** The package named at the start of every message this adapter raises. */
+export const SOURCE = "adapter-fs";
+
+/** Who held a lock file when another writer gave up waiting for it. */
+export interface LockHolder {
+  pid?: number;
+  hostname?: string;
+  acquiredAt?: string;
+}
+
+/**
+ * A thread's lock stayed held past `lockTimeoutMs`. Another process is writing to the thread, or a writer on
+ * another machine stopped without releasing it; retrying later may succeed.
+ */
+export class LockTimeoutError extends StoreUnavailableError {
+  constructor(
+    readonly lockPath: string,
+    readonly waitedMs: number,
+    readonly holder: LockHolder | undefined,
+    options: SkeinErrorOptions = {},
+  ) {
+    super(
+      `Gave up after ${waitedMs} ms waiting for the lock ${lockPath}` +
+        (holder?.pid === undefined
+          ? "."
+          : `, held by process ${holder.pid} on ${holder.hostname ?? "an unknown host"}.`) +
+        " If that process is gone, the lock is taken over once it is older than staleLockMs.",
+      { source: SOURCE, ...options },
+    );
+  }
+}
+
+/** A file of the store does not hold what skein wrote there: it was damaged or edited by hand. */
+export class CorruptStoreError extends SkeinError {
+  constructor(
+    readonly path: string,
+    readonly detail: string,
+    options: SkeinErrorOptions = {},
+  ) {
+    super(`The store file ${path} is damaged: ${detail}`, { source: SOURCE, ...options });
+  }
+}
+
+/** Runs a file system operation, turning I/O failures (a full disk, a permission) into `StoreUnavailableError`. */
+export async function guardInputOutput<T>(operation: string, task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    if (SkeinError.isInstance(error) || !isSystemError(error)) throw error;
+    throw new StoreUnavailableError(`The file system failed during ${operation}: ${error.message}`, {
+      source: SOURCE,
+      cause: error,
+    });
+  }
+}
+
+/** A Node.js system error (`ENOENT`, `EACCES`, …). */
+export function isSystemError(error: unknown): error is NodeJS.ErrnoException & Error {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string";
+}
+
+/** Whether `error` is a system error with one of `codes`. */
+export function hasCode(error: unknown, ...codes: string[]): boolean {
+  return isSystemError(error) && codes.includes(error.code as string);
+}
+
+/** The directory was written by a newer version of this package, in a layout this version cannot read. */
+export class UnsupportedStoreFormatError extends SkeinError {
+  constructor(
+    readonly directory: string,
+    readonly format: unknown,
+    options: SkeinErrorOptions = {},
+  ) {
+    super(
+      `The store ${directory} has format ${JSON.stringify(format)}, newer than this version reads; upgrade @skein/adapter-fs.`,
+      { source: SOURCE, ...options },
+    );
+  }
+}

@@ -1,0 +1,66 @@
+import { type FileHandle, open, stat } from "node:fs/promises";
+import type { DurableFiles } from "./durable-files.js";
+import { hasCode } from "./errors.js";
+
+/** Reads `length` bytes at `position` (fewer at the end of the file). */
+export async function readAt(handle: FileHandle, length: number, position: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled === length ? buffer : buffer.subarray(0, filled);
+}
+
+/** Writes `data` at `position` of an existing file and makes it durable as `files` promises. */
+export async function writeAt(
+  files: DurableFiles,
+  path: string,
+  data: Uint8Array,
+  position: number,
+): Promise<void> {
+  const handle = await open(path, "r+");
+  try {
+    let written = 0;
+    while (written < data.length) {
+      const { bytesWritten } = await handle.write(data, written, data.length - written, position + written);
+      written += bytesWritten;
+    }
+    await files.syncAppend(handle, path);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Cuts a file back to `length` bytes, durably: what lay beyond was never acknowledged. */
+export async function truncateTo(files: DurableFiles, path: string, length: number): Promise<void> {
+  const handle = await open(path, "r+");
+  try {
+    await handle.truncate(length);
+    await files.syncAppend(handle, path);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The file's size, 0 when it does not exist. */
+export async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch (error) {
+    if (hasCode(error, "ENOENT")) return 0;
+    throw error;
+  }
+}
+
+/** Opens a file for reading, or gives undefined when it does not exist. */
+export async function openIfExists(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path, "r");
+  } catch (error) {
+    if (hasCode(error, "ENOENT")) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,74 @@
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { InvalidStoreUrlError, type LocalStore, type Registry, type SkeinAdapter } from "@skein/thread-core";
+import type { Durability } from "./durable-files.js";
+import { SOURCE } from "./errors.js";
+import { type FsStoreOptions, fsStore } from "./fs-store.js";
+import { fsThreadType } from "./fs-thread-type.js";
+
+/** Options for every store the adapter opens; a URL's `?durability=` overrides `durability`. */
+export type FsAdapterOptions = Omit<FsStoreOptions, "directory" | "registry" | "adapters" | "url">;
+
+export interface FsAdapter extends SkeinAdapter {
+  /**
+   * Opens the store at a `file:` URL: `file:///abs/path`, or, given as a string, `file:./relative`,
+   * `file:relative` or `file:/abs` (relative to `process.cwd()`). The directory is created if missing.
+   */
+  openStore(
+    url: URL | string,
+    context?: { registry?: Registry; adapters?: readonly SkeinAdapter[] },
+  ): Promise<LocalStore>;
+}
+
+/**
+ * The `file:` adapter for `openStore`: it provides the `fs` thread type and opens file stores.
+ * @example const store = await openStore("file:///var/lib/app/threads", { adapters: [fsAdapter()] });
+ */
+export function fsAdapter(options: FsAdapterOptions = {}): FsAdapter {
+  return {
+    specificationVersion: "v1",
+    packageName: "@skein/adapter-fs",
+    schemes: ["file"],
+    types: [fsThreadType],
+    async openStore(url, context = {}) {
+      const { directory, durability } = parseFileUrl(url);
+      await mkdir(directory, { recursive: true });
+      return fsStore({
+        ...options,
+        ...(durability ? { durability } : {}),
+        directory,
+        registry: context.registry,
+        adapters: context.adapters,
+        url: String(url),
+      });
+    },
+  };
+}
+
+/**
+ * The directory a `file:` URL names, and its `durability` query parameter. A URL object is always absolute
+ * (WHATWG parsing turns `file:./x` into `file:///x`), so relative paths can only be given as strings.
+ */
+export function parseFileUrl(url: URL | string): { directory: string; durability?: Durability } {
+  const text = String(url);
+  if (!/^file:/i.test(text)) throw new InvalidStoreUrlError(text, "expected a file: URL", { source: SOURCE });
+  const query = text.includes("?") ? text.slice(text.indexOf("?") + 1).split("#")[0] : "";
+  const durability = new URLSearchParams(query).get("durability") ?? undefined;
+  if (durability !== undefined && durability !== "fsync" && durability !== "batch") {
+    throw new InvalidStoreUrlError(text, 'durability must be "fsync" or "batch"', { source: SOURCE });
+  }
+  const path = text.slice("file:".length).split(/[?#]/)[0] as string;
+  let directory: string;
+  try {
+    directory =
+      typeof url !== "string" || path.startsWith("//")
+        ? fileURLToPath(typeof url === "string" ? new URL(text) : url)
+        : resolve(decodeURIComponent(path));
+  } catch (error) {
+    throw new InvalidStoreUrlError(text, "it names no local directory", { source: SOURCE, cause: error });
+  }
+  if (path === "" || path === "//")
+    throw new InvalidStoreUrlError(text, "it names no directory", { source: SOURCE });
+  return { directory, ...(durability ? { durability } : {}) };
+}

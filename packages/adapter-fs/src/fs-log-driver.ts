@@ -1,0 +1,233 @@
+import { randomBytes } from "node:crypto";
+import {
+  type CommitResult,
+  type JsonObject,
+  type LogChange,
+  type LogDriver,
+  type LogRecord,
+  type Message,
+  messageFingerprint,
+  type RecordSummary,
+  type SegmentInfo,
+  type StateRecord,
+  StoreClosedError,
+  type StoredRecord,
+  ThreadExistsError,
+} from "@skein/thread-core";
+import { commitChange } from "./commit-change.js";
+import { type Durability, DurableFiles } from "./durable-files.js";
+import { CorruptStoreError, guardInputOutput, SOURCE } from "./errors.js";
+import { importSegment } from "./import-segment.js";
+import { LockFiles } from "./lock-file.js";
+import { putStateRecord } from "./put-state.js";
+import {
+  liveRecord,
+  RecordFiles,
+  referencedSegments,
+  type StoredLogRecord,
+  storedForm,
+} from "./record-files.js";
+import { SegmentDirectories, threadReferrer } from "./segment-directories.js";
+import { SegmentLog } from "./segment-log.js";
+import { StoreLayout } from "./store-layout.js";
+
+export interface FsLogDriverOptions {
+  /** The store's directory; created if missing. */
+  directory: string;
+  /** @default "fsync" */
+  durability?: Durability;
+  /** How long a writer waits for a thread's lock before `LockTimeoutError`. @default 10_000 */
+  lockTimeoutMs?: number;
+  /** A lock older than this is taken over even if its owner may be alive (another host, a reused pid). @default 30_000 */
+  staleLockMs?: number;
+}
+
+/** The parts of a file store that its operations share; tools that work on the files directly use them too. */
+export interface FsStorage {
+  /** Where every file of the store lives. */
+  readonly layout: StoreLayout;
+  /** Writes with the store's durability. */
+  readonly files: DurableFiles;
+  /** Thread locks and the references lock. */
+  readonly locks: LockFiles;
+  /** The records under records/. */
+  readonly records: RecordFiles;
+  /** Segment directories and their references. */
+  readonly segments: SegmentDirectories;
+  /** One segment's messages. */
+  log(segmentId: string): SegmentLog;
+}
+
+/**
+ * Local thread logs in files: the `LogDriver` behind `fsStore`. Appends write only their own bytes, every
+ * change to a thread happens under its lock file, and a crash at any instant leaves every thread readable
+ * with every acknowledged change. See the README for the layout.
+ */
+export class FsLogDriver implements LogDriver, FsStorage {
+  readonly specificationVersion = "v1";
+  readonly source = SOURCE;
+  readonly nativeType = "fs";
+  readonly layout: StoreLayout;
+  readonly files: DurableFiles;
+  readonly locks: LockFiles;
+  readonly records: RecordFiles;
+  readonly segments: SegmentDirectories;
+  #ready: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: FsLogDriverOptions) {
+    this.layout = new StoreLayout(options.directory);
+    this.files = new DurableFiles(options.durability ?? "fsync", this.layout.temporary);
+    this.locks = new LockFiles({
+      timeoutMs: options.lockTimeoutMs ?? 10_000,
+      staleMs: options.staleLockMs ?? 30_000,
+    });
+    this.records = new RecordFiles(this.layout, this.files);
+    this.segments = new SegmentDirectories(this.layout, this.files);
+  }
+
+  log(segmentId: string): SegmentLog {
+    return new SegmentLog(this.layout.segmentDirectory(segmentId), this.files);
+  }
+
+  async read(id: string): Promise<StoredRecord | undefined> {
+    return this.#run("read", async () => {
+      const stored = await this.records.read(id);
+      return stored?.kind === "log" ? this.#live(stored) : stored;
+    });
+  }
+
+  async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
+    await this.#run("create", () =>
+      this.locks.withLock(this.layout.threadLockPath(record.id), async () => {
+        if (await this.records.read(record.id)) throw new ThreadExistsError(record.id, { source: SOURCE });
+        const referrer = threadReferrer(record.id);
+        await this.locks.withLock(this.layout.referencesLock, async () => {
+          await this.segments.create(head, { owner: record.id, referrer });
+          for (const segment of referencedSegments(record)) {
+            if (segment !== head.id) await this.segments.retain(segment, referrer);
+          }
+          await this.records.write(storedForm({ ...record, head: head.id }));
+        });
+      }),
+    );
+  }
+
+  async commit(id: string, change: LogChange): Promise<CommitResult> {
+    return this.#run("commit", () =>
+      this.locks.withLock(this.layout.threadLockPath(id), () => commitChange(this, id, change)),
+    );
+  }
+
+  async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {
+    return this.#run("save", () =>
+      this.locks.withLock(this.layout.threadLockPath(id), () => putStateRecord(this, id, state, options)),
+    );
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.#run("delete", () =>
+      this.locks.withLock(this.layout.threadLockPath(id), async () => {
+        const stored = await this.records.read(id);
+        if (!stored) return false;
+        await this.records.remove(id);
+        if (stored.kind === "log") {
+          await this.locks.withLock(this.layout.referencesLock, async () => {
+            for (const segment of referencedSegments(stored))
+              await this.segments.release(segment, threadReferrer(id));
+          });
+        }
+        return true;
+      }),
+    );
+  }
+
+  async list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {
+    return this.#run("list", async () => {
+      const prefix = options.prefix ?? "";
+      const ids = (await this.records.ids())
+        .filter((id) => id.startsWith(prefix) && (options.after === undefined || id > options.after))
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const summaries: RecordSummary[] = [];
+      for (const id of ids) {
+        if (summaries.length >= options.limit) break;
+        const record = await this.read(id); // gone meanwhile: deleted by another writer
+        if (!record) continue;
+        const type = record.kind === "log" ? record.type : String(record.state.$type);
+        summaries.push({ id, type, updatedAt: record.updatedAt });
+      }
+      return summaries;
+    });
+  }
+
+  async segment(id: string): Promise<SegmentInfo | undefined> {
+    return this.#run("read", async () => {
+      const info = await this.segments.info(id);
+      return (
+        info && {
+          id: info.id,
+          base: info.base && { ...info.base },
+          start: info.start,
+          createdAt: info.createdAt,
+        }
+      );
+    });
+  }
+
+  async readSegment(id: string, from: number, to: number): Promise<Message[]> {
+    return this.#run("read", () => this.log(id).readMessages(from, to));
+  }
+
+  async locate(id: string, messageId: string, before: number) {
+    return this.#run("read", async () => {
+      const [found] = await this.log(id).locate([messageId], before);
+      return found && { offset: found.offset, fingerprint: messageFingerprint(found.message) };
+    });
+  }
+
+  async systemOffsets(id: string, before: number): Promise<number[]> {
+    return this.#run("read", () => this.log(id).systemOffsets(before));
+  }
+
+  async importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void> {
+    await this.#run("import", () =>
+      this.locks.withLock(this.layout.referencesLock, () => importSegment(this, segment, messages, from)),
+    );
+  }
+
+  /** Segment ids in lowercase hex, so their file names need no escaping. */
+  newSegmentId(): string {
+    return `seg_${randomBytes(12).toString("hex")}`;
+  }
+
+  /** Flushes what "batch" durability left unflushed; the driver refuses work afterwards. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.files.flush();
+  }
+
+  /** The record brought up to its head's last commit; undefined if the thread was deleted meanwhile. */
+  async #live(stored: StoredLogRecord): Promise<LogRecord | undefined> {
+    const head = await this.segments.info(stored.head);
+    if (!head) {
+      // Deleted by another writer between reading the record and its head: the thread is simply gone.
+      if ((await this.records.read(stored.id))?.kind !== "log") return undefined;
+      throw new CorruptStoreError(this.layout.recordPath(stored.id), "its head segment is missing");
+    }
+    return liveRecord(stored, head.start, await this.log(stored.head).visibleTail(stored.revision));
+  }
+
+  async #run<T>(operation: string, task: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new StoreClosedError({ source: SOURCE });
+    return guardInputOutput(operation, async () => {
+      this.#ready ??= this.layout.prepare(this.files);
+      try {
+        await this.#ready;
+      } catch (error) {
+        this.#ready = undefined; // a failed start (a full disk, say) is tried again by the next call
+        throw error;
+      }
+      return task();
+    });
+  }
+}

@@ -1,0 +1,48 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { defaultRegistry, LocalStore, type Registry, type SkeinAdapter } from "@skein/thread-core";
+import type { Durability } from "./durable-files.js";
+import { FsLogDriver } from "./fs-log-driver.js";
+import { fsThreadType } from "./fs-thread-type.js";
+
+export interface FsStoreOptions {
+  /** The directory that holds the store, created on first use; relative paths start at `process.cwd()`. */
+  directory: string;
+  /** The registry that parses and binds the store's threads. @default defaultRegistry() */
+  registry?: Registry;
+  /**
+   * `"fsync"`: a change is on disk when its call returns. `"batch"`: it has reached the operating system
+   * (it survives the process being killed) and is flushed to disk by the OS's own schedule and by
+   * `close()`; a power loss may lose the newest changes, never tear a thread.
+   * @default "fsync"
+   */
+  durability?: Durability;
+  /** How long a change waits for its thread's lock before `LockTimeoutError`. @default 10_000 */
+  lockTimeoutMs?: number;
+  /**
+   * A lock held this long is taken over even if its owner may be alive (a process on another host, or a
+   * pid reused after the owner died). Locks of dead processes on this host are taken over at once.
+   * @default 30_000
+   */
+  staleLockMs?: number;
+  /** Adapters whose threads this store binds when it reads their saved states. @default [] */
+  adapters?: readonly SkeinAdapter[];
+  /** What `store.url` reports. @default the directory's file: URL */
+  url?: string;
+}
+
+/**
+ * A store that keeps threads in files under a directory: local threads (`fs`) as append-only logs, other
+ * threads as their saved states.
+ * @example const store = fsStore({ directory: ".skein" }); const thread = await store.create();
+ */
+export function fsStore(options: FsStoreOptions): LocalStore {
+  const registry = options.registry ?? defaultRegistry();
+  registry.ensure(fsThreadType);
+  return new LocalStore({
+    driver: new FsLogDriver(options),
+    registry,
+    url: options.url ?? pathToFileURL(resolve(options.directory)).href,
+    adapters: options.adapters,
+  });
+}

@@ -1,0 +1,7 @@
+import { defineLocalThreadType } from "@skein/thread-core";
+
+/**
+ * `fs`: a local thread whose log lives in a file store. Its JSON refers to the thread by id; the store
+ * that holds it binds it again (`store.open(JSON.parse(json))`).
+ */
+export const fsThreadType = defineLocalThreadType("fs", "@skein/adapter-fs", "file:");

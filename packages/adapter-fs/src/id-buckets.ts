@@ -1,0 +1,174 @@
+import { type FileHandle, open } from "node:fs/promises";
+import type { DurableFiles } from "./durable-files.js";
+import { readAt, truncateTo } from "./file-access.js";
+import type { SegmentReader } from "./segment-reader.js";
+
+/** `buckets.bin` starts with the watermark: the buckets cover offsets below it. */
+export const BUCKETS_HEADER_SIZE = 8;
+const SLOT_SIZE = 4;
+const FIRST_GENERATION_BUCKETS = 1024;
+const MESSAGES_PER_BUCKET = 2;
+const CATCH_UP_CHUNK = 4096;
+/** At least this many slots, no more than this many times as far apart on average, are read or written as one span. */
+const SPAN_MIN_SLOTS = 32;
+const SPAN_SLOTS_PER_SLOT = 64;
+
+/**
+ * An on-disk hash index from message id to offset, so `locate` never scans a segment. Entries chain through
+ * their `previous` field; a bucket slot holds 1 + the newest offset of its chain. Offsets come in
+ * generations that double in size, each with twice the buckets of the one before (generation g holds
+ * 2048 × 2^g offsets in 1024 × 2^g buckets), so chains stay about two long and a lookup reads O(log n)
+ * entries, while an append only writes its own entries and slots: nothing is ever rehashed.
+ */
+export class IdBuckets {
+  constructor(
+    readonly path: string,
+    readonly files: DurableFiles,
+  ) {}
+
+  /** Offsets below `before` whose id hash is `hash`, newest first; the caller confirms them against the log. */
+  async candidates(reader: SegmentReader, hash: number, before: number): Promise<number[]> {
+    const handle = await reader.handle(this.path);
+    const watermark = Math.min(handle ? await readSlotAt(handle, 0) : 0, before);
+    const found: number[] = [];
+    // Committed but not linked yet (a writer stopped in between): few, and read directly.
+    if (watermark < before) {
+      const entries = await reader.entries(watermark, before);
+      for (let index = entries.length - 1; index >= 0; index--) {
+        if (entries[index]?.idHash === hash) found.push(watermark + index);
+      }
+    }
+    if (!handle || watermark === 0) return found;
+    for (let generation = generationOf(watermark - 1); generation >= 0; generation--) {
+      let pointer = await readSlot(handle, slotOf(hash, generation));
+      while (pointer > 0) {
+        const offset = pointer - 1;
+        const [entry] = await reader.entries(offset, pointer);
+        if (!entry || entry.previous >= pointer) break;
+        if (offset < watermark && entry.idHash === hash) found.push(offset);
+        pointer = entry.previous;
+      }
+    }
+    return found;
+  }
+
+  /** The `previous` links of new messages at offsets `from…`, and the slots that must then point at them. */
+  async link(reader: SegmentReader, from: number, hashes: number[]) {
+    const handle = await reader.handle(this.path);
+    const slots = hashes.map((hash, index) => slotOf(hash, generationOf(from + index)));
+    const current = handle ? await readSlots(handle, [...new Set(slots)]) : new Map<number, number>();
+    const previous = slots.map((slot, index) => {
+      const head = current.get(slot) ?? 0;
+      current.set(slot, from + index + 1);
+      return head;
+    });
+    const heads = new Map([...new Set(slots)].map((slot) => [slot, current.get(slot) as number]));
+    return { previous, heads };
+  }
+
+  /** Points the slots at their new chain heads, then moves the watermark to `count`. */
+  async store(heads: Map<number, number>, count: number): Promise<void> {
+    const handle = await open(this.path, "r+");
+    try {
+      const span = coveringSpan([...heads.keys()]);
+      if (span) {
+        // Many slots close together: one read-modify-write of the span instead of a write each.
+        const bytes = Buffer.alloc((span.last - span.first + 1) * SLOT_SIZE);
+        bytes.set(await readAt(handle, bytes.length, slotPosition(span.first)));
+        for (const [slot, value] of heads) bytes.writeUInt32LE(value, (slot - span.first) * SLOT_SIZE);
+        await handle.write(bytes, 0, bytes.length, slotPosition(span.first));
+      } else {
+        await Promise.all(
+          [...heads].map(([slot, value]) => {
+            const bytes = Buffer.alloc(SLOT_SIZE);
+            bytes.writeUInt32LE(value);
+            return handle.write(bytes, 0, SLOT_SIZE, slotPosition(slot));
+          }),
+        );
+      }
+      // The slots are durable before the watermark says so; a lost watermark only means a catch-up.
+      await this.files.syncAppend(handle, this.path);
+      const watermark = Buffer.alloc(SLOT_SIZE);
+      watermark.writeUInt32LE(count);
+      await handle.write(watermark, 0, SLOT_SIZE, 0);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Links committed entries the buckets do not cover yet (their writer stopped after committing). If the
+   * index was cut back below the watermark, the buckets are rebuilt from the entries.
+   */
+  async catchUp(reader: SegmentReader, count: number): Promise<void> {
+    const handle = await reader.handle(this.path);
+    let watermark = handle ? await readSlotAt(handle, 0) : 0;
+    if (watermark === count) return;
+    if (watermark > count) {
+      // Drops every slot; the header keeps the old watermark until `store` writes the new one.
+      await truncateTo(this.files, this.path, BUCKETS_HEADER_SIZE);
+      watermark = 0;
+    }
+    const heads = new Map<number, number>();
+    for (let from = watermark; from < count; from += CATCH_UP_CHUNK) {
+      const entries = await reader.entries(from, Math.min(count, from + CATCH_UP_CHUNK));
+      for (const [index, entry] of entries.entries()) {
+        const offset = from + index;
+        if (entry) heads.set(slotOf(entry.idHash, generationOf(offset)), offset + 1);
+      }
+    }
+    await this.store(heads, count);
+  }
+}
+
+/** The generation of an offset: 0 for the first 2048, 1 for the next 4096, and so on. */
+function generationOf(offset: number): number {
+  return 31 - Math.clz32(Math.floor(offset / (FIRST_GENERATION_BUCKETS * MESSAGES_PER_BUCKET)) + 1);
+}
+
+function slotOf(hash: number, generation: number): number {
+  const buckets = FIRST_GENERATION_BUCKETS * 2 ** generation;
+  return FIRST_GENERATION_BUCKETS * (2 ** generation - 1) + ((hash >>> 0) % buckets);
+}
+
+function slotPosition(slot: number): number {
+  return BUCKETS_HEADER_SIZE + slot * SLOT_SIZE;
+}
+
+function readSlot(handle: FileHandle, slot: number): Promise<number> {
+  return readSlotAt(handle, slotPosition(slot));
+}
+
+/** The span of slots to read or write at once when `slots` are many and close together, else undefined. */
+function coveringSpan(slots: number[]): { first: number; last: number } | undefined {
+  if (slots.length < SPAN_MIN_SLOTS) return undefined;
+  let first = Number.POSITIVE_INFINITY;
+  let last = 0;
+  for (const slot of slots) {
+    first = Math.min(first, slot);
+    last = Math.max(last, slot);
+  }
+  return last - first + 1 <= slots.length * SPAN_SLOTS_PER_SLOT ? { first, last } : undefined;
+}
+
+/** The current value of each slot, read in one go when they are many. */
+async function readSlots(handle: FileHandle, slots: number[]): Promise<Map<number, number>> {
+  const span = coveringSpan(slots);
+  if (!span)
+    return new Map(
+      await Promise.all(slots.map(async (slot) => [slot, await readSlot(handle, slot)] as const)),
+    );
+  const bytes = await readAt(handle, (span.last - span.first + 1) * SLOT_SIZE, slotPosition(span.first));
+  return new Map(
+    slots.map((slot) => {
+      const position = (slot - span.first) * SLOT_SIZE;
+      return [slot, position + SLOT_SIZE <= bytes.length ? bytes.readUInt32LE(position) : 0];
+    }),
+  );
+}
+
+/** The u32 at `position`; 0 past the end of the file (a slot never written, a missing header). */
+async function readSlotAt(handle: FileHandle, position: number): Promise<number> {
+  const bytes = await readAt(handle, SLOT_SIZE, position);
+  return bytes.length === SLOT_SIZE ? bytes.readUInt32LE(0) : 0;
+}

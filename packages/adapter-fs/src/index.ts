@@ -1,0 +1,12 @@
+export type { Durability } from "./durable-files.js";
+export {
+  CorruptStoreError,
+  type LockHolder,
+  LockTimeoutError,
+  UnsupportedStoreFormatError,
+} from "./errors.js";
+export { decodeName, encodeName } from "./file-names.js";
+export { type FsAdapter, type FsAdapterOptions, fsAdapter, parseFileUrl } from "./fs-adapter.js";
+export { FsLogDriver, type FsLogDriverOptions } from "./fs-log-driver.js";
+export { type FsStoreOptions, fsStore } from "./fs-store.js";
+export { fsThreadType } from "./fs-thread-type.js";

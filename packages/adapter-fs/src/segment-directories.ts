@@ -1,0 +1,163 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { ConflictError, type SegmentInfo } from "@skein/thread-core";
+import type { DurableFiles } from "./durable-files.js";
+import { CorruptStoreError, hasCode, SOURCE } from "./errors.js";
+import { encodeName } from "./file-names.js";
+import { BUCKETS_HEADER_SIZE } from "./id-buckets.js";
+import type { StoreLayout } from "./store-layout.js";
+
+/** What `segment.json` holds: the segment's info, and the thread it was made the head of, if any. */
+export interface SegmentFile extends SegmentInfo {
+  owner?: string;
+}
+
+/** The referrer name a thread leaves in the `refs/` of every segment its record or history points at. */
+export function threadReferrer(threadId: string): string {
+  return `thread.${encodeName(threadId)}`;
+}
+
+function segmentReferrer(segmentId: string): string {
+  return `segment.${encodeName(segmentId)}`;
+}
+
+/**
+ * Segment directories and their references. A segment's `refs/` holds one empty file per thread that points
+ * at it (as head, checkpoint, rollback or fork point) and per segment that continues it. Creating a file is
+ * idempotent and a crash between steps can only leave an extra reference, never drop one: references are
+ * added before anything points at a segment and removed after. A segment whose `refs/` becomes empty is
+ * reclaimed, then the segment it continues loses that reference in turn. Callers hold the store's
+ * references lock for all of this.
+ */
+export class SegmentDirectories {
+  readonly #infos = new Map<string, SegmentFile>();
+
+  constructor(
+    readonly layout: StoreLayout,
+    readonly files: DurableFiles,
+  ) {}
+
+  /**
+   * The segment's `segment.json`, or undefined if there is no such segment. Infos never change, so they are
+   * cached; `{ cached: false }` asks the disk, for when it matters that another process reclaimed it.
+   */
+  async info(segmentId: string, options: { cached?: boolean } = {}): Promise<SegmentFile | undefined> {
+    const cached = options.cached === false ? undefined : this.#infos.get(segmentId);
+    if (cached) return cached;
+    const path = join(this.layout.segmentDirectory(segmentId), "segment.json");
+    let text: string;
+    try {
+      text = await readFile(path, "utf8");
+    } catch (error) {
+      if (hasCode(error, "ENOENT")) return undefined;
+      throw error;
+    }
+    const info = parseSegmentFile(text, path);
+    if (info.id !== segmentId)
+      throw new CorruptStoreError(path, `it describes segment ${JSON.stringify(info.id)}`);
+    // Dropped now and then so that the cache cannot grow without bound.
+    if (this.#infos.size > 10_000) this.#infos.clear();
+    this.#infos.set(segmentId, info);
+    return info;
+  }
+
+  /**
+   * Creates an empty segment, referenced by `referrer` (a thread) when given. It is built in tmp/ and renamed
+   * into place, so a segment directory is always whole.
+   */
+  async create(info: SegmentInfo, options: { owner?: string; referrer?: string }): Promise<void> {
+    if (info.base) await this.retain(info.base.segment, segmentReferrer(info.id));
+    const staging = this.files.temporaryPath();
+    await mkdir(join(staging, "refs"), { recursive: true });
+    try {
+      const file: SegmentFile = {
+        id: info.id,
+        base: info.base,
+        start: info.start,
+        createdAt: info.createdAt,
+      };
+      if (options.owner !== undefined) file.owner = options.owner;
+      await this.#writeDurably(join(staging, "segment.json"), `${JSON.stringify(file)}\n`);
+      await this.#writeDurably(join(staging, "buckets.bin"), Buffer.alloc(BUCKETS_HEADER_SIZE));
+      for (const name of ["messages.jsonl", "index.bin", "system.bin"])
+        await writeFile(join(staging, name), "");
+      if (options.referrer !== undefined) await writeFile(join(staging, "refs", options.referrer), "");
+      await this.files.syncDirectory(join(staging, "refs"));
+      await this.files.syncDirectory(staging);
+      await rename(staging, this.layout.segmentDirectory(info.id));
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      if (hasCode(error, "ENOTEMPTY", "EEXIST", "EPERM")) {
+        throw new ConflictError(`Segment ${JSON.stringify(info.id)} already exists.`, undefined, {
+          source: SOURCE,
+        });
+      }
+      throw error;
+    }
+    await this.files.syncDirectory(this.layout.segments);
+  }
+
+  /** Adds `referrer` to the segment's references; `ConflictError` if the segment is gone. */
+  async retain(segmentId: string, referrer: string): Promise<void> {
+    const references = join(this.layout.segmentDirectory(segmentId), "refs");
+    try {
+      await writeFile(join(references, referrer), "");
+    } catch (error) {
+      if (!hasCode(error, "ENOENT")) throw error;
+      throw new ConflictError(
+        `Segment ${JSON.stringify(segmentId)} no longer exists: the thread it belonged to was deleted.`,
+        undefined,
+        { source: SOURCE },
+      );
+    }
+    await this.files.syncDirectory(references);
+  }
+
+  /** Drops `referrer`'s reference; a segment left without any is reclaimed, and so on down its bases. */
+  async release(segmentId: string, referrer: string): Promise<void> {
+    let current: { segment: string; referrer: string } | undefined = { segment: segmentId, referrer };
+    while (current) {
+      const directory = this.layout.segmentDirectory(current.segment);
+      await rm(join(directory, "refs", current.referrer), { force: true });
+      let remaining: string[];
+      try {
+        remaining = await readdir(join(directory, "refs"));
+      } catch (error) {
+        if (hasCode(error, "ENOENT")) return;
+        throw error;
+      }
+      if (remaining.length > 0) return;
+      const info = await this.info(current.segment);
+      // Out of segments/ in one rename, so no reader ever sees half a segment.
+      const trash = join(this.layout.trash, randomBytes(12).toString("hex"));
+      await rename(directory, trash);
+      this.#infos.delete(current.segment);
+      await this.files.syncDirectory(this.layout.segments);
+      await rm(trash, { recursive: true, force: true }).catch(() => undefined);
+      current = info?.base
+        ? { segment: info.base.segment, referrer: segmentReferrer(current.segment) }
+        : undefined;
+    }
+  }
+
+  async #writeDurably(path: string, data: string | Uint8Array): Promise<void> {
+    const handle = await open(path, "wx");
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+function parseSegmentFile(text: string, path: string): SegmentFile {
+  try {
+    const parsed = JSON.parse(text) as SegmentFile;
+    if (typeof parsed.id === "string" && typeof parsed.start === "number") return parsed;
+  } catch {
+    // Reported below: segment.json is written whole before its directory exists, so this is damage.
+  }
+  throw new CorruptStoreError(path, "it is not a segment description");
+}

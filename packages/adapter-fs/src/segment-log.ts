@@ -1,0 +1,212 @@
+import { join } from "node:path";
+import type { Message } from "@skein/thread-core";
+import { checksum } from "./checksum.js";
+import type { DurableFiles } from "./durable-files.js";
+import { CorruptStoreError } from "./errors.js";
+import { readAt, sizeOf, truncateTo, writeAt } from "./file-access.js";
+import { IdBuckets } from "./id-buckets.js";
+import { ENTRY_SIZE, EntryFlag, encodeEntry, hashMessageId, type IndexEntry } from "./index-entry.js";
+import { type SegmentPaths, type SegmentReader, type SegmentTail, withReader } from "./segment-reader.js";
+
+export interface CommitStamp {
+  revision: number;
+  committedAt: number;
+  /** The commit also rewrites the thread record, and counts only once the record has `revision`. */
+  guarded: boolean;
+}
+
+const SYSTEM_OFFSET_SIZE = 4;
+/**
+ * A batch of ids this large against a segment at most this many times longer is looked up by reading the
+ * index's id hashes straight through: one sequential read beats thousands of small bucket probes, and its
+ * cost stays proportional to the batch.
+ */
+const SCAN_RATIO = 8192;
+const MIN_SCANNED_BATCH = 16;
+
+/**
+ * One segment's messages on disk. `messages.jsonl` holds one JSON line per message and only ever grows;
+ * `index.bin` holds a fixed-width entry per message (where its line ends, its checksum, the commit's
+ * revision), so reading messages [from, to) reads only their entries and their lines. A commit is visible
+ * once its last entry, flagged `commitEnd`, is whole: the lines are written (and fsynced) before the
+ * entries, so an entry never points at bytes that are not there. Whatever lies past the last whole commit
+ * (a writer killed mid-append) is ignored by readers and cut off by the next writer.
+ */
+export class SegmentLog {
+  readonly paths: SegmentPaths;
+  readonly #buckets: IdBuckets;
+
+  constructor(
+    readonly directory: string,
+    readonly files: DurableFiles,
+  ) {
+    this.paths = {
+      log: join(directory, "messages.jsonl"),
+      index: join(directory, "index.bin"),
+      buckets: join(directory, "buckets.bin"),
+      system: join(directory, "system.bin"),
+    };
+    this.#buckets = new IdBuckets(this.paths.buckets, files);
+  }
+
+  /** The last whole commit. */
+  tail(): Promise<SegmentTail> {
+    return withReader(this.paths, (reader) => reader.tail());
+  }
+
+  /** The tail a thread at `recordRevision` sees: a guarded commit counts once the record has its revision. */
+  visibleTail(recordRevision: number): Promise<SegmentTail> {
+    return withReader(this.paths, (reader) => visibleTail(reader, recordRevision));
+  }
+
+  /** Committed messages with offsets in [from, to). */
+  readMessages(from: number, to: number): Promise<Message[]> {
+    return withReader(this.paths, async (reader) => {
+      const { count } = await reader.tail();
+      return reader.messages(Math.max(0, from), Math.min(to, count));
+    });
+  }
+
+  /** Where each message id is among the first `before` messages, with the message as stored. */
+  locate(
+    messageIds: string[],
+    before: number,
+  ): Promise<Array<{ offset: number; message: Message } | undefined>> {
+    return withReader(this.paths, async (reader) => {
+      if (messageIds.length < MIN_SCANNED_BATCH || messageIds.length * SCAN_RATIO < before) {
+        return Promise.all(messageIds.map((messageId) => this.#locate(reader, messageId, before)));
+      }
+      const hashes = messageIds.map(hashMessageId);
+      const candidates = await reader.scanIdHashes(new Set(hashes), before);
+      return Promise.all(
+        messageIds.map((messageId, index) =>
+          confirm(reader, messageId, candidates.get(hashes[index] as number) ?? []),
+        ),
+      );
+    });
+  }
+
+  /** Offsets below `before` of system messages. */
+  systemOffsets(before: number): Promise<number[]> {
+    return withReader(this.paths, async (reader) =>
+      (await readSystemOffsets(reader)).filter((offset) => offset < before),
+    );
+  }
+
+  /**
+   * Cuts off what a stopped writer left past the last commit (torn lines, entries, system offsets) and links
+   * committed entries the id buckets miss. Call it holding the segment's lock, before `append`.
+   * @param recordRevision for a thread's head: a guarded commit the record never confirmed is cut off too.
+   */
+  repair(recordRevision?: number): Promise<SegmentTail> {
+    return withReader(this.paths, async (reader) => {
+      let tail =
+        recordRevision === undefined ? await reader.tail() : await visibleTail(reader, recordRevision);
+      const logSize = await sizeOf(this.paths.log);
+      // Entries whose lines a power failure took or garbled ("batch" durability) go with them.
+      while (tail.count > 0 && (tail.end > logSize || !(await this.#lastLineIntact(reader, tail)))) {
+        tail = await reader.tail(tail.count - 1);
+      }
+      if ((await sizeOf(this.paths.index)) > tail.count * ENTRY_SIZE) {
+        await truncateTo(this.files, this.paths.index, tail.count * ENTRY_SIZE);
+      }
+      if (logSize > tail.end) await truncateTo(this.files, this.paths.log, tail.end);
+      const system = await readSystemOffsets(reader);
+      const kept = system.filter((offset) => offset < tail.count);
+      if (kept.length < system.length) {
+        await truncateTo(this.files, this.paths.system, kept.length * SYSTEM_OFFSET_SIZE);
+      }
+      await this.#buckets.catchUp(reader, tail.count);
+      return tail;
+    });
+  }
+
+  /** Appends `messages` as one commit after `tail` (what `repair` returned); returns the new tail. */
+  async append(messages: Message[], stamp: CommitStamp, tail: SegmentTail): Promise<SegmentTail> {
+    const lines = messages.map((message) => Buffer.from(`${JSON.stringify(message)}\n`, "utf8"));
+    const system = messages.flatMap((message, index) =>
+      message.role === "system" ? [tail.count + index] : [],
+    );
+    const writes = [writeAt(this.files, this.paths.log, Buffer.concat(lines), tail.end)];
+    if (system.length > 0) {
+      const bytes = Buffer.alloc(system.length * SYSTEM_OFFSET_SIZE);
+      for (const [index, offset] of system.entries()) bytes.writeUInt32LE(offset, index * SYSTEM_OFFSET_SIZE);
+      writes.push(writeAt(this.files, this.paths.system, bytes, await sizeOf(this.paths.system)));
+    }
+    await Promise.all(writes);
+    const hashes = messages.map((message) => hashMessageId(message.id));
+    const links = await withReader(this.paths, (reader) => this.#buckets.link(reader, tail.count, hashes));
+    const entries = Buffer.alloc(messages.length * ENTRY_SIZE);
+    let end = tail.end;
+    let last: IndexEntry | undefined;
+    for (const [index, line] of lines.entries()) {
+      end += line.length;
+      const final = index === lines.length - 1;
+      last = {
+        end,
+        flags:
+          (final ? EntryFlag.commitEnd : 0) |
+          (final && stamp.guarded ? EntryFlag.guarded : 0) |
+          ((messages[index] as Message).role === "system" ? EntryFlag.system : 0),
+        revision: stamp.revision,
+        committedAt: stamp.committedAt,
+        lineChecksum: checksum(line),
+        idHash: hashes[index] as number,
+        previous: links.previous[index] as number,
+      };
+      encodeEntry(last, entries, index * ENTRY_SIZE);
+    }
+    // The commit point: once these entries are whole, the messages are in the thread.
+    await writeAt(this.files, this.paths.index, entries, tail.count * ENTRY_SIZE);
+    const count = tail.count + messages.length;
+    await this.#buckets.store(links.heads, count);
+    return { count, end, last };
+  }
+
+  /**
+   * Whether the last committed line checks out. Only "batch" durability can lose lines the index points at;
+   * with "fsync", a damaged line is reported by readers rather than cut off, since it was acknowledged.
+   */
+  async #lastLineIntact(reader: SegmentReader, tail: SegmentTail): Promise<boolean> {
+    if (this.files.durability === "fsync") return true;
+    try {
+      await reader.messages(tail.count - 1, tail.count);
+      return true;
+    } catch (error) {
+      if (error instanceof CorruptStoreError) return false;
+      throw error;
+    }
+  }
+
+  async #locate(reader: SegmentReader, messageId: string, before: number) {
+    return confirm(
+      reader,
+      messageId,
+      await this.#buckets.candidates(reader, hashMessageId(messageId), before),
+    );
+  }
+}
+
+/** The first candidate offset whose message really has `messageId` (hashes can collide). */
+async function confirm(reader: SegmentReader, messageId: string, candidates: number[]) {
+  for (const offset of candidates) {
+    const [message] = await reader.messages(offset, offset + 1);
+    if (message?.id === messageId) return { offset, message };
+  }
+  return undefined;
+}
+
+async function visibleTail(reader: SegmentReader, recordRevision: number): Promise<SegmentTail> {
+  const tail = await reader.tail();
+  const unconfirmed = tail.last && tail.last.flags & EntryFlag.guarded && tail.last.revision > recordRevision;
+  return unconfirmed ? reader.tail(tail.count - 1) : tail;
+}
+
+async function readSystemOffsets(reader: SegmentReader): Promise<number[]> {
+  const handle = await reader.handle(reader.paths.system);
+  if (!handle) return [];
+  const bytes = await readAt(handle, (await handle.stat()).size, 0);
+  return Array.from({ length: Math.floor(bytes.length / SYSTEM_OFFSET_SIZE) }, (_, index) =>
+    bytes.readUInt32LE(index * SYSTEM_OFFSET_SIZE),
+  );
+}

@@ -1,0 +1,143 @@
+import type { FileHandle } from "node:fs/promises";
+import type { Message } from "@skein/thread-core";
+import { checksum } from "./checksum.js";
+import { CorruptStoreError } from "./errors.js";
+import { openIfExists, readAt } from "./file-access.js";
+import { decodeEntry, ENTRY_SIZE, EntryFlag, ID_HASH_FIELD, type IndexEntry } from "./index-entry.js";
+
+/** The committed end of a segment: its last whole commit. */
+export interface SegmentTail {
+  /** How many messages are committed. */
+  count: number;
+  /** Where the last committed line ends in `messages.jsonl`. */
+  end: number;
+  /** The last committed message's entry. */
+  last: IndexEntry | undefined;
+}
+
+export interface SegmentPaths {
+  log: string;
+  index: string;
+  buckets: string;
+  system: string;
+}
+
+export const EMPTY_TAIL: SegmentTail = { count: 0, end: 0, last: undefined };
+const SCAN_CHUNK = 256;
+
+/**
+ * A segment's files opened for reading for the length of one operation, so that its many small reads
+ * (entries, bucket slots, single lines) share one file handle per file.
+ */
+export class SegmentReader {
+  readonly #handles = new Map<string, Promise<FileHandle | undefined>>();
+
+  constructor(readonly paths: SegmentPaths) {}
+
+  /** The open file, or undefined when it does not exist. */
+  handle(path: string): Promise<FileHandle | undefined> {
+    let handle = this.#handles.get(path);
+    if (!handle) {
+      handle = openIfExists(path);
+      this.#handles.set(path, handle);
+    }
+    return handle;
+  }
+
+  /** The last whole commit among the first `limit` entries (all of them by default). */
+  async tail(limit = Number.POSITIVE_INFINITY): Promise<SegmentTail> {
+    const handle = await this.handle(this.paths.index);
+    if (!handle) return EMPTY_TAIL;
+    let high = Math.min(limit, Math.floor((await handle.stat()).size / ENTRY_SIZE));
+    // Usually the last entry ends a commit: read it alone first, then scan back in chunks.
+    let chunk = 1;
+    while (high > 0) {
+      const low = Math.max(0, high - chunk);
+      const bytes = await readAt(handle, (high - low) * ENTRY_SIZE, low * ENTRY_SIZE);
+      for (let index = high - 1; index >= low; index--) {
+        const entry = decodeEntry(bytes, (index - low) * ENTRY_SIZE);
+        if (entry && entry.flags & EntryFlag.commitEnd)
+          return { count: index + 1, end: entry.end, last: entry };
+      }
+      high = low;
+      chunk = SCAN_CHUNK;
+    }
+    return EMPTY_TAIL;
+  }
+
+  /** Entries [from, to); undefined where an entry is not whole. */
+  async entries(from: number, to: number): Promise<Array<IndexEntry | undefined>> {
+    const handle = await this.handle(this.paths.index);
+    if (!handle || to <= from) return [];
+    const bytes = await readAt(handle, (to - from) * ENTRY_SIZE, from * ENTRY_SIZE);
+    return Array.from({ length: Math.floor(bytes.length / ENTRY_SIZE) }, (_, index) =>
+      decodeEntry(bytes, index * ENTRY_SIZE),
+    );
+  }
+
+  /**
+   * Offsets below `before` whose entry's id hash is one of `hashes`, read straight through the index. Only
+   * the hash field is read; the caller confirms candidates against their lines.
+   */
+  async scanIdHashes(hashes: ReadonlySet<number>, before: number): Promise<Map<number, number[]>> {
+    const found = new Map<number, number[]>();
+    const handle = await this.handle(this.paths.index);
+    if (!handle) return found;
+    for (let from = 0; from < before; from += SCAN_CHUNK * 16) {
+      const bytes = await readAt(
+        handle,
+        (Math.min(before, from + SCAN_CHUNK * 16) - from) * ENTRY_SIZE,
+        from * ENTRY_SIZE,
+      );
+      for (let position = 0; position + ENTRY_SIZE <= bytes.length; position += ENTRY_SIZE) {
+        const hash = bytes.readUInt32LE(position + ID_HASH_FIELD);
+        if (hashes.has(hash)) found.set(hash, [from + position / ENTRY_SIZE, ...(found.get(hash) ?? [])]);
+      }
+    }
+    return found;
+  }
+
+  /** Messages [from, to), which the caller knows are committed; each line is checked against its entry. */
+  async messages(from: number, to: number): Promise<Message[]> {
+    if (from >= to) return [];
+    const entries = await this.entries(Math.max(0, from - 1), to);
+    const own = (from > 0 ? entries.slice(1) : entries) as IndexEntry[];
+    const start = from > 0 ? entries[0]?.end : 0;
+    if (start === undefined || own.length !== to - from || own.some((entry) => entry === undefined)) {
+      throw new CorruptStoreError(
+        this.paths.index,
+        `the entries of messages ${from}–${to - 1} are not whole`,
+      );
+    }
+    const log = await this.handle(this.paths.log);
+    if (!log) throw new CorruptStoreError(this.paths.log, "the message log is missing");
+    const bytes = await readAt(log, (own[own.length - 1] as IndexEntry).end - start, start);
+    let position = 0;
+    return own.map((entry, index) => {
+      const line = bytes.subarray(position, entry.end - start);
+      position = entry.end - start;
+      if (line[line.length - 1] !== 0x0a || checksum(line) !== entry.lineChecksum) {
+        throw new CorruptStoreError(this.paths.log, `message ${from + index} does not match its checksum`);
+      }
+      return JSON.parse(line.toString("utf8")) as Message;
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const handle of this.#handles.values()) await (await handle.catch(() => undefined))?.close();
+    this.#handles.clear();
+  }
+}
+
+/** Runs `task` with a reader on the segment's files, closing them afterwards. */
+export async function withReader<T>(
+  paths: SegmentPaths,
+  task: (reader: SegmentReader) => Promise<T>,
+): Promise<T> {
+  const reader = new SegmentReader(paths);
+  try {
+    return await task(reader);
+  } finally {
+    await reader.close();
+  }
+}

@@ -1,0 +1,89 @@
+import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { DurableFiles } from "./durable-files.js";
+import { hasCode, UnsupportedStoreFormatError } from "./errors.js";
+import { encodeName } from "./file-names.js";
+
+const FORMAT = { format: "skein-fs", version: 1 } as const;
+/** Temporary files this old were left by a writer that stopped; younger ones may still be in use. */
+const ABANDONED_TEMPORARY_MS = 60 * 60 * 1000;
+
+/**
+ * Where everything lives inside a store's directory. Every path comes from `encodeName`, so no id can
+ * name a file outside it.
+ *
+ * ```
+ * skein-fs.json            format marker
+ * records/<id>.json        a thread's record: a local thread's head and history, or a saved state
+ * segments/<id>/           one segment: segment.json, messages.jsonl, index.bin, buckets.bin,
+ *                          system.bin and refs/ (one empty file per thread or segment that needs it)
+ * locks/<id>.lock          a thread's lock file while a writer holds it
+ * references.lock          the lock for creating, referencing and reclaiming segments
+ * tmp/                     files being written, renamed into place when whole
+ * trash/                   reclaimed segments being removed
+ * ```
+ */
+export class StoreLayout {
+  readonly directory: string;
+  readonly records: string;
+  readonly segments: string;
+  readonly locks: string;
+  readonly temporary: string;
+  readonly trash: string;
+  readonly referencesLock: string;
+
+  constructor(directory: string) {
+    this.directory = resolve(directory);
+    this.records = join(this.directory, "records");
+    this.segments = join(this.directory, "segments");
+    this.locks = join(this.directory, "locks");
+    this.temporary = join(this.directory, "tmp");
+    this.trash = join(this.directory, "trash");
+    this.referencesLock = join(this.directory, "references.lock");
+  }
+
+  recordPath(threadId: string): string {
+    return join(this.records, `${encodeName(threadId)}.json`);
+  }
+
+  segmentDirectory(segmentId: string): string {
+    return join(this.segments, encodeName(segmentId));
+  }
+
+  threadLockPath(threadId: string): string {
+    return join(this.locks, `${encodeName(threadId)}.lock`);
+  }
+
+  /** Creates the directories, checks the format, and clears what stopped writers left behind. */
+  async prepare(files: DurableFiles): Promise<void> {
+    for (const path of [this.records, this.segments, this.locks, this.temporary, this.trash]) {
+      await mkdir(path, { recursive: true });
+    }
+    const marker = join(this.directory, "skein-fs.json");
+    let found: { format?: unknown; version?: unknown } | undefined;
+    try {
+      found = JSON.parse(await readFile(marker, "utf8"));
+    } catch (error) {
+      if (!hasCode(error, "ENOENT") && !(error instanceof SyntaxError)) throw error;
+    }
+    if (found?.format === FORMAT.format && found.version === FORMAT.version) return this.#clearLeftovers();
+    if (found?.format === FORMAT.format) throw new UnsupportedStoreFormatError(this.directory, found.version);
+    await files.writeAtomically(marker, `${JSON.stringify(FORMAT)}\n`);
+    await this.#clearLeftovers();
+  }
+
+  async #clearLeftovers(): Promise<void> {
+    // Reclaimed segments are unreachable the moment they are moved to trash/.
+    for (const name of await readdir(this.trash))
+      await rm(join(this.trash, name), { recursive: true, force: true });
+    for (const name of await readdir(this.temporary)) {
+      const path = join(this.temporary, name);
+      try {
+        if (Date.now() - (await stat(path)).mtimeMs > ABANDONED_TEMPORARY_MS)
+          await rm(path, { recursive: true, force: true });
+      } catch (error) {
+        if (!hasCode(error, "ENOENT")) throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runConformanceSuite } from "@skein/thread-core/testing";
+import { fsStore } from "../src/index.js";
+
+let directory: string | undefined;
+
+runConformanceSuite({
+  name: "fs",
+  createStore: async () => {
+    directory = await mkdtemp(join(tmpdir(), "skein-fs-conformance-"));
+    return fsStore({ directory });
+  },
+  cleanup: async () => {
+    if (directory) await rm(directory, { recursive: true, force: true });
+  },
+});

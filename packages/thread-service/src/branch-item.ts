@@ -1,0 +1,74 @@
+import type { Thread } from "@skein/thread-core";
+import { ThreadKilledError } from "./errors.js";
+import type { ServiceContext } from "./message-item.js";
+import { changeServiceRecord } from "./optimistic-update.js";
+import { newServiceRecord, readServiceRecord, SERVICE_RECORD_KEY } from "./service-record.js";
+import type { QueueItem } from "./thread-queues.js";
+
+export interface BranchOptions {
+  /** Fork after this message (or at this checkpoint id). @default the end of the thread */
+  at?: string;
+  /** The branch's id. @default a new sortable id */
+  id?: string;
+}
+
+interface Settle<T> {
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * A branch waiting in its parent's queue, so it forks after the messages sent before it and never in the
+ * middle of a run (in this instance or, through the lease, in any other).
+ */
+export function branchItem(
+  context: ServiceContext,
+  threadId: string,
+  options: BranchOptions,
+  settle: Settle<{ threadId: string }>,
+): QueueItem {
+  return {
+    kind: "branch",
+    fail: settle.reject,
+    execute: async () => {
+      try {
+        const branch = await makeBranch(await context.store.get(threadId), options);
+        context.events.emit({
+          type: "status",
+          threadId: branch.id,
+          status: "idle",
+          at: new Date().toISOString(),
+        });
+        settle.resolve({ threadId: branch.id });
+      } catch (error) {
+        settle.reject(error);
+      }
+    },
+  };
+}
+
+async function makeBranch(parent: Thread, options: BranchOptions): Promise<Thread> {
+  const record = readServiceRecord(parent);
+  if (record.lifecycle === "killed") throw new ThreadKilledError(parent.id);
+  const branchRecord = {
+    ...newServiceRecord(record.config),
+    attachments: record.attachments,
+    branchedFrom: parent.id,
+  };
+  const branch = await parent.fork({
+    ...(options.at === undefined ? {} : { at: options.at }),
+    ...(options.id === undefined ? {} : { id: options.id }),
+    metadata: { [SERVICE_RECORD_KEY]: branchRecord },
+  });
+  try {
+    await changeServiceRecord(parent, (current) => {
+      if (current.lifecycle === "killed") throw new ThreadKilledError(parent.id);
+      return { ...current, branches: [...current.branches, branch.id] };
+    });
+  } catch (error) {
+    // The parent was killed (or could not be locked) meanwhile: no branch, rather than a half-made one.
+    await branch.delete().catch(() => {});
+    throw error;
+  }
+  return branch;
+}

@@ -1,0 +1,145 @@
+import { SkeinError, type SkeinErrorOptions } from "@skein/thread-core";
+
+export { ThreadNotFoundError } from "@skein/thread-core";
+
+const source = "thread-service";
+
+function withSource(options?: SkeinErrorOptions): SkeinErrorOptions {
+  return { ...options, source };
+}
+
+/** A thread's configuration is not valid; `issues` says where and why. Nothing was created. */
+export class InvalidThreadConfigError extends SkeinError {
+  constructor(
+    readonly issues: readonly string[],
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Invalid thread configuration: ${issues.join("; ")}`, withSource(options));
+  }
+}
+
+/** The thread was branched: it is read-only from then on and work goes to its branch. */
+export class ThreadLockedError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    readonly branchId: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      `Thread ${JSON.stringify(threadId)} is locked: it was branched into ${JSON.stringify(branchId)}; send to the branch.`,
+      withSource(options),
+    );
+  }
+}
+
+/** The thread is paused; `resume` it before sending. */
+export class ThreadPausedError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Thread ${JSON.stringify(threadId)} is paused; resume it before sending.`, withSource(options));
+  }
+}
+
+/** The thread was killed: it takes no more messages and cannot be resumed or branched. */
+export class ThreadKilledError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Thread ${JSON.stringify(threadId)} was killed; it takes no more work.`, withSource(options));
+  }
+}
+
+/** Processing a message failed: the runner threw, or one of the subclasses below says more. */
+export class ThreadProcessingError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    readonly messageId: string,
+    detail: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      `Processing message ${JSON.stringify(messageId)} of thread ${JSON.stringify(threadId)} failed: ${detail}`,
+      withSource(options),
+    );
+  }
+}
+
+/** The run took longer than the thread's `maxTime`; it was aborted through its signal. */
+export class ThreadTimeoutError extends ThreadProcessingError {
+  constructor(
+    threadId: string,
+    messageId: string,
+    readonly maxTime: number,
+    options?: SkeinErrorOptions,
+  ) {
+    super(threadId, messageId, `it ran longer than maxTime (${maxTime} ms) and was aborted.`, options);
+  }
+}
+
+/** One error of the JSON Schema validator, as ajv reports it. */
+export interface OutputValidationIssue {
+  /** JSON Pointer into the output (`/items/0/name`); empty for the whole value. */
+  instancePath: string;
+  /** The schema keyword that failed (`required`, `type`, …), or `json` when the output was not JSON. */
+  keyword: string;
+  message: string;
+  params?: Record<string, unknown>;
+}
+
+/** The runner's final answer is not JSON, or does not match the thread's `outputSchema`. */
+export class OutputValidationError extends ThreadProcessingError {
+  constructor(
+    threadId: string,
+    messageId: string,
+    readonly errors: readonly OutputValidationIssue[],
+    readonly output: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      threadId,
+      messageId,
+      `the output does not match the thread's outputSchema: ${errors
+        .map((error) => `${error.instancePath || "(root)"} ${error.message}`)
+        .join("; ")}`,
+      options,
+    );
+  }
+}
+
+/**
+ * Another service instance took the thread over because this one did not renew its lease in time (it
+ * stalled or lost the store). The run was aborted; its messages up to then may be in the thread.
+ */
+export class LeaseLostError extends ThreadProcessingError {
+  constructor(threadId: string, messageId: string, options?: SkeinErrorOptions) {
+    super(
+      threadId,
+      messageId,
+      "this instance lost the thread's lease (it was not renewed in time) and stopped.",
+      options,
+    );
+  }
+}
+
+/** The service was closed; it takes no more work. */
+export class ServiceClosedError extends SkeinError {
+  constructor(options?: SkeinErrorOptions) {
+    super("The thread service is closed.", withSource(options));
+  }
+}
+
+/** The thread was not created by a thread service, so it has no configuration or status. */
+export class NotAServiceThreadError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      `Thread ${JSON.stringify(threadId)} was not created by a thread service; create it with createThread().`,
+      withSource(options),
+    );
+  }
+}

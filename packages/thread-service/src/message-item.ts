@@ -1,0 +1,187 @@
+import {
+  type Message,
+  SkeinError,
+  type Thread,
+  type ThreadRunner,
+  type ThreadStore,
+} from "@skein/thread-core";
+import type { ContextProvider } from "./context-provider.js";
+import { LeaseLostError, ThreadKilledError, ThreadProcessingError } from "./errors.js";
+import type { EventStream } from "./event-stream.js";
+import { changeServiceRecord } from "./optimistic-update.js";
+import type { OutputValidator } from "./output-validator.js";
+import { runMessage, type SendResult } from "./run-message.js";
+import { assertAcceptsMessages, readServiceRecord, type ServiceRecord } from "./service-record.js";
+import type { HeldLease } from "./thread-lease.js";
+import type { QueueItem, ThreadQueue } from "./thread-queues.js";
+import { statusOf } from "./thread-status.js";
+
+/** What the work items of a service share. */
+export interface ServiceContext {
+  store: ThreadStore;
+  runner: ThreadRunner;
+  providers: readonly ContextProvider[];
+  validator: OutputValidator;
+  events: EventStream;
+  leaseMs: number;
+}
+
+interface Settle<T> {
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A message waiting in its thread's queue; `send` resolves or rejects through `settle`. */
+export function messageItem(
+  context: ServiceContext,
+  threadId: string,
+  input: Message,
+  settle: Settle<SendResult>,
+): QueueItem {
+  const fail = (error: unknown) => {
+    context.events.emit({
+      type: "failed",
+      threadId,
+      messageId: input.id,
+      error: asSkeinError(error, threadId, input.id),
+      at: new Date().toISOString(),
+    });
+    settle.reject(error);
+  };
+  return {
+    kind: "message",
+    fail,
+    execute: async (lease, queue) => {
+      let thread: Thread;
+      let record: ServiceRecord;
+      try {
+        // Read afresh under the lease: another instance may have paused, killed or branched it meanwhile.
+        thread = await context.store.get(threadId);
+        record = readServiceRecord(thread);
+        assertAcceptsMessages(threadId, record);
+        if (queue.killed) throw queue.killed;
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      await processMessage(context, { thread, record, input, lease, queue, settle, fail });
+    },
+  };
+}
+
+interface Processing {
+  thread: Thread;
+  record: ServiceRecord;
+  input: Message;
+  lease: HeldLease;
+  queue: ThreadQueue;
+  settle: Settle<SendResult>;
+  fail: (error: unknown) => void;
+}
+
+async function processMessage(context: ServiceContext, processing: Processing): Promise<void> {
+  const { thread, input, queue, record } = processing;
+  const controller = new AbortController();
+  queue.running = { messageId: input.id, controller };
+  emitStatus(context, thread.id, statusOf(record, true));
+  const stopWatching = watchForKill(context, thread.id, controller);
+  let failure: unknown;
+  try {
+    const result = await runMessage({
+      ...processing,
+      runner: context.runner,
+      providers: context.providers,
+      validator: context.validator,
+      controller,
+    });
+    await noteOutcome(thread, record, input.id, undefined);
+    context.events.emit({
+      type: "completed",
+      threadId: thread.id,
+      messageId: input.id,
+      messages: result.messages,
+      ...(result.output === undefined ? {} : { output: result.output }),
+      at: new Date().toISOString(),
+    });
+    processing.settle.resolve(result);
+  } catch (error) {
+    failure = error;
+    await noteOutcome(thread, record, input.id, error);
+    processing.fail(error);
+  } finally {
+    stopWatching();
+    queue.running = undefined;
+  }
+  // After a lost lease the thread is another instance's to report on.
+  if (failure instanceof LeaseLostError || !context.events.wants(thread.id)) return;
+  // Read again: the thread may have been paused or killed (here or elsewhere) while it ran.
+  emitStatus(context, thread.id, statusOf(await currentRecord(thread, record), false));
+}
+
+/**
+ * Stores the last message's failure, or clears it after a success; writes only when that changes. A kill or
+ * a lost lease is not the thread's failure: the first is in its lifecycle, the second belongs to the new holder.
+ */
+async function noteOutcome(
+  thread: Thread,
+  record: ServiceRecord,
+  messageId: string,
+  error: unknown,
+): Promise<void> {
+  if (error instanceof ThreadKilledError || error instanceof LeaseLostError) return;
+  const failure =
+    error === undefined
+      ? undefined
+      : {
+          messageId,
+          error: error instanceof Error ? error.name : "Error",
+          message: error instanceof Error ? error.message : String(error),
+          at: new Date().toISOString(),
+        };
+  if (!failure && !record.lastFailure) return;
+  try {
+    await changeServiceRecord(thread, (current) => {
+      if (!failure && !current.lastFailure) return undefined;
+      const { lastFailure: _previous, ...rest } = current;
+      return failure ? { ...rest, lastFailure: failure } : rest;
+    });
+  } catch {
+    // The outcome itself stands; only its summary in the record is missing.
+  }
+}
+
+async function currentRecord(thread: Thread, fallback: ServiceRecord): Promise<ServiceRecord> {
+  try {
+    await thread.refresh();
+    return readServiceRecord(thread);
+  } catch {
+    return fallback;
+  }
+}
+
+/** Another instance may kill the thread while it runs here: look for it every third of the lease. */
+function watchForKill(context: ServiceContext, threadId: string, controller: AbortController): () => void {
+  const timer = setInterval(
+    async () => {
+      try {
+        const record = readServiceRecord(await context.store.get(threadId));
+        if (record.lifecycle === "killed") controller.abort(new ThreadKilledError(threadId));
+      } catch {
+        // A failed look is retried at the next tick; the lease guards the thread meanwhile.
+      }
+    },
+    Math.max(10, Math.floor(context.leaseMs / 3)),
+  );
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+function emitStatus(context: ServiceContext, threadId: string, status: ReturnType<typeof statusOf>): void {
+  context.events.emit({ type: "status", threadId, status, at: new Date().toISOString() });
+}
+
+function asSkeinError(error: unknown, threadId: string, messageId: string): SkeinError {
+  if (SkeinError.isInstance(error)) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new ThreadProcessingError(threadId, messageId, detail, { cause: error });
+}

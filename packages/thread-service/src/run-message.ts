@@ -1,0 +1,146 @@
+import {
+  type JsonValue,
+  type Message,
+  type MessageInput,
+  normalizeMessage,
+  SkeinError,
+  type Thread,
+  type ThreadRunner,
+} from "@skein/thread-core";
+import { type ContextProvider, collectProviderStates, invokeProviders } from "./context-provider.js";
+import { LeaseLostError, ThreadProcessingError, ThreadTimeoutError } from "./errors.js";
+import { updateOptimistically } from "./optimistic-update.js";
+import type { OutputValidator } from "./output-validator.js";
+import { RunThread } from "./run-thread.js";
+import type { Attachment, ServiceRecord } from "./service-record.js";
+import { runConfigOf } from "./thread-config.js";
+import type { HeldLease } from "./thread-lease.js";
+
+/** What `send` resolves with. */
+export interface SendResult {
+  threadId: string;
+  /** The message as it was appended to the thread. */
+  input: Message;
+  /** What the runner appended, in order. */
+  messages: Message[];
+  /** The parsed, validated answer, for threads whose configuration has an `outputSchema`. */
+  output?: JsonValue;
+}
+
+export interface MessageRun {
+  thread: Thread;
+  record: ServiceRecord;
+  input: Message;
+  runner: ThreadRunner;
+  providers: readonly ContextProvider[];
+  validator: OutputValidator;
+  lease: HeldLease;
+  /** Aborted with a typed error (`ThreadKilledError`, `ThreadTimeoutError`, …) to stop the run. */
+  controller: AbortController;
+}
+
+/**
+ * Processes one message under the thread's lease: appends it, gathers the providers' context, runs the
+ * runner within `maxTime`, validates structured output, and stores the providers' next states.
+ */
+export async function runMessage(run: MessageRun): Promise<SendResult> {
+  const { thread, record, input, controller } = run;
+  const threadId = thread.id;
+  const { config } = record;
+  const stopTimer = startTimer(config.maxTime, () =>
+    controller.abort(new ThreadTimeoutError(threadId, input.id, config.maxTime as number)),
+  );
+  const onLeaseLost = () => controller.abort(new LeaseLostError(threadId, input.id));
+  run.lease.signal.addEventListener("abort", onLeaseLost, { once: true });
+  const guard = () => {
+    if (!controller.signal.aborted && !run.lease.valid()) onLeaseLost();
+    if (controller.signal.aborted) throw controller.signal.reason;
+  };
+  try {
+    guard();
+    const [appended] = await untilAborted(thread.append(input), controller.signal);
+    const stored = appended as Message;
+    const request = { threadId, messages: [stored], config };
+    const provided = await untilAborted(
+      invokeProviders(run.providers, request, thread.context),
+      controller.signal,
+    );
+    const transient = [...attachmentMessages(record.attachments), ...provided.messages].map((message) =>
+      normalizeMessage(message),
+    );
+    const view = new RunThread(thread, transient, stored.id, guard);
+    const runConfig = runConfigOf(config, provided.instructions);
+    const messages = await untilAborted(
+      run.runner.run(view, { signal: controller.signal, config: runConfig }),
+      controller.signal,
+    );
+    guard();
+    const output = config.outputSchema
+      ? run.validator.validate(config.outputSchema, messages, { threadId, messageId: input.id })
+      : undefined;
+    if (run.providers.some((provider) => provider.invoked)) {
+      await thread.refresh();
+      const states = await collectProviderStates(
+        run.providers,
+        { ...request, output: messages },
+        thread.context,
+      );
+      guard();
+      if (Object.keys(states).length > 0) {
+        await updateOptimistically(thread, (current) => ({ context: { ...current.context, ...states } }));
+      }
+    }
+    return { threadId, input: stored, messages, ...(output === undefined ? {} : { output }) };
+  } catch (error) {
+    if (controller.signal.aborted) throw controller.signal.reason;
+    if (SkeinError.isInstance(error) && error instanceof ThreadProcessingError) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ThreadProcessingError(threadId, input.id, detail, { cause: error });
+  } finally {
+    stopTimer();
+    run.lease.signal.removeEventListener("abort", onLeaseLost);
+  }
+}
+
+/** Attachments are shown to the model as one user message of `file` contents, rebuilt for every run. */
+function attachmentMessages(attachments: readonly Attachment[]): MessageInput[] {
+  if (attachments.length === 0) return [];
+  const contents = attachments.map((attachment) => ({
+    type: "file" as const,
+    fileId: attachment.fileId,
+    ...(attachment.name === undefined ? {} : { name: attachment.name }),
+    ...(attachment.mediaType === undefined ? {} : { mediaType: attachment.mediaType }),
+  }));
+  return [{ role: "user", contents, metadata: { "@skein/thread-service": "attachments" } }];
+}
+
+function startTimer(maxTime: number | undefined, onTimeout: () => void): () => void {
+  if (maxTime === undefined) return () => {};
+  const timer = setTimeout(onTimeout, maxTime);
+  return () => clearTimeout(timer);
+}
+
+/**
+ * Settles with `work`, or rejects with the signal's reason as soon as it aborts: a runner that ignores its
+ * signal does not hold the thread's queue (and its writes are refused by the run's guard).
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

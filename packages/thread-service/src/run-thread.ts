@@ -1,0 +1,110 @@
+import type {
+  AppendOptions,
+  Checkpoint,
+  ForkOptions,
+  HistoryEvent,
+  Message,
+  MessageInput,
+  PointTarget,
+  ReadOptions,
+  Thread,
+  ThreadCapabilities,
+  ThreadSnapshot,
+  ThreadState,
+  ThreadUpdate,
+  ViewOptions,
+} from "@skein/thread-core";
+
+/**
+ * The thread as one run sees it. Its `view()` shows the run's transient context (provider messages,
+ * attachments) just before the new input, and every change it makes first asks `guard`, which throws once
+ * the run is over (aborted, timed out, its lease lost): a runner that ignores its signal cannot write into
+ * a thread that has moved on to the next message or to another process.
+ */
+export class RunThread implements Thread {
+  readonly specificationVersion = "v1";
+
+  constructor(
+    readonly inner: Thread,
+    readonly transient: readonly Message[],
+    readonly inputId: string,
+    readonly guard: () => void,
+  ) {}
+
+  get id(): string {
+    return this.inner.id;
+  }
+  get type(): string {
+    return this.inner.type;
+  }
+  get capabilities(): ThreadCapabilities {
+    return this.inner.capabilities;
+  }
+  get revision(): number | undefined {
+    return this.inner.revision;
+  }
+  get metadata(): Readonly<Record<string, unknown>> {
+    return this.inner.metadata;
+  }
+  get context(): Readonly<Record<string, unknown>> {
+    return this.inner.context;
+  }
+
+  async append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]> {
+    this.guard();
+    return this.inner.append(input, options);
+  }
+
+  messages(options?: ReadOptions): Promise<Message[]> {
+    return this.inner.messages(options);
+  }
+
+  async view(options?: ViewOptions): Promise<Message[]> {
+    const view = await this.inner.view(options);
+    if (this.transient.length === 0) return view;
+    const at = view.findIndex((message) => message.id === this.inputId);
+    const index = at === -1 ? view.length : at;
+    return [...view.slice(0, index), ...this.transient, ...view.slice(index)];
+  }
+
+  async fork(options?: ForkOptions): Promise<Thread> {
+    this.guard();
+    return this.inner.fork(options);
+  }
+
+  async checkpoint(label?: string): Promise<Checkpoint> {
+    this.guard();
+    return this.inner.checkpoint(label);
+  }
+
+  async rollback(target: PointTarget, options?: AppendOptions): Promise<unknown> {
+    this.guard();
+    return this.inner.rollback(target, options);
+  }
+
+  at(target: PointTarget): Promise<ThreadSnapshot> {
+    return this.inner.at(target);
+  }
+
+  history(): Promise<HistoryEvent[]> {
+    return this.inner.history();
+  }
+
+  async update(patch: ThreadUpdate, options?: AppendOptions): Promise<void> {
+    this.guard();
+    return this.inner.update(patch, options);
+  }
+
+  refresh(): Promise<void> {
+    return this.inner.refresh();
+  }
+
+  toJSON(): ThreadState {
+    return this.inner.toJSON();
+  }
+
+  async delete(): Promise<void> {
+    this.guard();
+    return this.inner.delete();
+  }
+}

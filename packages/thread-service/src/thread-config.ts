@@ -1,0 +1,120 @@
+import { type JsonValue, type RunConfig, SkeinError } from "@skein/thread-core";
+import { Ajv, type ErrorObject } from "ajv";
+import { InvalidThreadConfigError } from "./errors.js";
+import type { OutputValidator } from "./output-validator.js";
+
+/** What a thread runs with, fixed when it is created: nothing changes it afterwards. */
+export interface ThreadConfig extends RunConfig {
+  /** The longest one message may take, in milliseconds; the run is then aborted through its signal. */
+  maxTime?: number;
+}
+
+/** Documents deeper than this are refused, so hostile input cannot overflow the stack of anyone reading it. */
+const MAX_DEPTH = 64;
+
+const CONFIG_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    systemPrompt: { type: "string" },
+    model: { type: "string", minLength: 1 },
+    temperature: { type: "number", minimum: 0, maximum: 2 },
+    thinkingLevel: { enum: ["none", "low", "medium", "high"] },
+    maxInputTokens: { type: "integer", minimum: 1 },
+    maxOutputTokens: { type: "integer", minimum: 1 },
+    maxTime: { type: "integer", minimum: 1 },
+    outputSchema: { type: "object" },
+    parameters: { type: "object" },
+  },
+} as const;
+
+const checkShape = new Ajv({ allErrors: true }).compile(CONFIG_SCHEMA);
+
+/**
+ * Validates a thread configuration and returns a deep-frozen copy of it; `InvalidThreadConfigError` lists
+ * every problem. The output schema is compiled once here, so a broken one fails at creation, not at the
+ * first message.
+ */
+export function validateThreadConfig(config: unknown, validator: OutputValidator): Readonly<ThreadConfig> {
+  const jsonProblems = nonJsonIssues(config ?? {});
+  if (jsonProblems.length > 0) throw new InvalidThreadConfigError(jsonProblems);
+  const copy = JSON.parse(JSON.stringify(config ?? {})) as unknown;
+  if (!checkShape(copy)) throw new InvalidThreadConfigError((checkShape.errors ?? []).map(describeIssue));
+  const valid = copy as ThreadConfig;
+  if (valid.outputSchema) {
+    try {
+      validator.compile(valid.outputSchema);
+    } catch (error) {
+      if (!SkeinError.isInstance(error)) throw error;
+      throw new InvalidThreadConfigError([error.message.replace(/^\[thread-service\] /, "")], {
+        cause: error,
+      });
+    }
+  }
+  return deepFreeze(valid);
+}
+
+/** The part of a configuration a runner understands: everything but `maxTime`, which the service enforces. */
+export function runConfigOf(config: Readonly<ThreadConfig>, extraInstructions: readonly string[]): RunConfig {
+  const { maxTime: _maxTime, ...runConfig } = config;
+  if (extraInstructions.length === 0) return Object.freeze(runConfig);
+  const systemPrompt = [config.systemPrompt, ...extraInstructions].filter(Boolean).join("\n\n");
+  return Object.freeze({ ...runConfig, systemPrompt });
+}
+
+/** Freezes a JSON value and everything in it. */
+export function deepFreeze<T>(value: T): Readonly<T> {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function describeIssue(error: ErrorObject): string {
+  const where = `config${error.instancePath.replaceAll("/", ".")}`;
+  if (error.keyword === "additionalProperties") {
+    return `${where} has an unknown field ${JSON.stringify(error.params.additionalProperty)}`;
+  }
+  if (error.keyword === "enum") {
+    return `${where} must be one of ${(error.params.allowedValues as string[]).join(", ")}`;
+  }
+  return `${where} ${error.message ?? "is invalid"}`;
+}
+
+/** Where `value` is not plain JSON data (functions, cycles, class instances, non-finite numbers), iteratively. */
+function nonJsonIssues(value: unknown): string[] {
+  const issues: string[] = [];
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: "config", depth: 0 }];
+  const seen = new Set<object>();
+  while (stack.length > 0 && issues.length < 10) {
+    const current = stack.pop() as (typeof stack)[number];
+    const item = current.value as JsonValue | undefined;
+    // An absent optional field (`model: undefined`) is simply left out, as JSON.stringify does.
+    if (item === undefined || item === null || typeof item === "string" || typeof item === "boolean")
+      continue;
+    if (typeof item === "number") {
+      if (!Number.isFinite(item)) issues.push(`${current.path} must be a finite number`);
+      continue;
+    }
+    if (typeof item !== "object") {
+      issues.push(`${current.path} is a ${typeof item}, not JSON data`);
+      continue;
+    }
+    const prototype = Object.getPrototypeOf(item);
+    if (!Array.isArray(item) && prototype !== Object.prototype && prototype !== null) {
+      issues.push(`${current.path} must be a plain object`);
+    } else if (seen.has(item)) {
+      issues.push(`${current.path} appears twice (a cycle or a shared object)`);
+    } else if (current.depth >= MAX_DEPTH) {
+      issues.push(`${current.path} is nested deeper than ${MAX_DEPTH} levels`);
+    } else {
+      seen.add(item);
+      for (const [key, child] of Object.entries(item)) {
+        if (key === "__proto__") issues.push(`${current.path} has the key "__proto__"`);
+        else stack.push({ value: child, path: `${current.path}.${key}`, depth: current.depth + 1 });
+      }
+    }
+  }
+  return issues;
+}

@@ -1,0 +1,183 @@
+import { performance } from "node:perf_hooks";
+import { SkeinError, type ThreadStore } from "@skein/thread-core";
+import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "./lease-thread.js";
+import { isConcurrencyError } from "./optimistic-update.js";
+
+/** An unchanged revision seen since `since` (this process's monotonic clock). */
+interface Observation {
+  revision: number;
+  holder: string;
+  since: number;
+}
+
+/**
+ * Per-thread leases of one service instance. A lease is a compare-and-set document in the store; a holder
+ * renews it by writing the next revision. Expiry is judged without comparing clocks across machines: a
+ * waiter takes a lease over only after it has seen the same revision, unchanged, for a whole `leaseMs` on
+ * its own monotonic clock, and a holder stops trusting its lease `leaseMs` after it *sent* its last
+ * successful write. A write lands after it is sent and is seen after it lands, so the holder always stops
+ * before a waiter starts (up to clock-rate drift, which `leaseMs` dwarfs).
+ */
+export class ThreadLeases {
+  readonly #observed = new Map<string, Observation>();
+
+  constructor(
+    readonly store: ThreadStore,
+    readonly holder: string,
+    readonly leaseMs: number,
+  ) {}
+
+  /** Takes the thread's lease if it is free or its holder stopped renewing; undefined while someone holds it. */
+  async tryAcquire(threadId: string): Promise<HeldLease | undefined> {
+    const current = await this.read(threadId);
+    const revision = current?.revision ?? 0;
+    if (current?.holder != null && current.holder !== this.holder && !this.#expired(threadId, current)) {
+      return undefined;
+    }
+    const sentAt = performance.now();
+    try {
+      await this.store.save(new LeaseThread(this.#state(threadId, revision + 1, this.holder)), {
+        ifRevision: revision,
+      });
+    } catch (error) {
+      if (isConcurrencyError(error)) return undefined;
+      throw error;
+    }
+    this.#observed.delete(threadId);
+    return new HeldLease(this, threadId, revision + 1, sentAt + this.leaseMs);
+  }
+
+  /** The thread's lease document, if there is one. */
+  async read(threadId: string): Promise<LeaseState | undefined> {
+    try {
+      const lease = await this.store.get(leaseIdOf(threadId));
+      return lease instanceof LeaseThread ? lease.toJSON() : undefined;
+    } catch (error) {
+      if (SkeinError.isInstance(error) && error.name === "ThreadNotFoundError") return undefined;
+      throw error;
+    }
+  }
+
+  /** Whether another instance appears to hold the thread (by wall clock: a hint for `status()`, not a decision). */
+  async heldElsewhere(threadId: string): Promise<boolean> {
+    const current = await this.read(threadId);
+    return (
+      current?.holder != null && current.holder !== this.holder && Date.parse(current.expiresAt) > Date.now()
+    );
+  }
+
+  /** Writes the lease at `revision` (expected to be stored at `revision - 1`); throws `ConcurrencyError` if not. */
+  async write(threadId: string, revision: number, holder: string | null): Promise<void> {
+    await this.store.save(new LeaseThread(this.#state(threadId, revision, holder)), {
+      ifRevision: revision - 1,
+    });
+  }
+
+  #expired(threadId: string, current: LeaseState): boolean {
+    const now = performance.now();
+    const seen = this.#observed.get(threadId);
+    if (!seen || seen.revision !== current.revision || seen.holder !== current.holder) {
+      this.#observed.set(threadId, {
+        revision: current.revision,
+        holder: current.holder as string,
+        since: now,
+      });
+      return false;
+    }
+    return now - seen.since >= Math.max(current.leaseMs, this.leaseMs);
+  }
+
+  #state(threadId: string, revision: number, holder: string | null): LeaseState {
+    const now = Date.now();
+    return {
+      $type: LEASE_THREAD_TYPE,
+      $v: 1,
+      id: leaseIdOf(threadId),
+      threadId,
+      holder,
+      revision,
+      leaseMs: this.leaseMs,
+      renewedAt: new Date(now).toISOString(),
+      expiresAt: new Date(holder === null ? now : now + this.leaseMs).toISOString(),
+    };
+  }
+}
+
+/**
+ * A lease this instance holds: renewed every third of `leaseMs` until released. `signal` aborts when the
+ * lease is lost (another instance took over, or renewals kept failing until it ran out).
+ */
+export class HeldLease {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  #revision: number;
+  #validUntil: number;
+  #pending: Promise<void> = Promise.resolve();
+  #released = false;
+
+  constructor(
+    readonly leases: ThreadLeases,
+    readonly threadId: string,
+    revision: number,
+    validUntil: number,
+  ) {
+    this.#revision = revision;
+    this.#validUntil = validUntil;
+    this.#timer = setInterval(() => void this.renew(), Math.max(1, Math.floor(leases.leaseMs / 3)));
+    // A lease never keeps a process alive on its own: a process that exits has let it go anyway.
+    this.#timer.unref();
+  }
+
+  /** Aborts when the lease is lost. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** True while this instance may still act for the thread. */
+  valid(): boolean {
+    return !this.#released && !this.signal.aborted && performance.now() < this.#validUntil;
+  }
+
+  /** Writes the next revision; a lost compare-and-set, or running out of time, ends the lease. */
+  renew(): Promise<void> {
+    this.#pending = this.#pending.then(async () => {
+      if (this.#released || this.signal.aborted) return;
+      if (!this.valid()) return this.#lose();
+      const sentAt = performance.now();
+      try {
+        await this.leases.write(this.threadId, this.#revision + 1, this.leases.holder);
+        this.#revision++;
+        this.#validUntil = sentAt + this.leases.leaseMs;
+      } catch (error) {
+        // A store hiccup is retried at the next tick for as long as the lease lasts.
+        if (isConcurrencyError(error) || !this.valid()) this.#lose();
+      }
+    });
+    return this.#pending;
+  }
+
+  /** Frees the lease for others at once; a lease already lost is left to its new holder. */
+  release(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#pending = this.#pending.then(async () => {
+      if (this.#released) return;
+      this.#released = true;
+      if (this.signal.aborted) return;
+      try {
+        await this.leases.write(this.threadId, this.#revision + 1, null);
+      } catch {
+        // Someone else holds it now, or the store is away: either way it is theirs already or expires.
+      }
+    });
+    return this.#pending;
+  }
+
+  #lose(): void {
+    clearInterval(this.#timer);
+    this.#controller.abort(
+      new SkeinError(`Lost the lease of thread ${JSON.stringify(this.threadId)}.`, {
+        source: "thread-service",
+      }),
+    );
+  }
+}

@@ -1,0 +1,154 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { messageText, openStore, type ThreadRunner, type ThreadStore } from "@skein/thread-core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createThreadService,
+  LEASE_THREAD_TYPE,
+  LeaseLostError,
+  type LeaseState,
+  leaseIdOf,
+  type ThreadService,
+} from "../src/index.js";
+import { LeaseThread } from "../src/lease-thread.js";
+import { heldRunner, lastUserText } from "./fake-runners.js";
+
+let store: ThreadStore;
+const services: ThreadService[] = [];
+
+beforeEach(async () => {
+  store = await openStore("memory:");
+});
+afterEach(async () => {
+  for (const service of services.splice(0)) await service.close({ abort: true });
+});
+
+function start(runner: ThreadRunner, options: { leaseMs?: number; instanceId?: string } = {}): ThreadService {
+  const service = createThreadService({ store, runner, concurrency: 8, pollMs: 2, ...options });
+  services.push(service);
+  return service;
+}
+
+async function writeLease(threadId: string, holder: string, ifRevision: number): Promise<void> {
+  const state: LeaseState = {
+    $type: LEASE_THREAD_TYPE,
+    $v: 1,
+    id: leaseIdOf(threadId),
+    threadId,
+    holder,
+    revision: ifRevision + 1,
+    leaseMs: 150,
+    renewedAt: new Date().toISOString(),
+    expiresAt: new Date(Date.now() + 150).toISOString(),
+  };
+  await store.save(new LeaseThread(state), { ifRevision });
+}
+
+describe("leases between service instances on one store", () => {
+  it("never let two instances process one thread at once, and process every message once", async () => {
+    const active = new Map<string, number>();
+    let overlaps = 0;
+    const runner = (name: string): ThreadRunner => ({
+      specificationVersion: "v1",
+      async run(thread) {
+        active.set(thread.id, (active.get(thread.id) ?? 0) + 1);
+        if ((active.get(thread.id) ?? 0) > 1) overlaps++;
+        const text = await lastUserText(thread);
+        await sleep(1 + (text.length % 3));
+        active.set(thread.id, (active.get(thread.id) ?? 1) - 1);
+        return thread.append({ role: "assistant", text: `${name}: ${text}` });
+      },
+    });
+    const first = start(runner("a"));
+    const second = start(runner("b"));
+    const threads = [];
+    for (let index = 0; index < 4; index++) threads.push((await first.createThread()).threadId);
+    const sends = threads.flatMap((threadId) =>
+      Array.from({ length: 8 }, (_, index) => [
+        first.send(threadId, `a${index}`),
+        second.send(threadId, `b${index}`),
+      ]).flat(),
+    );
+    await Promise.all(sends);
+    expect(overlaps).toBe(0);
+    for (const threadId of threads) {
+      const texts = (await (await store.get(threadId)).messages()).map(messageText);
+      expect(texts).toHaveLength(32);
+      for (let at = 0; at < texts.length; at += 2) {
+        const input = texts[at] as string;
+        expect(texts[at + 1]).toBe(`${input[0]}: ${input}`);
+      }
+      expect(new Set(texts.filter((_, at) => at % 2 === 0)).size).toBe(16);
+      // Each instance still processes its own messages in the order it was given them.
+      for (const name of ["a", "b"]) {
+        const own = texts.filter((text, at) => at % 2 === 0 && text.startsWith(name));
+        expect(own).toEqual(Array.from({ length: 8 }, (_, index) => `${name}${index}`));
+      }
+    }
+  });
+
+  it("take over a thread whose holder crashed, once its lease has gone unrenewed for leaseMs", async () => {
+    const service = start(
+      {
+        specificationVersion: "v1",
+        run: (thread) => thread.append({ role: "assistant", text: "taken over" }),
+      },
+      { leaseMs: 150 },
+    );
+    const { threadId } = await service.createThread();
+    await writeLease(threadId, "crashed-instance", 0);
+    expect(await service.status(threadId)).toBe("running");
+    const started = performance.now();
+    const result = await service.send(threadId, "hello?");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    expect(messageText(result.messages[0] as never)).toBe("taken over");
+    await service.whenIdle();
+    const lease = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    expect(lease).toMatchObject({ holder: null, threadId, revision: 3 });
+  });
+
+  it("abort a run whose lease another instance took, and refuse its later writes", async () => {
+    const runner = heldRunner();
+    const service = start(runner, { leaseMs: 90 });
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    await writeLease(threadId, "usurper", current.revision);
+    await expect(sending).rejects.toBeInstanceOf(LeaseLostError);
+    expect(call.signal?.reason).toBeInstanceOf(LeaseLostError);
+    await call.finished;
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual(["work"]);
+    // The usurper holds it now, as far as anyone can tell.
+    expect(await service.status(threadId)).toBe("running");
+    expect((await service.info(threadId)).lastFailure).toBeUndefined();
+  });
+
+  it("keep a lease renewed through a run longer than leaseMs", async () => {
+    const runner = heldRunner();
+    const service = start(runner, { leaseMs: 150 });
+    const other = start(runner, { leaseMs: 150 });
+    const { threadId } = await service.createThread();
+    const first = service.send(threadId, "long");
+    const call = await runner.nextCall();
+    const second = other.send(threadId, "next");
+    await sleep(600);
+    expect(runner.calls).toHaveLength(1);
+    call.release();
+    await first;
+    (await runner.nextCall()).release();
+    await second;
+    await other.whenIdle();
+    expect((await store.get(leaseIdOf(threadId))).toJSON()).toMatchObject({ holder: null });
+  });
+
+  it("are documents of their own type that hold no messages", async () => {
+    const service = start(heldRunner());
+    const { threadId } = await service.createThread();
+    await writeLease(threadId, "someone", 0);
+    const lease = await store.get(leaseIdOf(threadId));
+    expect(lease.type).toBe(LEASE_THREAD_TYPE);
+    await expect(lease.messages()).rejects.toMatchObject({ name: "UnsupportedOperationError" });
+    expect(leaseIdOf("x".repeat(256)).length).toBeLessThan(80);
+    expect(leaseIdOf("a")).not.toBe(leaseIdOf("b"));
+  });
+});
