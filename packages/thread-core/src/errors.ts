@@ -28,18 +28,18 @@ export class SkeinError extends Error {
   }
 
   /** `instanceof` that also works across duplicate installs: `ThreadNotFoundError.isInstance(error)`. */
-  // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass isInstance was called on; that is the point
   static isInstance<Instance>(
     this: abstract new (
       ...args: never[]
     ) => Instance,
     value: unknown,
   ): value is Instance {
-    if (typeof value !== "object" || value === null || (value as Record<symbol, unknown>)[marker] !== true)
+    if (typeof value !== "object" || value === null || (value as Record<symbol, unknown>)[marker] !== true) {
       return false;
-    return (
-      (this as unknown) === SkeinError || (value as Record<symbol, unknown>)[classMarker(this.name)] === true
-    );
+    }
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass isInstance was called on; that is the point
+    const type = this as { name: string };
+    return type === SkeinError || (value as Record<symbol, unknown>)[classMarker(type.name)] === true;
   }
 }
 
