@@ -165,17 +165,21 @@ export function normalizeMessage(input: unknown, path: Array<string | number> = 
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidMessageError("expected an object with a role and contents or text", path);
   }
-  const { text, ...rest } = input as Record<string, unknown>;
-  const candidate: Record<string, unknown> = { ...rest };
+  const { id, role, createdAt, authorName, contents, metadata, text, ...rest } = input as Record<string, unknown>;
   if (text !== undefined) {
     if (typeof text !== "string") throw new InvalidMessageError("text must be a string", [...path, "text"]);
-    if (candidate.contents !== undefined) {
-      throw new InvalidMessageError("give either text or contents, not both", path);
-    }
-    candidate.contents = [{ type: "text", text }];
+    if (contents !== undefined) throw new InvalidMessageError("give either text or contents, not both", path);
   }
-  candidate.id ??= newSortableId();
-  candidate.createdAt ??= new Date().toISOString();
+  // Built in the schema's key order, so a message's JSON reads the same before and after a round trip.
+  const candidate: Record<string, unknown> = {
+    id: id ?? newSortableId(),
+    role,
+    createdAt: createdAt ?? new Date().toISOString(),
+    ...(authorName === undefined ? {} : { authorName }),
+    contents: text === undefined ? contents : [{ type: "text", text }],
+    ...(metadata === undefined ? {} : { metadata }),
+    ...rest,
+  };
   return parseMessage(candidate, path);
 }
 
