@@ -165,7 +165,10 @@ export function normalizeMessage(input: unknown, path: Array<string | number> = 
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidMessageError("expected an object with a role and contents or text", path);
   }
-  const { id, role, createdAt, authorName, contents, metadata, text, ...rest } = input as Record<string, unknown>;
+  const { id, role, createdAt, authorName, contents, metadata, text, ...rest } = input as Record<
+    string,
+    unknown
+  >;
   if (text !== undefined) {
     if (typeof text !== "string") throw new InvalidMessageError("text must be a string", [...path, "text"]);
     if (contents !== undefined) throw new InvalidMessageError("give either text or contents, not both", path);
