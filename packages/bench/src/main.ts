@@ -9,6 +9,7 @@ import { parseResults } from "./parse-scenario.js";
 import { redisResults } from "./redis-scenario.js";
 import { withRedis } from "./redis-server.js";
 import { benchmarksMarkdown } from "./report.js";
+import { type RuntimeRow, runtimeRows } from "./runtime-scenario.js";
 import { rawReadRow, type ScalingTarget, scalingRows } from "./scaling.js";
 import { growthRows, type StorageRow, storageRows } from "./storage-scenario.js";
 import { temporaryDirectory } from "./temporary-directory.js";
@@ -68,8 +69,28 @@ await withRedis(async (redisUrl) => {
     ]),
   );
 
+  section("Runtime: thread-service with a no-op runner, 10 messages on each of many threads");
+  const runtime: RuntimeRow[] = await runtimeRows(redisUrl, quick ? 200 : 1000);
+  printTable(
+    ["store", "messages", "seconds", "messages/s", "per-thread order"],
+    runtime.map((row) => [
+      row.store,
+      String(row.messages),
+      row.seconds.toFixed(2),
+      row.messagesPerSecond.toFixed(0),
+      row.orderVerified ? "verified" : "BROKEN",
+    ]),
+  );
+
   if (!quick) {
-    const figures = { node: process.version, date: new Date().toISOString(), results, scaling, storage };
+    const figures = {
+      node: process.version,
+      date: new Date().toISOString(),
+      results,
+      scaling,
+      storage,
+      runtime,
+    };
     writeFileSync(`${root}bench-results.json`, `${JSON.stringify(figures, null, 2)}\n`);
     writeFileSync(`${root}BENCHMARKS.md`, benchmarksMarkdown(figures));
     console.log("\nwrote BENCHMARKS.md and bench-results.json");

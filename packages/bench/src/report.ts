@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, totalmem } from "node:os";
 import { type Result, ratioRows } from "./compare.js";
+import type { RuntimeRow } from "./runtime-scenario.js";
 import type { StorageRow } from "./storage-scenario.js";
 
 export interface Figures {
@@ -10,6 +11,7 @@ export interface Figures {
   results: Result[];
   scaling: string[][];
   storage: StorageRow[];
+  runtime: RuntimeRow[];
 }
 
 const require = createRequire(import.meta.url);
@@ -105,6 +107,19 @@ ${table(
     String(row.bytes),
     row.perMessage.toFixed(0),
     `${row.ratio.toFixed(2)}×`,
+  ]),
+)}
+
+## Runtime: thread-service, no-op runner, 10 messages per thread
+
+${table(
+  ["store", "messages", "seconds", "messages/s", "per-thread order"],
+  figures.runtime.map((row) => [
+    row.store,
+    String(row.messages),
+    row.seconds.toFixed(2),
+    row.messagesPerSecond.toFixed(0),
+    row.orderVerified ? "verified" : "broken",
   ]),
 )}
 
