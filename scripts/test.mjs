@@ -31,8 +31,8 @@ function run(command, args, options = {}) {
 /** Every workspace with a package.json: packages/* and examples. */
 function packageDirectories() {
   const packages = join(root, "packages");
-  return [...readdirSync(packages).map((name) => join(packages, name)), join(root, "examples")].filter((directory) =>
-    existsSync(join(directory, "package.json")),
+  return [...readdirSync(packages).map((name) => join(packages, name)), join(root, "examples")].filter(
+    (directory) => existsSync(join(directory, "package.json")),
   );
 }
 

@@ -7,7 +7,8 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 
 const script = fileURLToPath(new URL("../three-agents/run.mjs", import.meta.url));
-const run = async (...args: string[]) => (await promisify(execFile)(process.execPath, [script, ...args])).stdout;
+const run = async (...args: string[]) =>
+  (await promisify(execFile)(process.execPath, [script, ...args])).stdout;
 const directories: string[] = [];
 
 afterEach(() => {

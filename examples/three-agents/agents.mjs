@@ -29,9 +29,20 @@ export const agents = {
           id: `${step.id}-call`,
           role: "assistant",
           authorName: "researcher",
-          contents: [{ type: "function_call", callId: `${step.id}-hours`, name: "opening_hours", arguments: { city: "Lisbon" } }],
+          contents: [
+            {
+              type: "function_call",
+              callId: `${step.id}-hours`,
+              name: "opening_hours",
+              arguments: { city: "Lisbon" },
+            },
+          ],
         },
-        { id: `${step.id}-result`, role: "tool", contents: [{ type: "function_result", callId: `${step.id}-hours`, result: findings }] },
+        {
+          id: `${step.id}-result`,
+          role: "tool",
+          contents: [{ type: "function_result", callId: `${step.id}-hours`, result: findings }],
+        },
       ]);
       return { findings };
     },
@@ -41,8 +52,12 @@ export const agents = {
     async run(workflow, step, inputs) {
       const findings = inputs.research?.findings ?? [];
       const text = `A day in Lisbon: ${findings.map((finding) => `${finding.sight} (${finding.hours})`).join(", then ")}.`;
-      await workflow.thread("writer").append({ id: `${step.id}-draft`, role: "assistant", authorName: "writer", text });
-      await workflow.thread("main").append({ id: `${step.id}-answer`, role: "assistant", authorName: "writer", text });
+      await workflow
+        .thread("writer")
+        .append({ id: `${step.id}-draft`, role: "assistant", authorName: "writer", text });
+      await workflow
+        .thread("main")
+        .append({ id: `${step.id}-answer`, role: "assistant", authorName: "writer", text });
       return { words: text.split(/\s+/).length };
     },
   },

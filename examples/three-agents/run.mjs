@@ -20,7 +20,10 @@ async function openOrCreate() {
   } catch (error) {
     if (error.name !== "ThreadNotFoundError") throw error;
   }
-  const workflow = await store.create("workflow", { id: workflowId, threads: ["main", "planner", "researcher", "writer"] });
+  const workflow = await store.create("workflow", {
+    id: workflowId,
+    threads: ["main", "planner", "researcher", "writer"],
+  });
   await workflow.thread("main").append({ id: "ask", role: "user", text: "Plan me a day in Lisbon." });
   for (const agent of Object.values(agents)) await workflow.enqueue(agent.step, { threadKey: agent.step });
   console.log(`created ${workflowId}: ${describe(workflow)}`);
@@ -33,13 +36,17 @@ function agentName(agent) {
 
 function describe(workflow) {
   const name = (id) => workflow.execution.steps.find((step) => step.id === id)?.name;
-  const done = workflow.execution.steps.filter((step) => step.status === "completed").map((step) => step.name);
+  const done = workflow.execution.steps
+    .filter((step) => step.status === "completed")
+    .map((step) => step.name);
   return `done [${done}] running [${workflow.execution.current.map(name)}] next [${workflow.execution.next.map(name)}]`;
 }
 
 const workflow = await openOrCreate();
 const outputs = Object.fromEntries(
-  workflow.execution.steps.filter((step) => step.status === "completed").map((step) => [step.name, step.output]),
+  workflow.execution.steps
+    .filter((step) => step.status === "completed")
+    .map((step) => [step.name, step.output]),
 );
 // A step left running by an interrupted process is run again; its writes are idempotent by message id.
 const pending = [...workflow.execution.current, ...workflow.execution.next];
@@ -59,5 +66,6 @@ for (const stepId of pending) {
 const [answer] = await workflow.thread("main").messages({ last: 1 });
 console.log(`finished: ${describe(workflow)}`);
 console.log(`answer: ${answer.contents[0].text}`);
-for (const key of workflow.keys()) console.log(`  ${key}: ${(await workflow.thread(key).messages()).length} messages`);
+for (const key of workflow.keys())
+  console.log(`  ${key}: ${(await workflow.thread(key).messages()).length} messages`);
 await store.close();

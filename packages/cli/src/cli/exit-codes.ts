@@ -1,0 +1,35 @@
+/** What `skein` exits with; `skein --help` lists them, scripts branch on them. */
+export const EXIT_CODES = {
+  ok: 0,
+  /** Anything not covered below: an operation the thread type cannot do, an unexpected failure. */
+  failure: 1,
+  /** Unknown command or flag, a missing or malformed argument. */
+  usage: 2,
+  /** No such thread, checkpoint, message or input file. */
+  notFound: 3,
+  /** The id is taken, a message id was re-sent with other content, the thread moved on, or a migrate target differs. */
+  conflict: 4,
+  /** Input that is not valid JSON, not a valid thread state or message, or of an unknown type. */
+  invalidData: 5,
+  /** The store URL is invalid, its adapter package is not installed, or the backend cannot be reached. */
+  store: 6,
+} as const;
+
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+/** The exit codes as `skein --help` prints them. */
+export const EXIT_CODE_HELP: ReadonlyArray<[ExitCode, string]> = [
+  [EXIT_CODES.ok, "success"],
+  [EXIT_CODES.failure, "failure: an operation the thread type cannot do, or an unexpected error"],
+  [EXIT_CODES.usage, "usage: unknown command or flag, missing or malformed argument"],
+  [EXIT_CODES.notFound, "not found: thread, checkpoint, message or input file"],
+  [
+    EXIT_CODES.conflict,
+    "conflict: id taken, message re-sent with other content, revision moved, migrate target differs",
+  ],
+  [
+    EXIT_CODES.invalidData,
+    "invalid data: not JSON (with line and column), not a valid thread state or message",
+  ],
+  [EXIT_CODES.store, "store: invalid URL, adapter package not installed, backend unreachable"],
+];

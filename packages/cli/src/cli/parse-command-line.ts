@@ -1,0 +1,82 @@
+import { parseArgs } from "node:util";
+import { UsageError } from "./cli-error.js";
+import type { OptionSpec, OptionValues } from "./command.js";
+
+/** Flags every command takes. */
+export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  store: {
+    type: "string",
+    placeholder: "URL",
+    description: "memory:, file:<path>, redis://…, rediss://… (default: $SKEIN_STORE, else file:./.skein)",
+  },
+  scope: {
+    type: "string",
+    placeholder: "TENANT",
+    description: "work inside one tenant's scope of the store",
+  },
+  json: { type: "boolean", description: "machine-readable JSON on stdout" },
+  help: { type: "boolean", short: "h", description: "show help" },
+};
+
+/** The first word that is not a flag or a global flag's value: the command. The rest are its arguments. */
+export function splitCommand(args: string[]): { name?: string; rest: string[] } {
+  const { tokens } = parseArgs({
+    args,
+    options: toParseArgsOptions(GLOBAL_OPTIONS),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const first = tokens.find((token) => token.kind === "positional");
+  if (!first) return { rest: args };
+  return { name: first.value, rest: args.filter((_, index) => index !== first.index) };
+}
+
+/** Parses a command's arguments strictly: an unknown flag or a missing value is a usage error. */
+export function parseCommandArguments(
+  args: string[],
+  options: Record<string, OptionSpec>,
+  commandName: string,
+): { positionals: string[]; values: OptionValues } {
+  try {
+    const { positionals, values } = parseArgs({
+      args,
+      options: toParseArgsOptions(options),
+      strict: true,
+      allowPositionals: true,
+    });
+    return { positionals, values: values as OptionValues };
+  } catch (error) {
+    throw new UsageError(
+      `${describeParseError(error as Error & { code?: string })} (see skein ${commandName} --help)`,
+    );
+  }
+}
+
+function toParseArgsOptions(options: Record<string, OptionSpec>) {
+  return Object.fromEntries(
+    Object.entries(options).map(([name, spec]) => [
+      name,
+      {
+        type: spec.type,
+        ...(spec.short ? { short: spec.short } : {}),
+        ...(spec.multiple ? { multiple: true } : {}),
+      },
+    ]),
+  );
+}
+
+/** node:util's messages run over several sentences; the CLI prints one short line. */
+function describeParseError(error: Error & { code?: string }): string {
+  const flag = /'(-[^' ]+)/.exec(error.message)?.[1] ?? "";
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown flag ${flag}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return error.message.includes("does not take an argument")
+        ? `${flag} takes no value`
+        : `${flag} needs a value`;
+    default:
+      return error.message.split(". ")[0] ?? error.message;
+  }
+}

@@ -1,0 +1,138 @@
+import { readFileSync } from "node:fs";
+import type { ThreadStore } from "@skein/thread-core";
+import { ALL_COMMANDS } from "../commands/all-commands.js";
+import { openCliStore, storeUrlFrom } from "../store/open-cli-store.js";
+import { UsageError } from "./cli-error.js";
+import type { Command, CommandContext, OptionValues } from "./command.js";
+import { describeError, urlSecrets } from "./describe-error.js";
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { commandHelp, globalHelp } from "./help.js";
+import { Output } from "./output.js";
+import { GLOBAL_OPTIONS, parseCommandArguments, splitCommand } from "./parse-command-line.js";
+
+/** The process streams and environment a run uses; tests and embedders may pass their own. */
+export interface CliIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  environment: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs one `skein` command line and resolves to its exit code. Never throws: a failure is one line on
+ * stderr, `skein: <what went wrong>`.
+ * @example process.exitCode = await runCli(process.argv.slice(2));
+ */
+export async function runCli(args: string[], io: CliIo = processIo()): Promise<ExitCode> {
+  const stdout = new Output(io.stdout);
+  const stderr = new Output(io.stderr);
+  const opened: Array<() => Promise<void>> = [];
+  const secrets = urlSecrets([
+    io.environment.SKEIN_STORE,
+    ...args.flatMap((arg) => [arg, arg.slice(arg.indexOf("=") + 1)]),
+  ]);
+  try {
+    const invocation = resolveInvocation(args);
+    if (invocation.kind === "text") {
+      await stdout.line(invocation.text);
+      return invocation.exitCode;
+    }
+    const { command, positionals, values } = invocation;
+    if (values.help === true) {
+      await stdout.line(commandHelp(command));
+      return EXIT_CODES.ok;
+    }
+    const tenant = typeof values.scope === "string" ? values.scope : undefined;
+    const open = async (url: string, scope = tenant): Promise<ThreadStore> => {
+      const { store, close } = await openCliStore(url, scope);
+      opened.push(close);
+      return store;
+    };
+    let main: Promise<ThreadStore> | undefined;
+    const context: CommandContext = {
+      positionals,
+      values,
+      json: values.json === true,
+      stdout,
+      stderr,
+      stdin: io.stdin,
+      environment: io.environment,
+      store: () => {
+        main ??= open(
+          storeUrlFrom(typeof values.store === "string" ? values.store : undefined, io.environment),
+        );
+        return main;
+      },
+      openStore: open,
+    };
+    await command.run(context);
+    return EXIT_CODES.ok;
+  } catch (error) {
+    const { line, exitCode } = describeError(error, secrets);
+    await stderr.line(`skein: ${line}${usageHint(error, args)}`);
+    return exitCode;
+  } finally {
+    for (const close of opened.reverse()) await close().catch(() => {});
+  }
+}
+
+type Invocation =
+  | { kind: "text"; text: string; exitCode: ExitCode }
+  | { kind: "command"; command: Command; positionals: string[]; values: OptionValues };
+
+function resolveInvocation(args: string[]): Invocation {
+  const { name, rest } = splitCommand(args);
+  if (name === undefined || name === "help") {
+    const { positionals, values } = parseCommandArguments(
+      rest,
+      { ...GLOBAL_OPTIONS, version: { type: "boolean", description: "" } },
+      "",
+    );
+    if (values.version === true) return { kind: "text", text: version(), exitCode: EXIT_CODES.ok };
+    if (positionals[0] !== undefined) {
+      const topic = findCommand(positionals[0]);
+      if (!topic)
+        throw new UsageError(`unknown command ${JSON.stringify(positionals[0])} (see skein --help)`);
+      return { kind: "text", text: commandHelp(topic), exitCode: EXIT_CODES.ok };
+    }
+    const asked = values.help === true || name === "help";
+    return {
+      kind: "text",
+      text: globalHelp(ALL_COMMANDS, version()),
+      exitCode: asked ? EXIT_CODES.ok : EXIT_CODES.usage,
+    };
+  }
+  const command = findCommand(name);
+  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)} (see skein --help)`);
+  const { positionals, values } = parseCommandArguments(
+    rest,
+    { ...GLOBAL_OPTIONS, ...command.options },
+    command.name,
+  );
+  return { kind: "command", command, positionals, values };
+}
+
+/** A usage error inside a command points at that command's help, unless it already points somewhere. */
+function usageHint(error: unknown, args: string[]): string {
+  if (!(error instanceof UsageError) || error.message.includes("--help")) return "";
+  const { name } = splitCommand(args);
+  return name && findCommand(name) ? ` (see skein ${name} --help)` : "";
+}
+
+function findCommand(name: string): Command | undefined {
+  return ALL_COMMANDS.find((command) => command.name === name);
+}
+
+/** The package's version, read beside the built files (dist/ sits next to package.json). */
+function version(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    return String(manifest.version);
+  } catch {
+    return "unknown";
+  }
+}
+
+function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, environment: process.env };
+}

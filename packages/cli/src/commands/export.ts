@@ -1,0 +1,109 @@
+import { createWriteStream } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import { canonicalJson, type ThreadStore } from "@skein/thread-core";
+import { UsageError } from "../cli/cli-error.js";
+import type { Command } from "../cli/command.js";
+import { booleanOption, stringOption } from "../cli/option-values.js";
+import { Output } from "../cli/output.js";
+import { plural } from "../format/plural.js";
+
+/** How many threads are read at once during `--all`, written in list order. */
+const EXPORT_BATCH = 32;
+
+export const exportCommand: Command = {
+  name: "export",
+  summary: "Write threads as portable JSON (JSON Lines), to stdout or a file",
+  usage: "export (<id>… | --all) [--out FILE] [--pretty]",
+  description: [
+    "A local thread (fs, redis, memory) becomes `memory` JSON with its whole history: every segment it reaches, its checkpoints, rollbacks and fork origin, and its revision. Other thread states are written as they are stored.",
+    "Format: JSON Lines, one thread per line, keys sorted, so equal threads give equal bytes whatever store they came from (`diff` two exports to compare stores). --pretty writes one indented JSON object, or an indented JSON array for several threads. `skein import` reads all of these.",
+  ].join("\n\n"),
+  options: {
+    all: { type: "boolean", description: "every thread in the store (in the --scope, if given)" },
+    out: {
+      type: "string",
+      placeholder: "FILE",
+      description: "write to FILE (atomically: it appears complete or not at all)",
+    },
+    pretty: { type: "boolean", description: "indented JSON: an object, or an array for several threads" },
+  },
+  examples: [
+    "skein export support-42 > support-42.json",
+    "skein export --all --out backup.jsonl",
+    "skein --store redis://localhost:6379 export --all | skein --store file:./copy import -",
+  ],
+  async run(context) {
+    const all = booleanOption(context, "all");
+    if (all === context.positionals.length > 0)
+      throw new UsageError("give thread ids or --all, not both and not neither");
+    const store = await context.store();
+    const ids = all ? allIds(store) : listed(context.positionals);
+    const out = stringOption(context, "out");
+    const pretty = booleanOption(context, "pretty");
+    if (out === undefined) {
+      await writeExports(store, ids, context.stdout, pretty);
+      return;
+    }
+    const count = await writeFileAtomically(out, (output) => writeExports(store, ids, output, pretty));
+    if (context.json) return context.stdout.json({ file: out, threads: count });
+    await context.stderr.line(`exported ${plural(count, "thread")} to ${out}`);
+  },
+};
+
+/** Writes each thread's export in order; returns how many were written. */
+async function writeExports(
+  store: ThreadStore,
+  ids: AsyncIterable<string[]>,
+  output: Output,
+  pretty: boolean,
+): Promise<number> {
+  let count = 0;
+  const pending: string[] = [];
+  for await (const batch of ids) {
+    const exports = await Promise.all(batch.map((id) => store.export(id)));
+    for (const state of exports) {
+      const text = canonicalJson(state);
+      if (!pretty) await output.line(text);
+      else pending.push(JSON.stringify(JSON.parse(text), null, 2));
+      count++;
+    }
+  }
+  if (pretty)
+    await output.line(
+      pending.length === 1
+        ? pending[0]
+        : `[\n${pending.map((item) => item.replace(/^/gm, "  ")).join(",\n")}\n]`,
+    );
+  return count;
+}
+
+async function* allIds(store: ThreadStore): AsyncGenerator<string[]> {
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({ limit: EXPORT_BATCH, ...(cursor === undefined ? {} : { cursor }) });
+    if (page.items.length > 0) yield page.items.map((item) => item.id);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+}
+
+async function* listed(ids: string[]): AsyncGenerator<string[]> {
+  for (let start = 0; start < ids.length; start += EXPORT_BATCH) yield ids.slice(start, start + EXPORT_BATCH);
+}
+
+async function writeFileAtomically<T>(path: string, write: (output: Output) => Promise<T>): Promise<T> {
+  const temporary = `${path}.${process.pid}.partial`;
+  const stream = createWriteStream(temporary);
+  try {
+    const result = await write(new Output(stream));
+    await new Promise<void>((resolve, reject) => {
+      stream.once("error", reject);
+      stream.end(resolve);
+    });
+    await rename(temporary, path);
+    return result;
+  } catch (error) {
+    stream.destroy();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,24 @@
+import type { Message } from "@skein/thread-core";
+import { describeContent } from "./contents.js";
+
+/**
+ * A message as a transcript entry: a header with its position, role, author and id (the id is what
+ * `fork --at` and `rollback` take), then its contents indented, text lines kept as written.
+ */
+export function transcriptEntry(message: Message, position: number, width = 3): string {
+  const author = message.authorName ? ` (${message.authorName})` : "";
+  const header = `${`#${position}`.padStart(width + 1)} ${message.role}${author}  ${message.id}`;
+  const indent = " ".repeat(width + 2);
+  const body = message.contents.flatMap((content) =>
+    describeContent(content)
+      .split("\n")
+      .map((line) => `${indent}${line}`),
+  );
+  return [header, ...(body.length > 0 ? body : [`${indent}(no contents)`])].join("\n");
+}
+
+/** `2026-11-21T22:39:36.123Z` as `2026-11-21 22:39:36`, UTC. */
+export function formatTime(iso: string | undefined): string {
+  if (!iso) return "-";
+  return iso.replace("T", " ").replace(/\.\d+Z$|Z$/, "");
+}

@@ -1,0 +1,98 @@
+import {
+  canonicalJson,
+  createRegistry,
+  InvalidThreadStateError,
+  openStore,
+  StoreUnavailableError,
+  type ThreadStore,
+} from "@skein/thread-core";
+import { describe, expect, it } from "vitest";
+import { migrateThreads } from "./migrate-threads.js";
+
+async function storeWith(ids: string[], text = "hello"): Promise<ThreadStore> {
+  const store = await openStore("memory:", { registry: createRegistry() });
+  for (const id of ids) {
+    const thread = await store.create({ id });
+    await thread.append({ role: "user", text: `${text} ${id}` });
+    await thread.checkpoint("one");
+  }
+  return store;
+}
+
+describe("migrateThreads", () => {
+  it("copies every thread with its history, then skips them all when run again", async () => {
+    const from = await storeWith(["a", "b", "c"]);
+    const to = await storeWith([]);
+    const progress: number[] = [];
+    const first = await migrateThreads(from, to, {
+      concurrency: 2,
+      onProgress: (done) => progress.push(done),
+    });
+    expect(first).toMatchObject({ total: 3, copied: 3, unchanged: 0, differing: [], vanished: [] });
+    expect(progress).toEqual([0, 1, 2, 3]);
+    for (const id of ["a", "b", "c"]) {
+      expect(canonicalJson(await to.export(id))).toBe(canonicalJson(await from.export(id)));
+    }
+    expect(await migrateThreads(from, to)).toMatchObject({ copied: 0, unchanged: 3 });
+  });
+
+  it("leaves a differing destination thread alone unless told to overwrite it", async () => {
+    const from = await storeWith(["a", "b"]);
+    const to = await storeWith(["b"], "other");
+    expect(await migrateThreads(from, to)).toMatchObject({ copied: 1, unchanged: 0, differing: ["b"] });
+    expect(canonicalJson(await to.export("b"))).not.toBe(canonicalJson(await from.export("b")));
+    expect(await migrateThreads(from, to, { overwrite: true })).toMatchObject({
+      copied: 1,
+      unchanged: 1,
+      differing: [],
+    });
+    expect(canonicalJson(await to.export("b"))).toBe(canonicalJson(await from.export("b")));
+  });
+
+  it("keeps forks sharing their parent's history in the destination", async () => {
+    const from = await storeWith(["parent"]);
+    const fork = await (await from.get("parent")).fork({ id: "parent-fork" });
+    await fork.append({ role: "assistant", text: "only in the fork" });
+    const to = await storeWith([]);
+    await migrateThreads(from, to);
+    const copied = await to.get("parent-fork");
+    expect((await copied.messages()).map((message) => message.contents[0])).toEqual([
+      { type: "text", text: "hello parent" },
+      { type: "text", text: "only in the fork" },
+    ]);
+    expect((await copied.history())[0]).toMatchObject({ kind: "fork", parentId: "parent" });
+  });
+
+  it("retries a thread that failed once after the others, reports it if it fails again, and goes on", async () => {
+    const from = await storeWith(["a", "bad", "late"]);
+    const to = await storeWith([]);
+    const attempts: Record<string, number> = {};
+    const flaky: ThreadStore = Object.create(to, {
+      import: {
+        value: async (state: { id: string }, options?: { id?: string }) => {
+          attempts[state.id] = (attempts[state.id] ?? 0) + 1;
+          if (state.id === "bad") throw new InvalidThreadStateError("cannot be opened here");
+          // "late" needs another thread first, as a workflow needs its sub-threads.
+          if (state.id === "late" && attempts.late === 1) throw new InvalidThreadStateError("not yet");
+          return to.import(state, options);
+        },
+      },
+    });
+    const report = await migrateThreads(from, flaky, { concurrency: 3 });
+    expect(report).toMatchObject({
+      total: 3,
+      copied: 2,
+      failed: [{ id: "bad", error: expect.stringContaining("cannot be opened here") }],
+    });
+    expect(attempts).toEqual({ a: 1, bad: 2, late: 2 });
+  });
+
+  it("stops at an error that is not about one thread (a store gone)", async () => {
+    const from = await storeWith(["a", "b", "c"]);
+    const to = await storeWith([]);
+    const gone: ThreadStore = Object.create(to, {
+      import: { value: async () => Promise.reject(new StoreUnavailableError("the store went away")) },
+    });
+    await expect(migrateThreads(from, gone, { concurrency: 1 })).rejects.toThrow("the store went away");
+  });
+});

@@ -1,0 +1,182 @@
+import { ConflictError, canonicalJson, SkeinError, type ThreadStore } from "@skein/thread-core";
+
+export interface MigrateOptions {
+  /** Replace destination threads that differ from the source. @default false: leave them and report them */
+  overwrite?: boolean;
+  /** Threads copied at once. @default 8 */
+  concurrency?: number;
+  onProgress?(done: number, total: number, report: MigrateReport): void;
+}
+
+export interface MigrateReport {
+  /** Threads the source listed. */
+  total: number;
+  /** Copied now (and read back equal). */
+  copied: number;
+  /** Already in the destination, equal: a previous run copied them. */
+  unchanged: number;
+  /** In the destination with other content; left as they are unless `overwrite`. */
+  differing: string[];
+  /** Listed by the source but deleted before they were read. */
+  vanished: string[];
+  /** Threads that could not be copied (an invalid or unportable state), with why; the others still were. */
+  failed: Array<{ id: string; error: string }>;
+  seconds: number;
+}
+
+type Outcome = "copied" | "unchanged" | "differing" | "vanished";
+
+/** Errors that concern one thread's content: it is reported and the run goes on. Others (a store gone) stop it. */
+const THREAD_ERRORS = new Set([
+  "ThreadNotFoundError",
+  "InvalidThreadStateError",
+  "InvalidMessageError",
+  "InvalidThreadIdError",
+  "UnknownThreadTypeError",
+  "UnsupportedVersionError",
+  "UnsupportedOperationError",
+  "ConflictError",
+  "PointNotFoundError",
+]);
+
+/**
+ * Copies every thread of `from` into `to` with its whole history (segments, checkpoints, rollbacks,
+ * fork origins, revision), through the portable export both stores speak.
+ *
+ * Resumable and idempotent: a thread whose export already equals the source's is skipped, so a run that
+ * was interrupted (even killed) finishes the rest when run again, and a thread is never written twice.
+ * A destination thread is only complete once its record exists (stores write the record last), so a
+ * thread cut off halfway is simply copied again. Every copy is read back and compared.
+ */
+export async function migrateThreads(
+  from: ThreadStore,
+  to: ThreadStore,
+  options: MigrateOptions = {},
+): Promise<MigrateReport> {
+  const started = Date.now();
+  const ids = await listAll(from);
+  const report: MigrateReport = {
+    total: ids.length,
+    copied: 0,
+    unchanged: 0,
+    differing: [],
+    vanished: [],
+    failed: [],
+    seconds: 0,
+  };
+  let done = 0;
+  options.onProgress?.(0, ids.length, report);
+  /** Copies one thread; resolves to its id when it failed in a way worth another try. */
+  const copy = (id: string, last: boolean): Promise<string | undefined> =>
+    copyThread(from, to, id, options.overwrite === true).then(
+      (outcome) => {
+        if (outcome === "copied") report.copied++;
+        else if (outcome === "unchanged") report.unchanged++;
+        else report[outcome].push(id);
+        options.onProgress?.(++done, ids.length, report);
+        return undefined;
+      },
+      (error: unknown) => {
+        if (!SkeinError.isInstance(error) || !THREAD_ERRORS.has(error.name)) throw error;
+        if (!last) return id;
+        report.failed.push({ id, error: error.message });
+        options.onProgress?.(++done, ids.length, report);
+        return undefined;
+      },
+    );
+  const retry = await inParallel(ids, options.concurrency ?? 8, (id) => copy(id, false));
+  // A state that names other threads (a workflow's sub-threads) can only be opened once they are copied:
+  // threads that failed are tried once more, one at a time, after all the others.
+  await inParallel(retry, 1, (id) => copy(id, true));
+  report.seconds = (Date.now() - started) / 1000;
+  return report;
+}
+
+/**
+ * Runs `task` over `items`, `concurrency` at a time, and collects what the tasks return. The first error
+ * stops the others from starting new items.
+ */
+async function inParallel<T>(
+  items: readonly string[],
+  concurrency: number,
+  task: (item: string) => Promise<T | undefined>,
+): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const result = await task(items[next++] as string).catch((error: unknown) => {
+        next = items.length;
+        throw error;
+      });
+      if (result !== undefined) results.push(result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  return results;
+}
+
+async function copyThread(
+  from: ThreadStore,
+  to: ThreadStore,
+  id: string,
+  overwrite: boolean,
+): Promise<Outcome> {
+  const source = await exportIfPresent(from, id);
+  if (source === undefined) return "vanished";
+  const wanted = canonicalJson(source);
+  const present = await exportIfPresent(to, id);
+  if (present !== undefined) {
+    if (canonicalJson(present) === wanted) return "unchanged";
+    if (!overwrite) return "differing";
+    await to.delete(id);
+  }
+  try {
+    await to.import(source);
+  } catch (error) {
+    if (!isError(error, "ThreadExistsError")) {
+      // A store may have written the state before finding it cannot open it: take it out again, so a later
+      // run does not mistake it for a finished copy.
+      await to.delete(id).catch(() => false);
+      throw error;
+    }
+    // Another migrate into the same store got there first: judge what it wrote.
+    const raced = await exportIfPresent(to, id);
+    return raced !== undefined && canonicalJson(raced) === wanted ? "unchanged" : "differing";
+  }
+  const copy = await exportIfPresent(to, id);
+  if (copy === undefined || canonicalJson(copy) !== wanted) {
+    throw new ConflictError(
+      `thread ${JSON.stringify(id)} reads back different from ${to.url} after copying it`,
+      undefined,
+      {
+        source: "cli",
+      },
+    );
+  }
+  return "copied";
+}
+
+async function exportIfPresent(store: ThreadStore, id: string) {
+  try {
+    return await store.export(id);
+  } catch (error) {
+    if (isError(error, "ThreadNotFoundError")) return undefined;
+    throw error;
+  }
+}
+
+async function listAll(store: ThreadStore): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+    ids.push(...page.items.map((item) => item.id));
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return ids;
+}
+
+function isError(error: unknown, name: string): boolean {
+  return SkeinError.isInstance(error) && error.name === name;
+}

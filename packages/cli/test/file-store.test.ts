@@ -1,0 +1,3 @@
+import { storeCommandSuite, temporaryStore } from "./store-command-suite.js";
+
+storeCommandSuite({ name: "file", type: "fs", url: temporaryStore });
