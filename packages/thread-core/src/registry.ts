@@ -100,7 +100,8 @@ export class Registry {
     try {
       assertThreadId(json.id);
     } catch (error) {
-      throw new InvalidThreadStateError((error as Error).message, [...path, "id"], { cause: error });
+      const reason = (error as { reason?: string }).reason ?? (error as Error).message;
+      throw new InvalidThreadStateError(`invalid thread id: ${reason}`, [...path, "id"], { cause: error });
     }
 
     // Migrations get a copy to change; without them the schema builds the result and the input stays untouched.

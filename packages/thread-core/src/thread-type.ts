@@ -52,6 +52,11 @@ export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
   create?(options: Record<string, unknown>, environment: BindEnvironment): Promise<Thread>;
   /** Parses the nested thread states this state holds (a workflow's sub-threads) with `parseChild`. */
   nested?(state: State, parseChild: (child: unknown, key: string) => ThreadState): State;
+  /**
+   * `"reference"`: the state only names a local thread whose log a store keeps (`fs`, `redis`); a store
+   * holding a log under the same id binds it, whatever kind of store wrote the reference.
+   */
+  storage?: "reference";
   /** The npm package that provides the type, named in errors. */
   packageName?: string;
 }

@@ -1,5 +1,8 @@
 import {
+  ConcurrencyError,
+  ConflictError,
   InvalidThreadStateError,
+  ThreadExistsError,
   ThreadNotFoundError,
   UnknownThreadTypeError,
   UnsupportedOperationError,
@@ -119,8 +122,15 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       throw new ThreadNotFoundError(state.id, { source: this.driver.source });
     }
     const type = this.registry.get(state.$type);
-    if (!type?.bind)
+    if (type?.storage === "reference") {
+      // A reference to a local thread of another store kind (a workflow moved by `skein migrate`): the log
+      // with that id in this store is the thread.
+      const record = await this.driver.read(state.id);
+      if (record?.kind === "log") return this.bindRecord(record);
+    }
+    if (!type?.bind) {
       throw new UnsupportedOperationError(state.$type, "binding", "its type has no behaviour registered.");
+    }
     return type.bind(state, this.#environment());
   }
 
@@ -172,7 +182,20 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     }
     const id = options.id ?? state.id;
     assertThreadId(id);
-    await this.driver.putState(id, { ...(raw as JsonObject), id });
+    const document = {
+      ...cloneJson(raw as JsonObject),
+      id,
+      ...(typeof raw.revision === "number" ? { revision: 1 } : {}),
+    };
+    await this.open(document); // refuse what cannot be opened here before writing anything
+    try {
+      await this.driver.putState(id, document, { ifRevision: 0 });
+    } catch (error) {
+      if (ConcurrencyError.isInstance(error) || ConflictError.isInstance(error)) {
+        throw new ThreadExistsError(id, { source: this.driver.source, cause: error });
+      }
+      throw error;
+    }
     return this.get(id);
   }
 

@@ -13,6 +13,7 @@ export function defineLocalThreadType(type: string, packageName: string, scheme:
     type,
     version: 1,
     packageName,
+    storage: "reference",
     schema: LogReferenceStateSchema.extend({ $type: z.literal(type) }) as unknown as z.ZodType<
       ThreadState,
       unknown

@@ -1,5 +1,10 @@
 import { expect } from "vitest";
-import { ConcurrencyError, UnknownThreadTypeError } from "../../errors.js";
+import {
+  ConcurrencyError,
+  ThreadExistsError,
+  ThreadNotFoundError,
+  UnknownThreadTypeError,
+} from "../../errors.js";
 import type { Thread } from "../../thread.js";
 import type { WorkflowRollbackReport } from "../../workflow/workflow-checkpoints.js";
 import type { WorkflowThread } from "../../workflow/workflow-thread.js";
@@ -142,6 +147,27 @@ export function workflowCases(context: SuiteContext): void {
       expect(await caught(opened.enqueue("stale"))).toBeInstanceOf(ConcurrencyError);
     },
   );
+
+  conformanceCase(context, "import refuses a taken id and writes nothing it cannot open", async () => {
+    const json = {
+      $type: "workflow",
+      id: "imported",
+      createdAt: new Date().toISOString(),
+      revision: 3,
+      threads: { remote: FOREIGN },
+    };
+    const imported = (await context.store.import(json)) as WorkflowThread;
+    expect(imported.revision).toBe(1);
+    await imported.enqueue("works");
+    expect(await caught(context.store.import(json))).toBeInstanceOf(ThreadExistsError);
+    const broken = {
+      ...json,
+      id: "broken",
+      threads: { main: { $type: context.store.nativeType, id: "no-such-log", createdAt: json.createdAt } },
+    };
+    expect(await caught(context.store.import(broken))).toBeInstanceOf(Error);
+    expect(await caught(context.store.get("broken"))).toBeInstanceOf(ThreadNotFoundError);
+  });
 
   conformanceCase(context, "a workflow forks with its sub-threads and execution state", async () => {
     const workflow = await createWorkflow();
