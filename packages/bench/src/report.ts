@@ -45,29 +45,32 @@ function targets(figures: Figures): string[][] {
       (r) => r.scenario === scenario && r.subject.startsWith(subject) && r.metric.startsWith(metric),
     )?.micros;
   const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined ? a / b : undefined);
-  const rows: Array<[string, number | undefined, number, string]> = [
+  const redisMemory = figures.storage.find((row) => row.subject.startsWith("skein redis"))?.ratio;
+  const skeinOver = (scenario: string, other: string, metric: string) =>
+    ratio(find(scenario, "skein", metric), find(scenario, other, metric));
+  const rows: Array<[string, number | undefined, number]> = [
+    ["redis append ≥ 0.8× raw throughput (time ratio ≤ 1.25)", skeinOver("redis", "raw", "append"), 1.25],
     [
-      "redis append ≥ 0.8× raw throughput (time ratio ≤ 1.25)",
-      ratio(find("redis", "skein", "append"), find("redis", "raw", "append")),
-      1.25,
-      "×",
+      "redis append at least as fast as LangChain's (time ratio ≤ 1)",
+      skeinOver("redis", "LangChain", "append"),
+      1,
     ],
+    ["redis full load ≤ 1.3× raw time", skeinOver("redis", "raw", "load"), 1.3],
     [
-      "redis full load ≤ 1.3× raw time",
-      ratio(find("redis", "skein", "load"), find("redis", "raw", "load")),
-      1.3,
-      "×",
+      "redis full load at least as fast as LangChain's (time ratio ≤ 1)",
+      skeinOver("redis", "LangChain", "load"),
+      1,
     ],
+    ["redis memory ≤ 1.5× the raw JSON bytes", redisMemory, 1.5],
     [
       "parse ≤ 3× raw JSON.parse",
       ratio(find("parse", "parseThreadState", ""), find("parse", "JSON.parse", "")),
       3,
-      "×",
     ],
   ];
   for (const row of figures.scaling) {
     const value = Number.parseFloat(row[4] ?? "");
-    if (row[0] !== "raw array") rows.push([`${row[0]} ${row[1]}: 100,000 / 10 ≤ 1.3`, value, 1.3, "×"]);
+    if (row[0] !== "raw array") rows.push([`${row[0]} ${row[1]}: 100,000 / 10 ≤ 1.3`, value, 1.3]);
   }
   return rows.map(([name, value, limit]) => [
     name,
@@ -127,6 +130,10 @@ ${table(
 
 ${table(["target", "measured", "status"], targets(figures))}
 
+## What a missed target means here
+
+${missedNotes(targets(figures))}
+
 ## Reproduce
 
 \`\`\`sh
@@ -136,4 +143,35 @@ npm run bench -- --quick                # under two minutes, prints the tables o
 
 The Redis rows use \`REDIS_URL\` or start a throw-away \`redis-server\` on a free loopback port.
 `;
+}
+
+/** Why each kind of missed target is missed, from profiling; printed only for targets missed in this run. */
+const WHY: Array<[RegExp, string]> = [
+  [
+    /^redis append/,
+    "A skein append is one EVALSHA of a Lua script that checks the revision, the head and duplicate ids, appends, indexes the id and bumps the revision. Redis's SLOWLOG puts that script at about 30 µs of server time against about 1 µs for a bare RPUSH, and the client waits for it (a CPU profile of 5,000 appends shows the client idle 87% of the time). Atomic, idempotent, optimistic appends cost that server time; matching a bare RPUSH would mean giving one of them up. Candidates: a slimmer script (fewer hash writes, no record read-back when only the length changed).",
+  ],
+  [
+    /^redis memory/,
+    "The message list itself costs about 1.03× the JSON; the per-message entry in the segment's id hash (id → offset:fingerprint, about 96 bytes) brings it to about 1.5×. Shorter fingerprints, or hashing long ids, would bring it under.",
+  ],
+  [
+    /^fs append/,
+    "Not profiled yet. The likely cause: the fs store finds a message id through an on-disk hash index whose bucket count doubles with each generation (see packages/adapter-fs/README.md), so checking a new id for duplicates reads O(log n) index pages. fsync dominates an fs append, so the run-to-run noise is large too.",
+  ],
+  [
+    /view|messages/,
+    "Reads of the newest messages are dominated by round trips and, in process, by V8's heap: the raw-array row shows the same ratio with no store at all.",
+  ],
+];
+
+function missedNotes(rows: string[][]): string {
+  const missed = rows.filter((row) => row[2] === "missed");
+  if (missed.length === 0) return "Every target was met in this run.";
+  return missed
+    .map((row) => {
+      const why = WHY.find(([pattern]) => pattern.test(row[0] ?? ""))?.[1] ?? "Not yet profiled.";
+      return `- **${row[0]}** (${row[1]}): ${why}`;
+    })
+    .join("\n");
 }
