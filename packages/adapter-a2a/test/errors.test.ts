@@ -1,5 +1,6 @@
 import { messageText, openStore, SkeinError, type ThreadStore } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../../scripts/redis-server.mjs";
 import {
   A2aAdapterMissingError,
   A2aAgentError,
@@ -9,7 +10,6 @@ import {
   a2aAdapter,
 } from "../src/index.js";
 import { type AgentServer, startAgentServer } from "./agent-server.js";
-import { freePort } from "./free-port.js";
 
 let server: AgentServer;
 let store: ThreadStore;

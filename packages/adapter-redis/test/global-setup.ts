@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { assertRedisInstalled, startRedisCluster, startRedisServer } from "./redis-servers.js";
+import { assertRedisInstalled, startRedis, startRedisCluster } from "../../../scripts/redis-server.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,12 +15,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The outage test always starts its own server, so redis-server is needed even with both URLs set.
   assertRedisInstalled();
   const [single, cluster] = await Promise.all([
-    process.env.REDIS_URL ? undefined : startRedisServer(),
-    process.env.REDIS_CLUSTER_URL ? undefined : startRedisCluster(),
+    startRedis(),
+    process.env.REDIS_CLUSTER_URL ? undefined : startRedisCluster({ masters: 3 }),
   ]);
-  project.provide("redisUrl", process.env.REDIS_URL ?? (single?.url as string));
+  project.provide("redisUrl", single.url);
   project.provide("redisClusterUrl", process.env.REDIS_CLUSTER_URL ?? (cluster?.url as string));
   return async () => {
-    await Promise.all([single?.stop(), cluster?.stop()]);
+    await Promise.all([single.stop(), cluster?.stop()]);
   };
 }

@@ -1,7 +1,7 @@
 import { openStore, StoreUnavailableError, type Thread } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RedisServer, startRedisServer } from "../../../scripts/redis-server.mjs";
 import { redisAdapter, redisStore } from "../src/index.js";
-import { type RedisServer, startRedisServer } from "./redis-servers.js";
 
 /** Runs `call`, expecting it to fail with StoreUnavailableError; returns how long that took. */
 async function failsUnavailable(call: () => Promise<unknown>): Promise<number> {
@@ -34,7 +34,7 @@ describe("when Redis goes away", () => {
   // This file's own server, durable so that a restart keeps the data, as a production server would.
   let server: RedisServer;
   beforeAll(async () => {
-    server = await startRedisServer({ durable: true });
+    server = await startRedisServer({ args: ["--appendonly", "yes", "--appendfsync", "always"] });
   });
   afterAll(async () => {
     await server?.stop();
@@ -60,13 +60,13 @@ describe("when Redis goes away", () => {
     const store = redisStore({ url: server.url, prefix: "hang", commandTimeoutMs: 500 });
     const thread: Thread = await store.create();
     await thread.append(say("one"));
-    server.signal("SIGSTOP");
+    server.process.kill("SIGSTOP");
     try {
       const elapsed = await failsUnavailable(() => thread.append(say("two")));
       expect(elapsed).toBeGreaterThanOrEqual(400);
       expect(elapsed).toBeLessThan(5000);
     } finally {
-      server.signal("SIGCONT");
+      server.process.kill("SIGCONT");
     }
     // The append that timed out may have landed once the server woke; re-sending it is safe either way.
     await eventually(() => thread.append([say("two"), say("three")]));

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import type { TestProject } from "vitest/node";
-import { startRedisServer } from "./redis-server.js";
+import { startRedis } from "../../../scripts/redis-server.mjs";
 import { BIN } from "./run-skein.js";
 
 declare module "vitest" {
@@ -16,11 +16,7 @@ export default async function setup(project: TestProject) {
       `${BIN} is missing: these tests run the built CLI. Build first: npm run build (at the repo root), or npx tsup in packages/cli.`,
     );
   }
-  if (process.env.REDIS_URL) {
-    project.provide("redisUrl", process.env.REDIS_URL);
-    return;
-  }
-  const redis = await startRedisServer();
+  const redis = await startRedis();
   project.provide("redisUrl", redis.url);
   return () => redis.stop();
 }
