@@ -86,8 +86,8 @@ export class UnknownThreadTypeError extends SkeinError {
   ) {
     super(
       packageName
-        ? `Unknown thread type "${type}": install and register its adapter (npm install ${packageName}), or parse with { unknown: "preserve" }.`
-        : `Unknown thread type "${type}": register it with registry.register(defineThreadType(…)), or parse with { unknown: "preserve" }.`,
+        ? `Unknown thread type ${quoteUntrusted(type)}: install and register its adapter (npm install ${packageName}), or parse with { unknown: "preserve" }.`
+        : `Unknown thread type ${quoteUntrusted(type)}: register it with registry.register(defineThreadType(…)), or parse with { unknown: "preserve" }.`,
       options,
     );
   }
@@ -223,6 +223,19 @@ export class StoreClosedError extends SkeinError {
   constructor(options?: SkeinErrorOptions) {
     super("The store is closed.", options);
   }
+}
+
+/**
+ * Untrusted text for an error message: quoted, control characters escaped, at most `limit` characters, so a
+ * hostile document can neither flood a log line nor send terminal escapes through it.
+ */
+export function quoteUntrusted(text: unknown, limit = 120): string {
+  const value = String(text);
+  const shown = value.length > limit ? `${value.slice(0, limit)}…` : value;
+  return JSON.stringify(shown).replace(
+    /[\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 function formatPath(path: ReadonlyArray<string | number>): string {

@@ -40,7 +40,17 @@ export function describeError(
 ): { line: string; exitCode: ExitCode } {
   const exitCode = exitCodeOf(error);
   const message = error instanceof Error ? error.message || error.name : String(error);
-  return { line: redactSecrets(message.replace(/\s*\n\s*/g, " ").trim(), secrets), exitCode };
+  return { line: terminalSafe(redactSecrets(message.replace(/\s*\n\s*/g, " ").trim(), secrets)), exitCode };
+}
+
+/** At most this many characters of an error line: one line, whatever a hostile file makes an error say. */
+const MAX_LINE = 500;
+
+/** One short line with no control characters, so a hostile input cannot drive the terminal or flood it. */
+function terminalSafe(line: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+  const clean = line.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
+  return clean.length > MAX_LINE ? `${clean.slice(0, MAX_LINE)}…` : clean;
 }
 
 function exitCodeOf(error: unknown): ExitCode {

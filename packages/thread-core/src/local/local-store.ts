@@ -2,6 +2,7 @@ import {
   ConcurrencyError,
   ConflictError,
   InvalidThreadStateError,
+  quoteUntrusted,
   ThreadExistsError,
   ThreadNotFoundError,
   UnknownThreadTypeError,
@@ -117,8 +118,10 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     if (state.$type === this.nativeType) {
       const record = await this.driver.read(state.id);
       if (record?.kind === "log") return this.bindRecord(record);
-      // A state that carries its whole log (memory JSON in a memory store) is brought in; a reference cannot be.
-      if (record === undefined && LogStateSchema.safeParse(state).success) return this.import(state);
+      // Memory JSON carries its whole log, so a memory store brings it in; other kinds' JSON only refers to a log.
+      if (record === undefined && state.$type === "memory" && LogStateSchema.safeParse(state).success) {
+        return this.import(state);
+      }
       throw new ThreadNotFoundError(state.id, { source: this.driver.source });
     }
     const type = this.registry.get(state.$type);
@@ -177,7 +180,12 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     }
     if (OpaqueThreadState.isInstance(state)) {
       throw new InvalidThreadStateError(
-        `type "${state.$type}" is not registered here; install its adapter to import it`,
+        `type ${quoteUntrusted(state.$type)} is not registered here; install its adapter to import it`,
+      );
+    }
+    if (state.$type === this.nativeType || this.registry.get(state.$type)?.storage === "reference") {
+      throw new InvalidThreadStateError(
+        `a ${quoteUntrusted(state.$type)} state only refers to a log its store keeps; import the thread's export (memory JSON) instead`,
       );
     }
     const id = options.id ?? state.id;

@@ -174,8 +174,7 @@ export class LocalThread implements Thread {
 
   async rollback(target: PointTarget, options: AppendOptions = {}): Promise<void> {
     await this.#withHead(async (record) => {
-      const ranges = await this.host.chains.chain(record.head, await this.#headOffset(record));
-      const point = await this.#resolvePoint(ranges, target);
+      const point = await this.#resolveFresh(record, target);
       const now = new Date().toISOString();
       const newHead = newHeadSegment(this.host.driver, this.id, point, point.position);
       const targetName =
@@ -283,6 +282,29 @@ export class LocalThread implements Thread {
         return (await this.host.chains.read(ranges, found.position, found.position + 1))[0] as Message;
       }),
     );
+  }
+
+  /**
+   * Resolves a target against the record this handle holds, and once more against a fresh read when it is
+   * not there: another writer may have added the message or checkpoint since this handle last read.
+   */
+  async #resolveFresh(record: LogRecord, target: PointTarget): Promise<LogPoint> {
+    try {
+      return await this.#resolvePoint(
+        await this.host.chains.chain(record.head, await this.#headOffset(record)),
+        target,
+      );
+    } catch (error) {
+      if (!PointNotFoundError.isInstance(error)) throw error;
+      const fresh = await this.host.driver.read(this.id);
+      if (fresh?.kind !== "log" || fresh.revision === record.revision) throw error;
+      this.#record = fresh;
+      // The head may have moved too: the commit's head check then retries the whole rollback.
+      return this.#resolvePoint(
+        await this.host.chains.chain(fresh.head, await this.#headOffset(fresh)),
+        target,
+      );
+    }
   }
 
   /** A checkpoint of this thread, a checkpoint id, a message id (the point just after it), or a point of its history. */

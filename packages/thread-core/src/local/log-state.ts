@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { InvalidThreadStateError } from "../errors.js";
+import { InvalidThreadStateError, quoteUntrusted } from "../errors.js";
 import { cloneJson } from "../json.js";
 import { type Message, MessageListSchema, parseMessage } from "../message.js";
 import type { HistoryEvent, LogPoint } from "../thread.js";
@@ -8,8 +8,19 @@ import { TimestampSchema } from "../timestamp.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "./log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
 
+/**
+ * A segment id as JSON may carry it: no control characters, which scoped stores use to keep tenants'
+ * segments apart, so an imported log can never name another scope's segment.
+ */
+const SegmentIdSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]+$/, "a segment id has no control characters");
+
 const LogPointSchema = z.object({
-  segment: z.string().min(1),
+  segment: SegmentIdSchema,
   offset: z.number().int().nonnegative(),
   position: z.number().int().nonnegative(),
 });
@@ -36,8 +47,8 @@ export const HistoryEventSchema = z.discriminatedUnion("kind", [
 ]);
 
 const SegmentStateSchema = z.object({
-  id: z.string().min(1),
-  base: z.object({ segment: z.string().min(1), offset: z.number().int().nonnegative() }).nullable(),
+  id: SegmentIdSchema,
+  base: z.object({ segment: SegmentIdSchema, offset: z.number().int().nonnegative() }).nullable(),
   start: z.number().int().nonnegative(),
   createdAt: timestamp,
   messages: MessageListSchema,
@@ -51,7 +62,7 @@ export const LogStateSchema = ThreadStateSchema.extend({
   context: z.record(z.string(), z.json()).default({}),
   revision,
   /** The end of the thread: its messages are the chain ending here. */
-  end: z.object({ segment: z.string().min(1), offset: z.number().int().nonnegative() }),
+  end: z.object({ segment: SegmentIdSchema, offset: z.number().int().nonnegative() }),
   segments: z.array(SegmentStateSchema),
   events: z.array(HistoryEventSchema).default([]),
 });
@@ -165,9 +176,10 @@ export async function importLog(driver: LogDriver, state: LogState, id = state.i
     if (segment.base && !listed.has(segment.base.segment)) {
       const base = await assertSegmentKnown(driver, listed, segment.base.segment);
       if (base && base.start + segment.base.offset !== segment.start) {
-        throw new InvalidThreadStateError(`segment ${segment.id} does not start where its base ends`, [
-          "segments",
-        ]);
+        throw new InvalidThreadStateError(
+          `segment ${quoteUntrusted(segment.id)} does not start where its base ends`,
+          ["segments"],
+        );
       }
     }
   }
@@ -181,7 +193,8 @@ export async function importLog(driver: LogDriver, state: LogState, id = state.i
   }
   const endInfo = segments.find((segment) => segment.id === state.end.segment);
   const known = endInfo ?? (await driver.segment(state.end.segment));
-  if (!known) throw new InvalidThreadStateError(`segment ${state.end.segment} is missing`, ["end"]);
+  if (!known)
+    throw new InvalidThreadStateError(`segment ${quoteUntrusted(state.end.segment)} is missing`, ["end"]);
   const length = known.start + state.end.offset;
   const now = new Date().toISOString();
   const head = newHeadSegment(driver, id, state.end, length);
@@ -206,7 +219,10 @@ async function assertSegmentKnown(driver: LogDriver, listed: Set<string>, id: st
   if (listed.has(id)) return undefined;
   const info = await driver.segment(id);
   if (!info)
-    throw new InvalidThreadStateError(`segment ${id} is neither in the state nor in the store`, ["segments"]);
+    throw new InvalidThreadStateError(
+      `segment ${quoteUntrusted(id)} is neither in the state nor in the store`,
+      ["segments"],
+    );
   return info;
 }
 
@@ -224,20 +240,23 @@ function orderSegments(state: LogState): LogState["segments"] {
     visiting.add(segment.id);
     const base = segment.base && byId.get(segment.base.segment);
     if (segment.base === null && segment.start !== 0) {
-      throw new InvalidThreadStateError(`segment ${segment.id} has no base but starts at ${segment.start}`, [
-        "segments",
-      ]);
+      throw new InvalidThreadStateError(
+        `segment ${quoteUntrusted(segment.id)} has no base but starts at ${segment.start}`,
+        ["segments"],
+      );
     }
     if (base) {
       if (segment.base && base.start + segment.base.offset !== segment.start) {
-        throw new InvalidThreadStateError(`segment ${segment.id} does not start where its base ends`, [
-          "segments",
-        ]);
+        throw new InvalidThreadStateError(
+          `segment ${quoteUntrusted(segment.id)} does not start where its base ends`,
+          ["segments"],
+        );
       }
       if (segment.base && segment.base.offset > base.messages.length) {
-        throw new InvalidThreadStateError(`segment ${segment.id} continues past the end of its base`, [
-          "segments",
-        ]);
+        throw new InvalidThreadStateError(
+          `segment ${quoteUntrusted(segment.id)} continues past the end of its base`,
+          ["segments"],
+        );
       }
       visit(base);
     }

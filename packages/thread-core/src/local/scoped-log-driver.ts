@@ -1,3 +1,4 @@
+import { SkeinError } from "../errors.js";
 import { assertThreadId, newRandomId } from "../ids.js";
 import type { JsonObject } from "../json.js";
 import type { Message } from "../message.js";
@@ -51,29 +52,33 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
   }
 
   async read(id: string): Promise<StoredRecord | undefined> {
-    return this.#recordOut(await this.inner.read(this.#in(id)));
+    return this.#recordOut(await this.#outside(this.inner.read(this.#in(id))));
   }
 
   async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
-    await this.inner.createLog(this.#logIn(record), this.#segmentIn(head));
+    await this.#outside(this.inner.createLog(this.#logIn(record), this.#segmentIn(head)));
   }
 
   async commit(id: string, change: LogChange): Promise<CommitResult> {
-    const result = await this.inner.commit(this.#in(id), {
-      ...change,
-      expectHead: this.#in(change.expectHead),
-      ...(change.newHead ? { newHead: this.#segmentIn(change.newHead) } : {}),
-      ...(change.event ? { event: mapEvent(change.event, (segment) => this.#in(segment)) } : {}),
-    });
+    const result = await this.#outside(
+      this.inner.commit(this.#in(id), {
+        ...change,
+        expectHead: this.#in(change.expectHead),
+        ...(change.newHead ? { newHead: this.#segmentIn(change.newHead) } : {}),
+        ...(change.event ? { event: mapEvent(change.event, (segment) => this.#in(segment)) } : {}),
+      }),
+    );
     return { ...result, record: this.#recordOut(result.record) as LogRecord };
   }
 
   async putState(id: string, state: JsonObject, options?: { ifRevision?: number }): Promise<StateRecord> {
-    return this.#recordOut(await this.inner.putState(this.#in(id), state, options)) as StateRecord;
+    return this.#recordOut(
+      await this.#outside(this.inner.putState(this.#in(id), state, options)),
+    ) as StateRecord;
   }
 
   delete(id: string): Promise<boolean> {
-    return this.inner.delete(this.#in(id));
+    return this.#outside(this.inner.delete(this.#in(id)));
   }
 
   async list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {
@@ -125,6 +130,26 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
 
   /** The parent store owns the connection; closing a scope releases nothing. */
   async close(): Promise<void> {}
+
+  /** Errors name threads by the ids this scope knows, never by the inner driver's scoped keys. */
+  async #outside<Result>(call: Promise<Result>): Promise<Result> {
+    try {
+      return await call;
+    } catch (error) {
+      if (SkeinError.isInstance(error)) {
+        const scoped = error as SkeinError & { threadId?: unknown };
+        const escaped = JSON.stringify(this.#prefix).slice(1, -1);
+        const outside = (text: string) => text.split(escaped).join("").split(this.#prefix).join("");
+        Object.defineProperty(error, "message", { value: outside(error.message) });
+        if (typeof error.stack === "string")
+          Object.defineProperty(error, "stack", { value: outside(error.stack) });
+        if (typeof scoped.threadId === "string" && scoped.threadId.startsWith(this.#prefix)) {
+          Object.defineProperty(error, "threadId", { value: this.#out(scoped.threadId) });
+        }
+      }
+      throw error;
+    }
+  }
 
   #in(id: string): string {
     return this.#prefix + id;

@@ -1,0 +1,26 @@
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { temporaryDirectory } from "./temporary-directories.js";
+import { deleteKeys, redisStoreUrl, uniquePrefix } from "./test-redis.js";
+
+/** A store every process of a test can open by URL, and how to clean up after it. */
+export interface SharedStore {
+  url: string;
+  cleanup(): Promise<void>;
+}
+
+/** A fresh fs store: a `file:` URL of a new directory. */
+export async function fileStore(name: string): Promise<SharedStore> {
+  const directory = join(await temporaryDirectory(name), "store");
+  return { url: pathToFileURL(directory).href, cleanup: async () => {} };
+}
+
+/** A fresh redis store: a prefix no one else uses on the server at `serverUrl`, deleted afterwards. */
+export function redisStore(
+  serverUrl: string,
+  name: string,
+  parameters: Record<string, string> = {},
+): SharedStore {
+  const prefix = uniquePrefix(name);
+  return { url: redisStoreUrl(serverUrl, prefix, parameters), cleanup: () => deleteKeys(serverUrl, prefix) };
+}
