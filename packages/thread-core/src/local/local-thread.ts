@@ -26,7 +26,6 @@ import {
 } from "./log-driver.js";
 import { eventPoints } from "./log-state.js";
 import { type ChainRange, SegmentChains } from "./segment-chain.js";
-import { selectView } from "./view.js";
 
 /** What a local thread needs from the store it lives in. */
 export interface LocalThreadHost {
@@ -110,7 +109,7 @@ export class LocalThread implements Thread {
 
   async messages(options: ReadOptions = {}): Promise<Message[]> {
     const ranges = await this.#currentChain();
-    return readChain(this.host.chains, ranges, this.id, options);
+    return this.host.chains.messages(ranges, this.id, options);
   }
 
   /** Reads the whole thread in pages of `pageSize`, oldest first, without holding it all at once. */
@@ -123,7 +122,7 @@ export class LocalThread implements Thread {
   }
 
   async view(options: ViewOptions = {}): Promise<Message[]> {
-    return viewChain(this.host.chains, await this.#currentChain(), options);
+    return this.host.chains.view(await this.#currentChain(), options);
   }
 
   async fork(options: ForkOptions = {}): Promise<Thread> {
@@ -196,8 +195,8 @@ export class LocalThread implements Thread {
     return {
       threadId,
       point,
-      messages: (options = {}) => readChain(chains, ranges, threadId, options),
-      view: (options = {}) => viewChain(chains, ranges, options),
+      messages: (options = {}) => chains.messages(ranges, threadId, options),
+      view: (options = {}) => chains.view(ranges, options),
     };
   }
 
@@ -328,37 +327,4 @@ export class LocalThread implements Thread {
     if (!found) throw new PointNotFoundError(this.id, target, source);
     return this.host.chains.pointAt(ranges, found.position + 1);
   }
-}
-
-async function readChain(
-  chains: SegmentChains,
-  ranges: ChainRange[],
-  threadId: string,
-  options: ReadOptions,
-): Promise<Message[]> {
-  const length = SegmentChains.length(ranges);
-  let from = 0;
-  if (options.after !== undefined) {
-    const found = await chains.locate(ranges, options.after);
-    if (!found) throw new PointNotFoundError(threadId, options.after, { source: chains.driver.source });
-    from = found.position + 1;
-  }
-  if (options.last !== undefined) from = Math.max(from, length - Math.max(0, options.last));
-  const to = options.limit === undefined ? length : Math.min(length, from + Math.max(0, options.limit));
-  return from < to ? chains.read(ranges, from, to) : [];
-}
-
-async function viewChain(
-  chains: SegmentChains,
-  ranges: ChainRange[],
-  options: ViewOptions,
-): Promise<Message[]> {
-  return selectView(
-    {
-      length: SegmentChains.length(ranges),
-      read: (from, to) => chains.read(ranges, from, to),
-      systemAt: options.keepSystem === false ? [] : await chains.systemPositions(ranges),
-    },
-    options,
-  );
 }

@@ -1,7 +1,8 @@
-import { SkeinError } from "../errors.js";
+import { PointNotFoundError, SkeinError } from "../errors.js";
 import type { Message } from "../message.js";
-import type { LogPoint } from "../thread.js";
+import type { LogPoint, ReadOptions, ViewOptions } from "../thread.js";
 import type { LogDriver, SegmentInfo } from "./log-driver.js";
+import { selectView } from "./view.js";
 
 /** The most messages one driver read returns, so a full load never asks a backend for everything at once. */
 export const READ_PAGE = 1000;
@@ -67,6 +68,32 @@ export class SegmentChains {
       if (found) return { position: range.start + found.offset, fingerprint: found.fingerprint };
     }
     return undefined;
+  }
+
+  /** `thread.messages({ last, after, limit })` over a chain. */
+  async messages(ranges: ChainRange[], threadId: string, options: ReadOptions): Promise<Message[]> {
+    const length = SegmentChains.length(ranges);
+    let from = 0;
+    if (options.after !== undefined) {
+      const found = await this.locate(ranges, options.after);
+      if (!found) throw new PointNotFoundError(threadId, options.after, { source: this.driver.source });
+      from = found.position + 1;
+    }
+    if (options.last !== undefined) from = Math.max(from, length - Math.max(0, options.last));
+    const to = options.limit === undefined ? length : Math.min(length, from + Math.max(0, options.limit));
+    return from < to ? this.read(ranges, from, to) : [];
+  }
+
+  /** `thread.view(options)` over a chain: reads newest first, only as far as the budget reaches. */
+  async view(ranges: ChainRange[], options: ViewOptions): Promise<Message[]> {
+    return selectView(
+      {
+        length: SegmentChains.length(ranges),
+        read: (from, to) => this.read(ranges, from, to),
+        systemAt: options.keepSystem === false ? [] : await this.systemPositions(ranges),
+      },
+      options,
+    );
   }
 
   /** Positions of the system messages of a chain, in order. */

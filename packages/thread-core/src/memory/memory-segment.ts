@@ -1,0 +1,85 @@
+import { ConflictError } from "../errors.js";
+import { cloneJson } from "../json.js";
+import type { SegmentInfo, StoredRecord } from "../local/log-driver.js";
+import type { Message } from "../message.js";
+import type { HistoryEvent } from "../thread.js";
+
+/** A segment of the memory store: its messages, frozen, and the indexes appends and lookups need. */
+export interface MemorySegment {
+  info: SegmentInfo;
+  messages: Message[];
+  fingerprints: string[];
+  index: Map<string, number>;
+  system: number[];
+}
+
+/**
+ * Local thread logs in process memory. Every operation runs synchronously inside one call, so each is
+ * atomic. Segments are reference-counted: one a record, a checkpoint or another segment points at lives;
+ * the last reference dropped (by `delete`) frees it at once.
+ */
+
+/**
+ * A record for a caller: metadata and context are copied; events are shared, since they are frozen and
+ * replaced (never changed) by a commit, so reads cost nothing per checkpoint or rollback.
+ */
+export function copyRecord<Record extends StoredRecord>(record: Record): Record {
+  if (record.kind === "state") return cloneJson(record);
+  return { ...record, metadata: cloneJson(record.metadata), context: cloneJson(record.context) };
+}
+
+export function freezeEvents(events: HistoryEvent[]): HistoryEvent[] {
+  return Object.freeze(events.map((event) => deepFreeze(event))) as HistoryEvent[];
+}
+
+export function deepFreeze<Value>(value: Value): Value {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+export function emptySegment(info: SegmentInfo): MemorySegment {
+  return { info, messages: [], fingerprints: [], index: new Map(), system: [] };
+}
+
+export function eventSegments(event: HistoryEvent): string[] {
+  switch (event.kind) {
+    case "checkpoint":
+      return [event.checkpoint.point.segment];
+    case "rollback":
+      return [event.from.segment, event.to.segment];
+    case "fork":
+      return [event.from.segment];
+  }
+}
+
+/** Which appended items are new, which repeat a message (equal: skipped), and which conflict (throws). */
+export function planAppend(head: MemorySegment, items: Array<{ message: Message; fingerprint: string }>) {
+  const batch = new Map<string, { fingerprint: string; slot: number }>();
+  const fresh: typeof items = [];
+  const result: number[] = [];
+  for (const item of items) {
+    const existing = head.index.get(item.message.id);
+    const fingerprint =
+      existing === undefined ? batch.get(item.message.id)?.fingerprint : head.fingerprints[existing];
+    if (fingerprint !== undefined && fingerprint !== item.fingerprint) {
+      throw new ConflictError(
+        `Message ${JSON.stringify(item.message.id)} is already in the thread with other content; nothing was written.`,
+        item.message.id,
+      );
+    }
+    if (existing !== undefined) {
+      result.push(existing);
+    } else if (batch.has(item.message.id)) {
+      result.push((batch.get(item.message.id) as { slot: number }).slot);
+    } else {
+      const slot = head.messages.length + fresh.length;
+      batch.set(item.message.id, { fingerprint: item.fingerprint, slot });
+      fresh.push(item);
+      result.push(slot);
+    }
+  }
+  return { fresh, result };
+}
