@@ -10,6 +10,7 @@ export interface RedisSingleClient {
   connect(): Promise<unknown>;
   close(): Promise<void>;
   destroy(): void;
+  on?(event: "error", listener: (error: unknown) => void): unknown;
 }
 
 /** The part of a node-redis cluster client (`createCluster()`) the store uses. */
@@ -25,6 +26,7 @@ export interface RedisClusterClient {
   connect(): Promise<unknown>;
   close(): Promise<void>;
   destroy(): void;
+  on?(event: "error", listener: (error: unknown) => void): unknown;
 }
 
 export type RedisAnyClient = RedisSingleClient | RedisClusterClient;
@@ -53,6 +55,8 @@ export class RedisConnection {
   /** Set once the store's own client first connected; it reconnects by itself after that. */
   #ready = false;
   #closed = false;
+  #listening = false;
+  #refuseConnect: ((error: unknown) => void) | undefined;
 
   constructor(options: RedisConnectionOptions) {
     this.#options = options;
@@ -100,7 +104,19 @@ export class RedisConnection {
   #untilConnected(): Promise<unknown> | undefined {
     if (!this.#options.ownsClient || this.#ready) return undefined;
     const client = this.#options.client;
-    this.#connected ??= client.connect().then(
+    if (this.#connected) return this.#connected;
+    // A server that refuses the handshake (a wrong password) makes the client retry forever; say so at once.
+    if (!this.#listening) {
+      this.#listening = true;
+      client.on?.("error", (error) => {
+        if (!this.#ready && isErrorReply(error)) this.#refuseConnect?.(error);
+      });
+    }
+    const refused = new Promise<never>((_, reject) => {
+      this.#refuseConnect = reject;
+    });
+    refused.catch(() => {});
+    this.#connected = Promise.race([client.connect(), refused]).then(
       () => {
         this.#ready = true;
       },
@@ -151,6 +167,15 @@ export class RedisConnection {
       );
     }
     const message = String((error as Error)?.message ?? error);
+    if (isErrorReply(error) && /^(WRONGPASS|NOAUTH|NOPERM)\b/.test(message)) {
+      return new SkeinError(
+        `Redis at ${url} refused the credentials: ${message} Check the user and password in the URL.`,
+        {
+          source: "adapter-redis",
+          cause: error,
+        },
+      );
+    }
     if (isErrorReply(error) && !TRANSIENT_REPLY.test(message)) {
       return new SkeinError(`Redis at ${url} refused a command: ${message}`, {
         source: "adapter-redis",

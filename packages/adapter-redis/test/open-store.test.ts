@@ -6,7 +6,9 @@ import {
   StoreClosedError,
   StoreUnavailableError,
 } from "@skein/thread-core";
+import { createClient } from "redis";
 import { describe, expect, it } from "vitest";
+import { startRedisServer } from "../../../scripts/redis-server.mjs";
 import { type RedisLogDriver, redisAdapter, redisStore } from "../src/index.js";
 import {
   clusterUrl,
@@ -56,6 +58,33 @@ describe("openStore with redis URLs", () => {
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(String((error as Error).message)).not.toContain("s3cret");
     await store.close();
+  });
+
+  it("says at once that Redis refused the credentials, without the password", async () => {
+    const server = await startRedisServer();
+    const admin = createClient({ url: server.url });
+    try {
+      await admin.connect();
+      await admin.configSet("requirepass", "right-one");
+      const store = redisStore({
+        url: `redis://:wrong-one@127.0.0.1:${server.port}`,
+        commandTimeoutMs: 5_000,
+      });
+      const started = Date.now();
+      const error = (await store.create().catch((thrown: unknown) => thrown)) as Error;
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(SkeinError.isInstance(error)).toBe(true);
+      expect(error.message).toContain("refused the credentials");
+      expect(error.message).not.toContain("wrong-one");
+      // Later calls fail the same way, at once, until the store is closed.
+      expect(((await store.list().catch((thrown: unknown) => thrown)) as Error).message).toContain(
+        "credentials",
+      );
+      await store.close();
+    } finally {
+      await admin.quit().catch(() => {});
+      await server.stop();
+    }
   });
 
   it("rejects URLs and options it cannot honour with a typed error", async () => {
