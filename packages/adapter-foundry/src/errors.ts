@@ -1,6 +1,5 @@
 import {
   ConflictError,
-  type Message,
   SkeinError,
   type SkeinErrorOptions,
   StoreUnavailableError,
@@ -157,27 +156,6 @@ export class FoundryRunError extends SkeinError {
 
 function describeEnding(ending: RunEnding): string {
   return ending === "timed_out" ? "did not finish in time" : `ended as ${ending}`;
-}
-
-/**
- * An append needed more than one request (conversations take 20 items a request) and a later one failed:
- * `appended` holds what landed, in order; the rest was not written. The service has no multi-request
- * transaction, so this is the one way an append is not all-or-nothing.
- */
-export class PartialAppendError extends SkeinError {
-  constructor(
-    readonly threadId: string,
-    /** What landed, one message per stored item. */
-    readonly appended: readonly Message[],
-    /** Items (a message's text and each of its calls and results are one each) that were not written. */
-    readonly notAppended: number,
-    options: SkeinErrorOptions = {},
-  ) {
-    super(
-      `Appending to thread ${JSON.stringify(threadId)} stopped after ${appended.length} item(s); ${notAppended} were not written. Append those again.`,
-      { source: SOURCE, ...options },
-    );
-  }
 }
 
 /** The adapter, a thread or the runner lacks something only the caller can give: a client, an endpoint. */

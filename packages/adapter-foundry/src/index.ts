@@ -1,3 +1,5 @@
+/** Raised when a multi-request append stops part way; defined in thread-core for every remote type. */
+export { PartialAppendError } from "@skein/thread-core";
 export {
   type FoundryAdapter,
   type FoundryHttpClient,

@@ -4,12 +4,13 @@ import {
   type Message,
   type MessageInput,
   normalizeMessage,
+  PartialAppendError,
 } from "@skein/thread-core";
 import type OpenAI from "openai";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import type { ConversationHistory } from "./conversation-history.js";
 import { CONVERSATION_TYPE } from "./conversation-state.js";
-import { PartialAppendError, SOURCE } from "./errors.js";
+import { SOURCE } from "./errors.js";
 import type { ServiceItem } from "./item-to-message.js";
 import { messageToItems } from "./message-to-items.js";
 import { callService } from "./service-call.js";
@@ -66,7 +67,7 @@ export async function appendToConversation(
       if (index === 0) throw error;
       const landed = entries.flatMap((entry) => appended.get(entry) ?? []);
       const rest = new Set(batches.slice(index).flatMap((later) => later.map((part) => part.entry))).size;
-      throw new PartialAppendError(history.threadId, landed, rest, { cause: error });
+      throw new PartialAppendError(history.threadId, landed, rest, { source: SOURCE, cause: error });
     }
   }
   return entries.flatMap((entry) => entry.stored ?? appended.get(entry) ?? []);

@@ -149,24 +149,6 @@ export class RunAbortedError extends SkeinError {
   }
 }
 
-/**
- * An append needed more than one request (more than 20 items) and a later one failed: `appended` holds the
- * messages that did land, in order; the rest were not written. The service has no multi-request transaction.
- */
-export class PartialAppendError extends SkeinError {
-  constructor(
-    readonly threadId: string,
-    readonly appended: readonly Message[],
-    readonly notAppended: number,
-    options: SkeinErrorOptions = {},
-  ) {
-    super(
-      `Appending to thread ${JSON.stringify(threadId)} stopped after ${appended.length} message(s); ${notAppended} were not written. Append those again.`,
-      { source: SOURCE, ...options },
-    );
-  }
-}
-
 /** A thread, runner or adapter needs something the caller did not give: a client, a model. */
 export class OpenAIConfigurationError extends SkeinError {
   constructor(detail: string, options: SkeinErrorOptions = {}) {

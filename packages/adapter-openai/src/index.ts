@@ -1,3 +1,5 @@
+/** Raised when a multi-request append stops part way; defined in thread-core for every remote type. */
+export { PartialAppendError } from "@skein/thread-core";
 export { type OpenAIAdapter, type OpenAIAdapterOptions, openaiAdapter } from "./adapter.js";
 export {
   CONVERSATION_CAPABILITIES,
@@ -13,7 +15,6 @@ export {
   OpenAIRateLimitError,
   OpenAIServiceError,
   OpenAIUnavailableError,
-  PartialAppendError,
   ResponseFailedError,
   RunAbortedError,
   type ServiceFailure,

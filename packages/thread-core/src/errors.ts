@@ -245,6 +245,25 @@ function formatPath(path: ReadonlyArray<string | number>): string {
     .replace(/^\./, "");
 }
 
+/**
+ * An append to a remote thread needed more than one request and a later one failed: `appended` holds what
+ * landed, in order; `notAppended` items (service items, not messages) were not written. Services without a
+ * multi-request transaction make this the one way an append is not all-or-nothing.
+ */
+export class PartialAppendError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    readonly appended: ReadonlyArray<{ id: string }>,
+    readonly notAppended: number,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      `Appending to thread ${JSON.stringify(threadId)} stopped after ${appended.length} message(s); ${notAppended} item(s) were not written. Append those again.`,
+      options,
+    );
+  }
+}
+
 /** A log driver's answer when a commit expected another head segment: the caller re-reads and retries. */
 export class HeadMovedError extends SkeinError {
   constructor(

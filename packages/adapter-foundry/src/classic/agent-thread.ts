@@ -5,11 +5,12 @@ import {
   type Message,
   type MessageInput,
   normalizeMessage,
+  PartialAppendError,
   parseMessage,
   type RunConfig,
   UnsupportedOperationError,
 } from "@skein/thread-core";
-import { FoundryAgentNotFoundError, FoundryNotFoundError, PartialAppendError, SOURCE } from "../errors.js";
+import { FoundryAgentNotFoundError, FoundryNotFoundError, SOURCE } from "../errors.js";
 import { type MessagePage, type PageRequest, readAll } from "../message-window.js";
 import { type CopyTarget, RemoteThread } from "../remote-thread.js";
 import { type CallContext, callService } from "../service-call.js";
@@ -72,7 +73,7 @@ export class FoundryAgentThread extends RemoteThread<FoundryAgentThreadState> {
         );
       } catch (error) {
         if (index === 0) throw error;
-        throw new PartialAppendError(this.id, stored, steps.length - index, { cause: error });
+        throw new PartialAppendError(this.id, stored, steps.length - index, { source: SOURCE, cause: error });
       }
     }
     return stored;

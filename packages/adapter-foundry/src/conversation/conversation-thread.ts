@@ -3,10 +3,11 @@ import {
   type Message,
   type MessageInput,
   normalizeMessage,
+  PartialAppendError,
   type RunConfig,
 } from "@skein/thread-core";
 import type { FoundryOpenAIClient } from "../adapter-lookup.js";
-import { FoundryAgentNotFoundError, FoundryNotFoundError, PartialAppendError } from "../errors.js";
+import { FoundryAgentNotFoundError, FoundryNotFoundError, SOURCE } from "../errors.js";
 import type { MessagePage, PageRequest } from "../message-window.js";
 import { type CopyTarget, RemoteThread } from "../remote-thread.js";
 import { rejectUnhonouredConfig } from "../run-config.js";
@@ -123,7 +124,7 @@ export class FoundryConversationThread extends RemoteThread<FoundryConversationS
         const items = messages.flatMap((message) => messageToItems(message, this.type));
         // A copy is all or nothing (the fork discards it), so what stopped it matters, not how far it got.
         await this.#addItems(conversationId, items).catch((error: unknown) => {
-          throw error instanceof PartialAppendError ? error.cause : error;
+          throw PartialAppendError.isInstance(error) ? error.cause : error;
         });
       },
       discard: () => this.#deleteConversation(conversationId),
@@ -158,7 +159,7 @@ export class FoundryConversationThread extends RemoteThread<FoundryConversationS
         );
       } catch (error) {
         if (start === 0) throw error;
-        throw new PartialAppendError(this.id, stored, items.length - start, { cause: error });
+        throw new PartialAppendError(this.id, stored, items.length - start, { source: SOURCE, cause: error });
       }
     }
     return stored;
