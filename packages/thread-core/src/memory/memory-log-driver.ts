@@ -199,25 +199,28 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       segment = this.#addSegment(info);
       this.#references.set(info.id, 0);
     }
-    for (const [index, message] of messages.entries()) {
-      const offset = from + index;
-      const present = segment.messages[offset];
-      if (present) {
-        if (present.id !== message.id) {
-          throw new ConflictError(
-            `Segment ${info.id} holds another message at offset ${offset}.`,
-            message.id,
-          );
-        }
-        continue;
-      }
-      if (offset !== segment.messages.length)
-        throw new ConflictError(`Segment ${info.id} has a gap at ${offset}.`);
-      if (this.#isLiveHead(info.id)) {
+    // Check everything first, so a refused import writes nothing.
+    const existing = Math.max(0, Math.min(messages.length, segment.messages.length - from));
+    for (let index = 0; index < existing; index++) {
+      if (segment.messages[from + index]?.id !== messages[index]?.id) {
         throw new ConflictError(
-          `Segment ${info.id} is a live thread's head and cannot be extended by an import.`,
+          `Segment ${info.id} holds another message at offset ${from + index}.`,
+          messages[index]?.id,
         );
       }
+    }
+    const fresh = messages.slice(existing);
+    if (fresh.length === 0) return;
+    if (from + existing !== segment.messages.length) {
+      throw new ConflictError(`Segment ${info.id} has a gap at ${from + existing}.`);
+    }
+    if (this.#isLiveHead(info.id)) {
+      throw new ConflictError(
+        `Segment ${info.id} is a live thread's head and cannot be extended by an import.`,
+      );
+    }
+    for (const message of fresh) {
+      const offset = segment.messages.length;
       if (message.role === "system") segment.system.push(offset);
       segment.index.set(message.id, offset);
       segment.messages.push(deepFreeze(cloneJson(message)));

@@ -58,4 +58,23 @@ describe("memory threads", () => {
     await fork.delete();
     expect(await segmentOf(parentHead)).toBeUndefined();
   });
+
+  it("refuse an import that disagrees with a stored segment, writing nothing of it", async () => {
+    const { MemoryLogDriver } = await import("./memory-log-driver.js");
+    const { normalizeMessage } = await import("../message.js");
+    const driver = new MemoryLogDriver();
+    const info = { id: "seg_shared", base: null, start: 0, createdAt: new Date().toISOString() };
+    const message = (id: string) => normalizeMessage({ id, role: "user", text: id });
+    await driver.importSegment(info, [message("a"), message("b")], 0);
+    await expect(driver.importSegment(info, [message("a"), message("x"), message("c")], 0)).rejects.toThrow(
+      /another message/,
+    );
+    expect((await driver.readSegment("seg_shared", 0, 10)).map((stored) => stored.id)).toEqual(["a", "b"]);
+    await driver.importSegment(info, [message("a"), message("b"), message("c")], 0);
+    expect((await driver.readSegment("seg_shared", 0, 10)).map((stored) => stored.id)).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
+  });
 });
