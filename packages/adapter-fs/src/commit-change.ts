@@ -10,7 +10,7 @@ import {
 } from "@skein/thread-core";
 import { CorruptStoreError, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
-import { type AppendItem, planAppend } from "./plan-append.js";
+import { planAppend } from "./plan-append.js";
 import { liveRecord, referencedSegments, storedForm } from "./record-files.js";
 import { threadReferrer } from "./segment-directories.js";
 import { EMPTY_TAIL } from "./segment-reader.js";
@@ -48,8 +48,7 @@ export async function commitChange(storage: FsStorage, id: string, change: LogCh
     // Into the new head if the change makes one, else after the current head's last commit.
     const [log, after] = change.newHead ? [storage.log(change.newHead.id), EMPTY_TAIL] : [headLog, tail];
     const guarded = rewritesRecord && !change.newHead;
-    const messages = planned.fresh.map((item: AppendItem) => item.message);
-    await log.append(messages, { revision: next.revision, committedAt: now, guarded }, after);
+    await log.append(planned.fresh, { revision: next.revision, committedAt: now, guarded }, after);
   }
   if (rewritesRecord) await storage.records.write(storedForm(next));
   return { record: next, messages: planned.stored };

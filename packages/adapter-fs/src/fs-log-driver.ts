@@ -6,7 +6,6 @@ import {
   type LogDriver,
   type LogRecord,
   type Message,
-  messageFingerprint,
   type RecordSummary,
   type SegmentInfo,
   type StateRecord,
@@ -181,7 +180,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
   async locate(id: string, messageId: string, before: number) {
     return this.#run("read", async () => {
       const [found] = await this.log(id).locate([messageId], before);
-      return found && { offset: found.offset, fingerprint: messageFingerprint(found.message) };
+      return found && { offset: found.offset };
     });
   }
 

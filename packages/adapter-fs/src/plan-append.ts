@@ -2,11 +2,6 @@ import { ConflictError, type Message, messageFingerprint } from "@skein/thread-c
 import { SOURCE } from "./errors.js";
 import type { SegmentLog } from "./segment-log.js";
 
-export interface AppendItem {
-  message: Message;
-  fingerprint: string;
-}
-
 /**
  * Which appended items are new and which repeat a message already among the head's first `count` or earlier
  * in the batch: an equal repeat is skipped, a different one is a `ConflictError`, thrown before anything
@@ -15,34 +10,33 @@ export interface AppendItem {
 export async function planAppend(
   head: SegmentLog | undefined,
   count: number,
-  items: AppendItem[],
-): Promise<{ fresh: AppendItem[]; stored: Message[] }> {
+  items: Message[],
+): Promise<{ fresh: Message[]; stored: Message[] }> {
   const found = head
     ? await head.locate(
-        items.map((item) => item.message.id),
+        items.map((message) => message.id),
         count,
       )
     : [];
-  const batch = new Map<string, AppendItem>();
-  const fresh: AppendItem[] = [];
+  const batch = new Map<string, Message>();
+  const fresh: Message[] = [];
   const stored: Message[] = [];
-  for (const [index, item] of items.entries()) {
+  for (const [index, message] of items.entries()) {
     const existing = found[index];
-    const earlier = batch.get(item.message.id);
-    const fingerprint = existing ? messageFingerprint(existing.message) : earlier?.fingerprint;
-    if (fingerprint !== undefined && fingerprint !== item.fingerprint) {
+    const earlier = existing?.message ?? batch.get(message.id);
+    if (earlier !== undefined && messageFingerprint(earlier) !== messageFingerprint(message)) {
       throw new ConflictError(
-        `Message ${JSON.stringify(item.message.id)} is already in the thread with other content; nothing was written.`,
-        item.message.id,
+        `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
+        message.id,
         { source: SOURCE },
       );
     }
     if (existing) stored.push(existing.message);
-    else if (earlier) stored.push(asStored(earlier.message));
+    else if (earlier) stored.push(asStored(earlier));
     else {
-      batch.set(item.message.id, item);
-      fresh.push(item);
-      stored.push(asStored(item.message));
+      batch.set(message.id, message);
+      fresh.push(message);
+      stored.push(asStored(message));
     }
   }
   return { fresh, stored };

@@ -4,7 +4,7 @@ import {
   HeadMovedError,
   type LogChange,
   type Message,
-  type SkeinError,
+  SkeinError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
 
@@ -69,14 +69,7 @@ export function commitRefusal(threadId: string, change: LogChange, reply: unknow
       return new ConcurrencyError(threadId, change.ifRevision as number, Number(reply[1]), source);
     case "headmoved":
       return new HeadMovedError(threadId, source);
-    default: {
-      const item = change.append?.[Number(reply[1]) - 1];
-      const id = item?.message.id ?? "";
-      return new ConflictError(
-        `Message ${JSON.stringify(id)} is already in the thread with other content; nothing was written.`,
-        id,
-        source,
-      );
-    }
+    default:
+      return new SkeinError(`Redis answered a commit with ${JSON.stringify(String(reply[0]))}.`, source);
   }
 }

@@ -16,7 +16,7 @@ export interface SegmentKeys {
   info: string;
   /** List: the segment's own messages as compact JSON, oldest first. */
   messages: string;
-  /** Hash: message id → "offset:fingerprint", for duplicate checks and `locate`. */
+  /** Hash: message id → own offset, for duplicate checks and `locate`. */
   ids: string;
   /** List: own offsets of the segment's system messages, ascending. */
   system: string;
@@ -41,7 +41,7 @@ export interface RecordKeys {
  * <prefix>:{<thread tag>}:events                  list: history events
  * <prefix>:{<slot tag>}:segment:<name>:info       hash: segment info and reference count
  * <prefix>:{<slot tag>}:segment:<name>:messages   list: message JSON
- * <prefix>:{<slot tag>}:segment:<name>:ids        hash: message id → offset:fingerprint
+ * <prefix>:{<slot tag>}:segment:<name>:ids        hash: message id → offset
  * <prefix>:{<slot tag>}:segment:<name>:system     list: offsets of system messages
  * ```
  */

@@ -1,5 +1,7 @@
 import {
+  cloneJson,
   type HistoryEvent,
+  type LogChange,
   type LogRecord,
   type SegmentInfo,
   SkeinError,
@@ -45,6 +47,30 @@ export function decodeRecord(id: string, fields: Record<string, string>, events:
     length: Number(fields.length),
     events: events.map((event) => JSON.parse(event) as HistoryEvent),
   } satisfies LogRecord;
+}
+
+/**
+ * The record after a commit, from the script's reply (see scripts/commit.ts): read back whole when the
+ * record had moved past the caller's known one, else the known record with the change applied, so a
+ * commit reads no metadata, context or events back.
+ */
+export function committedRecord(id: string, change: LogChange, reply: unknown[], now: string): LogRecord {
+  const [, revision, length, event, , fields, events] = reply;
+  if (fields !== undefined || !change.known) {
+    return decodeRecord(id, hashFields(fields), events as string[]) as LogRecord;
+  }
+  const known = change.known;
+  if (Number(revision) === known.revision) return known;
+  return {
+    ...known,
+    revision: Number(revision),
+    updatedAt: now,
+    length: Number(length),
+    head: change.newHead?.id ?? known.head,
+    metadata: change.metadata ? cloneJson(change.metadata) : known.metadata,
+    context: change.context ? cloneJson(change.context) : known.context,
+    events: typeof event === "string" ? [...known.events, JSON.parse(event) as HistoryEvent] : known.events,
+  };
 }
 
 /** A segment's info from `HMGET base start createdAt`, or undefined when it is gone. */

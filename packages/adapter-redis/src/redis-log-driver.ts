@@ -15,19 +15,14 @@ import {
   ThreadExistsError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
+import { AppendBatch } from "./append-batch.js";
 import { commitRefusal, importRefusal, stateRefusal } from "./driver-refusals.js";
 import { KeyLayout, segmentKeyList } from "./key-layout.js";
-import { decodeRecord, eventSegments, hashFields } from "./record-codec.js";
+import { committedRecord, decodeRecord, eventSegments, hashFields } from "./record-codec.js";
 import { RecordIndex } from "./record-index.js";
 import type { RedisConnection } from "./redis-connection.js";
 import { AncestorRetention, ancestorSeconds } from "./retention.js";
-import {
-  commitArguments,
-  createLogArguments,
-  importArguments,
-  referencesTaken,
-  storedMessages,
-} from "./script-arguments.js";
+import { commitArguments, createLogArguments, importArguments, referencesTaken } from "./script-arguments.js";
 import { COMMIT } from "./scripts/commit.js";
 import { CREATE_LOG } from "./scripts/create-log.js";
 import { DELETE_RECORD } from "./scripts/delete-record.js";
@@ -114,38 +109,54 @@ export class RedisLogDriver implements LogDriver {
     }
     await this.#index.add(record.id);
     this.#infos.remember(head);
-    await this.#afterWrite(() => this.#retention?.refresh(head, record.events));
+    await this.#afterWrite(() => this.#retention?.refresh(record.id, head, record.events, true));
   }
 
   async commit(id: string, change: LogChange): Promise<CommitResult> {
     const keys = this.layout.record(id);
     const head = this.layout.segment(change.expectHead);
-    const target = change.newHead ? this.layout.segment(change.newHead.id) : head;
-    if (change.newHead) this.#assertSameSlot(keys.record, target.info, change.newHead.id);
+    const target = change.newHead && this.layout.segment(change.newHead.id);
+    if (change.newHead && target) this.#assertSameSlot(keys.record, target.info, change.newHead.id);
+    const batch = new AppendBatch(change.append ?? []);
     const taken = referencesTaken(change);
     if (taken.length > 0 && !(await this.#references.retain(taken)))
       throw new ThreadNotFoundError(id, source);
-    const messageJson = (change.append ?? []).map((item) => JSON.stringify(item.message));
-    // An error here leaves it unknown whether the script ran, so the references taken stay (a leak at worst).
-    const reply = (await this.connection.script(
-      COMMIT,
-      [keys.record, keys.events, ...segmentKeyList(head), ...segmentKeyList(target)],
-      commitArguments(change, messageJson, this.ttlSeconds),
-    )) as unknown[];
+    const scriptKeys = [
+      keys.record,
+      keys.events,
+      ...segmentKeyList(head),
+      ...(target ? segmentKeyList(target) : []),
+    ];
+    const now = new Date().toISOString();
+    let reply: unknown[];
+    for (;;) {
+      // An error here leaves it unknown whether the script ran, so the references taken stay (a leak at worst).
+      reply = (await this.connection.script(
+        COMMIT,
+        scriptKeys,
+        commitArguments(change, batch.pending(), now, this.ttlSeconds),
+      )) as unknown[];
+      if (reply[0] !== "seen") break;
+      try {
+        batch.settle(reply[1] as unknown[]);
+      } catch (error) {
+        await this.#references.releaseQuietly(taken);
+        throw error;
+      }
+    }
     if (reply[0] !== "ok") {
       await this.#references.releaseQuietly(taken);
       throw commitRefusal(id, change, reply);
     }
-    const [, fields, events, results, releasedBase] = reply;
-    const record = decodeRecord(id, hashFields(fields), events as string[]) as LogRecord;
+    const record = committedRecord(id, change, reply, now);
     if (change.newHead) this.#infos.remember(change.newHead);
     await this.#afterWrite(async () => {
-      await this.#references.releaseBase(releasedBase);
+      await this.#references.releaseBase(reply[4]);
       const headInfo = this.#retention && (await this.#infos.get(record.head));
-      if (headInfo) await this.#retention?.refresh(headInfo, record.events);
+      const pointsChanged = Boolean(change.newHead || change.event);
+      if (headInfo) await this.#retention?.refresh(id, headInfo, record.events, pointsChanged);
     });
-    const inputs = (change.append ?? []).map((item) => item.message);
-    return { record, messages: storedMessages(results as Array<number | string>, inputs) };
+    return { record, messages: batch.stored() };
   }
 
   async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {

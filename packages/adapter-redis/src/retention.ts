@@ -24,6 +24,8 @@ export function ancestorSeconds(ttlSeconds: number): number {
 export class AncestorRetention {
   readonly intervalSeconds: number;
   readonly #touchedAt = new Map<string, number>();
+  /** When each thread's points were last walked, so plain appends skip the walk within an interval. */
+  readonly #walkedAt = new Map<string, number>();
 
   constructor(
     readonly ttlSeconds: number,
@@ -33,8 +35,17 @@ export class AncestorRetention {
     this.intervalSeconds = refreshIntervalSeconds(ttlSeconds);
   }
 
-  /** Refreshes every segment reachable from `head`'s base and from the events, except those touched lately. */
-  async refresh(head: SegmentInfo, events: HistoryEvent[]): Promise<void> {
+  /**
+   * Refreshes every segment reachable from `head`'s base and from the events, except those touched lately.
+   * A change that added no point (`pointsChanged` false: a plain append) walks only once per interval, so
+   * an append costs the same however many checkpoints and rollbacks the thread has.
+   */
+  async refresh(threadId: string, head: SegmentInfo, events: HistoryEvent[], pointsChanged: boolean) {
+    const now = Date.now();
+    const walked = this.#walkedAt.get(threadId);
+    if (!pointsChanged && walked !== undefined && now - walked < this.intervalSeconds * 1000) return;
+    if (this.#walkedAt.size >= REMEMBERED_SEGMENTS) this.#walkedAt.clear();
+    this.#walkedAt.set(threadId, now);
     const starts = new Set(events.flatMap(eventSegments));
     if (head.base) starts.add(head.base.segment);
     starts.delete(head.id);

@@ -1,37 +1,42 @@
-import {
-  type HistoryEvent,
-  type LogChange,
-  type LogRecord,
-  type Message,
-  messageFingerprint,
-  type SegmentInfo,
-} from "@skein/thread-core";
+import type { HistoryEvent, LogChange, LogRecord, Message, SegmentInfo } from "@skein/thread-core";
 import { eventTemplate } from "./record-codec.js";
 import { toSortableText } from "./sortable-text.js";
 
-/** A message as the scripts take it: id field, fingerprint, JSON, and whether it is a system message. */
-export function messageArguments(
-  message: Message,
-  fingerprint: string,
-  json = JSON.stringify(message),
-): string[] {
-  return [toSortableText(message.id), fingerprint, json, message.role === "system" ? "1" : "0"];
+/** A message as the scripts take it: id field, JSON, and whether it is a system message. */
+export function messageArguments(message: Message): string[] {
+  return [toSortableText(message.id), JSON.stringify(message), message.role === "system" ? "1" : "0"];
 }
 
-/** The commit script's ARGV for a change (see scripts/commit.ts for the order). */
-export function commitArguments(change: LogChange, messageJson: string[], ttlSeconds: number): string[] {
-  const { newHead, event } = change;
+/**
+ * The commit script's ARGV for a change whose messages are `append` (see scripts/commit.ts for the
+ * order), with the time it stamps as `now`. A plain append leaves out the rest of the change.
+ */
+export function commitArguments(
+  change: LogChange,
+  append: Message[],
+  now: string,
+  ttlSeconds: number,
+): string[] {
+  const { newHead, event, known } = change;
+  const args = [
+    change.ifRevision === undefined ? "" : String(change.ifRevision),
+    toSortableText(change.expectHead),
+    now,
+    String(ttlSeconds),
+    known && known.head === change.expectHead ? String(known.revision) : "",
+    String(append.length),
+  ];
+  let flags = "";
+  for (const message of append) {
+    args.push(toSortableText(message.id), JSON.stringify(message));
+    flags += message.role === "system" ? "1" : "0";
+  }
+  args.push(flags);
+  if (!newHead && !event && !change.metadata && !change.context) return args;
   const template = eventTemplate(event);
   // The point the script fills: the end after the append (a checkpoint) or before the new head (a rollback).
   const pointSegment = event?.kind === "checkpoint" ? (newHead?.id ?? change.expectHead) : change.expectHead;
-  const items = (change.append ?? []).flatMap((item, index) =>
-    messageArguments(item.message, item.fingerprint, messageJson[index]),
-  );
-  return [
-    change.ifRevision === undefined ? "" : String(change.ifRevision),
-    toSortableText(change.expectHead),
-    new Date().toISOString(),
-    String(ttlSeconds),
+  args.push(
     newHead ? toSortableText(newHead.id) : "",
     JSON.stringify(newHead?.base ?? null),
     String(newHead?.start ?? 0),
@@ -42,8 +47,8 @@ export function commitArguments(change: LogChange, messageJson: string[], ttlSec
     template.open,
     template.close,
     JSON.stringify(pointSegment),
-    ...items,
-  ];
+  );
+  return args;
 }
 
 /** The create-log script's ARGV (see scripts/create-log.ts for the order). */
@@ -79,7 +84,7 @@ export function importArguments(
     info.createdAt,
     String(from),
     String(ttlSeconds),
-    ...messages.flatMap((message) => messageArguments(message, messageFingerprint(message))),
+    ...messages.flatMap(messageArguments),
   ];
 }
 
@@ -100,14 +105,4 @@ function eventReferencesOutsideScript(event: HistoryEvent): string[] {
     case "fork":
       return [event.from.segment];
   }
-}
-
-/**
- * The stored messages in input order: an input index stands for that input, written as it was given;
- * text is the JSON of a message stored before.
- */
-export function storedMessages(results: Array<number | string>, inputs: Message[]): Message[] {
-  return results.map((entry) =>
-    typeof entry === "number" ? (inputs[entry - 1] as Message) : JSON.parse(entry),
-  );
 }

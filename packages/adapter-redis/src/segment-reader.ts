@@ -33,9 +33,9 @@ export class SegmentReader {
     const key = this.layout.segment(id).ids;
     const stored = await this.connection.command(key, ["HGET", key, toSortableText(messageId)], true);
     if (typeof stored !== "string") return undefined;
-    const separator = stored.indexOf(":");
-    const offset = Number(stored.slice(0, separator));
-    return offset < before ? { offset, fingerprint: stored.slice(separator + 1) } : undefined;
+    // The offset leads the value ("offset", or "offset:fingerprint" as older versions wrote it).
+    const offset = Number.parseInt(stored, 10);
+    return offset < before ? { offset } : undefined;
   }
 
   /** System messages are few, so their offsets are read whole. */

@@ -2,13 +2,16 @@ import { defineLuaScript } from "./lua-script.js";
 
 /**
  * One change to a local thread, all of `LogChange`'s steps in one atomic step.
- * KEYS: record, events, head (info, messages, ids, system), target (the new head's four keys, or the
- * head's again). ARGV: ifRevision or "", expected head, now, ttl, new head id or "", its base (JSON),
- * start and createdAt, metadata or "", context or "", event kind ("", checkpoint, rollback, other),
- * event JSON before the point, event JSON after it up to the revision, the point's segment (JSON),
- * then per message: id, fingerprint, JSON, "1" if a system message.
- * Returns {"notfound"}, {"concurrency", revision}, {"headmoved"}, {"conflict", item} or
- * {"ok", record fields, events, per item its input index or the stored JSON, released head base or nil}.
+ * KEYS: record, events, head (info, messages, ids, system), then the new head's four keys when the change
+ * makes one. ARGV: ifRevision or "", expected head, now, ttl, the caller's known revision or "", the
+ * number of messages n, then per message its id and JSON, then a flag per message ("1" for a system
+ * message) as one string; then, only for a change that does more than append: new head id or "", its
+ * base (JSON), start and createdAt, metadata or "", context or "", event kind ("", checkpoint, rollback,
+ * other), event JSON before the point, event JSON after it up to the revision, the point's segment (JSON).
+ * Returns {"notfound"}, {"concurrency", revision}, {"headmoved"}, {"seen", {item, stored JSON, …}} (ids
+ * the head holds already: nothing was written; the caller compares and sends the rest), or {"ok",
+ * revision, length, event JSON or nil, released head base or nil}, followed by the record's fields and
+ * events when the record had moved past the caller's known revision.
  */
 export const COMMIT = defineLuaScript(
   "commit",
@@ -18,72 +21,79 @@ if record[1] ~= 'log' then return { 'notfound' } end
 local revision = tonumber(record[2])
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= revision then return { 'concurrency', revision } end
 if record[3] ~= ARGV[2] then return { 'headmoved' } end
+local known = ARGV[5] == record[2]
 local length = tonumber(record[4])
-local new_head = ARGV[5] ~= ''
-local used = new_head and 0 or redis.call('LLEN', KEYS[8])
+local count = tonumber(ARGV[6])
+local last = 6 + 2 * count
+local flags = ARGV[last + 1]
+-- The rest of the change, when there is more than an append ("" where absent).
+local c = last + 1
+local new_head, metadata, context, kind = ARGV[c + 1] or '', ARGV[c + 5] or '', ARGV[c + 6] or '', ARGV[c + 7] or ''
+local target = new_head ~= '' and 7 or 3
 
--- Plan the append; every conflict is found before anything is written.
-local results, batch, messages, ids, system = {}, {}, {}, {}, {}
-for index = 15, #ARGV, 4 do
-  local item = (index - 11) / 4
-  local field, fingerprint = ARGV[index], ARGV[index + 1]
-  local stored = (not new_head) and redis.call('HGET', KEYS[9], field)
-  local earlier = batch[field]
-  if stored then
-    local separator = string.find(stored, ':', 1, true)
-    if string.sub(stored, separator + 1) ~= fingerprint then return { 'conflict', item } end
-    results[item] = redis.call('LINDEX', KEYS[8], tonumber(string.sub(stored, 1, separator - 1)))
-  elseif earlier then
-    if earlier[1] ~= fingerprint then return { 'conflict', item } end
-    results[item] = earlier[2]
-  else
-    local offset = used + #messages
-    batch[field] = { fingerprint, item }
-    messages[#messages + 1] = ARGV[index + 2]
-    ids[#ids + 1] = field
-    ids[#ids + 1] = offset .. ':' .. fingerprint
-    if ARGV[index + 3] == '1' then system[#system + 1] = offset end
-    results[item] = item
+-- A new head is empty; the current one may hold some of the ids already. Found before anything is written.
+if new_head == '' then
+  local seen = {}
+  for index = 7, last, 2 do
+    local stored = redis.call('HGET', KEYS[5], ARGV[index])
+    if stored then
+      seen[#seen + 1] = (index - 5) / 2
+      -- The offset leads the value ("offset", or "offset:fingerprint" as older versions wrote it).
+      seen[#seen + 1] = redis.call('LINDEX', KEYS[4], tonumber(string.match(stored, '^%d+')))
+    end
   end
+  if #seen > 0 then return { 'seen', seen } end
 end
 
-local changed, point, released = false, '', false
+local changed, point, released, event = false, '', false, false
 local function point_at(info)
   local start = tonumber(redis.call('HGET', info, 'start'))
-  return '{"segment":' .. ARGV[14] .. ',"offset":' .. (length - start) .. ',"position":' .. length .. '}'
+  return '{"segment":' .. ARGV[c + 10] .. ',"offset":' .. (length - start) .. ',"position":' .. length .. '}'
 end
-if new_head then
-  if ARGV[11] == 'rollback' then
+if new_head ~= '' then
+  if kind == 'rollback' then
     point = point_at(KEYS[3])
     redis.call('HINCRBY', KEYS[3], 'refs', 1)
   end
-  redis.call('HSET', KEYS[7], 'base', ARGV[6], 'start', ARGV[7], 'createdAt', ARGV[8], 'refs', 1, 'live', 1)
+  redis.call('HSET', KEYS[7], 'base', ARGV[c + 2], 'start', ARGV[c + 3], 'createdAt', ARGV[c + 4], 'refs', 1, 'live', 1)
   released = release_head(KEYS[3], KEYS[4], KEYS[5], KEYS[6])
-  redis.call('HSET', KEYS[1], 'head', ARGV[5])
-  length = tonumber(ARGV[7])
+  redis.call('HSET', KEYS[1], 'head', new_head)
+  length = tonumber(ARGV[c + 3])
   changed = true
 end
-if #messages > 0 then
-  push_all('RPUSH', KEYS[8], messages, 1)
-  push_all('HSET', KEYS[9], ids, 1)
-  push_all('RPUSH', KEYS[10], system, 1)
-  length = length + #messages
+if count > 0 then
+  local messages, ids, system = {}, {}, {}
+  for index = 8, last, 2 do messages[#messages + 1] = ARGV[index] end
+  local offset = push_all('RPUSH', KEYS[target + 1], messages, 1) - count
+  for item = 1, count do
+    ids[#ids + 1] = ARGV[5 + 2 * item]
+    ids[#ids + 1] = offset
+    if string.byte(flags, item) == 49 then system[#system + 1] = offset end
+    offset = offset + 1
+  end
+  push_all('HSET', KEYS[target + 2], ids, 1)
+  push_all('RPUSH', KEYS[target + 3], system, 1)
+  length = length + count
   changed = true
 end
-if ARGV[11] == 'checkpoint' then
-  point = point_at(KEYS[7])
-  redis.call('HINCRBY', KEYS[7], 'refs', 1)
+if kind == 'checkpoint' then
+  point = point_at(KEYS[target])
+  redis.call('HINCRBY', KEYS[target], 'refs', 1)
 end
-if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'metadata', ARGV[9]) changed = true end
-if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'context', ARGV[10]) changed = true end
-if ARGV[11] ~= '' then changed = true end
-if changed then
+if changed or metadata ~= '' or context ~= '' or kind ~= '' then
   revision = revision + 1
-  redis.call('HSET', KEYS[1], 'revision', revision, 'updatedAt', ARGV[3], 'length', length)
-  if ARGV[11] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[12] .. point .. ARGV[13] .. revision .. '}') end
+  local fields = { 'revision', revision, 'updatedAt', ARGV[3], 'length', length }
+  if metadata ~= '' then fields[#fields + 1] = 'metadata' fields[#fields + 1] = metadata end
+  if context ~= '' then fields[#fields + 1] = 'context' fields[#fields + 1] = context end
+  redis.call('HSET', KEYS[1], unpack(fields))
+  if kind ~= '' then
+    event = ARGV[c + 8] .. point .. ARGV[c + 9] .. revision .. '}'
+    redis.call('RPUSH', KEYS[2], event)
+  end
   expire_all(ARGV[4], 'extend', KEYS, 1, 2)
-  expire_all(ARGV[4], 'extend', KEYS, 7, 10)
+  expire_all(ARGV[4], 'extend', KEYS, target, target + 3)
 end
-return { 'ok', redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1), results, released }
+if known then return { 'ok', revision, length, event, released } end
+return { 'ok', revision, length, event, released, redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1) }
 `,
 );

@@ -2,7 +2,7 @@ import { defineLuaScript } from "./lua-script.js";
 
 /**
  * KEYS: a segment's four keys. ARGV: base (JSON), start, createdAt, first offset, ttl, then per message:
- * id, fingerprint, JSON, "1" if a system message. Checks everything before writing. Returns
+ * id, JSON, "1" if a system message. Checks everything before writing. Returns
  * {"missing", offset}, {"other", offset} (another message there), {"gap", offset}, {"live"} (a thread's
  * head), {"duplicate", offset}, or {"ok", 1 if it created the segment else 0}.
  */
@@ -15,12 +15,13 @@ if not exists and from ~= 0 then return { 'missing', from } end
 local length = redis.call('LLEN', KEYS[2])
 local live = exists and redis.call('HEXISTS', KEYS[1], 'live') == 1
 local messages, ids, system, seen = {}, {}, {}, {}
-for index = 6, #ARGV, 4 do
-  local offset = from + (index - 6) / 4
+for index = 6, #ARGV, 3 do
+  local offset = from + (index - 6) / 3
   local field = ARGV[index]
   local stored = redis.call('HGET', KEYS[3], field)
   if offset < length then
-    if not stored or tonumber(string.sub(stored, 1, string.find(stored, ':', 1, true) - 1)) ~= offset then
+    -- The offset leads the value ("offset", or "offset:fingerprint" as older versions wrote it).
+    if not stored or tonumber(string.match(stored, '^%d+')) ~= offset then
       return { 'other', offset }
     end
   else
@@ -28,10 +29,10 @@ for index = 6, #ARGV, 4 do
     if live then return { 'live' } end
     if stored or seen[field] then return { 'duplicate', offset } end
     seen[field] = true
-    messages[#messages + 1] = ARGV[index + 2]
+    messages[#messages + 1] = ARGV[index + 1]
     ids[#ids + 1] = field
-    ids[#ids + 1] = offset .. ':' .. ARGV[index + 1]
-    if ARGV[index + 3] == '1' then system[#system + 1] = offset end
+    ids[#ids + 1] = offset
+    if ARGV[index + 2] == '1' then system[#system + 1] = offset end
   end
 end
 if not exists then

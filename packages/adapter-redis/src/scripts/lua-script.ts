@@ -11,9 +11,12 @@ export interface LuaScript {
 const PRELUDE = `
 local function push_all(command, key, values, first)
   -- unpack() is limited in how many values it spreads, so long batches are written in chunks.
+  -- Returns the last chunk's reply (RPUSH: the list's new length), or nil when there was nothing to write.
+  local reply
   for index = first, #values, 1000 do
-    redis.call(command, key, unpack(values, index, math.min(index + 999, #values)))
+    reply = redis.call(command, key, unpack(values, index, math.min(index + 999, #values)))
   end
+  return reply
 end
 -- 'extend': the store's own keys live at least this long (a key without expiry gets one);
 -- 'GT': keys of other threads live at least this long, but one without expiry keeps none.

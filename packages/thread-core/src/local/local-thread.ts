@@ -88,10 +88,7 @@ export class LocalThread implements Thread {
 
   async append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
     const inputs = Array.isArray(input) ? input : [input];
-    const items = inputs.map((item, index) => {
-      const message = normalizeMessage(item, Array.isArray(input) ? [index] : []);
-      return { message, fingerprint: messageFingerprint(message) };
-    });
+    const items = inputs.map((item, index) => normalizeMessage(item, Array.isArray(input) ? [index] : []));
     if (items.length === 0) return [];
     return this.#withHead(async (record) => {
       // Messages already in an ancestor segment are immutable there: settle them here, the rest atomically.
@@ -245,7 +242,7 @@ export class LocalThread implements Thread {
   }
 
   async #commit(change: LogChange): Promise<CommitResult> {
-    const result = await this.host.driver.commit(this.id, change);
+    const result = await this.host.driver.commit(this.id, { ...change, known: this.#record });
     this.#record = result.record;
     return result;
   }
@@ -263,22 +260,25 @@ export class LocalThread implements Thread {
     }
   }
 
-  async #ancestorMatches(record: LogRecord, items: Array<{ message: Message; fingerprint: string }>) {
+  async #ancestorMatches(record: LogRecord, items: Message[]) {
     const head = await this.host.chains.info(record.head);
     if (!head.base) return items.map(() => undefined);
     const ranges = await this.host.chains.chain(head.base.segment, head.base.offset);
     return Promise.all(
-      items.map(async ({ message, fingerprint }) => {
+      items.map(async (message) => {
         const found = await this.host.chains.locate(ranges, message.id);
         if (!found) return undefined;
-        if (found.fingerprint !== fingerprint) {
+        const stored = (
+          await this.host.chains.read(ranges, found.position, found.position + 1)
+        )[0] as Message;
+        if (messageFingerprint(stored) !== messageFingerprint(message)) {
           throw new ConflictError(
             `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
             message.id,
             { source: this.host.driver.source },
           );
         }
-        return (await this.host.chains.read(ranges, found.position, found.position + 1))[0] as Message;
+        return stored;
       }),
     );
   }

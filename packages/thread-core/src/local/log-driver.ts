@@ -36,11 +36,7 @@ export interface LogDriver {
   /** The segment's own messages with offsets in [from, to). */
   readSegment(id: string, from: number, to: number): Promise<Message[]>;
   /** Where `messageId` is among the segment's first `before` own messages. */
-  locate(
-    id: string,
-    messageId: string,
-    before: number,
-  ): Promise<{ offset: number; fingerprint: string } | undefined>;
+  locate(id: string, messageId: string, before: number): Promise<{ offset: number } | undefined>;
   /** Own offsets, below `before`, of the segment's system messages, so views keep them without a full read. */
   systemOffsets(id: string, before: number): Promise<number[]>;
   /**
@@ -100,8 +96,9 @@ export interface RecordSummary {
  *    `HeadMovedError` if the head is not `expectHead` (the caller re-reads and retries);
  * 2. for a rollback event, fills `event.from` with the current end, then makes `newHead` the head
  *    (length = newHead.start);
- * 3. appends: an id already among the head's own messages (or earlier in this batch) is skipped if its
- *    fingerprint is equal and a `ConflictError` if not, checked before anything is written;
+ * 3. appends: an id already among the head's own messages (or earlier in this batch) is skipped if the
+ *    message is equal (`messageFingerprint`) and a `ConflictError` if not, checked before anything is
+ *    written. Fingerprints are only needed when ids meet, so drivers compute them then, not per append;
  * 4. for a checkpoint event, fills `event.checkpoint.point` with the end after the append;
  * 5. replaces metadata / context when given; and if anything changed, bumps `revision`, sets `updatedAt`,
  *    fills `event.revision` and records the event.
@@ -110,10 +107,17 @@ export interface LogChange {
   ifRevision?: number;
   expectHead: string;
   newHead?: SegmentInfo;
-  append?: Array<{ message: Message; fingerprint: string }>;
+  append?: Message[];
   event?: HistoryEvent;
   metadata?: Record<string, unknown>;
   context?: Record<string, unknown>;
+  /**
+   * The record the caller planned the change on (its last read or commit). A driver whose record still
+   * has this revision and head may build the result from it instead of reading metadata, context and
+   * events back, so a commit costs the same however many events the thread has. Its arrays are shared,
+   * never changed.
+   */
+  known?: LogRecord;
 }
 
 export interface CommitResult {

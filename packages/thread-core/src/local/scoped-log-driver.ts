@@ -35,6 +35,9 @@ export interface SyncSegmentReader {
 export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
   readonly specificationVersion = "v1";
   readonly #prefix: string;
+  /** Events arrays mapped before, both ways: a commit that records no event maps none. */
+  readonly #eventsIn = new WeakMap<HistoryEvent[], HistoryEvent[]>();
+  readonly #eventsOut = new WeakMap<HistoryEvent[], HistoryEvent[]>();
 
   constructor(
     readonly inner: LogDriver,
@@ -66,6 +69,7 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
         expectHead: this.#in(change.expectHead),
         ...(change.newHead ? { newHead: this.#segmentIn(change.newHead) } : {}),
         ...(change.event ? { event: mapEvent(change.event, (segment) => this.#in(segment)) } : {}),
+        ...(change.known ? { known: this.#logIn(change.known) } : {}),
       }),
     );
     return { ...result, record: this.#recordOut(result.record) as LogRecord };
@@ -176,25 +180,39 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
   }
 
   #logIn(record: LogRecord): LogRecord {
-    const toInner = (segment: string) => this.#in(segment);
     return {
       ...record,
       id: this.#in(record.id),
       head: this.#in(record.head),
-      events: record.events.map((event) => mapEvent(event, toInner)),
+      events: this.#mapEvents(record.events, this.#eventsIn, this.#eventsOut, (segment) => this.#in(segment)),
     };
   }
 
   #recordOut(record: StoredRecord | undefined): StoredRecord | undefined {
     if (!record) return undefined;
     if (record.kind === "state") return { ...record, id: this.#out(record.id) };
-    const toOuter = (segment: string) => this.#out(segment);
     return {
       ...record,
       id: this.#out(record.id),
       head: this.#out(record.head),
-      events: record.events.map((event) => mapEvent(event, toOuter)),
+      events: this.#mapEvents(record.events, this.#eventsOut, this.#eventsIn, (segment) =>
+        this.#out(segment),
+      ),
     };
+  }
+
+  #mapEvents(
+    events: HistoryEvent[],
+    mapped: WeakMap<HistoryEvent[], HistoryEvent[]>,
+    reverse: WeakMap<HistoryEvent[], HistoryEvent[]>,
+    map: (segment: string) => string,
+  ): HistoryEvent[] {
+    const known = mapped.get(events);
+    if (known) return known;
+    const result = events.map((event) => mapEvent(event, map));
+    mapped.set(events, result);
+    reverse.set(result, events);
+    return result;
   }
 }
 

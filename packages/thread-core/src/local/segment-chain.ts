@@ -57,15 +57,12 @@ export class SegmentChains {
   }
 
   /** The position of a message in a chain, searching the newest segment first. */
-  async locate(
-    ranges: ChainRange[],
-    messageId: string,
-  ): Promise<{ position: number; fingerprint: string } | undefined> {
+  async locate(ranges: ChainRange[], messageId: string): Promise<{ position: number } | undefined> {
     for (let index = ranges.length - 1; index >= 0; index--) {
       const range = ranges[index] as ChainRange;
       if (range.count === 0) continue;
       const found = await this.driver.locate(range.segment, messageId, range.count);
-      if (found) return { position: range.start + found.offset, fingerprint: found.fingerprint };
+      if (found) return { position: range.start + found.offset };
     }
     return undefined;
   }

@@ -18,7 +18,7 @@ import type {
   StoredRecord,
 } from "../local/log-driver.js";
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
-import { type Message, messageFingerprint } from "../message.js";
+import type { Message } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
 import {
   copyRecord,
@@ -82,11 +82,10 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       changed = true;
     }
     const head = this.#segments.get(record.head) as MemorySegment;
-    for (const item of planned.fresh) {
-      if (item.message.role === "system") head.system.push(head.messages.length);
-      head.index.set(item.message.id, head.messages.length);
-      head.messages.push(deepFreeze(cloneJson(item.message)));
-      head.fingerprints.push(item.fingerprint);
+    for (const message of planned.fresh) {
+      if (message.role === "system") head.system.push(head.messages.length);
+      head.index.set(message.id, head.messages.length);
+      head.messages.push(deepFreeze(cloneJson(message)));
       record.length++;
       changed = true;
     }
@@ -184,7 +183,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     const segment = this.#segments.get(id);
     const offset = segment?.index.get(messageId);
     if (segment === undefined || offset === undefined || offset >= before) return undefined;
-    return { offset, fingerprint: segment.fingerprints[offset] as string };
+    return { offset };
   }
 
   async systemOffsets(id: string, before: number): Promise<number[]> {
@@ -224,7 +223,6 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       if (message.role === "system") segment.system.push(offset);
       segment.index.set(message.id, offset);
       segment.messages.push(deepFreeze(cloneJson(message)));
-      segment.fingerprints.push(messageFingerprint(message));
     }
   }
 

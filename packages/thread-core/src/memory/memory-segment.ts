@@ -1,14 +1,13 @@
 import { ConflictError } from "../errors.js";
 import { cloneJson } from "../json.js";
 import type { SegmentInfo, StoredRecord } from "../local/log-driver.js";
-import type { Message } from "../message.js";
+import { type Message, messageFingerprint } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
 
 /** A segment of the memory store: its messages, frozen, and the indexes appends and lookups need. */
 export interface MemorySegment {
   info: SegmentInfo;
   messages: Message[];
-  fingerprints: string[];
   index: Map<string, number>;
   system: number[];
 }
@@ -41,7 +40,7 @@ export function deepFreeze<Value>(value: Value): Value {
 }
 
 export function emptySegment(info: SegmentInfo): MemorySegment {
-  return { info, messages: [], fingerprints: [], index: new Map(), system: [] };
+  return { info, messages: [], index: new Map(), system: [] };
 }
 
 export function eventSegments(event: HistoryEvent): string[] {
@@ -56,28 +55,27 @@ export function eventSegments(event: HistoryEvent): string[] {
 }
 
 /** Which appended items are new, which repeat a message (equal: skipped), and which conflict (throws). */
-export function planAppend(head: MemorySegment, items: Array<{ message: Message; fingerprint: string }>) {
-  const batch = new Map<string, { fingerprint: string; slot: number }>();
-  const fresh: typeof items = [];
+export function planAppend(head: MemorySegment, items: Message[]) {
+  const batch = new Map<string, { message: Message; slot: number }>();
+  const fresh: Message[] = [];
   const result: number[] = [];
-  for (const item of items) {
-    const existing = head.index.get(item.message.id);
-    const fingerprint =
-      existing === undefined ? batch.get(item.message.id)?.fingerprint : head.fingerprints[existing];
-    if (fingerprint !== undefined && fingerprint !== item.fingerprint) {
+  for (const message of items) {
+    const existing = head.index.get(message.id);
+    const earlier = existing === undefined ? batch.get(message.id)?.message : head.messages[existing];
+    if (earlier !== undefined && messageFingerprint(earlier) !== messageFingerprint(message)) {
       throw new ConflictError(
-        `Message ${JSON.stringify(item.message.id)} is already in the thread with other content; nothing was written.`,
-        item.message.id,
+        `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
+        message.id,
       );
     }
     if (existing !== undefined) {
       result.push(existing);
-    } else if (batch.has(item.message.id)) {
-      result.push((batch.get(item.message.id) as { slot: number }).slot);
+    } else if (batch.has(message.id)) {
+      result.push((batch.get(message.id) as { slot: number }).slot);
     } else {
       const slot = head.messages.length + fresh.length;
-      batch.set(item.message.id, { fingerprint: item.fingerprint, slot });
-      fresh.push(item);
+      batch.set(message.id, { message, slot });
+      fresh.push(message);
       result.push(slot);
     }
   }

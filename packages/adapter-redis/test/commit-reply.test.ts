@@ -1,0 +1,61 @@
+import { ConflictError, type LocalThread } from "@skein/thread-core";
+import { afterEach, describe, expect, it } from "vitest";
+import { redisStore } from "../src/index.js";
+import { connectSingle, deleteKeys, keysWithPrefix, singleUrl, uniquePrefix } from "./test-redis.js";
+
+const say = (id: string, text = id) => ({ id, role: "user" as const, text });
+
+describe("what a commit reads back", () => {
+  let prefix = "";
+  afterEach(() => deleteKeys(singleUrl(), prefix));
+
+  it("an append on the current record reads no history back, however long it is", async () => {
+    prefix = uniquePrefix("known");
+    const store = redisStore({ url: singleUrl(), prefix });
+    const thread = (await store.create()) as LocalThread;
+    for (let index = 0; index < 20; index++) await thread.checkpoint(`c${index}`);
+    const events = thread.record.events;
+    await thread.append(say("a"));
+    // The same array: the commit built the record from the one the handle held.
+    expect(thread.record.events).toBe(events);
+    expect(thread.record.events).toHaveLength(20);
+    await thread.checkpoint("after");
+    expect(thread.record.events).toHaveLength(21);
+    expect(await thread.history()).toEqual(thread.record.events);
+    await store.close();
+  });
+
+  it("a handle behind another writer gets that writer's changes from its own commit", async () => {
+    prefix = uniquePrefix("stale");
+    const store = redisStore({ url: singleUrl(), prefix });
+    const first = await store.create({ metadata: { step: 1 } });
+    const second = await store.get(first.id);
+    await second.update({ metadata: { step: 2 } });
+    const checkpoint = await second.checkpoint("theirs");
+    await first.append(say("mine"));
+    expect(first.metadata).toEqual({ step: 2 });
+    expect(first.revision).toBe(3);
+    expect((first as LocalThread).record.events.map((event) => event.kind)).toEqual(["checkpoint"]);
+    await first.rollback(checkpoint.id);
+    expect(await first.messages()).toEqual([]);
+    await store.close();
+  });
+
+  it("reads message ids as older versions stored them (offset:fingerprint)", async () => {
+    prefix = uniquePrefix("legacy");
+    const store = redisStore({ url: singleUrl(), prefix });
+    const thread = await store.create();
+    const [a] = await thread.append([say("a"), say("b")]);
+    const client = await connectSingle();
+    const [ids] = (await keysWithPrefix(singleUrl(), prefix)).filter((key) => key.endsWith(":ids"));
+    await client.hSet(ids as string, { a: "0:Fh2w4bGfn0zO0mXb3Vd9Sg", b: "1:xJ3eW7uTqQvHqvbD0mK1cw" });
+    await client.quit();
+
+    expect(await thread.append(say("a"))).toEqual([a]);
+    await expect(thread.append(say("a", "changed"))).rejects.toBeInstanceOf(ConflictError);
+    expect((await thread.messages({ after: "a" })).map((message) => message.id)).toEqual(["b"]);
+    await thread.rollback("a");
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["a"]);
+    await store.close();
+  });
+});
