@@ -11,7 +11,13 @@ import {
 import { CorruptStoreError, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
 import { planAppend } from "./plan-append.js";
-import { liveRecord, referencedSegments, storedForm } from "./record-files.js";
+import {
+  type EventLog,
+  liveRecord,
+  referencedSegments,
+  type StoredLogRecord,
+  storedForm,
+} from "./record-files.js";
 import { threadReferrer } from "./segment-directories.js";
 import { EMPTY_TAIL } from "./segment-reader.js";
 
@@ -21,9 +27,11 @@ import { EMPTY_TAIL } from "./segment-reader.js";
  * 1. new references and a new head segment (an extra reference is a leak at worst, never a loss);
  * 2. the appended lines, then their index entries: the commit point of a plain append, which leaves the
  *    record file alone, so an append costs the same at any length;
- * 3. for a change that also moves the head or records an event or metadata, the record, replaced whole:
- *    that change's commit point. Entries it appended to the current head are marked `guarded` and count
- *    only once the record has their revision.
+ * 3. for a change that also moves the head or records an event or metadata, the event after the ones the
+ *    record counts, then the record, replaced whole: that change's commit point. Entries it appended to
+ *    the current head are marked `guarded` and count only once the record has their revision.
+ * The history is read only when the caller's `known` record is not the current one, so a commit costs the
+ * same however many events the thread has.
  */
 export async function commitChange(storage: FsStorage, id: string, change: LogChange): Promise<CommitResult> {
   const stored = await storage.records.read(id);
@@ -32,7 +40,15 @@ export async function commitChange(storage: FsStorage, id: string, change: LogCh
   if (!headInfo) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const headLog = storage.log(stored.head);
   const tail = await headLog.repair(stored.revision);
-  const record = liveRecord(stored, headInfo.start, tail);
+  const record = liveRecord(stored, headInfo.start, tail, []);
+  const known = change.known;
+  const events =
+    known && known.head === record.head && known.revision === record.revision
+      ? known.events
+      : await storage.records.events(stored);
+  if (!events)
+    throw new CorruptStoreError(storage.layout.eventsPath(id), "it is missing or another thread's");
+  record.events = events;
   if (change.ifRevision !== undefined && change.ifRevision !== record.revision) {
     throw new ConcurrencyError(id, change.ifRevision, record.revision, { source: SOURCE });
   }
@@ -50,8 +66,16 @@ export async function commitChange(storage: FsStorage, id: string, change: LogCh
     const guarded = rewritesRecord && !change.newHead;
     await log.append(planned.fresh, { revision: next.revision, committedAt: now, guarded }, after);
   }
-  if (rewritesRecord) await storage.records.write(storedForm(next));
+  if (rewritesRecord) await storage.records.write(storedForm(next, await writeEvents(storage, stored, next)));
   return { record: next, messages: planned.stored };
+}
+
+/** The history file of the record after the change: one event appended, or written whole for an old record. */
+async function writeEvents(storage: FsStorage, stored: StoredLogRecord, next: LogRecord): Promise<EventLog> {
+  const log = stored.eventLog;
+  if (!log) return storage.records.writeEvents(next.id, next.events);
+  const added = next.events.slice(log.count);
+  return added.length > 0 ? storage.records.appendEvents(next.id, log, added) : log;
 }
 
 /** The record after the change: steps 2, 4 and 5 of `LogChange`, with `appended` new messages. */

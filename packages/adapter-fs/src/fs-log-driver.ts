@@ -106,7 +106,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
           for (const segment of referencedSegments(record)) {
             if (segment !== head.id) await this.segments.retain(segment, referrer);
           }
-          await this.records.write(storedForm({ ...record, head: head.id }));
+          const eventLog = await this.records.writeEvents(record.id, record.events);
+          await this.records.write(storedForm({ ...record, head: head.id }, eventLog));
         });
       }),
     );
@@ -129,10 +130,13 @@ export class FsLogDriver implements LogDriver, FsStorage {
       this.locks.withLock(this.layout.threadLockPath(id), async () => {
         const stored = await this.records.read(id);
         if (!stored) return false;
+        const events = stored.kind === "log" ? await this.records.events(stored) : [];
+        if (!events)
+          throw new CorruptStoreError(this.layout.eventsPath(id), "it is missing or another thread's");
         await this.records.remove(id);
         if (stored.kind === "log") {
           await this.locks.withLock(this.layout.referencesLock, async () => {
-            for (const segment of referencedSegments(stored))
+            for (const segment of referencedSegments({ head: stored.head, events }))
               await this.segments.release(segment, threadReferrer(id));
           });
         }
@@ -150,7 +154,9 @@ export class FsLogDriver implements LogDriver, FsStorage {
       const summaries: RecordSummary[] = [];
       for (const id of ids) {
         if (summaries.length >= options.limit) break;
-        const record = await this.read(id); // gone meanwhile: deleted by another writer
+        const stored = await this.records.read(id);
+        // Gone meanwhile (deleted by another writer); a summary needs no history.
+        const record = stored?.kind === "log" ? await this.#live(stored, false) : stored;
         if (!record) continue;
         const type = record.kind === "log" ? record.type : String(record.state.$type);
         summaries.push({ id, type, updatedAt: record.updatedAt });
@@ -205,15 +211,22 @@ export class FsLogDriver implements LogDriver, FsStorage {
     await this.files.flush();
   }
 
-  /** The record brought up to its head's last commit; undefined if the thread was deleted meanwhile. */
-  async #live(stored: StoredLogRecord): Promise<LogRecord | undefined> {
+  /**
+   * The record brought up to its head's last commit, with its history unless `withEvents` is false;
+   * undefined if the thread was deleted meanwhile.
+   */
+  async #live(stored: StoredLogRecord, withEvents = true): Promise<LogRecord | undefined> {
     const head = await this.segments.info(stored.head);
-    if (!head) {
-      // Deleted by another writer between reading the record and its head: the thread is simply gone.
-      if ((await this.records.read(stored.id))?.kind !== "log") return undefined;
-      throw new CorruptStoreError(this.layout.recordPath(stored.id), "its head segment is missing");
+    const events = withEvents ? await this.records.events(stored) : [];
+    if (!head || !events) {
+      // Deleted (or made anew) by another writer after the record was read: read it again.
+      const again = await this.records.read(stored.id);
+      if (again?.kind !== "log") return undefined;
+      if (JSON.stringify(again) !== JSON.stringify(stored)) return this.#live(again, withEvents);
+      const what = head ? "its history file is missing or damaged" : "its head segment is missing";
+      throw new CorruptStoreError(this.layout.recordPath(stored.id), what);
     }
-    return liveRecord(stored, head.start, await this.log(stored.head).visibleTail(stored.revision));
+    return liveRecord(stored, head.start, await this.log(stored.head).visibleTail(stored.revision), events);
   }
 
   async #run<T>(operation: string, task: () => Promise<T>): Promise<T> {

@@ -1,17 +1,36 @@
-import { readdir, readFile, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { open, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { HistoryEvent, LogRecord, StateRecord } from "@skein/thread-core";
 import type { DurableFiles } from "./durable-files.js";
 import { CorruptStoreError, hasCode } from "./errors.js";
+import { readAt } from "./file-access.js";
 import { decodeName, isHashedName } from "./file-names.js";
 import type { SegmentTail } from "./segment-reader.js";
 import type { StoreLayout } from "./store-layout.js";
 
 /**
  * A local thread's record as stored. Appends do not rewrite it: the thread's length, and its revision and
- * updatedAt after appends, are read from the head segment's last commit (see `liveRecord`).
+ * updatedAt after appends, are read from the head segment's last commit (see `liveRecord`). Its history is
+ * in a file of its own (`eventLog`), so a commit reads and writes only the few bytes of the record; records
+ * written before that keep `events` inline until their next rewrite.
  */
-export type StoredLogRecord = Omit<LogRecord, "length">;
+export type StoredLogRecord = Omit<LogRecord, "length" | "events"> & {
+  eventLog?: EventLog;
+  events?: HistoryEvent[];
+};
+
+/**
+ * Where a record's history lies in records/<id>.events: after a first line holding `tag`, the first `count`
+ * event lines, `bytes` long in all (tag line included). The record is the commit point: lines past `bytes`
+ * (a writer stopped between the two writes) are ignored and cut off by the next event, and a fresh tag per
+ * file tells a reader that the thread was deleted and made again under it.
+ */
+export interface EventLog {
+  tag: string;
+  count: number;
+  bytes: number;
+}
 export type RecordFile = StoredLogRecord | StateRecord;
 
 /** The small per-thread files under records/, each replaced whole (temp file + fsync + rename). */
@@ -40,7 +59,7 @@ export class RecordFiles {
     await this.files.writeAtomically(this.layout.recordPath(record.id), `${JSON.stringify(record)}\n`);
   }
 
-  /** Removes the record; false if there was none. */
+  /** Removes the record and its history; false if there was none. */
   async remove(id: string): Promise<boolean> {
     try {
       await rm(this.layout.recordPath(id));
@@ -48,8 +67,65 @@ export class RecordFiles {
       if (hasCode(error, "ENOENT")) return false;
       throw error;
     }
+    await rm(this.layout.eventsPath(id), { force: true });
     await this.files.syncDirectory(this.layout.records);
     return true;
+  }
+
+  /** The record's history; undefined when its file is gone or was made anew (the thread was deleted meanwhile). */
+  async events(record: StoredLogRecord): Promise<HistoryEvent[] | undefined> {
+    if (!record.eventLog) return record.events ?? [];
+    const { tag, count, bytes } = record.eventLog;
+    const path = this.layout.eventsPath(record.id);
+    let text: string;
+    try {
+      const handle = await open(path, "r");
+      try {
+        text = (await readAt(handle, bytes, 0)).toString("utf8");
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if (hasCode(error, "ENOENT")) return undefined;
+      throw error;
+    }
+    const lines = text.split("\n");
+    if (lines[0] !== tag) return undefined;
+    if (Buffer.byteLength(text) !== bytes || lines.length !== count + 2 || lines[count + 1] !== "") {
+      throw new CorruptStoreError(path, `it holds fewer than the ${count} events its record counts`);
+    }
+    try {
+      return lines.slice(1, count + 1).map((line) => JSON.parse(line) as HistoryEvent);
+    } catch {
+      throw new CorruptStoreError(path, "an event line is not JSON");
+    }
+  }
+
+  /** Writes a history to a new file (replacing any), before the record that points at it. */
+  async writeEvents(id: string, events: HistoryEvent[]): Promise<EventLog> {
+    const tag = randomBytes(12).toString("hex");
+    const text = `${tag}\n${events.map((event) => `${JSON.stringify(event)}\n`).join("")}`;
+    await this.files.writeAtomically(this.layout.eventsPath(id), text);
+    return { tag, count: events.length, bytes: Buffer.byteLength(text) };
+  }
+
+  /** Adds events after the ones `log` counts (cutting off any a stopped writer left), before the record. */
+  async appendEvents(id: string, log: EventLog, events: HistoryEvent[]): Promise<EventLog> {
+    const data = Buffer.from(events.map((event) => `${JSON.stringify(event)}\n`).join(""));
+    const handle = await open(this.layout.eventsPath(id), "r+");
+    try {
+      await handle.truncate(log.bytes);
+      let written = 0;
+      while (written < data.length) {
+        written += (await handle.write(data, written, data.length - written, log.bytes + written))
+          .bytesWritten;
+      }
+      // Part of the record's commit, so flushed at once in either durability.
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return { tag: log.tag, count: log.count + events.length, bytes: log.bytes + data.length };
   }
 
   /** Every record's id, decoded from file names; only long (hashed) names are opened to read the id. */
@@ -89,8 +165,14 @@ function parseRecord(text: string, path: string): RecordFile {
 }
 
 /** The record as it stands: length, revision and updatedAt brought up to the head segment's last commit. */
-export function liveRecord(stored: StoredLogRecord, headStart: number, tail: SegmentTail): LogRecord {
-  const record: LogRecord = { ...stored, length: headStart + tail.count };
+export function liveRecord(
+  stored: StoredLogRecord,
+  headStart: number,
+  tail: SegmentTail,
+  events: HistoryEvent[],
+): LogRecord {
+  const { eventLog: _eventLog, events: _inline, ...fields } = stored;
+  const record: LogRecord = { ...fields, length: headStart + tail.count, events };
   if (tail.last && tail.last.revision > stored.revision) {
     record.revision = tail.last.revision;
     record.updatedAt = new Date(tail.last.committedAt).toISOString();
@@ -98,10 +180,10 @@ export function liveRecord(stored: StoredLogRecord, headStart: number, tail: Seg
   return record;
 }
 
-/** A record in the form it is stored in. */
-export function storedForm(record: LogRecord): StoredLogRecord {
-  const { length: _length, ...stored } = record;
-  return stored;
+/** A record in the form it is stored in, its history in `eventLog`. */
+export function storedForm(record: LogRecord, eventLog: EventLog): StoredLogRecord {
+  const { length: _length, events: _events, ...stored } = record;
+  return { ...stored, eventLog };
 }
 
 /** Every segment a record points at directly: its head and its history's points. */

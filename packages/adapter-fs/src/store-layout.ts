@@ -14,7 +14,8 @@ const ABANDONED_TEMPORARY_MS = 60 * 60 * 1000;
  *
  * ```
  * skein-fs.json            format marker
- * records/<id>.json        a thread's record: a local thread's head and history, or a saved state
+ * records/<id>.json        a thread's record: a local thread's head, or a saved state
+ * records/<id>.events      a local thread's history: a tag line, then one JSON line per event
  * segments/<id>/           one segment: segment.json, messages.jsonl, index.bin, buckets.bin,
  *                          system.bin and refs/ (one empty file per thread or segment that needs it)
  * locks/<id>.lock          a thread's lock file while a writer holds it
@@ -44,6 +45,10 @@ export class StoreLayout {
 
   recordPath(threadId: string): string {
     return join(this.records, `${encodeName(threadId)}.json`);
+  }
+
+  eventsPath(threadId: string): string {
+    return join(this.records, `${encodeName(threadId)}.events`);
   }
 
   segmentDirectory(segmentId: string): string {

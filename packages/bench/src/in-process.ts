@@ -13,32 +13,21 @@ export interface AppendLoadSubject {
   close?: () => Promise<unknown>;
 }
 
-export async function appendAndLoad(
-  rounds: number,
-  count: number,
-  subject: () => Promise<AppendLoadSubject>,
-) {
-  const appends: number[] = [];
-  const loads: number[] = [];
-  // Round 0 only warms the JIT up: V8 needs a few thousand calls before any subject runs at speed.
-  for (let round = -1; round < rounds; round++) {
-    const target = await subject();
+/** One round: a fresh subject, `count` appends one at a time, one load; per-append and load times. */
+async function appendAndLoadOnce(count: number, subject: () => Promise<AppendLoadSubject>) {
+  const target = await subject();
+  try {
     const start = process.hrtime.bigint();
     for (let index = 0; index < count; index++) await target.append(index);
-    const appendMicros = Number(process.hrtime.bigint() - start) / 1000 / count;
+    const append = Number(process.hrtime.bigint() - start) / 1000 / count;
     const loadStart = process.hrtime.bigint();
     const loaded = await target.load();
-    const loadMicros = Number(process.hrtime.bigint() - loadStart) / 1000;
+    const load = Number(process.hrtime.bigint() - loadStart) / 1000;
     if (loaded !== count) throw new Error(`loaded ${loaded} of ${count} messages`);
-    // A subject slow enough that its warm-up round took over two seconds gains nothing from warming: count it.
-    if (round >= 0 || appendMicros * count > 2_000_000) {
-      appends.push(appendMicros);
-      loads.push(loadMicros);
-      if (round < 0 && rounds > 1) round++;
-    }
+    return { append, load };
+  } finally {
     await target.close?.();
   }
-  return { append: median(appends), load: median(loads) };
 }
 
 /** skein's memory store beside the in-process sessions a user might pick instead. */
@@ -100,24 +89,47 @@ export async function inProcessResults(rounds: number, count = 1000): Promise<Re
   return appendAndLoadResults("in process", rounds, count, subjects);
 }
 
-/** Runs each subject and gives append and load rows, the first subject being the baseline of the ratios. */
+/**
+ * Runs every subject `rounds` times, in turns (round by round, so drift in the machine's speed falls on
+ * all of them alike), and gives append and load medians; the first subject is the baseline of the ratios.
+ * Round 0 only warms the JIT up (V8 needs a few thousand calls before any subject runs at speed), except for
+ * a subject slow enough that its warm-up took over two seconds: it gains nothing from warming, so it counts.
+ */
 export async function appendAndLoadResults(
   scenario: string,
   rounds: number,
   count: number,
   subjects: Array<[string, () => Promise<AppendLoadSubject>]>,
 ): Promise<Result[]> {
+  const runs = subjects.map(() => ({ appends: [] as number[], loads: [] as number[], skipped: "" }));
+  for (let round = -1; round < rounds; round++) {
+    for (const [index, [subject, make]] of subjects.entries()) {
+      const run = runs[index] as (typeof runs)[number];
+      if (run.skipped || run.appends.length >= rounds) continue;
+      if (round < 0) process.stderr.write(`  ${scenario}: ${subject}…\n`);
+      try {
+        const { append, load } = await appendAndLoadOnce(count, make);
+        if (round < 0 && append * count <= 2_000_000) continue;
+        run.appends.push(append);
+        run.loads.push(load);
+      } catch (error) {
+        run.skipped = (error as Error).message.split("\n")[0] as string;
+      }
+    }
+  }
   const results: Result[] = [];
-  for (const [subject, make] of subjects) {
-    process.stderr.write(`  ${scenario}: ${subject}…\n`);
-    try {
-      const { append, load } = await appendAndLoad(rounds, count, make);
-      results.push({ scenario, subject, metric: "append one message", micros: append });
-      results.push({ scenario, subject, metric: `load ${count} messages`, micros: load });
-    } catch (error) {
-      const skipped = (error as Error).message.split("\n")[0];
-      results.push({ scenario, subject, metric: "append one message", skipped });
-      results.push({ scenario, subject, metric: `load ${count} messages`, skipped });
+  for (const [index, [subject]] of subjects.entries()) {
+    const { appends, loads, skipped } = runs[index] as (typeof runs)[number];
+    const metrics: Array<[string, number[]]> = [
+      ["append one message", appends],
+      [`load ${count} messages`, loads],
+    ];
+    for (const [metric, values] of metrics) {
+      results.push(
+        skipped
+          ? { scenario, subject, metric, skipped }
+          : { scenario, subject, metric, micros: median(values) },
+      );
     }
   }
   return results.sort((a, b) => a.metric.localeCompare(b.metric));

@@ -1,5 +1,5 @@
-import type { Thread, ThreadStore } from "@skein/thread-core";
-import { formatMicros, measure } from "./measure.js";
+import type { Checkpoint, Thread, ThreadStore } from "@skein/thread-core";
+import { formatMicros, measureInTurns } from "./measure.js";
 
 /** One store to scale-test: how to open it (a fresh, empty one) and how many timed runs it affords. */
 export interface ScalingTarget {
@@ -25,35 +25,44 @@ async function filledThread(store: ThreadStore, size: number): Promise<Thread> {
   return thread;
 }
 
-/** Each operation's median at 10 and at 100,000 messages, and the ratio (close to 1 means O(1)). */
+/**
+ * Each operation's median at 10 and at 100,000 messages, and the ratio (close to 1 means O(1)). Both
+ * threads live in one store and are measured in turns, so noise and drift fall on both alike.
+ */
 export async function scalingRows(target: ScalingTarget): Promise<string[][]> {
   const runs = target.runs ?? 200;
-  const results = new Map<string, number[]>();
-  for (const size of SIZES) {
-    const store = await target.open();
-    const thread = await filledThread(store, size);
-    const anchor = await thread.checkpoint("anchor");
-    const operations: Record<string, () => Promise<unknown>> = {
-      append: () => thread.append({ role: "user", text: "one more" }),
-      fork: () => thread.fork(),
-      checkpoint: () => thread.checkpoint(),
-      rollback: () => thread.rollback(anchor),
-      "view(last 20)": () => thread.view({ maxMessages: 20 }),
-      "messages(last 20)": () => thread.messages({ last: 20 }),
+  const store = await target.open();
+  try {
+    const threads: Thread[] = [];
+    for (const size of SIZES) threads.push(await filledThread(store, size));
+    const anchors = await Promise.all(threads.map((thread) => thread.checkpoint("anchor")));
+    const operations: Record<string, (thread: Thread, index: number) => Promise<unknown>> = {
+      append: (thread) => thread.append({ role: "user", text: "one more" }),
+      fork: (thread) => thread.fork(),
+      checkpoint: (thread) => thread.checkpoint(),
+      rollback: (thread, index) => thread.rollback(anchors[index] as Checkpoint),
+      "view(last 20)": (thread) => thread.view({ maxMessages: 20 }),
+      "messages(last 20)": (thread) => thread.messages({ last: 20 }),
     };
+    const rows: string[][] = [];
     for (const [name, operation] of Object.entries(operations)) {
-      const { medianMicros } = await measure(operation, runs, Math.min(20, runs));
-      results.set(name, [...(results.get(name) ?? []), medianMicros]);
+      const [small, large] = (await measureInTurns(
+        threads.map((thread, index) => () => operation(thread, index)),
+        runs,
+        Math.min(20, runs),
+      )) as [number, number];
+      rows.push([
+        target.name,
+        name,
+        formatMicros(small),
+        formatMicros(large),
+        `${(large / small).toFixed(2)}×`,
+      ]);
     }
+    return rows;
+  } finally {
     await store.close();
   }
-  return [...results.entries()].map(([name, [small, large]]) => [
-    target.name,
-    name,
-    formatMicros(small as number),
-    formatMicros(large as number),
-    `${((large as number) / (small as number)).toFixed(2)}×`,
-  ]);
 }
 
 /**
@@ -61,22 +70,21 @@ export async function scalingRows(target: ScalingTarget): Promise<string[][]> {
  * ratio shows what a large live heap costs V8 itself, apart from any store.
  */
 export async function rawReadRow(runs = 2000): Promise<string[]> {
-  const medians: number[] = [];
-  for (const size of SIZES) {
-    const messages = Array.from({ length: size }, (_, index) => ({
+  const arrays = SIZES.map((size) =>
+    Array.from({ length: size }, (_, index) => ({
       id: `m${index}`,
       role: "user",
       createdAt: new Date().toISOString(),
       contents: [{ type: "text", text: `message ${index}: ${"lorem ipsum dolor sit amet ".repeat(6)}` }],
-    }));
-    const { medianMicros } = await measure(
-      async () => messages.slice(-20).map((message) => JSON.parse(JSON.stringify(message))),
-      runs,
-      200,
-    );
-    medians.push(medianMicros);
-  }
-  const [small, large] = medians as [number, number];
+    })),
+  );
+  const [small, large] = (await measureInTurns(
+    arrays.map(
+      (messages) => async () => messages.slice(-20).map((message) => JSON.parse(JSON.stringify(message))),
+    ),
+    runs,
+    200,
+  )) as [number, number];
   return [
     "raw array",
     "slice + copy last 20",

@@ -1,0 +1,76 @@
+import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { LocalThread } from "@skein/thread-core";
+import { describe, expect, it } from "vitest";
+import { CorruptStoreError, fsStore } from "../src/index.js";
+import { temporaryDirectory } from "./temporary-directory.js";
+
+const say = (id: string) => ({ id, role: "user" as const, text: id });
+const recordPath = (directory: string, id: string) => join(directory, "records", `${id}.json`);
+const eventsPath = (directory: string, id: string) => join(directory, "records", `${id}.events`);
+
+describe("a thread's history file", () => {
+  it("is not read by commits on the current record", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    const thread = (await store.create({ id: "t" })) as LocalThread;
+    await thread.checkpoint("one");
+    await writeFile(eventsPath(directory, "t"), "damaged\n");
+    // The handle holds the current record: neither an append nor an update needs the history.
+    await thread.append(say("a"));
+    await thread.update({ metadata: { still: "fine" } });
+    expect(thread.record.events).toHaveLength(1);
+    await expect(fsStore({ directory }).get("t")).rejects.toBeInstanceOf(CorruptStoreError);
+    await store.close();
+  });
+
+  it("ignores event lines a stopped writer left past the record's count, and cuts them off", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    const thread = await store.create({ id: "t" });
+    await thread.append(say("a"));
+    const kept = await thread.checkpoint("kept");
+    // A writer that appended an event line and stopped before replacing the record.
+    await appendFile(eventsPath(directory, "t"), `${JSON.stringify({ kind: "checkpoint", torn: true })}\n`);
+    const reader = await fsStore({ directory }).get("t");
+    expect((await reader.history()).map((event) => event.kind)).toEqual(["checkpoint"]);
+    await reader.checkpoint("next");
+    const labels = (await thread.history()).map(
+      (event) => event.kind === "checkpoint" && event.checkpoint.label,
+    );
+    expect(labels).toEqual(["kept", "next"]);
+    expect((await readFile(eventsPath(directory, "t"), "utf8")).includes("torn")).toBe(false);
+    await thread.rollback(kept.id);
+    expect((await thread.history()).map((event) => event.kind)).toEqual([
+      "checkpoint",
+      "checkpoint",
+      "rollback",
+    ]);
+    await store.close();
+  });
+
+  it("reads records that keep their history inline, as earlier versions wrote them, and moves it out", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    const thread = await store.create({ id: "t" });
+    await thread.append(say("a"));
+    const checkpoint = await thread.checkpoint("old");
+    const history = await thread.history();
+    // The record as an earlier version stored it: events inline, no history file.
+    const { eventLog: _eventLog, ...record } = JSON.parse(await readFile(recordPath(directory, "t"), "utf8"));
+    await writeFile(recordPath(directory, "t"), `${JSON.stringify({ ...record, events: history })}\n`);
+    await writeFile(eventsPath(directory, "t"), "left over from nothing\n");
+
+    const reopened = await fsStore({ directory }).get("t");
+    expect(await reopened.history()).toEqual(history);
+    await reopened.append(say("b"));
+    await reopened.rollback(checkpoint.id);
+    expect((await reopened.messages()).map((message) => message.id)).toEqual(["a"]);
+    expect((await reopened.history()).map((event) => event.kind)).toEqual(["checkpoint", "rollback"]);
+    const stored = JSON.parse(await readFile(recordPath(directory, "t"), "utf8"));
+    expect(stored.events).toBeUndefined();
+    expect(stored.eventLog.count).toBe(2);
+    expect(await store.delete("t")).toBe(true);
+    await store.close();
+  });
+});
