@@ -1,3 +1,4 @@
+import { readSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import type { DurableFiles } from "./durable-files.js";
 import { hasCode } from "./errors.js";
@@ -10,6 +11,21 @@ export async function readAt(handle: FileHandle, length: number, position: numbe
     const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
+  }
+  return filled === length ? buffer : buffer.subarray(0, filled);
+}
+
+/**
+ * `readAt` without the thread-pool round trip, for the few bytes an id lookup probes: a small read of a file
+ * the page cache holds takes about a microsecond this way, against tens through the pool.
+ */
+export function readAtNow(handle: FileHandle, length: number, position: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  let filled = 0;
+  while (filled < length) {
+    const read = readSync(handle.fd, buffer, filled, length - filled, position + filled);
+    if (read === 0) break;
+    filled += read;
   }
   return filled === length ? buffer : buffer.subarray(0, filled);
 }

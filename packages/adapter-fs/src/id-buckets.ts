@@ -1,6 +1,6 @@
 import { type FileHandle, open } from "node:fs/promises";
 import type { DurableFiles } from "./durable-files.js";
-import { readAt, truncateTo } from "./file-access.js";
+import { readAt, readAtNow, truncateTo } from "./file-access.js";
 import type { SegmentReader } from "./segment-reader.js";
 
 /** `buckets.bin` starts with the watermark: the buckets cover offsets below it. */
@@ -18,7 +18,8 @@ const SPAN_SLOTS_PER_SLOT = 64;
  * their `previous` field; a bucket slot holds 1 + the newest offset of its chain. Offsets come in
  * generations that double in size, each with twice the buckets of the one before (generation g holds
  * 2048 × 2^g offsets in 1024 × 2^g buckets), so chains stay about two long and a lookup reads O(log n)
- * entries, while an append only writes its own entries and slots: nothing is ever rehashed.
+ * entries (a few microseconds each, read synchronously), while an append only writes its own entries and
+ * slots: nothing is ever rehashed.
  */
 export class IdBuckets {
   constructor(
@@ -39,11 +40,12 @@ export class IdBuckets {
       }
     }
     if (!handle || watermark === 0) return found;
+    // A slot and about two entries per generation: small reads, made at once (`readAtNow`).
     for (let generation = generationOf(watermark - 1); generation >= 0; generation--) {
-      let pointer = await readSlot(handle, slotOf(hash, generation));
+      let pointer = readSlotNow(handle, slotOf(hash, generation));
       while (pointer > 0) {
         const offset = pointer - 1;
-        const [entry] = await reader.entries(offset, pointer);
+        const entry = await reader.entryNow(offset);
         if (!entry || entry.previous >= pointer) break;
         if (offset < watermark && entry.idHash === hash) found.push(offset);
         pointer = entry.previous;
@@ -165,6 +167,11 @@ async function readSlots(handle: FileHandle, slots: number[]): Promise<Map<numbe
       return [slot, position + SLOT_SIZE <= bytes.length ? bytes.readUInt32LE(position) : 0];
     }),
   );
+}
+
+function readSlotNow(handle: FileHandle, slot: number): number {
+  const bytes = readAtNow(handle, SLOT_SIZE, slotPosition(slot));
+  return bytes.length === SLOT_SIZE ? bytes.readUInt32LE(0) : 0;
 }
 
 /** The u32 at `position`; 0 past the end of the file (a slot never written, a missing header). */

@@ -2,7 +2,7 @@ import type { FileHandle } from "node:fs/promises";
 import type { Message } from "@skein/thread-core";
 import { checksum } from "./checksum.js";
 import { CorruptStoreError } from "./errors.js";
-import { openIfExists, readAt } from "./file-access.js";
+import { openIfExists, readAt, readAtNow } from "./file-access.js";
 import { decodeEntry, ENTRY_SIZE, EntryFlag, ID_HASH_FIELD, type IndexEntry } from "./index-entry.js";
 
 /** The committed end of a segment: its last whole commit. */
@@ -73,6 +73,12 @@ export class SegmentReader {
     return Array.from({ length: Math.floor(bytes.length / ENTRY_SIZE) }, (_, index) =>
       decodeEntry(bytes, index * ENTRY_SIZE),
     );
+  }
+
+  /** The entry at `offset`, read at once (`readAtNow`); undefined where it is not whole. */
+  async entryNow(offset: number): Promise<IndexEntry | undefined> {
+    const handle = await this.handle(this.paths.index);
+    return handle && decodeEntry(readAtNow(handle, ENTRY_SIZE, offset * ENTRY_SIZE), 0);
   }
 
   /**
