@@ -6,6 +6,18 @@ import type { Result } from "./compare.js";
 import { type AppendLoadSubject, appendAndLoadResults } from "./in-process.js";
 import { rawRecord, workloadMessages } from "./workload.js";
 
+/**
+ * The least an append must do to be atomic and idempotent: check the revision and the message id, push and
+ * bump the revision, in one script. The floor under any store that promises what skein's append does.
+ */
+const ATOMIC_APPEND = `
+local record = redis.call('HMGET', KEYS[1], 'revision')
+if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= tonumber(record[1] or 0) then return { 'concurrency' } end
+if redis.call('HSETNX', KEYS[3], ARGV[2], 1) == 0 then return { 'seen' } end
+redis.call('RPUSH', KEYS[2], ARGV[3])
+return { 'ok', redis.call('HINCRBY', KEYS[1], 'revision', 1) }
+`;
+
 /** skein's Redis store beside raw node-redis, LangChain's history, and the read-modify-write array pattern. */
 export async function redisResults(url: string, rounds: number, count = 1000): Promise<Result[]> {
   const messages = workloadMessages(count);
@@ -13,6 +25,7 @@ export async function redisResults(url: string, rounds: number, count = 1000): P
   await client.connect();
   let run = 0;
   const key = (name: string) => `bench:${name}:${process.pid}:${run++}`;
+  const atomicAppend = await client.scriptLoad(ATOMIC_APPEND);
   const subjects: Array<[string, () => Promise<AppendLoadSubject>]> = [
     [
       "raw node-redis RPUSH / LRANGE",
@@ -22,6 +35,22 @@ export async function redisResults(url: string, rounds: number, count = 1000): P
           append: (index) => client.rPush(list, JSON.stringify(rawRecord(messages[index] as never, index))),
           load: async () => (await client.lRange(list, 0, -1)).map((text) => JSON.parse(text)).length,
           close: () => client.del(list),
+        };
+      },
+    ],
+    [
+      "raw atomic append (Lua: revision + id check, RPUSH)",
+      async () => {
+        const tag = `{${key("atomic")}}`;
+        const keys = [`${tag}:record`, `${tag}:messages`, `${tag}:ids`];
+        return {
+          append: (index) => {
+            const record = rawRecord(messages[index] as never, index);
+            return client.evalSha(atomicAppend, { keys, arguments: ["", record.id, JSON.stringify(record)] });
+          },
+          load: async () =>
+            (await client.lRange(keys[1] as string, 0, -1)).map((text) => JSON.parse(text)).length,
+          close: () => client.del(keys),
         };
       },
     ],
