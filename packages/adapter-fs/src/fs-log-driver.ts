@@ -89,10 +89,10 @@ export class FsLogDriver implements LogDriver, FsStorage {
     return new SegmentLog(this.layout.segmentDirectory(segmentId), this.files);
   }
 
-  async read(id: string): Promise<StoredRecord | undefined> {
+  async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
     return this.#run("read", async () => {
       const stored = await this.records.read(id);
-      return stored?.kind === "log" ? this.#live(stored) : stored;
+      return stored?.kind === "log" ? this.#live(stored, known) : stored;
     });
   }
 
@@ -156,7 +156,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
         if (summaries.length >= options.limit) break;
         const stored = await this.records.read(id);
         // Gone meanwhile (deleted by another writer); a summary needs no history.
-        const record = stored?.kind === "log" ? await this.#live(stored, false) : stored;
+        const record = stored?.kind === "log" ? await this.#live(stored, "none") : stored;
         if (!record) continue;
         const type = record.kind === "log" ? record.type : String(record.state.$type);
         summaries.push({ id, type, updatedAt: record.updatedAt });
@@ -212,21 +212,26 @@ export class FsLogDriver implements LogDriver, FsStorage {
   }
 
   /**
-   * The record brought up to its head's last commit, with its history unless `withEvents` is false;
-   * undefined if the thread was deleted meanwhile.
+   * The record brought up to its head's last commit; undefined if the thread was deleted meanwhile. Its
+   * events are `known`'s when that is the same record (same head and revision), none for "none", else read.
    */
-  async #live(stored: StoredLogRecord, withEvents = true): Promise<LogRecord | undefined> {
+  async #live(stored: StoredLogRecord, known?: LogRecord | "none"): Promise<LogRecord | undefined> {
     const head = await this.segments.info(stored.head);
-    const events = withEvents ? await this.records.events(stored) : [];
-    if (!head || !events) {
+    const tail = head && (await this.log(stored.head).visibleTail(stored.revision));
+    const record = head && tail && liveRecord(stored, head.start, tail, []);
+    const same =
+      typeof known === "object" && known.head === record?.head && known.revision === record?.revision;
+    const events = known === "none" ? [] : same ? known.events : await this.records.events(stored);
+    if (!record || !events) {
       // Deleted (or made anew) by another writer after the record was read: read it again.
       const again = await this.records.read(stored.id);
       if (again?.kind !== "log") return undefined;
-      if (JSON.stringify(again) !== JSON.stringify(stored)) return this.#live(again, withEvents);
+      if (JSON.stringify(again) !== JSON.stringify(stored)) return this.#live(again, known);
       const what = head ? "its history file is missing or damaged" : "its head segment is missing";
       throw new CorruptStoreError(this.layout.recordPath(stored.id), what);
     }
-    return liveRecord(stored, head.start, await this.log(stored.head).visibleTail(stored.revision), events);
+    record.events = events;
+    return record;
   }
 
   async #run<T>(operation: string, task: () => Promise<T>): Promise<T> {

@@ -10,7 +10,7 @@ const recordPath = (directory: string, id: string) => join(directory, "records",
 const eventsPath = (directory: string, id: string) => join(directory, "records", `${id}.events`);
 
 describe("a thread's history file", () => {
-  it("is not read by commits on the current record", async () => {
+  it("is not read by commits and reads on the current record", async () => {
     const directory = await temporaryDirectory();
     const store = fsStore({ directory });
     const thread = (await store.create({ id: "t" })) as LocalThread;
@@ -20,6 +20,8 @@ describe("a thread's history file", () => {
     await thread.append(say("a"));
     await thread.update({ metadata: { still: "fine" } });
     expect(thread.record.events).toHaveLength(1);
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["a"]);
+    expect(await thread.view({ maxMessages: 5 })).toHaveLength(1);
     await expect(fsStore({ directory }).get("t")).rejects.toBeInstanceOf(CorruptStoreError);
     await store.close();
   });

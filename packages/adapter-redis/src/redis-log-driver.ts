@@ -77,10 +77,16 @@ export class RedisLogDriver implements LogDriver {
     this.#reader = new SegmentReader(this.connection, this.layout);
   }
 
-  async read(id: string): Promise<StoredRecord | undefined> {
+  async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
     const keys = this.layout.record(id);
-    const reply = (await this.connection.script(READ_RECORD, [keys.record, keys.events], [])) as unknown[];
+    const expect = known?.id === id ? [String(known.revision), toSortableText(known.head)] : ["", ""];
+    const reply = (await this.connection.script(
+      READ_RECORD,
+      [keys.record, keys.events],
+      expect,
+    )) as unknown[];
     if (reply.length === 0) return undefined;
+    if (reply[0] === "same") return known;
     return decodeRecord(id, hashFields(reply[0]), reply[1] as string[]);
   }
 

@@ -9,7 +9,7 @@ describe("what a commit reads back", () => {
   let prefix = "";
   afterEach(() => deleteKeys(singleUrl(), prefix));
 
-  it("an append on the current record reads no history back, however long it is", async () => {
+  it("an append or a read on the current record reads no history back, however long it is", async () => {
     prefix = uniquePrefix("known");
     const store = redisStore({ url: singleUrl(), prefix });
     const thread = (await store.create()) as LocalThread;
@@ -19,6 +19,10 @@ describe("what a commit reads back", () => {
     // The same array: the commit built the record from the one the handle held.
     expect(thread.record.events).toBe(events);
     expect(thread.record.events).toHaveLength(20);
+    // Reads refresh the record: one that has not moved is not read again.
+    await thread.messages({ last: 5 });
+    await thread.view({ maxMessages: 5 });
+    expect(thread.record.events).toBe(events);
     await thread.checkpoint("after");
     expect(thread.record.events).toHaveLength(21);
     expect(await thread.history()).toEqual(thread.record.events);

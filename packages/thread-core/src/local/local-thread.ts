@@ -214,7 +214,7 @@ export class LocalThread implements Thread {
   }
 
   async refresh(): Promise<void> {
-    const record = await this.host.driver.read(this.id);
+    const record = await this.host.driver.read(this.id, this.#record);
     if (record?.kind === "log") this.#record = record;
     else throw new ThreadNotFoundError(this.id, { source: this.host.driver.source });
   }
@@ -295,7 +295,7 @@ export class LocalThread implements Thread {
       );
     } catch (error) {
       if (!PointNotFoundError.isInstance(error)) throw error;
-      const fresh = await this.host.driver.read(this.id);
+      const fresh = await this.host.driver.read(this.id, record);
       if (fresh?.kind !== "log" || fresh.revision === record.revision) throw error;
       this.#record = fresh;
       // The head may have moved too: the commit's head check then retries the whole rollback.

@@ -19,8 +19,13 @@ export interface LogDriver {
   /** The thread type of the store's local threads (`memory`, `fs`, `redis`). */
   readonly nativeType: string;
 
-  /** The record stored under `id`, a local thread's log head or a saved state, or undefined. */
-  read(id: string): Promise<StoredRecord | undefined>;
+  /**
+   * The record stored under `id`, a local thread's log head or a saved state, or undefined. `known` is the
+   * caller's last copy of it: a driver whose record still has that revision and head may answer with it
+   * (the same object) instead of reading metadata, context and events, so a refresh costs the same however
+   * many events the thread has.
+   */
+  read(id: string, known?: LogRecord): Promise<StoredRecord | undefined>;
   /** Creates a local thread and its (new, empty) head segment; `ThreadExistsError` if `id` is taken. */
   createLog(record: LogRecord, head: SegmentInfo): Promise<void>;
   /** Applies one change atomically; see `LogChange` for the order of steps. */

@@ -54,8 +54,9 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     return this.inner.nativeType;
   }
 
-  async read(id: string): Promise<StoredRecord | undefined> {
-    return this.#recordOut(await this.#outside(this.inner.read(this.#in(id))));
+  async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
+    const record = await this.#outside(this.inner.read(this.#in(id), known && this.#logIn(known)));
+    return this.#recordOut(record);
   }
 
   async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
