@@ -62,13 +62,16 @@ export function committedRecord(id: string, change: LogChange, reply: unknown[],
   const known = change.known;
   if (Number(revision) === known.revision) return known;
   return {
-    ...known,
-    revision: Number(revision),
+    kind: "log",
+    id: known.id,
+    type: known.type,
+    createdAt: known.createdAt,
     updatedAt: now,
-    length: Number(length),
-    head: change.newHead?.id ?? known.head,
+    revision: Number(revision),
     metadata: change.metadata ? cloneJson(change.metadata) : known.metadata,
     context: change.context ? cloneJson(change.context) : known.context,
+    head: change.newHead?.id ?? known.head,
+    length: Number(length),
     events: typeof event === "string" ? [...known.events, JSON.parse(event) as HistoryEvent] : known.events,
   };
 }
