@@ -105,12 +105,15 @@ describe("views", () => {
     );
   });
 
-  it("reads only about what it returns from a long log", async () => {
+  it("reads only what it returns from a long log", async () => {
     const log = buildLog(Array.from({ length: 100_000 }, () => ({ kind: "text", size: 10, pick: 0 })));
     const source = sourceOf(log);
     const view = await selectView(source, { maxMessages: 20 });
     expect(view).toHaveLength(20);
-    expect(source.reads).toBeLessThan(100);
+    expect(source.reads).toBe(20);
+    const byTokens = sourceOf(log);
+    expect(await selectView(byTokens, { maxTokens: 200 })).toHaveLength(28);
+    expect(byTokens.reads).toBeLessThan(100);
   });
 
   it("estimates about four characters a token plus four a message", () => {

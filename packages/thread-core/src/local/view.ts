@@ -47,7 +47,8 @@ export async function selectView(source: ViewSource, options: ViewOptions = {}):
   let end = source.length;
   let pageSize = 32;
   scan: while (end > 0) {
-    const from = Math.max(0, end - pageSize);
+    // No more than the message budget still wants: `view({ maxMessages: 20 })` reads 20 messages, not a page.
+    const from = Math.max(0, end - Math.max(1, Math.min(pageSize, messageBudget - kept)));
     const page = await source.read(from, end);
     for (let index = page.length - 1; index >= 0; index--) {
       const position = from + index;
@@ -69,6 +70,7 @@ export async function selectView(source: ViewSource, options: ViewOptions = {}):
       if (openResults.size === 0) cut = suffix.length;
     }
     end = from;
+    if (kept >= messageBudget) break;
     pageSize = Math.min(pageSize * 2, 1024);
   }
   const chosen = suffix.slice(0, cut);
