@@ -45,6 +45,29 @@ describe("what a commit reads back", () => {
     await store.close();
   });
 
+  it("a batch that repeats an id leaves no trace of its new messages until they are sent alone", async () => {
+    prefix = uniquePrefix("undo");
+    const store = redisStore({ url: singleUrl(), prefix });
+    const thread = await store.create();
+    const [a] = await thread.append([say("a"), say("b")]);
+    await expect(thread.append([say("c"), say("a", "changed")])).rejects.toBeInstanceOf(ConflictError);
+    const client = await connectSingle();
+    const keys = await keysWithPrefix(singleUrl(), prefix);
+    const ids = keys.find((key) => key.endsWith(":ids")) as string;
+    const messages = keys.find((key) => key.endsWith(":messages")) as string;
+    expect(await client.hLen(ids)).toBe(2);
+    expect(await client.lLen(messages)).toBe(2);
+    expect(thread.revision).toBe(1);
+
+    const stored = await thread.append([say("c"), say("a")]);
+    expect(stored.map((message) => message.id)).toEqual(["c", "a"]);
+    expect(stored[1]).toEqual(a);
+    expect(await client.hGetAll(ids)).toEqual({ a: "0", b: "1", c: "2" });
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["a", "b", "c"]);
+    await client.quit();
+    await store.close();
+  });
+
   it("reads message ids as older versions stored them (offset:fingerprint)", async () => {
     prefix = uniquePrefix("legacy");
     const store = redisStore({ url: singleUrl(), prefix });

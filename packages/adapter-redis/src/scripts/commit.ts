@@ -16,13 +16,14 @@ import { defineLuaScript } from "./lua-script.js";
 export const COMMIT = defineLuaScript(
   "commit",
   `
-local record = redis.call('HMGET', KEYS[1], 'kind', 'revision', 'head', 'length')
-if record[1] ~= 'log' then return { 'notfound' } end
-local revision = tonumber(record[2])
+-- Only a local thread's record has a head (a saved state has none).
+local record = redis.call('HMGET', KEYS[1], 'revision', 'head', 'length')
+if not record[2] then return { 'notfound' } end
+local revision = tonumber(record[1])
 if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= revision then return { 'concurrency', revision } end
-if record[3] ~= ARGV[2] then return { 'headmoved' } end
-local known = ARGV[5] == record[2]
-local length = tonumber(record[4])
+if record[2] ~= ARGV[2] then return { 'headmoved' } end
+local known = ARGV[5] == record[1]
+local length = tonumber(record[3])
 local count = tonumber(ARGV[6])
 local last = 6 + 2 * count
 local flags = ARGV[last + 1]
@@ -30,19 +31,37 @@ local flags = ARGV[last + 1]
 local c = last + 1
 local new_head, metadata, context, kind = ARGV[c + 1] or '', ARGV[c + 5] or '', ARGV[c + 6] or '', ARGV[c + 7] or ''
 local target = new_head ~= '' and 7 or 3
+local first_offset = 0
 
--- A new head is empty; the current one may hold some of the ids already. Found before anything is written.
-if new_head == '' then
-  local seen = {}
-  for index = 7, last, 2 do
-    local stored = redis.call('HGET', KEYS[5], ARGV[index])
-    if stored then
-      seen[#seen + 1] = (index - 5) / 2
-      -- The offset leads the value ("offset", or "offset:fingerprint" as older versions wrote it).
-      seen[#seen + 1] = redis.call('LINDEX', KEYS[4], tonumber(string.match(stored, '^%d+')))
-    end
+-- Pushes the messages and claims their ids with HSETNX. An id the head holds already undoes both (the
+-- script is atomic, so nobody sees them) and answers {item, stored JSON, ...}; else nil. A new head is
+-- empty and the batch holds each id once, so only the current head can answer.
+local function push_messages(messages_key, ids_key)
+  local messages = {}
+  for index = 8, last, 2 do messages[#messages + 1] = ARGV[index] end
+  local offset = push_all('RPUSH', messages_key, messages, 1) - count
+  local seen, claimed = {}, {}
+  for item = 1, count do
+    local id = ARGV[5 + 2 * item]
+    if redis.call('HSETNX', ids_key, id, offset + item - 1) == 1 then claimed[#claimed + 1] = id
+    else seen[#seen + 1] = item end
   end
-  if #seen > 0 then return { 'seen', seen } end
+  if #seen == 0 then return nil, offset end
+  push_all('HDEL', ids_key, claimed, 1)
+  if offset == 0 then redis.call('DEL', messages_key) else redis.call('LTRIM', messages_key, 0, offset - 1) end
+  local reply = {}
+  for _, item in ipairs(seen) do
+    local stored = redis.call('HGET', ids_key, ARGV[5 + 2 * item])
+    reply[#reply + 1] = item
+    -- The offset leads the value ("offset", or "offset:fingerprint" as older versions wrote it).
+    reply[#reply + 1] = redis.call('LINDEX', messages_key, tonumber(string.match(stored, '^%d+')))
+  end
+  return reply, offset
+end
+if new_head == '' and count > 0 then
+  local seen, offset = push_messages(KEYS[4], KEYS[5])
+  if seen then return { 'seen', seen } end
+  first_offset = offset
 end
 
 local changed, point, released, event = false, '', false, false
@@ -62,16 +81,11 @@ if new_head ~= '' then
   changed = true
 end
 if count > 0 then
-  local messages, ids, system = {}, {}, {}
-  for index = 8, last, 2 do messages[#messages + 1] = ARGV[index] end
-  local offset = push_all('RPUSH', KEYS[target + 1], messages, 1) - count
+  if new_head ~= '' then first_offset = select(2, push_messages(KEYS[target + 1], KEYS[target + 2])) end
+  local system = {}
   for item = 1, count do
-    ids[#ids + 1] = ARGV[5 + 2 * item]
-    ids[#ids + 1] = offset
-    if string.byte(flags, item) == 49 then system[#system + 1] = offset end
-    offset = offset + 1
+    if string.byte(flags, item) == 49 then system[#system + 1] = first_offset + item - 1 end
   end
-  push_all('HSET', KEYS[target + 2], ids, 1)
   push_all('RPUSH', KEYS[target + 3], system, 1)
   length = length + count
   changed = true
