@@ -47,6 +47,9 @@ export interface RecordKeys {
  */
 export class KeyLayout {
   readonly index: string;
+  /** Keys of recently used ids: every change to a thread names the same few, and a digest is not free. */
+  readonly #records = new Map<string, RecordKeys>();
+  readonly #segments = new Map<string, SegmentKeys>();
 
   constructor(readonly prefix: string) {
     assertKeyPrefix(prefix);
@@ -54,25 +57,43 @@ export class KeyLayout {
   }
 
   record(threadId: string): RecordKeys {
-    const base = `${this.prefix}:{${tagOf(threadId)}}`;
-    return { record: `${base}:record`, events: `${base}:events` };
+    let keys = this.#records.get(threadId);
+    if (!keys) {
+      const base = `${this.prefix}:{${tagOf(threadId)}}`;
+      keys = { record: `${base}:record`, events: `${base}:events` };
+      remember(this.#records, threadId, keys);
+    }
+    return keys;
   }
 
   segment(segmentId: string): SegmentKeys {
-    const slot = THREAD_SEGMENT.exec(segmentId)?.[1] ?? tagOf(segmentId);
-    const base = `${this.prefix}:{${slot}}:segment:${nameOf(segmentId)}`;
-    return {
-      info: `${base}:info`,
-      messages: `${base}:messages`,
-      ids: `${base}:ids`,
-      system: `${base}:system`,
-    };
+    let keys = this.#segments.get(segmentId);
+    if (!keys) {
+      const slot = THREAD_SEGMENT.exec(segmentId)?.[1] ?? tagOf(segmentId);
+      const base = `${this.prefix}:{${slot}}:segment:${nameOf(segmentId)}`;
+      keys = {
+        info: `${base}:info`,
+        messages: `${base}:messages`,
+        ids: `${base}:ids`,
+        system: `${base}:system`,
+      };
+      remember(this.#segments, segmentId, keys);
+    }
+    return keys;
   }
 
   /** A fresh head segment id for `threadId`, in the thread's hash slot. */
   newSegmentId(threadId: string): string {
     return `${tagOf(threadId)}~${randomBytes(16).toString("base64url")}`;
   }
+}
+
+/** How many ids' keys a layout keeps; past that it starts over. */
+const REMEMBERED_IDS = 10_000;
+
+function remember<Keys>(cache: Map<string, Keys>, id: string, keys: Keys): void {
+  if (cache.size >= REMEMBERED_IDS) cache.clear();
+  cache.set(id, keys);
 }
 
 /** Every key of a segment, in the order the Lua scripts take them. */

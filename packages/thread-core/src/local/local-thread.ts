@@ -92,15 +92,16 @@ export class LocalThread implements Thread {
     if (items.length === 0) return [];
     return this.#withHead(async (record) => {
       // Messages already in an ancestor segment are immutable there: settle them here, the rest atomically.
-      const earlier = await this.#ancestorMatches(record, items);
+      const rootHead = this.host.chains.cached(record.head)?.base === null;
+      const earlier = rootHead ? [] : await this.#ancestorMatches(record, items);
       const fresh = items.filter((_, index) => earlier[index] === undefined);
       const change: LogChange = { expectHead: record.head, ifRevision: options.ifRevision, append: fresh };
       const result =
         fresh.length > 0 || options.ifRevision !== undefined
           ? await this.#commit(change)
           : { record, messages: [] as Message[] };
-      const stored = [...result.messages];
-      return items.map((_, index) => earlier[index] ?? (stored.shift() as Message));
+      let next = 0;
+      return items.map((_, index) => earlier[index] ?? (result.messages[next++] as Message));
     });
   }
 

@@ -23,6 +23,11 @@ export class SegmentChains {
 
   constructor(readonly driver: LogDriver) {}
 
+  /** The segment's info if it was read before, without waiting. */
+  cached(segmentId: string): SegmentInfo | undefined {
+    return this.#infos.get(segmentId);
+  }
+
   async info(segmentId: string): Promise<SegmentInfo> {
     const cached = this.#infos.get(segmentId);
     if (cached) return cached;
