@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { open, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { HistoryEvent, LogRecord, StateRecord } from "@skein/thread-core";
+import { eventSegments, type HistoryEvent, type LogRecord, type StateRecord } from "@skein/thread-core";
 import type { DurableFiles } from "./durable-files.js";
 import { CorruptStoreError, hasCode } from "./errors.js";
 import { readAt } from "./file-access.js";
@@ -189,15 +189,4 @@ export function storedForm(record: LogRecord, eventLog: EventLog): StoredLogReco
 /** Every segment a record points at directly: its head and its history's points. */
 export function referencedSegments(record: Pick<LogRecord, "head" | "events">): Set<string> {
   return new Set([record.head, ...record.events.flatMap(eventSegments)]);
-}
-
-function eventSegments(event: HistoryEvent): string[] {
-  switch (event.kind) {
-    case "checkpoint":
-      return [event.checkpoint.point.segment];
-    case "rollback":
-      return [event.from.segment, event.to.segment];
-    case "fork":
-      return [event.from.segment];
-  }
 }

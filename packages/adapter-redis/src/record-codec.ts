@@ -118,15 +118,3 @@ export function eventTemplate(event: HistoryEvent | undefined): EventTemplate {
 function openObject(value: object): string {
   return JSON.stringify(value).slice(0, -1);
 }
-
-/** The segments an event keeps alive, as the memory driver counts them. */
-export function eventSegments(event: HistoryEvent): string[] {
-  switch (event.kind) {
-    case "checkpoint":
-      return [event.checkpoint.point.segment];
-    case "rollback":
-      return [event.from.segment, event.to.segment];
-    case "fork":
-      return [event.from.segment];
-  }
-}

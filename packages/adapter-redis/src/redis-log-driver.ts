@@ -1,6 +1,7 @@
 import {
   type CommitResult,
   ConflictError,
+  eventSegments,
   type JsonObject,
   type LogChange,
   type LogDriver,
@@ -18,7 +19,7 @@ import {
 import { AppendBatch } from "./append-batch.js";
 import { commitRefusal, importRefusal, stateRefusal } from "./driver-refusals.js";
 import { KeyLayout, segmentKeyList } from "./key-layout.js";
-import { committedRecord, decodeRecord, eventSegments, hashFields } from "./record-codec.js";
+import { committedRecord, decodeRecord, hashFields } from "./record-codec.js";
 import { RecordIndex } from "./record-index.js";
 import type { RedisConnection } from "./redis-connection.js";
 import { AncestorRetention, ancestorSeconds } from "./retention.js";

@@ -1,5 +1,4 @@
-import type { HistoryEvent, SegmentInfo } from "@skein/thread-core";
-import { eventSegments } from "./record-codec.js";
+import { eventSegments, type HistoryEvent, type SegmentInfo } from "@skein/thread-core";
 import type { SegmentReferences } from "./segment-references.js";
 
 /** Forget what was touched once this many segments are remembered, to bound memory. */

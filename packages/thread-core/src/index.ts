@@ -17,7 +17,7 @@ export type {
   StateRecord,
   StoredRecord,
 } from "./local/log-driver.js";
-export { newHeadSegment } from "./local/log-driver.js";
+export { eventSegments, newHeadSegment } from "./local/log-driver.js";
 export {
   exportLog,
   importLog,

@@ -146,3 +146,15 @@ export function newHeadSegment(
     createdAt: new Date().toISOString(),
   };
 }
+
+/** The segments a history event points at, and so keeps alive: a checkpoint's, both ends of a rollback, a fork's base. */
+export function eventSegments(event: HistoryEvent): string[] {
+  switch (event.kind) {
+    case "checkpoint":
+      return [event.checkpoint.point.segment];
+    case "rollback":
+      return [event.from.segment, event.to.segment];
+    case "fork":
+      return [event.from.segment];
+  }
+}

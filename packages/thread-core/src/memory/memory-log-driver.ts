@@ -7,15 +7,16 @@ import {
   ThreadNotFoundError,
 } from "../errors.js";
 import { cloneJson, type JsonObject } from "../json.js";
-import type {
-  CommitResult,
-  LogChange,
-  LogDriver,
-  LogRecord,
-  RecordSummary,
-  SegmentInfo,
-  StateRecord,
-  StoredRecord,
+import {
+  type CommitResult,
+  eventSegments,
+  type LogChange,
+  type LogDriver,
+  type LogRecord,
+  type RecordSummary,
+  type SegmentInfo,
+  type StateRecord,
+  type StoredRecord,
 } from "../local/log-driver.js";
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import type { Message } from "../message.js";
@@ -24,7 +25,6 @@ import {
   copyRecord,
   deepFreeze,
   emptySegment,
-  eventSegments,
   freezeEvents,
   type MemorySegment,
   planAppend,

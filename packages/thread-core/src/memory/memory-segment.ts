@@ -43,17 +43,6 @@ export function emptySegment(info: SegmentInfo): MemorySegment {
   return { info, messages: [], index: new Map(), system: [] };
 }
 
-export function eventSegments(event: HistoryEvent): string[] {
-  switch (event.kind) {
-    case "checkpoint":
-      return [event.checkpoint.point.segment];
-    case "rollback":
-      return [event.from.segment, event.to.segment];
-    case "fork":
-      return [event.from.segment];
-  }
-}
-
 /** Which appended items are new, which repeat a message (equal: skipped), and which conflict (throws). */
 export function planAppend(head: MemorySegment, items: Message[]) {
   const batch = new Map<string, { message: Message; slot: number }>();
