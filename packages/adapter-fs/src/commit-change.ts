@@ -13,6 +13,7 @@ import type { FsStorage } from "./fs-log-driver.js";
 import { planAppend } from "./plan-append.js";
 import {
   type EventLog,
+  knownEvents,
   liveRecord,
   referencedSegments,
   type StoredLogRecord,
@@ -41,11 +42,7 @@ export async function commitChange(storage: FsStorage, id: string, change: LogCh
   const headLog = storage.log(stored.head);
   const tail = await headLog.repair(stored.revision);
   const record = liveRecord(stored, headInfo.start, tail, []);
-  const known = change.known;
-  const events =
-    known && known.head === record.head && known.revision === record.revision
-      ? known.events
-      : await storage.records.events(stored);
+  const events = knownEvents(change.known, record, stored) ?? (await storage.records.events(stored));
   if (!events)
     throw new CorruptStoreError(storage.layout.eventsPath(id), "it is missing or another thread's");
   record.events = events;

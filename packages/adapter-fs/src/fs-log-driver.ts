@@ -20,6 +20,7 @@ import { importSegment } from "./import-segment.js";
 import { LockFiles } from "./lock-file.js";
 import { putStateRecord } from "./put-state.js";
 import {
+  knownEvents,
   liveRecord,
   RecordFiles,
   referencedSegments,
@@ -213,15 +214,22 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   /**
    * The record brought up to its head's last commit; undefined if the thread was deleted meanwhile. Its
-   * events are `known`'s when that is the same record (same head and revision), none for "none", else read.
+   * events are `known`'s when that is the same record (`knownEvents`), none for "none", else read.
    */
   async #live(stored: StoredLogRecord, known?: LogRecord | "none"): Promise<LogRecord | undefined> {
     const head = await this.segments.info(stored.head);
     const tail = head && (await this.log(stored.head).visibleTail(stored.revision));
+    if (tail?.last && tail.last.revision > stored.revision) {
+      // Commits after the record's own: if another writer also replaced the record meanwhile (a checkpoint
+      // between two appends), this tail does not go with it. Read without a lock, so make sure.
+      const again = await this.records.read(stored.id);
+      if (JSON.stringify(again) !== JSON.stringify(stored)) {
+        return again?.kind === "log" ? this.#live(again, known) : undefined;
+      }
+    }
     const record = head && tail && liveRecord(stored, head.start, tail, []);
-    const same =
-      typeof known === "object" && known.head === record?.head && known.revision === record?.revision;
-    const events = known === "none" ? [] : same ? known.events : await this.records.events(stored);
+    const reused = typeof known === "object" && record ? knownEvents(known, record, stored) : undefined;
+    const events = known === "none" ? [] : (reused ?? (await this.records.events(stored)));
     if (!record || !events) {
       // Deleted (or made anew) by another writer after the record was read: read it again.
       const again = await this.records.read(stored.id);

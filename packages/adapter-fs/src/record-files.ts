@@ -190,3 +190,17 @@ export function storedForm(record: LogRecord, eventLog: EventLog): StoredLogReco
 export function referencedSegments(record: Pick<LogRecord, "head" | "events">): Set<string> {
   return new Set([record.head, ...record.events.flatMap(eventSegments)]);
 }
+
+/**
+ * The caller's events, when its record is the stored one: the same head and revision, and as many events
+ * as the record counts.
+ */
+export function knownEvents(
+  known: LogRecord | undefined,
+  live: Pick<LogRecord, "head" | "revision">,
+  stored: StoredLogRecord,
+): HistoryEvent[] | undefined {
+  if (!known || known.head !== live.head || known.revision !== live.revision) return undefined;
+  const count = stored.eventLog?.count ?? stored.events?.length ?? 0;
+  return known.events.length === count ? known.events : undefined;
+}

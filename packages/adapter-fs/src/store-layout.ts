@@ -4,7 +4,13 @@ import type { DurableFiles } from "./durable-files.js";
 import { hasCode, UnsupportedStoreFormatError } from "./errors.js";
 import { encodeName } from "./file-names.js";
 
-const FORMAT = { format: "skein-fs", version: 1 } as const;
+/**
+ * Version 2 keeps a thread's history in records/<id>.events; version 1 kept it inside the record. This code
+ * reads both, and marks a version 1 store as version 2 when it opens it, so that earlier versions of skein
+ * refuse the store (`UnsupportedStoreFormatError`) instead of misreading its records.
+ */
+const FORMAT = { format: "skein-fs", version: 2 } as const;
+const READABLE_VERSIONS: readonly unknown[] = [1, 2];
 /** Temporary files this old were left by a writer that stopped; younger ones may still be in use. */
 const ABANDONED_TEMPORARY_MS = 60 * 60 * 1000;
 
@@ -72,7 +78,9 @@ export class StoreLayout {
       if (!hasCode(error, "ENOENT") && !(error instanceof SyntaxError)) throw error;
     }
     if (found?.format === FORMAT.format && found.version === FORMAT.version) return this.#clearLeftovers();
-    if (found?.format === FORMAT.format) throw new UnsupportedStoreFormatError(this.directory, found.version);
+    if (found?.format === FORMAT.format && !READABLE_VERSIONS.includes(found.version)) {
+      throw new UnsupportedStoreFormatError(this.directory, found.version);
+    }
     await files.writeAtomically(marker, `${JSON.stringify(FORMAT)}\n`);
     await this.#clearLeftovers();
   }

@@ -1,8 +1,8 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { LocalThread } from "@skein/thread-core";
+import type { HistoryEvent, LocalThread } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
-import { CorruptStoreError, fsStore } from "../src/index.js";
+import { CorruptStoreError, type FsLogDriver, fsStore, UnsupportedStoreFormatError } from "../src/index.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 const say = (id: string) => ({ id, role: "user" as const, text: id });
@@ -51,6 +51,38 @@ describe("a thread's history file", () => {
     await store.close();
   });
 
+  it("never pairs a record with a tail written after another writer replaced it", async () => {
+    const directory = await temporaryDirectory();
+    const writerStore = fsStore({ directory });
+    const writer = await writerStore.create({ id: "t" });
+    await writer.append(say("a"));
+    const readerStore = fsStore({ directory });
+    const reader = (await readerStore.get("t")) as LocalThread;
+    // Another writer commits between the reader's read of the record and its read of the head's tail.
+    const segments = (readerStore as unknown as { driver: FsLogDriver }).driver.segments;
+    const info = segments.info.bind(segments);
+    let interleave = true;
+    segments.info = async (id: string) => {
+      if (interleave) {
+        interleave = false;
+        await writer.checkpoint("one"); // replaces the record
+        await writer.append(say("b")); // a later revision, in the head's tail only
+      }
+      return info(id);
+    };
+    await reader.refresh();
+    segments.info = info;
+    const labels = (events: HistoryEvent[]) =>
+      events.map((event) => (event.kind === "checkpoint" ? event.checkpoint.label : event.kind));
+    expect(labels(reader.record.events)).toEqual(["one"]);
+    await reader.checkpoint("two");
+    const fresh = await fsStore({ directory }).get("t");
+    expect(labels(await fresh.history())).toEqual(["one", "two"]);
+    expect((await fresh.messages()).map((message) => message.id)).toEqual(["a", "b"]);
+    await writerStore.close();
+    await readerStore.close();
+  });
+
   it("reads records that keep their history inline, as earlier versions wrote them, and moves it out", async () => {
     const directory = await temporaryDirectory();
     const store = fsStore({ directory });
@@ -62,6 +94,8 @@ describe("a thread's history file", () => {
     const { eventLog: _eventLog, ...record } = JSON.parse(await readFile(recordPath(directory, "t"), "utf8"));
     await writeFile(recordPath(directory, "t"), `${JSON.stringify({ ...record, events: history })}\n`);
     await writeFile(eventsPath(directory, "t"), "left over from nothing\n");
+    const marker = join(directory, "skein-fs.json");
+    await writeFile(marker, `${JSON.stringify({ format: "skein-fs", version: 1 })}\n`);
 
     const reopened = await fsStore({ directory }).get("t");
     expect(await reopened.history()).toEqual(history);
@@ -72,6 +106,10 @@ describe("a thread's history file", () => {
     const stored = JSON.parse(await readFile(recordPath(directory, "t"), "utf8"));
     expect(stored.events).toBeUndefined();
     expect(stored.eventLog.count).toBe(2);
+    // Marked as the version that keeps histories apart, so earlier versions refuse it; later ones are refused here.
+    expect(JSON.parse(await readFile(marker, "utf8"))).toEqual({ format: "skein-fs", version: 2 });
+    await writeFile(marker, `${JSON.stringify({ format: "skein-fs", version: 3 })}\n`);
+    await expect(fsStore({ directory }).get("t")).rejects.toBeInstanceOf(UnsupportedStoreFormatError);
     expect(await store.delete("t")).toBe(true);
     await store.close();
   });

@@ -13,6 +13,11 @@ export class AppendBatch {
   readonly #stored: Array<Message | undefined> = [];
   /** The unique indexes sent in the last `pending()`, in order. */
   #sent: number[] = [];
+  /**
+   * The error for a batch that repeats an id with other content. It is thrown only after the store has
+   * checked the thread, its revision and its head, so that those errors come first, as on every store.
+   */
+  readonly conflict: ConflictError | undefined;
 
   constructor(inputs: Message[]) {
     const first = new Map<string, number>();
@@ -23,7 +28,7 @@ export class AppendBatch {
         this.#slots.push(this.#unique.length);
         this.#unique.push(message);
       } else {
-        assertSame(this.#unique[at] as Message, message);
+        this.conflict ??= differs(this.#unique[at] as Message, message);
         this.#slots.push(at);
       }
     }
@@ -55,8 +60,13 @@ export class AppendBatch {
 }
 
 function assertSame(stored: Message, message: Message): void {
-  if (messageFingerprint(stored) === messageFingerprint(message)) return;
-  throw new ConflictError(
+  const conflict = differs(stored, message);
+  if (conflict) throw conflict;
+}
+
+function differs(stored: Message, message: Message): ConflictError | undefined {
+  if (messageFingerprint(stored) === messageFingerprint(message)) return undefined;
+  return new ConflictError(
     `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
     message.id,
     { source: "adapter-redis" },

@@ -125,9 +125,6 @@ export class RedisLogDriver implements LogDriver {
     const target = change.newHead && this.layout.segment(change.newHead.id);
     if (change.newHead && target) this.#assertSameSlot(keys.record, target.info, change.newHead.id);
     const batch = new AppendBatch(change.append ?? []);
-    const taken = referencesTaken(change);
-    if (taken.length > 0 && !(await this.#references.retain(taken)))
-      throw new ThreadNotFoundError(id, source);
     const scriptKeys = [
       keys.record,
       keys.events,
@@ -135,6 +132,14 @@ export class RedisLogDriver implements LogDriver {
       ...(target ? segmentKeyList(target) : []),
     ];
     const now = new Date().toISOString();
+    if (batch.conflict) {
+      const check = commitArguments(change, [], now, this.ttlSeconds, { checkOnly: true });
+      const checked = (await this.connection.script(COMMIT, scriptKeys, check)) as unknown[];
+      throw checked[0] === "checked" ? batch.conflict : commitRefusal(id, change, checked);
+    }
+    const taken = referencesTaken(change);
+    if (taken.length > 0 && !(await this.#references.retain(taken)))
+      throw new ThreadNotFoundError(id, source);
     let reply: unknown[];
     for (;;) {
       // An error here leaves it unknown whether the script ran, so the references taken stay (a leak at worst).

@@ -16,6 +16,7 @@ export function commitArguments(
   append: Message[],
   now: string,
   ttlSeconds: number,
+  options: { checkOnly?: boolean } = {},
 ): string[] {
   const { newHead, event, known } = change;
   const args = [
@@ -24,8 +25,9 @@ export function commitArguments(
     now,
     String(ttlSeconds),
     known && known.head === change.expectHead ? String(known.revision) : "",
-    String(append.length),
+    options.checkOnly ? "-1" : String(append.length),
   ];
+  if (options.checkOnly) return args;
   let flags = "";
   for (const message of append) {
     args.push(toSortableText(message.id), JSON.stringify(message));

@@ -4,7 +4,7 @@ import { defineLuaScript } from "./lua-script.js";
  * One change to a local thread, all of `LogChange`'s steps in one atomic step.
  * KEYS: record, events, head (info, messages, ids, system), then the new head's four keys when the change
  * makes one. ARGV: ifRevision or "", expected head, now, ttl, the caller's known revision or "", the
- * number of messages n, then per message its id and JSON, then a flag per message ("1" for a system
+ * number of messages n (-1: check the thread, revision and head only, and answer {"checked"}), then per message its id and JSON, then a flag per message ("1" for a system
  * message) as one string; then, only for a change that does more than append: new head id or "", its
  * base (JSON), start and createdAt, metadata or "", context or "", event kind ("", checkpoint, rollback,
  * other), event JSON before the point, event JSON after it up to the revision, the point's segment (JSON).
@@ -25,6 +25,9 @@ if record[2] ~= ARGV[2] then return { 'headmoved' } end
 local known = ARGV[5] == record[1]
 local length = tonumber(record[3])
 local count = tonumber(ARGV[6])
+-- A count of -1 only checks: the caller has a reason to refuse the change once the thread, its revision and
+-- its head check out.
+if count < 0 then return { 'checked' } end
 local last = 6 + 2 * count
 local flags = ARGV[last + 1]
 -- The rest of the change, when there is more than an append ("" where absent).

@@ -39,6 +39,8 @@ function sourceOf(log: Message[]): ViewSource & { reads: number } {
     reads: 0,
     systemAt: log.flatMap((message, index) => (message.role === "system" ? [index] : [])),
     read: async (from: number, to: number) => {
+      // As a store would: positions are whole numbers.
+      if (!Number.isInteger(from) || !Number.isInteger(to)) throw new Error(`read(${from}, ${to})`);
       source.reads += to - from;
       return log.slice(from, to);
     },
@@ -111,6 +113,12 @@ describe("views", () => {
     const view = await selectView(source, { maxMessages: 20 });
     expect(view).toHaveLength(20);
     expect(source.reads).toBe(20);
+    // A budget that is not a whole number still reads whole positions and keeps what fits.
+    const fractional = sourceOf(log.slice(0, 10));
+    expect((await selectView(fractional, { maxMessages: 2.5 })).map((message) => message.id)).toEqual([
+      "m8",
+      "m9",
+    ]);
     const byTokens = sourceOf(log);
     expect(await selectView(byTokens, { maxTokens: 200 })).toHaveLength(28);
     expect(byTokens.reads).toBeLessThan(100);

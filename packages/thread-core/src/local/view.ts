@@ -48,7 +48,7 @@ export async function selectView(source: ViewSource, options: ViewOptions = {}):
   let pageSize = 32;
   scan: while (end > 0) {
     // No more than the message budget still wants: `view({ maxMessages: 20 })` reads 20 messages, not a page.
-    const from = Math.max(0, end - Math.max(1, Math.min(pageSize, messageBudget - kept)));
+    const from = Math.max(0, end - Math.max(1, Math.min(pageSize, Math.ceil(messageBudget - kept))));
     const page = await source.read(from, end);
     for (let index = page.length - 1; index >= 0; index--) {
       const position = from + index;

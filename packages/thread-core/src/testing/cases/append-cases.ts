@@ -98,6 +98,18 @@ export function appendCases(context: SuiteContext): void {
     expect((await thread.messages()).map((message) => message.id)).toEqual(["fixed", "next"]);
   });
 
+  conformanceCase(context, "a stale ifRevision is reported before a batch that repeats an id", async () => {
+    const thread = await context.store.create();
+    await thread.append({ id: "a", role: "user", text: "a" });
+    const twice = [
+      { id: "x", role: "user" as const, text: "one" },
+      { id: "x", role: "user" as const, text: "two" },
+    ];
+    expect(await caught(thread.append(twice, { ifRevision: 0 }))).toBeInstanceOf(ConcurrencyError);
+    expect(await caught(thread.append(twice, { ifRevision: thread.revision }))).toBeInstanceOf(ConflictError);
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["a"]);
+  });
+
   conformanceCase(context, "messages reads by last, after and limit", async () => {
     const thread = await context.store.create();
     await thread.append(
