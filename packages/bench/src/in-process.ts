@@ -16,9 +16,6 @@ export interface AppendLoadSubject {
 /** One round: a fresh subject, `count` appends one at a time, one load; per-append and load times. */
 async function appendAndLoadOnce(count: number, subject: () => Promise<AppendLoadSubject>) {
   const target = await subject();
-  // Each round starts from a collected heap, so no subject pays for garbage an earlier one left
-  // (`npm run bench` runs with --expose-gc).
-  (globalThis as { gc?: () => void }).gc?.();
   try {
     const start = process.hrtime.bigint();
     for (let index = 0; index < count; index++) await target.append(index);
