@@ -89,11 +89,15 @@ export async function inProcessResults(rounds: number, count = 1000): Promise<Re
   return appendAndLoadResults("in process", rounds, count, subjects);
 }
 
+const WARM_UP_ROUNDS = 3;
+
 /**
  * Runs every subject `rounds` times, in turns (round by round, so drift in the machine's speed falls on
  * all of them alike), and gives append and load medians; the first subject is the baseline of the ratios.
- * Round 0 only warms the JIT up (V8 needs a few thousand calls before any subject runs at speed), except for
- * a subject slow enough that its warm-up took over two seconds: it gains nothing from warming, so it counts.
+ * The first WARM_UP_ROUNDS only warm the JIT up: V8 needs a few thousand calls before a subject runs at
+ * speed, and skein's deeper call paths need about three rounds of 1,000 (the first rounds of a Redis append
+ * run at 2–3× its settled time). A subject slow enough that a warm-up round took over two seconds gains
+ * nothing from warming, so that round counts.
  */
 export async function appendAndLoadResults(
   scenario: string,
@@ -102,11 +106,11 @@ export async function appendAndLoadResults(
   subjects: Array<[string, () => Promise<AppendLoadSubject>]>,
 ): Promise<Result[]> {
   const runs = subjects.map(() => ({ appends: [] as number[], loads: [] as number[], skipped: "" }));
-  for (let round = -1; round < rounds; round++) {
+  for (let round = -WARM_UP_ROUNDS; round < rounds; round++) {
     for (const [index, [subject, make]] of subjects.entries()) {
       const run = runs[index] as (typeof runs)[number];
       if (run.skipped || run.appends.length >= rounds) continue;
-      if (round < 0) process.stderr.write(`  ${scenario}: ${subject}…\n`);
+      if (round === -WARM_UP_ROUNDS) process.stderr.write(`  ${scenario}: ${subject}…\n`);
       try {
         const { append, load } = await appendAndLoadOnce(count, make);
         if (round < 0 && append * count <= 2_000_000) continue;
