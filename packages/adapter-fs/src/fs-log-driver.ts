@@ -219,9 +219,10 @@ export class FsLogDriver implements LogDriver, FsStorage {
   async #live(stored: StoredLogRecord, known?: LogRecord | "none"): Promise<LogRecord | undefined> {
     const head = await this.segments.info(stored.head);
     const tail = head && (await this.log(stored.head).visibleTail(stored.revision));
-    if (tail?.last && tail.last.revision > stored.revision) {
-      // Commits after the record's own: if another writer also replaced the record meanwhile (a checkpoint
-      // between two appends), this tail does not go with it. Read without a lock, so make sure.
+    if (tail && (!tail.last || tail.last.revision > stored.revision)) {
+      // Read without a lock, so make sure the tail goes with the record: commits after the record's own
+      // may follow another writer's replacement of it (a checkpoint between two appends), and a head with no
+      // commit may be one a delete just removed.
       const again = await this.records.read(stored.id);
       if (JSON.stringify(again) !== JSON.stringify(stored)) {
         return again?.kind === "log" ? this.#live(again, known) : undefined;

@@ -1,6 +1,6 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { HistoryEvent, LocalThread } from "@skein/thread-core";
+import { type HistoryEvent, type LocalThread, ThreadNotFoundError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { CorruptStoreError, type FsLogDriver, fsStore, UnsupportedStoreFormatError } from "../src/index.js";
 import { temporaryDirectory } from "./temporary-directory.js";
@@ -79,6 +79,31 @@ describe("a thread's history file", () => {
     const fresh = await fsStore({ directory }).get("t");
     expect(labels(await fresh.history())).toEqual(["one", "two"]);
     expect((await fresh.messages()).map((message) => message.id)).toEqual(["a", "b"]);
+    await writerStore.close();
+    await readerStore.close();
+  });
+
+  it("never takes a head a delete removed mid-read for an empty one", async () => {
+    const directory = await temporaryDirectory();
+    const writerStore = fsStore({ directory });
+    const writer = await writerStore.create({ id: "t" });
+    await writer.append([say("a"), say("b"), say("c")]);
+    await writer.checkpoint("the record holds the latest revision");
+    const readerStore = fsStore({ directory });
+    const reader = (await readerStore.get("t")) as LocalThread;
+    const records = (readerStore as unknown as { driver: FsLogDriver }).driver.records;
+    const read = records.read.bind(records);
+    let interleave = true;
+    records.read = async (id: string) => {
+      const record = await read(id);
+      if (interleave) {
+        interleave = false;
+        await writer.delete(); // another process, between the reader's record read and its tail read
+      }
+      return record;
+    };
+    await expect(reader.refresh()).rejects.toBeInstanceOf(ThreadNotFoundError);
+    expect(reader.record.length).toBe(3);
     await writerStore.close();
     await readerStore.close();
   });
