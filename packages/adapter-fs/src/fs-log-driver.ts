@@ -223,7 +223,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
       // Read without a lock, so make sure the tail goes with the record: commits after the record's own
       // may follow another writer's replacement of it (a checkpoint between two appends), and a head with no
       // commit may be one a delete just removed.
-      const again = await this.records.read(stored.id);
+      const again = this.records.readNow(stored.id);
       if (JSON.stringify(again) !== JSON.stringify(stored)) {
         return again?.kind === "log" ? this.#live(again, known) : undefined;
       }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { open, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { eventSegments, type HistoryEvent, type LogRecord, type StateRecord } from "@skein/thread-core";
@@ -51,6 +52,24 @@ export class RecordFiles {
     }
     const record = parseRecord(text, path);
     // Only a hashed name (a long id) could hold another id, and only if 160 bits of SHA-256 collided.
+    if (record.id !== id) throw new CorruptStoreError(path, `it holds thread ${JSON.stringify(record.id)}`);
+    return record;
+  }
+
+  /**
+   * `read` at once, without the thread-pool round trips (about 15 µs for a record's few hundred bytes,
+   * against 100 or more): for lock-free readers that check the record did not change under them.
+   */
+  readNow(id: string): RecordFile | undefined {
+    const path = this.layout.recordPath(id);
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      if (hasCode(error, "ENOENT")) return undefined;
+      throw error;
+    }
+    const record = parseRecord(text, path);
     if (record.id !== id) throw new CorruptStoreError(path, `it holds thread ${JSON.stringify(record.id)}`);
     return record;
   }
