@@ -8,7 +8,7 @@ import {
   type LogRecord,
   ThreadNotFoundError,
 } from "@skein/thread-core";
-import { CorruptStoreError, SOURCE } from "./errors.js";
+import { CorruptStoreError, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
 import { planAppend } from "./plan-append.js";
 import {
@@ -43,8 +43,7 @@ export async function commitChange(storage: FsStorage, id: string, change: LogCh
   const tail = await headLog.repair(stored.revision);
   const record = liveRecord(stored, headInfo.start, tail, []);
   const events = knownEvents(change.known, record, stored) ?? (await storage.records.events(stored));
-  if (!events)
-    throw new CorruptStoreError(storage.layout.eventsPath(id), "it is missing or another thread's");
+  if (!events) throw missingEvents(storage.layout.eventsPath(id));
   record.events = events;
   if (change.ifRevision !== undefined && change.ifRevision !== record.revision) {
     throw new ConcurrencyError(id, change.ifRevision, record.revision, { source: SOURCE });

@@ -43,6 +43,11 @@ export class CorruptStoreError extends SkeinError {
   }
 }
 
+/** A thread's history file is gone, or is not the one its record counts, while the record still points at it. */
+export function missingEvents(path: string): CorruptStoreError {
+  return new CorruptStoreError(path, "it is missing or holds another history than its record counts");
+}
+
 /** Runs a file system operation, turning I/O failures (a full disk, a permission) into `StoreUnavailableError`. */
 export async function guardInputOutput<T>(operation: string, task: () => Promise<T>): Promise<T> {
   try {

@@ -15,7 +15,7 @@ import {
 } from "@skein/thread-core";
 import { commitChange } from "./commit-change.js";
 import { type Durability, DurableFiles } from "./durable-files.js";
-import { CorruptStoreError, guardInputOutput, SOURCE } from "./errors.js";
+import { CorruptStoreError, guardInputOutput, missingEvents, SOURCE } from "./errors.js";
 import { importSegment } from "./import-segment.js";
 import { LockFiles } from "./lock-file.js";
 import { putStateRecord } from "./put-state.js";
@@ -132,8 +132,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
         const stored = await this.records.read(id);
         if (!stored) return false;
         const events = stored.kind === "log" ? await this.records.events(stored) : [];
-        if (!events)
-          throw new CorruptStoreError(this.layout.eventsPath(id), "it is missing or another thread's");
+        if (!events) throw missingEvents(this.layout.eventsPath(id));
         await this.records.remove(id);
         if (stored.kind === "log") {
           await this.locks.withLock(this.layout.referencesLock, async () => {
@@ -219,25 +218,20 @@ export class FsLogDriver implements LogDriver, FsStorage {
   async #live(stored: StoredLogRecord, known?: LogRecord | "none"): Promise<LogRecord | undefined> {
     const head = await this.segments.info(stored.head);
     const tail = head && (await this.log(stored.head).visibleTail(stored.revision));
-    if (tail && (!tail.last || tail.last.revision > stored.revision)) {
-      // Read without a lock, so make sure the tail goes with the record: commits after the record's own
-      // may follow another writer's replacement of it (a checkpoint between two appends), and a head with no
-      // commit may be one a delete just removed.
+    const record = head && tail && liveRecord(stored, head.start, tail, []);
+    const reused = typeof known === "object" && record ? knownEvents(known, record, stored) : undefined;
+    const events = known === "none" ? [] : (reused ?? (await this.records.events(stored)));
+    // Read without a lock, so check the record again when these reads may not go with it: a head or history
+    // that is gone or made anew, a head with no commit (a delete may have just removed it), or commits after
+    // the record's own (another writer may have replaced it meanwhile: a checkpoint between two appends).
+    if (!record || !events || !tail?.last || tail.last.revision > stored.revision) {
       const again = this.records.readNow(stored.id);
       if (JSON.stringify(again) !== JSON.stringify(stored)) {
         return again?.kind === "log" ? this.#live(again, known) : undefined;
       }
-    }
-    const record = head && tail && liveRecord(stored, head.start, tail, []);
-    const reused = typeof known === "object" && record ? knownEvents(known, record, stored) : undefined;
-    const events = known === "none" ? [] : (reused ?? (await this.records.events(stored)));
-    if (!record || !events) {
-      // Deleted (or made anew) by another writer after the record was read: read it again.
-      const again = await this.records.read(stored.id);
-      if (again?.kind !== "log") return undefined;
-      if (JSON.stringify(again) !== JSON.stringify(stored)) return this.#live(again, known);
-      const what = head ? "its history file is missing or damaged" : "its head segment is missing";
-      throw new CorruptStoreError(this.layout.recordPath(stored.id), what);
+      if (!record)
+        throw new CorruptStoreError(this.layout.recordPath(stored.id), "its head segment is missing");
+      if (!events) throw missingEvents(this.layout.eventsPath(stored.id));
     }
     record.events = events;
     return record;

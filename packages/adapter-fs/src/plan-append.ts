@@ -1,4 +1,4 @@
-import { ConflictError, type Message, messageFingerprint } from "@skein/thread-core";
+import { type Message, messageConflict } from "@skein/thread-core";
 import { SOURCE } from "./errors.js";
 import type { SegmentLog } from "./segment-log.js";
 
@@ -24,13 +24,8 @@ export async function planAppend(
   for (const [index, message] of items.entries()) {
     const existing = found[index];
     const earlier = existing?.message ?? batch.get(message.id);
-    if (earlier !== undefined && messageFingerprint(earlier) !== messageFingerprint(message)) {
-      throw new ConflictError(
-        `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
-        message.id,
-        { source: SOURCE },
-      );
-    }
+    const conflict = earlier && messageConflict(earlier, message, SOURCE);
+    if (conflict) throw conflict;
     if (existing) stored.push(existing.message);
     else if (earlier) stored.push(asStored(earlier));
     else {

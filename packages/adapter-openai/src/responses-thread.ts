@@ -3,12 +3,11 @@ import {
   type BindEnvironment,
   type Checkpoint,
   ConcurrencyError,
-  ConflictError,
   type ForkOptions,
   type HistoryEvent,
   type Message,
   type MessageInput,
-  messageFingerprint,
+  messageConflict,
   newSortableId,
   normalizeMessage,
   type PointTarget,
@@ -97,13 +96,8 @@ export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
       const fresh = messages.filter((message) => !pending.has(message.id));
       for (const message of messages) {
         const held = pending.get(message.id);
-        if (held && messageFingerprint(held) !== messageFingerprint(message)) {
-          throw new ConflictError(
-            `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
-            message.id,
-            { source: SOURCE },
-          );
-        }
+        const conflict = held && messageConflict(held, message, SOURCE);
+        if (conflict) throw conflict;
       }
       if (fresh.length > 0 || options.ifRevision !== undefined) {
         await this.#change((state) => state.pending.push(...fresh), options.ifRevision);

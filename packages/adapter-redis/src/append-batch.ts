@@ -1,4 +1,4 @@
-import { ConflictError, type Message, messageFingerprint } from "@skein/thread-core";
+import { type ConflictError, type Message, messageConflict } from "@skein/thread-core";
 
 /**
  * The messages of one append as the commit script takes them: each id once, a repeat within the batch
@@ -28,7 +28,7 @@ export class AppendBatch {
         this.#slots.push(this.#unique.length);
         this.#unique.push(message);
       } else {
-        this.conflict ??= differs(this.#unique[at] as Message, message);
+        this.conflict ??= messageConflict(this.#unique[at] as Message, message, SOURCE);
         this.#slots.push(at);
       }
     }
@@ -59,16 +59,9 @@ export class AppendBatch {
   }
 }
 
-function assertSame(stored: Message, message: Message): void {
-  const conflict = differs(stored, message);
-  if (conflict) throw conflict;
-}
+const SOURCE = "adapter-redis";
 
-function differs(stored: Message, message: Message): ConflictError | undefined {
-  if (messageFingerprint(stored) === messageFingerprint(message)) return undefined;
-  return new ConflictError(
-    `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
-    message.id,
-    { source: "adapter-redis" },
-  );
+function assertSame(stored: Message, message: Message): void {
+  const conflict = messageConflict(stored, message, SOURCE);
+  if (conflict) throw conflict;
 }

@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import { z } from "zod";
-import { InvalidMessageError } from "./errors.js";
+import { ConflictError, InvalidMessageError } from "./errors.js";
 import { newSortableId } from "./ids.js";
 import { assertJsonValue, canonicalJson, type JsonValue } from "./json.js";
 import { ISO_UTC_TIMESTAMP, TimestampSchema } from "./timestamp.js";
@@ -210,6 +210,23 @@ function pathPart(part: PropertyKey): string | number {
  */
 export function messageFingerprint(message: Message): string {
   return hash("sha256", canonicalJson(message, "createdAt"), "base64url").slice(0, 22);
+}
+
+/**
+ * The `ConflictError` for `message` re-sent under the id of `stored` with other content, or undefined when
+ * the two are the same (`messageFingerprint`). Every store refuses such a re-send in these words.
+ */
+export function messageConflict(
+  stored: Message,
+  message: Message,
+  source?: string,
+): ConflictError | undefined {
+  if (messageFingerprint(stored) === messageFingerprint(message)) return undefined;
+  return new ConflictError(
+    `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
+    message.id,
+    { source },
+  );
 }
 
 /** The text of a message's text contents, joined; handy for transcripts and token estimates. */

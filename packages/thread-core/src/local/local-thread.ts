@@ -1,7 +1,7 @@
-import { ConflictError, PointNotFoundError, SkeinError, ThreadNotFoundError } from "../errors.js";
+import { PointNotFoundError, SkeinError, ThreadNotFoundError } from "../errors.js";
 import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
 import { cloneJson } from "../json.js";
-import { type Message, type MessageInput, messageFingerprint, normalizeMessage } from "../message.js";
+import { type Message, type MessageInput, messageConflict, normalizeMessage } from "../message.js";
 import type {
   AppendOptions,
   Checkpoint,
@@ -272,13 +272,8 @@ export class LocalThread implements Thread {
         const stored = (
           await this.host.chains.read(ranges, found.position, found.position + 1)
         )[0] as Message;
-        if (messageFingerprint(stored) !== messageFingerprint(message)) {
-          throw new ConflictError(
-            `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
-            message.id,
-            { source: this.host.driver.source },
-          );
-        }
+        const conflict = messageConflict(stored, message, this.host.driver.source);
+        if (conflict) throw conflict;
         return stored;
       }),
     );

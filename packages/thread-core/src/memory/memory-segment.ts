@@ -1,7 +1,6 @@
-import { ConflictError } from "../errors.js";
 import { cloneJson } from "../json.js";
 import type { SegmentInfo, StoredRecord } from "../local/log-driver.js";
-import { type Message, messageFingerprint } from "../message.js";
+import { type Message, messageConflict } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
 
 /** A segment of the memory store: its messages, frozen, and the indexes appends and lookups need. */
@@ -51,12 +50,8 @@ export function planAppend(head: MemorySegment, items: Message[]) {
   for (const message of items) {
     const existing = head.index.get(message.id);
     const earlier = existing === undefined ? batch.get(message.id)?.message : head.messages[existing];
-    if (earlier !== undefined && messageFingerprint(earlier) !== messageFingerprint(message)) {
-      throw new ConflictError(
-        `Message ${JSON.stringify(message.id)} is already in the thread with other content; nothing was written.`,
-        message.id,
-      );
-    }
+    const conflict = earlier && messageConflict(earlier, message);
+    if (conflict) throw conflict;
     if (existing !== undefined) {
       result.push(existing);
     } else if (batch.has(message.id)) {
