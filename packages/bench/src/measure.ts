@@ -1,28 +1,5 @@
 /** Timing helpers: medians of repeated runs, since these machines are noisy and one run means little. */
 
-export interface Measurement {
-  /** Median time of one operation, in microseconds. */
-  medianMicros: number;
-  runs: number;
-}
-
-/** Runs `operation` `warmup` times untimed, then `runs` times timed one by one; returns the median. */
-export async function measure(
-  operation: () => Promise<unknown>,
-  runs = 200,
-  warmup = 20,
-): Promise<Measurement> {
-  for (let index = 0; index < warmup; index++) await operation();
-  const times: number[] = [];
-  for (let index = 0; index < runs; index++) {
-    const start = process.hrtime.bigint();
-    await operation();
-    times.push(Number(process.hrtime.bigint() - start) / 1000);
-  }
-  times.sort((a, b) => a - b);
-  return { medianMicros: times[Math.floor(times.length / 2)] as number, runs };
-}
-
 /**
  * Medians of several operations measured in turns: `blocks` rounds, each running every operation
  * `runs / blocks` times (the order alternating from round to round), after `warmup` untimed runs each. Drift
