@@ -30,5 +30,11 @@ export interface RunOptions {
  */
 export interface ThreadRunner {
   readonly specificationVersion: "v1";
+  /**
+   * Whether this runner can serve `thread` at all (its type, its service). `run` on a thread it cannot
+   * serve throws `UnsupportedOperationError` before any request is made; callers such as thread-service
+   * ask this when a thread is created, not at its first message.
+   */
+  supports(thread: Thread): boolean;
   run(thread: Thread, options?: RunOptions): Promise<Message[]>;
 }

@@ -34,7 +34,7 @@ export interface ThroughputResult {
 }
 
 /** A runner that appends nothing: what is measured is the service and the store, not a model. */
-const noopRunner: ThreadRunner = { specificationVersion: "v1", run: async () => [] };
+const noopRunner: ThreadRunner = { specificationVersion: "v1", supports: () => true, run: async () => [] };
 
 /**
  * The bench row "N threads × M messages with a no-op runner": sends every message at once, waits for all

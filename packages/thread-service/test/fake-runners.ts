@@ -24,6 +24,7 @@ export function scriptedRunner(
   const seen: Array<{ text: string; options: RunOptions; view: Message[] }> = [];
   return {
     specificationVersion: "v1",
+    supports: () => true,
     seen,
     async run(thread, options = {}) {
       const text = await lastUserText(thread);
@@ -39,6 +40,7 @@ export function scriptedRunner(
 export function slowRunner(delayMs: number | ((text: string) => number)): ThreadRunner {
   return {
     specificationVersion: "v1",
+    supports: () => true,
     async run(thread, options = {}) {
       const text = await lastUserText(thread);
       const wait = typeof delayMs === "number" ? delayMs : delayMs(text);
@@ -75,6 +77,7 @@ export function heldRunner(): ThreadRunner & {
   let handed = 0;
   return {
     specificationVersion: "v1",
+    supports: () => true,
     calls,
     active: () => active,
     maxActive: () => maxActive,

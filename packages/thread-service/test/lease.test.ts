@@ -49,6 +49,7 @@ describe("leases between service instances on one store", () => {
     let overlaps = 0;
     const runner = (name: string): ThreadRunner => ({
       specificationVersion: "v1",
+      supports: () => true,
       async run(thread) {
         active.set(thread.id, (active.get(thread.id) ?? 0) + 1);
         if ((active.get(thread.id) ?? 0) > 1) overlaps++;
@@ -90,6 +91,7 @@ describe("leases between service instances on one store", () => {
     const service = start(
       {
         specificationVersion: "v1",
+        supports: () => true,
         run: (thread) => thread.append({ role: "assistant", text: "taken over" }),
       },
       { leaseMs: 150 },

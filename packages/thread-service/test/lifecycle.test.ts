@@ -106,6 +106,7 @@ describe("status", () => {
   it("is persisted with the thread: a new service instance on the same store sees it", async () => {
     const failing = serviceOn({
       specificationVersion: "v1",
+      supports: () => true,
       run: async () => {
         throw new Error("boom");
       },

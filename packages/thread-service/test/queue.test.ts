@@ -26,6 +26,7 @@ describe("per-thread queues", () => {
     let overlap = false;
     const runner: ThreadRunner = {
       specificationVersion: "v1",
+      supports: () => true,
       async run(thread) {
         active++;
         if (active > 1) overlap = true;
@@ -102,6 +103,7 @@ describe("per-thread queues", () => {
     let lateWrite: unknown;
     const runner: ThreadRunner = {
       specificationVersion: "v1",
+      supports: () => true,
       async run(thread) {
         await sleep(150);
         lateWrite = await thread
@@ -122,6 +124,7 @@ describe("per-thread queues", () => {
     const cause = new Error("model unavailable");
     const runner: ThreadRunner = {
       specificationVersion: "v1",
+      supports: () => true,
       run: async () => {
         throw cause;
       },
