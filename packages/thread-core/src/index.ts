@@ -1,5 +1,17 @@
 /** The zod that thread-core's schemas are built with: adapters define their state schemas with it. */
 export { z } from "zod";
+export {
+  type ContextProvider,
+  type ContextProviderInvoked,
+  type ContextProviderInvoking,
+  type ContextProviderStart,
+  checkContextProviders,
+  initialProviderStates,
+  type ProvidedContext,
+  type ProvidedRun,
+  runWithContextProviders,
+  withContextProviders,
+} from "./context-provider.js";
 export { createRegistry, defaultRegistry } from "./create-registry.js";
 export * from "./errors.js";
 export { assertThreadId, MAX_THREAD_ID_LENGTH, newRandomId, newSortableId } from "./ids.js";

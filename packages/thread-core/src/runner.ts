@@ -11,8 +11,14 @@ export interface RunConfig {
   thinkingLevel?: "none" | "low" | "medium" | "high";
   maxInputTokens?: number;
   maxOutputTokens?: number;
-  /** A JSON Schema the model's final answer must match. */
+  /** A JSON Schema the model's final answer must match (the design's `structuredOutputSchema`). */
   outputSchema?: Record<string, JsonValue>;
+  /** The application's labels for the thread (grouping, billing, telemetry); never sent as content. */
+  tags?: readonly string[];
+  /** The model must read images; a runner whose model cannot refuses the run before any request. */
+  imageCapabilityNeeded?: boolean;
+  /** The run must produce embeddings rather than text; a runner that cannot refuses before any request. */
+  embeddingOutputNeeded?: boolean;
   /** Anything else the runner understands. */
   parameters?: Record<string, JsonValue>;
 }
