@@ -39,23 +39,30 @@ export {
 } from "./local/log-state.js";
 export { SegmentChains } from "./local/segment-chain.js";
 export { estimateTokens, selectView, type ViewSource } from "./local/view.js";
+export { type PairKey, type PairParticipants, pairKey } from "./manager/pair-key.js";
 export {
   createThreadManager,
-  type PairKey,
-  pairKey,
   type ThreadManager,
   type ThreadManagerCallbacks,
-  ThreadManagerError,
   type ThreadManagerOptions,
+  type ThreadManagerSaveOptions,
 } from "./manager/thread-manager.js";
+export { ThreadManagerError } from "./manager/thread-manager-error.js";
 export { MemoryLogDriver } from "./memory/memory-log-driver.js";
 export { createMemoryStore, MemoryThreadStateSchema, memoryThreadType } from "./memory/memory-thread-type.js";
 export * from "./message.js";
 export { OpaqueThreadState } from "./opaque-state.js";
 export { parseThreadState, serializeThread } from "./parse-thread-state.js";
+export { redactedError, redactSecrets, rememberSecret } from "./redact-secrets.js";
 export { type ParsedState, type ParseOptions, Registry, SKEIN_TYPE_PACKAGES } from "./registry.js";
 export type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
-export { type OpenStoreOptions, openStore, redactUrl, STORE_SCHEMES } from "./store/open-store.js";
+export {
+  type OpenStoreOptions,
+  openStore,
+  redactUrl,
+  redactUrlText,
+  STORE_SCHEMES,
+} from "./store/open-store.js";
 export type * from "./store/store.js";
 export type * from "./thread.js";
 export {

@@ -102,25 +102,40 @@ function parseStoreUrl(url: string | URL): URL {
     const relative = /^file:(?!\/\/)([^?#]*)(.*)$/.exec(url);
     if (relative) return new URL(`${pathToFileURL(resolve(relative[1] || ".")).href}${relative[2]}`);
     return new URL(url);
-  } catch (error) {
+  } catch {
+    // Node's ERR_INVALID_URL keeps the input, password and all, so it is not kept as the cause.
     throw new InvalidStoreUrlError(
-      redactText(url),
+      redactUrlText(url),
       "it is not a URL (expected memory:, file:<path>, redis://…)",
-      {
-        cause: error,
-      },
     );
   }
 }
 
-/** The URL without its password, for messages and `store.url`. */
+/**
+ * The URL without its passwords, for messages and `store.url`: its own, and those of URLs in its query
+ * (Redis Cluster root nodes, `node=redis://:password@host`).
+ */
 export function redactUrl(url: URL): string {
-  if (!url.password) return url.href;
   const copy = new URL(url.href);
-  copy.password = "***";
-  return copy.href;
+  if (copy.password) copy.password = "***";
+  return copy.href.replace(/([?&][^=&#]*=)([^&#]*)/g, (parameter, name: string, value: string) => {
+    const redacted = redactUrlText(decodeParameter(value));
+    return redacted === decodeParameter(value) ? parameter : `${name}${redacted}`;
+  });
 }
 
-function redactText(text: string): string {
-  return text.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
+/**
+ * Text that is, or holds, a URL or a `user:password@host` (valid or not) with every password replaced by
+ * `***`: whatever stands between `user:` and the last `@` before the next `/`.
+ */
+export function redactUrlText(text: string): string {
+  return text.replace(/^([^:/?#@\s]*):[^/]*@/, "$1:***@").replace(/(\/\/[^:/?#@]*):[^/]*@/g, "$1:***@");
+}
+
+function decodeParameter(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "));
+  } catch {
+    return value;
+  }
 }
