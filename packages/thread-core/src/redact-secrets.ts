@@ -148,7 +148,7 @@ function scrubbedCopy(
   if (depth > COPY_DEPTH) return undefined;
   if (value instanceof Headers) {
     const headers = new Headers();
-    value.forEach((headerValue, name) => headers.set(name, scrub(headerValue)));
+    for (const [name, headerValue] of value) headers.set(name, scrub(headerValue));
     return headers;
   }
   if (value instanceof Date) return new Date(value.getTime());
