@@ -1,7 +1,9 @@
-import { PointNotFoundError } from "../errors.js";
+import { PointNotFoundError, UnknownThreadTypeError } from "../errors.js";
 import { newRandomId } from "../ids.js";
 import { cloneJson, type JsonValue } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
+import { SKEIN_TYPE_PACKAGES } from "../registry.js";
+import type { ThreadStore } from "../store/store.js";
 import type { Checkpoint, HistoryEvent, LogPoint, PointTarget, Thread } from "../thread.js";
 import type { ExecutionState, WorkflowCheckpoint } from "./workflow-state.js";
 import type { SubThread } from "./workflow-thread.js";
@@ -22,7 +24,7 @@ interface WorkflowLike {
 }
 
 /** Workflow history events name the main sub-thread's points; this one stands where it has none. */
-const NO_POINT: LogPoint = { segment: "-", offset: 0, position: 0 };
+export const NO_POINT: LogPoint = { segment: "-", offset: 0, position: 0 };
 
 /** Checkpoints every sub-thread that keeps checkpoints and records why the others could not be. */
 export async function takeCheckpoint(
@@ -51,16 +53,48 @@ export async function takeCheckpoint(
     execution: cloneJson(workflow.execution) as ExecutionState,
     threads: entries,
   };
-  const main = entries.main?.checkpoint as Checkpoint | undefined;
-  const checkpoint: Checkpoint = {
-    id: workflowCheckpoint.id,
-    ...(label === undefined ? {} : { label }),
-    threadId: workflow.id,
-    point: main?.point ?? NO_POINT,
-    createdAt,
-  };
+  const checkpoint = checkpointOf(workflow.id, workflowCheckpoint);
   const event: HistoryEvent = { kind: "checkpoint", checkpoint, at: createdAt, revision: 0 };
   return { workflowCheckpoint, checkpoint, event };
+}
+
+/** A workflow checkpoint as `checkpoint()` returns it: the workflow's id and the main sub-thread's point. */
+export function checkpointOf(workflowId: string, saved: WorkflowCheckpoint): Checkpoint {
+  const main = saved.threads.main?.checkpoint as Checkpoint | undefined;
+  return {
+    id: saved.id,
+    ...(saved.label === undefined ? {} : { label: saved.label }),
+    threadId: workflowId,
+    point: { ...(main?.point ?? NO_POINT) },
+    createdAt: saved.createdAt,
+  };
+}
+
+/** The checkpoint id a target names, if it names one (a checkpoint or a string) rather than a log point. */
+export function targetId(target: unknown): string | undefined {
+  if (typeof target === "string") return target;
+  if (typeof target === "object" && target !== null && "id" in target && typeof target.id === "string")
+    return target.id;
+  return undefined;
+}
+
+/**
+ * The sub-thread a workflow checkpoint's entry was taken of: the one under its key while it is still that
+ * thread, else that thread read from the store (it was taken out of the workflow, or its key was reused).
+ */
+export async function checkpointedThread(
+  store: ThreadStore,
+  current: ReadonlyMap<string, SubThread>,
+  key: string,
+  checkpoint: Checkpoint,
+): Promise<Thread> {
+  const sub = current.get(key);
+  if (sub?.id === checkpoint.threadId) {
+    if (OpaqueThreadState.isInstance(sub))
+      throw new UnknownThreadTypeError(sub.$type, SKEIN_TYPE_PACKAGES[sub.$type]);
+    return sub;
+  }
+  return store.get(checkpoint.threadId);
 }
 
 /** Rolls every sub-thread back to its part of a workflow checkpoint and gives the execution state to restore. */
@@ -70,7 +104,7 @@ export async function restoreCheckpoint(
   current: Map<string, SubThread>,
   target: PointTarget,
 ) {
-  const id = typeof target === "string" ? target : "id" in target ? target.id : undefined;
+  const id = targetId(target);
   const saved = checkpoints.find((checkpoint) => checkpoint.id === id);
   if (!saved) throw new PointNotFoundError(workflow.id, id ?? `${(target as LogPoint).segment}`);
   const report: WorkflowRollbackReport = {

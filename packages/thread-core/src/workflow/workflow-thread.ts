@@ -1,10 +1,11 @@
 import {
   ConcurrencyError,
+  PointNotFoundError,
   ThreadNotFoundError,
   UnknownThreadTypeError,
   UnsupportedOperationError,
 } from "../errors.js";
-import { newSortableId } from "../ids.js";
+import { assertThreadId, newSortableId } from "../ids.js";
 import { cloneJson, type JsonValue } from "../json.js";
 import type { Message, MessageInput } from "../message.js";
 import { OpaqueThreadState } from "../opaque-state.js";
@@ -13,7 +14,6 @@ import type { ThreadStore } from "../store/store.js";
 import type {
   AppendOptions,
   Checkpoint,
-  ForkOptions,
   HistoryEvent,
   PointTarget,
   ReadOptions,
@@ -24,9 +24,23 @@ import type {
   ViewOptions,
 } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
-import { restoreCheckpoint, takeCheckpoint, type WorkflowRollbackReport } from "./workflow-checkpoints.js";
+import {
+  checkpointedThread,
+  restoreCheckpoint,
+  takeCheckpoint,
+  targetId,
+  type WorkflowRollbackReport,
+} from "./workflow-checkpoints.js";
 import { endStep, enqueueStep, startStep } from "./workflow-execution.js";
-import type { ExecutionState, WorkflowData, WorkflowState, WorkflowStep } from "./workflow-state.js";
+import { discardForks, forkParts, planFork, type WorkflowForkOptions } from "./workflow-fork.js";
+import { type WorkflowSnapshot, workflowSnapshot } from "./workflow-snapshot.js";
+import type {
+  ExecutionState,
+  WorkflowCheckpoint,
+  WorkflowData,
+  WorkflowState,
+  WorkflowStep,
+} from "./workflow-state.js";
 
 export const MAIN_THREAD = "main";
 
@@ -143,31 +157,37 @@ export class WorkflowThread implements Thread<WorkflowState> {
     return this.thread().view(options);
   }
 
-  /** A new workflow with a fork of every sub-thread and a copy of the execution state. */
-  async fork(options: ForkOptions = {}): Promise<Thread> {
-    const threads = new Map<string, SubThread>();
-    for (const [key, sub] of this.#threads) {
-      if (OpaqueThreadState.isInstance(sub) || sub.capabilities.fork === "none") {
-        throw new UnsupportedOperationError(
-          OpaqueThreadState.isInstance(sub) ? sub.$type : sub.type,
-          "fork",
-          `sub-thread "${key}" cannot be forked, so the workflow cannot.`,
-        );
-      }
-    }
-    for (const [key, sub] of this.#threads) threads.set(key, await (sub as Thread).fork());
-    const now = new Date().toISOString();
+  /**
+   * A new workflow with a fork of every sub-thread and a copy of the execution state: as they are now, as
+   * they were at a workflow checkpoint (`{ at: checkpoint }`), or with one sub-thread ending after a message
+   * (`{ at: { thread: "planner", message: id } }`). A point the workflow does not have is a
+   * `PointNotFoundError`; a sub-thread that cannot be forked there is an `UnsupportedOperationError`
+   * naming its type. Either way nothing is created.
+   */
+  async fork(options: WorkflowForkOptions = {}): Promise<WorkflowThread> {
+    const id = options.id ?? newSortableId();
+    assertThreadId(id);
+    const saved = options.at === undefined ? undefined : await this.#findCheckpoint(options.at);
+    const plan = await planFork(this, this.#threads, saved, options.at);
+    const threads = await forkParts(plan, this.id, id);
     const state = {
       ...cloneJson(this.#state),
-      id: options.id ?? newSortableId(),
-      createdAt: now,
+      id,
+      createdAt: new Date().toISOString(),
       revision: 0,
       metadata: { ...cloneJson(this.#state.metadata), ...cloneJson(options.metadata ?? {}) },
+      execution: plan.execution,
       checkpoints: [],
       events: [],
     } as WorkflowData;
     const fork = new WorkflowThread(this.store, state, threads);
-    await fork.save();
+    try {
+      await fork.save();
+    } catch (error) {
+      // The id is taken, or the store failed: the sub-thread forks made for it must not be left behind.
+      await discardForks(threads.values());
+      throw error;
+    }
     return fork;
   }
 
@@ -200,11 +220,22 @@ export class WorkflowThread implements Thread<WorkflowState> {
     return report;
   }
 
+  /**
+   * The workflow at one of its checkpoints: `execution` and every sub-thread (`thread(key)`) as they were
+   * there, read-only. Any other target (a message id or a point of `main`) reads `main` at that point.
+   */
+  async at(target: Checkpoint): Promise<WorkflowSnapshot>;
+  async at(target: PointTarget): Promise<ThreadSnapshot>;
   async at(target: PointTarget): Promise<ThreadSnapshot> {
-    const id = typeof target === "string" ? target : "id" in target ? target.id : undefined;
-    const saved = this.#state.checkpoints.find((checkpoint) => checkpoint.id === id);
-    const main = saved?.threads[MAIN_THREAD]?.checkpoint as Checkpoint | undefined;
-    return this.thread().at(main ?? target);
+    const saved = await this.#findCheckpoint(target);
+    if (saved) {
+      return workflowSnapshot(this.id, saved, (key, checkpoint) =>
+        checkpointedThread(this.store, this.#threads, key, checkpoint),
+      );
+    }
+    // A checkpoint object names a workflow checkpoint: one this workflow does not hold is not found.
+    if (typeof target !== "string" && "id" in target) throw new PointNotFoundError(this.id, target.id);
+    return this.thread().at(target);
   }
 
   async history(): Promise<HistoryEvent[]> {
@@ -237,6 +268,24 @@ export class WorkflowThread implements Thread<WorkflowState> {
       if (!OpaqueThreadState.isInstance(sub) && sub.type === this.store.nativeType) await sub.delete();
     }
     await this.store.delete(this.id);
+  }
+
+  /**
+   * The workflow checkpoint a target names. A checkpoint of this workflow that this handle has not seen
+   * was taken through another handle since this one read the workflow: it is looked up once in the stored
+   * state. Strings are only looked up here, as they may as well be message ids of `main`.
+   */
+  async #findCheckpoint(target: unknown): Promise<WorkflowCheckpoint | undefined> {
+    const id = targetId(target);
+    const known = this.#state.checkpoints.find((checkpoint) => checkpoint.id === id);
+    if (known || typeof target !== "object" || (target as Checkpoint).threadId !== this.id) return known;
+    const stored = await this.store.get(this.id).catch((error: unknown) => {
+      if (ThreadNotFoundError.isInstance(error)) return undefined;
+      throw error;
+    });
+    return stored instanceof WorkflowThread
+      ? stored.#state.checkpoints.find((checkpoint) => checkpoint.id === id)
+      : undefined;
   }
 
   /** Writes the workflow's state if nobody else has since it was read (else `ConcurrencyError`). */

@@ -1,16 +1,20 @@
 import { expect } from "vitest";
 import {
   ConcurrencyError,
+  PointNotFoundError,
   ThreadExistsError,
   ThreadNotFoundError,
   UnknownThreadTypeError,
+  UnsupportedOperationError,
 } from "../../errors.js";
+import type { ThreadStore } from "../../store/store.js";
 import type { Thread } from "../../thread.js";
 import type { WorkflowRollbackReport } from "../../workflow/workflow-checkpoints.js";
 import type { WorkflowThread } from "../../workflow/workflow-thread.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
-const texts = async (thread: Thread) =>
+/** The texts of a thread's messages, or of a thread's past. */
+const texts = async (thread: Pick<Thread, "messages">) =>
   (await thread.messages()).map((message) => (message.contents[0] as { text?: string }).text);
 
 const FOREIGN = {
@@ -18,6 +22,17 @@ const FOREIGN = {
   id: "remote-1",
   conversationId: "conv_9",
   nested: { keep: [1, "two"] },
+};
+
+/** Every thread id the store lists, page by page. */
+const storedIds = async (store: ThreadStore) => {
+  const ids: string[] = [];
+  for (let cursor: string | undefined, first = true; first || cursor !== undefined; first = false) {
+    const page = await store.list({ cursor });
+    ids.push(...page.items.map((item) => item.id));
+    cursor = page.cursor;
+  }
+  return ids.sort();
 };
 
 /** SPEC §6: workflow threads hold sub-threads of any type and execution state that resumes anywhere. */
@@ -181,4 +196,168 @@ export function workflowCases(context: SuiteContext): void {
     await fork.delete();
     expect(await texts(workflow.thread("main"))).toEqual(["shared"]);
   });
+
+  conformanceCase(
+    context,
+    "a workflow forks at a checkpoint with the execution state and every sub-thread as they were there",
+    async () => {
+      const workflow = await createWorkflow(["main", "planner"]);
+      await workflow.thread("main").append({ role: "user", text: "m1" });
+      await workflow.thread("planner").append({ role: "assistant", text: "p1" });
+      const step = await workflow.enqueue("plan");
+      const checkpoint = await workflow.checkpoint("planned");
+      await workflow.thread("main").append({ role: "user", text: "m2" });
+      await workflow.thread("planner").append({ role: "assistant", text: "p2" });
+      await workflow.start(step.id);
+      await (await workflow.addThread("late")).append({ role: "assistant", text: "l1" });
+      // Taken out of the workflow after the checkpoint, still part of it there.
+      await workflow.removeThread("planner");
+
+      const fork = await workflow.fork({ at: checkpoint, id: "wf-at-checkpoint" });
+      for (const forked of [fork, (await context.store.get("wf-at-checkpoint")) as WorkflowThread]) {
+        expect(forked.keys().sort()).toEqual(["main", "planner"]);
+        expect(await texts(forked.thread("main"))).toEqual(["m1"]);
+        expect(await texts(forked.thread("planner"))).toEqual(["p1"]);
+        expect(forked.execution.next).toEqual([step.id]);
+        expect(forked.execution.current).toEqual([]);
+      }
+      await fork.thread("planner").append({ role: "assistant", text: "fork only" });
+      await fork.start(step.id);
+      expect(await texts(fork.thread("planner"))).toEqual(["p1", "fork only"]);
+      expect(await texts(workflow.thread("main"))).toEqual(["m1", "m2"]);
+      expect(workflow.execution.current).toEqual([step.id]);
+
+      // The checkpoint's id works as well, from a handle that did not take it.
+      const stale = (await context.store.get(workflow.id)) as WorkflowThread;
+      const byId = await stale.fork({ at: checkpoint.id });
+      expect(await texts(byId.thread("main"))).toEqual(["m1"]);
+      expect(byId.execution.next).toEqual([step.id]);
+    },
+  );
+
+  conformanceCase(context, "a workflow forks after a message of one sub-thread", async () => {
+    const workflow = await createWorkflow(["main", "planner"]);
+    const [m1] = await workflow.thread("main").append({ role: "user", text: "m1" });
+    await workflow.thread("main").append({ role: "user", text: "m2" });
+    const planned = await workflow
+      .thread("planner")
+      .append([1, 2, 3].map((index) => ({ role: "assistant" as const, text: `p${index}` })));
+    await workflow.enqueue("write");
+
+    const fork = await workflow.fork({ at: { thread: "planner", message: planned[1]?.id as string } });
+    expect(await texts(fork.thread("planner"))).toEqual(["p1", "p2"]);
+    // The other sub-threads and the execution state are forked as they are now.
+    expect(await texts(fork.thread("main"))).toEqual(["m1", "m2"]);
+    expect(fork.execution.next).toHaveLength(1);
+
+    // A message id alone names a message of main, as it does for messages() and at().
+    const atMain = await workflow.fork({ at: m1?.id as string });
+    expect(await texts(atMain.thread("main"))).toEqual(["m1"]);
+    expect(await texts(atMain.thread("planner"))).toEqual(["p1", "p2", "p3"]);
+  });
+
+  conformanceCase(
+    context,
+    "a fork at a point the workflow does not have is a typed error and creates nothing",
+    async () => {
+      const workflow = await createWorkflow(["main", "planner"]);
+      await workflow.thread("planner").append({ role: "assistant", text: "p1" });
+      const checkpoint = await workflow.checkpoint();
+      const other = await createWorkflow(["main"]);
+      const foreign = await other.checkpoint();
+      const before = await storedIds(context.store);
+      const attempts = [
+        workflow.fork({ at: "no-such-point", id: "wf-bad" }),
+        workflow.fork({ at: { ...checkpoint, id: "wcp_missing" }, id: "wf-bad" }),
+        workflow.fork({ at: foreign, id: "wf-bad" }),
+        workflow.fork({ at: { thread: "planner", message: "no-such-message" }, id: "wf-bad" }),
+      ];
+      for (const attempt of attempts) expect(await caught(attempt)).toBeInstanceOf(PointNotFoundError);
+      expect(
+        await caught(workflow.fork({ at: { thread: "ghost", message: "m" }, id: "wf-bad" })),
+      ).toBeInstanceOf(ThreadNotFoundError);
+      // A taken id: the sub-thread forks made before the workflow's save are deleted again.
+      expect(await caught(workflow.fork({ at: checkpoint, id: other.id }))).toBeInstanceOf(ConcurrencyError);
+      expect(await storedIds(context.store)).toEqual(before);
+      expect(((await context.store.get(other.id)) as WorkflowThread).keys()).toEqual(["main"]);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a fork at a checkpoint refuses a sub-thread whose point there was not kept",
+    async () => {
+      const workflow = await createWorkflow(["main"]);
+      await workflow.thread("main").append({ role: "user", text: "m1" });
+      const opened = (await context.store.open({
+        ...workflow.toJSON(),
+        threads: { ...workflow.toJSON().threads, remote: FOREIGN },
+      })) as WorkflowThread;
+      await opened.save();
+      const checkpoint = await opened.checkpoint();
+      // Without the remote sub-thread the workflow forks from its end; at the checkpoint it had one.
+      await opened.removeThread("remote");
+      await opened.fork();
+      const before = await storedIds(context.store);
+      const error = await caught(opened.fork({ at: checkpoint, id: "wf-refused" }));
+      expect(error).toBeInstanceOf(UnsupportedOperationError);
+      expect((error as UnsupportedOperationError).type).toBe("acme.remote");
+      expect(error.message).toContain('"remote"');
+      expect(await storedIds(context.store)).toEqual(before);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "at(checkpoint) shows the execution state and every sub-thread as they were, read-only",
+    async () => {
+      const workflow = await createWorkflow(["main", "planner"]);
+      await workflow.thread("main").append({ role: "user", text: "m1" });
+      await workflow.thread("planner").append({ role: "assistant", text: "p1" });
+      const step = await workflow.enqueue("plan");
+      const early = (await context.store.get(workflow.id)) as WorkflowThread;
+      const opened = (await context.store.open({
+        ...workflow.toJSON(),
+        threads: { ...workflow.toJSON().threads, remote: FOREIGN },
+      })) as WorkflowThread;
+      await opened.save();
+      const checkpoint = await opened.checkpoint("planned");
+      await opened.thread("main").append({ role: "user", text: "m2" });
+      await opened.thread("planner").append({ role: "assistant", text: "p2" });
+      await opened.start(step.id);
+      await opened.addThread("late");
+      await opened.removeThread("planner");
+      await opened.rollback(await opened.checkpoint());
+
+      const again = (await context.store.get(workflow.id)) as WorkflowThread;
+      const past = await again.at(checkpoint);
+      expect(past.checkpoint).toMatchObject({ id: checkpoint.id, label: "planned", threadId: workflow.id });
+      expect(past.execution.next).toEqual([step.id]);
+      expect(past.execution.current).toEqual([]);
+      expect(Object.isFrozen(past.execution.steps[0])).toBe(true);
+      expect(past.keys().sort()).toEqual(["main", "planner", "remote"]);
+      expect(await texts(past.thread("planner"))).toEqual(["p1"]);
+      expect((await past.thread("main").messages()).map((message) => message.contents[0])).toEqual([
+        { type: "text", text: "m1" },
+      ]);
+      expect(await past.messages()).toHaveLength(1);
+      expect(past.point).toEqual(checkpoint.point);
+      expect(() => past.thread("late")).toThrow(ThreadNotFoundError);
+      const remote = (() => {
+        try {
+          past.thread("remote");
+        } catch (error) {
+          return error as UnsupportedOperationError;
+        }
+      })();
+      expect(remote).toBeInstanceOf(UnsupportedOperationError);
+      expect(remote?.type).toBe("acme.remote");
+      // A handle read before the checkpoint was taken finds it where the workflow is stored.
+      expect(await texts((await early.at(checkpoint)).thread("planner"))).toEqual(["p1"]);
+      expect(await caught(again.at({ ...checkpoint, id: "wcp_missing" }))).toBeInstanceOf(PointNotFoundError);
+      // The present is untouched by reading the past.
+      expect(again.execution.current).toEqual([step.id]);
+      expect(await texts(again.thread("main"))).toEqual(["m1", "m2"]);
+    },
+  );
 }
