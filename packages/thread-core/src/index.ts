@@ -42,6 +42,7 @@ export { estimateTokens, selectView, type ViewSource } from "./local/view.js";
 export { type PairKey, type PairParticipants, pairKey } from "./manager/pair-key.js";
 export {
   createThreadManager,
+  type PairState,
   type ThreadManager,
   type ThreadManagerCallbacks,
   type ThreadManagerOptions,

@@ -1,41 +1,90 @@
-import { createHash } from "node:crypto";
 import { defaultRegistry } from "../create-registry.js";
-import { SkeinError, ThreadExistsError, ThreadNotFoundError, UnsupportedOperationError } from "../errors.js";
+import {
+  ConcurrencyError,
+  SkeinError,
+  ThreadExistsError,
+  ThreadNotFoundError,
+  UnsupportedOperationError,
+} from "../errors.js";
 import { assertThreadId } from "../ids.js";
-import { createMemoryStore } from "../memory/memory-thread-type.js";
+import type { Message, MessageInput } from "../message.js";
 import type { Registry } from "../registry.js";
 import type { ThreadStore } from "../store/store.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
+import { CallbackThread, type PairStorage } from "./callback-thread.js";
+import { LruCache } from "./lru-cache.js";
+import { chatPrefix, type PairKey, pairKey } from "./pair-key.js";
+import { ThreadManagerError } from "./thread-manager-error.js";
 
-/** Who talks in a pair thread, in a stable order, and the thread id they map to. */
-export interface PairKey {
-  chatId: string;
-  participants: [string, string];
-  threadId: string;
+/** A pair thread's state (memory thread JSON, with its whole log) as `save` gets it. */
+export type PairState = ThreadState & { revision: number };
+
+export interface ThreadManagerSaveOptions {
+  /**
+   * The revision the stored state must still have for this save to store (0: nothing stored yet, or a
+   * state stored at revision 0). The new state's own `revision` is always greater.
+   */
+  expectedRevision: number;
 }
 
+/**
+ * Where a callback-backed manager keeps its pair threads. `save` must be a compare-and-set: over SQL,
+ * `UPDATE pairs SET state = $state, revision = $state.revision WHERE thread_id = $id AND revision = $expected`
+ * (an insert when `expectedRevision` is 0 and nothing is stored), then report whether a row changed.
+ */
 export interface ThreadManagerCallbacks {
-  /** The saved JSON of a pair's thread, or undefined if it has none yet. */
+  /** The JSON `save` last stored for this key (it carries its `revision`), or undefined if none. */
   load(key: PairKey): Promise<unknown>;
-  save(key: PairKey, state: ThreadState): Promise<void>;
+  /**
+   * Stores `state` only if the revision now stored for `key.threadId` equals `options.expectedRevision`
+   * (a key with nothing stored counts as revision 0), atomically with that check, and resolves `true`;
+   * otherwise stores nothing and resolves `false` (or throws a `ConcurrencyError`). The manager then loads
+   * the newer state, re-appends its unsaved messages and saves again. Keep `state.revision` next to the state
+   * (or read it from the JSON) to compare.
+   */
+  save(key: PairKey, state: PairState, options: ThreadManagerSaveOptions): Promise<boolean>;
   /** The pairs of a chat; without it, `list` is unsupported. */
   list?(chatId: string): Promise<PairKey[]>;
 }
 
-export type ThreadManagerOptions =
-  | { store: ThreadStore; user?: string }
-  | (ThreadManagerCallbacks & { registry?: Registry; user?: string });
+interface CommonOptions {
+  /** The name of the chat's user in `get(chatId, agent)` keys. @default "user" */
+  user?: string;
+  /**
+   * How many pair threads the manager keeps live, least recently used forgotten first. Within that bound,
+   * every `get` of a pair returns the same object. @default 1000
+   */
+  cacheSize?: number;
+}
 
-/** Raised when a `load`/`save`/`list` callback fails; `cause` holds what it threw. */
-export class ThreadManagerError extends SkeinError {}
+export type ThreadManagerOptions =
+  | ({ store: ThreadStore } & CommonOptions)
+  | (ThreadManagerCallbacks & { registry?: Registry } & CommonOptions);
 
 export interface ThreadManager {
-  /** The thread of `user ↔ first`, or of `first ↔ second`: the same thread in either order. */
+  /**
+   * The thread of the user ↔ `first` (one argument), or of `first` ↔ `second`: the same thread in either
+   * order, and the same object while it stays in the manager's cache. Concurrent first calls create one thread.
+   */
   get(chatId: string, first: string, second?: string): Promise<Thread>;
-  /** Persists a thread got from this manager (a no-op for threads that live in a store). */
+  /**
+   * Persists a thread got from this manager. With a store, threads persist as they change and this is a no-op.
+   * With callbacks, a compare-and-set on the revision last loaded or saved: when another manager saved first,
+   * the newer state is loaded and this thread's unsaved messages are appended on top (unsaved rollbacks,
+   * checkpoints or updates make it a `ConcurrencyError` instead, and the next `get` loads afresh).
+   */
   save(thread: Thread): Promise<void>;
+  /** Appends one message or many and saves, in one step (merging like `save`); returns them as stored. */
+  appendAndSave(thread: Thread, messages: MessageInput | MessageInput[]): Promise<Message[]>;
   list(chatId: string): Promise<PairKey[]>;
+}
+
+const DEFAULT_CACHE_SIZE = 1000;
+
+interface Entry {
+  key: PairKey;
+  loading: Promise<Thread>;
 }
 
 /**
@@ -44,74 +93,89 @@ export interface ThreadManager {
  */
 export function createThreadManager(options: ThreadManagerOptions): ThreadManager {
   const user = options.user ?? "user";
-  const pending = new Map<string, Promise<Thread>>();
-  const keys = new Map<string, PairKey>();
+  const cache = new LruCache<string, Promise<Thread>>(options.cacheSize ?? DEFAULT_CACHE_SIZE);
+  // Per object, not per id: released with the object, so it never grows with the pairs touched.
+  const owners = new WeakMap<Thread, Entry>();
   const backend = "store" in options ? storeBackend(options.store) : callbackBackend(options);
+  const entryOf = (thread: Thread): Entry => {
+    const entry = owners.get(thread);
+    if (!entry) throw new ThreadNotFoundError(thread.id);
+    return entry;
+  };
+  /** A save refused for good leaves the object behind: the next `get` loads the pair afresh. */
+  const forgetOnConflict = async <T>(entry: Entry, action: () => Promise<T>): Promise<T> => {
+    try {
+      return await action();
+    } catch (error) {
+      if (ConcurrencyError.isInstance(error)) cache.deleteIf(entry.key.threadId, entry.loading);
+      throw error;
+    }
+  };
   return {
     get(chatId, first, second) {
-      const key = pairKey(chatId, second === undefined ? [user, first] : [first, second]);
-      keys.set(key.threadId, key);
-      const running = pending.get(key.threadId);
-      if (running) return running;
-      // Concurrent first calls share one creation; the entry goes once it settles.
-      const created = backend.getOrCreate(key).finally(() => pending.delete(key.threadId));
-      pending.set(key.threadId, created);
-      return created;
+      const key =
+        second === undefined ? pairKey(chatId, { user, agent: first }) : pairKey(chatId, [first, second]);
+      const cached = cache.get(key.threadId);
+      if (cached) return cached;
+      // Concurrent first calls share one load.
+      const loading: Promise<Thread> = backend.open(key).then((thread) => {
+        owners.set(thread, { key, loading });
+        return thread;
+      });
+      cache.set(key.threadId, loading);
+      loading.catch(() => cache.deleteIf(key.threadId, loading));
+      return loading;
     },
     async save(thread) {
-      const key = keys.get(thread.id);
-      if (!key) throw new ThreadNotFoundError(thread.id);
-      await backend.save(key, thread);
+      const entry = entryOf(thread);
+      await forgetOnConflict(entry, () => backend.save(thread));
+    },
+    async appendAndSave(thread, messages) {
+      const entry = entryOf(thread);
+      return forgetOnConflict(entry, () => backend.appendAndSave(thread, messages));
     },
     list: (chatId) => backend.list(chatId),
   };
 }
 
-/** Hashes keep ids short and make every (chat, pair) distinct whatever characters the names hold. */
-function digest(value: unknown): string {
-  return createHash("sha256").update(JSON.stringify(value)).digest("base64url").slice(0, 22);
-}
-
-export function pairKey(chatId: string, pair: [string, string]): PairKey {
-  for (const name of [chatId, ...pair]) {
-    if (typeof name !== "string" || name.length === 0)
-      throw new TypeError("chat ids and names are non-empty strings");
-  }
-  const participants = [...pair].sort() as [string, string];
-  return { chatId, participants, threadId: `${chatPrefix(chatId)}${digest(participants)}` };
-}
-
-function chatPrefix(chatId: string): string {
-  return `pair.${digest(chatId)}.`;
-}
-
 interface Backend {
-  getOrCreate(key: PairKey): Promise<Thread>;
-  save(key: PairKey, thread: Thread): Promise<void>;
+  open(key: PairKey): Promise<Thread>;
+  save(thread: Thread): Promise<void>;
+  appendAndSave(thread: Thread, messages: MessageInput | MessageInput[]): Promise<Message[]>;
   list(chatId: string): Promise<PairKey[]>;
+}
+
+function pairMetadata(key: PairKey): Record<string, unknown> {
+  return {
+    chatId: key.chatId,
+    participants: key.participants,
+    ...(key.user === undefined ? {} : { user: key.user }),
+  };
 }
 
 function storeBackend(store: ThreadStore): Backend {
   const find = (key: PairKey) => store.get(key.threadId);
   return {
-    async getOrCreate(key) {
+    async open(key) {
       try {
         return await find(key);
       } catch (error) {
-        if (!(error instanceof ThreadNotFoundError)) throw error;
+        if (!ThreadNotFoundError.isInstance(error)) throw error;
       }
       try {
-        return await store.create({
-          id: key.threadId,
-          metadata: { chatId: key.chatId, participants: key.participants },
-        });
+        return await store.create({ id: key.threadId, metadata: pairMetadata(key) });
       } catch (error) {
-        if (error instanceof ThreadExistsError) return find(key); // another process created it first
+        if (ThreadExistsError.isInstance(error)) return find(key); // another process created it first
         throw error;
       }
     },
-    async save(_key, thread) {
+    async save(thread) {
       await store.save(thread);
+    },
+    async appendAndSave(thread, messages) {
+      const appended = await thread.append(messages);
+      await store.save(thread);
+      return appended;
     },
     async list(chatId) {
       const pairs: PairKey[] = [];
@@ -119,9 +183,10 @@ function storeBackend(store: ThreadStore): Backend {
       do {
         const page = await store.list({ prefix: chatPrefix(chatId), cursor, limit: 100 });
         for (const item of page.items) {
-          const thread = await store.get(item.id);
-          const participants = thread.metadata.participants as [string, string];
-          pairs.push({ chatId, participants, threadId: item.id });
+          const metadata = (await store.get(item.id)).metadata;
+          const participants = metadata.participants as [string, string];
+          const owner = typeof metadata.user === "string" ? { user: metadata.user } : {};
+          pairs.push({ chatId, participants, ...owner, threadId: item.id });
         }
         cursor = page.cursor;
       } while (cursor);
@@ -143,22 +208,32 @@ function callbackBackend(callbacks: ThreadManagerCallbacks & { registry?: Regist
       );
     }
   };
+  const storage: PairStorage = {
+    load: (key) => call("load", () => callbacks.load(key)),
+    async save(key, state, options) {
+      let stored: unknown;
+      try {
+        stored = await call("save", () => callbacks.save(key, state, options));
+      } catch (error) {
+        if (ConcurrencyError.isInstance(error)) return false;
+        throw error;
+      }
+      if (typeof stored !== "boolean") {
+        throw new ThreadManagerError(
+          `The thread manager's save callback resolved ${typeof stored}, not true or false: it must store the state only while the stored revision equals expectedRevision, and say whether it did.`,
+        );
+      }
+      return stored;
+    },
+  };
+  const own = (thread: Thread) => thread as CallbackThread;
   return {
-    async getOrCreate(key) {
+    open(key) {
       assertThreadId(key.threadId);
-      const saved = await call("load", () => callbacks.load(key));
-      const store = createMemoryStore({ registry });
-      if (saved !== undefined && saved !== null) return store.open(saved);
-      const thread = await store.create({
-        id: key.threadId,
-        metadata: { chatId: key.chatId, participants: key.participants },
-      });
-      await call("save", () => callbacks.save(key, thread.toJSON() as ThreadState));
-      return thread;
+      return CallbackThread.load(key, storage, registry);
     },
-    async save(key, thread) {
-      await call("save", () => callbacks.save(key, thread.toJSON() as ThreadState));
-    },
+    save: (thread) => own(thread).save(),
+    appendAndSave: (thread, messages) => own(thread).appendAndSave(messages),
     async list(chatId) {
       const list = callbacks.list;
       if (!list)

@@ -1,0 +1,263 @@
+import { ConcurrencyError, quoteUntrusted, UnsupportedOperationError } from "../errors.js";
+import { LocalThread } from "../local/local-thread.js";
+import { createMemoryStore } from "../memory/memory-thread-type.js";
+import type { Message, MessageInput } from "../message.js";
+import type { Registry } from "../registry.js";
+import type {
+  AppendOptions,
+  Checkpoint,
+  ForkOptions,
+  HistoryEvent,
+  PointTarget,
+  ReadOptions,
+  Thread,
+  ThreadCapabilities,
+  ThreadSnapshot,
+  ThreadUpdate,
+  ViewOptions,
+} from "../thread.js";
+import type { ThreadState } from "../thread-type.js";
+import type { PairKey } from "./pair-key.js";
+import { ThreadManagerError } from "./thread-manager-error.js";
+
+/** The load/save callbacks as the manager calls them: failures typed, a refused save reported as `false`. */
+export interface PairStorage {
+  load(key: PairKey): Promise<unknown>;
+  save(
+    key: PairKey,
+    state: ThreadState & { revision: number },
+    options: { expectedRevision: number },
+  ): Promise<boolean>;
+}
+
+/** How often a save reloads the newer stored state and re-appends before it gives up with `ConcurrencyError`. */
+const SAVE_ATTEMPTS = 20;
+
+/** What the storage held when this object last loaded or saved: the revision a save expects to replace. */
+interface Base {
+  revision: number;
+  head: string;
+  length: number;
+  events: number;
+  metadata: string;
+  context: string;
+}
+
+/**
+ * A pair thread kept by `load`/`save` callbacks: a memory thread, plus the revision the storage held when it
+ * was loaded or last saved. `save` replaces that revision only (a compare-and-set by the callback); when
+ * another writer saved first, it reloads the newer state and re-appends this object's unsaved messages
+ * (idempotent by id) on top, so no saved message is ever overwritten. Changes other than appends (rollback,
+ * checkpoint, update) cannot be merged that way: their save is a `ConcurrencyError`.
+ */
+export class CallbackThread implements Thread {
+  readonly specificationVersion = "v1";
+  #inner: LocalThread;
+  #base: Base;
+  /** Changes and saves run one at a time, so a save never misses an append made while it merges. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly key: PairKey,
+    readonly storage: PairStorage,
+    readonly registry: Registry,
+    inner: LocalThread,
+  ) {
+    this.#inner = inner;
+    this.#base = snapshot(inner);
+  }
+
+  /** The pair's saved thread, or a new empty one (saved on its first `save`). */
+  static async load(key: PairKey, storage: PairStorage, registry: Registry): Promise<CallbackThread> {
+    const saved = await storage.load(key);
+    const inner =
+      saved === undefined || saved === null
+        ? ((await createMemoryStore({ registry }).create({
+            id: key.threadId,
+            metadata: {
+              chatId: key.chatId,
+              participants: key.participants,
+              ...(key.user === undefined ? {} : { user: key.user }),
+            },
+          })) as LocalThread)
+        : await openSaved(key, saved, registry);
+    return new CallbackThread(key, storage, registry, inner);
+  }
+
+  get id(): string {
+    return this.#inner.id;
+  }
+  get type(): string {
+    return this.#inner.type;
+  }
+  get capabilities(): ThreadCapabilities {
+    return this.#inner.capabilities;
+  }
+  get revision(): number {
+    return this.#inner.revision;
+  }
+  get metadata(): Readonly<Record<string, unknown>> {
+    return this.#inner.metadata;
+  }
+  get context(): Readonly<Record<string, unknown>> {
+    return this.#inner.context;
+  }
+
+  append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]> {
+    return this.#exclusive(() => this.#inner.append(input, options));
+  }
+
+  /** Appends and saves in one step; see `ThreadManager.appendAndSave`. */
+  appendAndSave(input: MessageInput | MessageInput[]): Promise<Message[]> {
+    return this.#exclusive(async () => {
+      const appended = await this.#inner.append(input);
+      await this.#save();
+      return appended;
+    });
+  }
+
+  /** Writes what changed since the last load or save; see `ThreadManager.save`. */
+  save(): Promise<void> {
+    return this.#exclusive(() => this.#save());
+  }
+
+  messages(options?: ReadOptions): Promise<Message[]> {
+    return this.#inner.messages(options);
+  }
+
+  view(options?: ViewOptions): Promise<Message[]> {
+    return this.#inner.view(options);
+  }
+
+  /** A memory thread forked from this one; it is not kept by the callbacks. */
+  fork(options?: ForkOptions): Promise<Thread> {
+    return this.#inner.fork(options);
+  }
+
+  checkpoint(label?: string): Promise<Checkpoint> {
+    return this.#exclusive(() => this.#inner.checkpoint(label));
+  }
+
+  rollback(target: PointTarget, options?: AppendOptions): Promise<void> {
+    return this.#exclusive(() => this.#inner.rollback(target, options));
+  }
+
+  at(target: PointTarget): Promise<ThreadSnapshot> {
+    return this.#inner.at(target);
+  }
+
+  history(): Promise<HistoryEvent[]> {
+    return this.#inner.history();
+  }
+
+  update(patch: ThreadUpdate, options?: AppendOptions): Promise<void> {
+    return this.#exclusive(() => this.#inner.update(patch, options));
+  }
+
+  /**
+   * Loads the saved state; when another writer saved a newer one, this object becomes it, with its own
+   * unsaved messages appended on top (a `ConcurrencyError` if it has unsaved changes other than appends).
+   */
+  refresh(): Promise<void> {
+    return this.#exclusive(async () => {
+      const saved = await this.storage.load(this.key);
+      if (saved === undefined || saved === null || savedRevision(saved) === this.#base.revision) return;
+      await this.#rebase(saved);
+    });
+  }
+
+  toJSON(): ThreadState {
+    return this.#inner.toJSON();
+  }
+
+  async delete(): Promise<void> {
+    throw new UnsupportedOperationError(
+      "thread manager",
+      "delete",
+      "its pair threads live where the save callback keeps them; delete the saved state there.",
+    );
+  }
+
+  async #save(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const state = this.#inner.toJSON() as ThreadState & { revision: number };
+      if (state.revision === this.#base.revision) return; // nothing new since the last load or save
+      const expectedRevision = this.#base.revision;
+      if (await this.storage.save(this.key, state, { expectedRevision })) {
+        this.#base = snapshot(this.#inner);
+        return;
+      }
+      const stored = await this.storage.load(this.key);
+      if (attempt >= SAVE_ATTEMPTS || stored === undefined || stored === null) {
+        throw new ConcurrencyError(this.id, expectedRevision, savedRevision(stored) ?? 0);
+      }
+      if (savedRevision(stored) === expectedRevision) {
+        throw new ThreadManagerError(
+          `The thread manager's save callback refused revision ${expectedRevision} of ${JSON.stringify(this.id)}, yet load returns that revision: save must store the state when the stored revision equals expectedRevision.`,
+        );
+      }
+      await this.#rebase(stored);
+    }
+  }
+
+  /** Becomes the newer saved state, re-appending the messages this object has not saved yet. */
+  async #rebase(saved: unknown): Promise<void> {
+    const record = this.#inner.record;
+    const base = this.#base;
+    const appendsOnly =
+      record.head === base.head &&
+      record.events.length === base.events &&
+      record.length >= base.length &&
+      JSON.stringify(record.metadata) === base.metadata &&
+      JSON.stringify(record.context) === base.context;
+    const changed = record.revision !== base.revision;
+    if (changed && !appendsOnly) {
+      throw new ConcurrencyError(this.id, base.revision, savedRevision(saved) ?? 0, {
+        cause: new Error(
+          "this object's unsaved changes (a rollback, checkpoint or update) cannot be merged onto the newer saved state; get the pair again and redo them",
+        ),
+      });
+    }
+    const unsaved = record.length - base.length;
+    const pending = unsaved > 0 ? await this.#inner.messages({ last: unsaved }) : [];
+    const next = await openSaved(this.key, saved, this.registry);
+    const nextBase = snapshot(next);
+    if (pending.length > 0) await next.append(pending);
+    this.#inner = next;
+    this.#base = nextBase;
+  }
+
+  #exclusive<T>(action: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(action);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function snapshot(thread: LocalThread): Base {
+  const record = thread.record;
+  return {
+    revision: record.revision,
+    head: record.head,
+    length: record.length,
+    events: record.events.length,
+    metadata: JSON.stringify(record.metadata),
+    context: JSON.stringify(record.context),
+  };
+}
+
+function savedRevision(saved: unknown): number | undefined {
+  const revision = (saved as { revision?: unknown } | null | undefined)?.revision;
+  return typeof revision === "number" ? revision : undefined;
+}
+
+/** A saved pair state as a memory thread of its own; it must be the pair's memory thread. */
+async function openSaved(key: PairKey, saved: unknown, registry: Registry): Promise<LocalThread> {
+  const thread = await createMemoryStore({ registry }).open(saved);
+  if (!(thread instanceof LocalThread) || thread.type !== "memory" || thread.id !== key.threadId) {
+    throw new ThreadManagerError(
+      `The thread manager's load callback returned a ${quoteUntrusted(thread.type)} thread ${quoteUntrusted(thread.id)} for pair thread ${JSON.stringify(key.threadId)}: load must return the state save was given for that key.`,
+    );
+  }
+  return thread;
+}

@@ -1,0 +1,4 @@
+import { SkeinError } from "../errors.js";
+
+/** Raised when a `load`/`save`/`list` callback fails or breaks its contract; `cause` holds what it threw. */
+export class ThreadManagerError extends SkeinError {}
