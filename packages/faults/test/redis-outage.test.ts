@@ -10,10 +10,13 @@ const APPENDS = 300;
 const PAUSE_MS = "4";
 /** Each call to Redis is bounded by this (the store URL's `timeout`). */
 const COMMAND_TIMEOUT_MS = 800;
-/** How late a typed error may come: the command timeout plus slack for a busy machine. */
-const ERROR_BOUND_MS = COMMAND_TIMEOUT_MS + 1200;
-/** How soon after Redis is back every writer must have landed an append again. */
-const RECOVERY_BOUND_MS = 5000;
+/**
+ * How late a typed error may come. A call the timeout did not end would wait forever; the bound is wide so
+ * that a machine busy with other work (a CI neighbour, a build) never fails the test, only a missing timeout.
+ */
+const ERROR_BOUND_MS = COMMAND_TIMEOUT_MS * 10;
+/** How soon after Redis is back every writer must have landed an append again (wide, for busy machines). */
+const RECOVERY_BOUND_MS = 30_000;
 
 interface WriterReport {
   acks: Array<{ id: string; at: number }>;
