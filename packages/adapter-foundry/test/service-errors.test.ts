@@ -116,10 +116,9 @@ describe.each(kinds)("service errors on $type", (kind) => {
 
   test("a request that hangs ends at requestTimeoutMs as a retryable timeout", async () => {
     const thread = await threadOf(kind, { requestTimeoutMs: 150 });
+    // The emulator never answers, so only the timeout can end the call (or the test times out).
     inject({ hang: true });
-    const started = Date.now();
     const error = await failure(thread.messages());
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(error).toBeInstanceOf(FoundryUnavailableError);
     expect(error).toMatchObject({ code: "timeout", retryable: true });
     expect(error.message).toMatch(/did not answer .* within 150 ms/);

@@ -26,12 +26,12 @@ const holder = (pid: number) =>
 describe("thread locks", () => {
   it("takes over a lock whose owner process is gone", async () => {
     const directory = await temporaryDirectory();
-    const store = fsStore({ directory, lockTimeoutMs: 2000 });
+    // Far beyond the test's own timeout: an append that waited for the lock instead of taking it over
+    // would fail the test, however fast or busy the machine.
+    const store = fsStore({ directory, lockTimeoutMs: 600_000 });
     const thread = await store.create({ id: "t" });
     await lockThread(directory, "t", holder(deadPid()));
-    const started = Date.now();
     await thread.append({ role: "user", text: "after the owner died" });
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(await readdir(new StoreLayout(directory).locks)).toEqual([]);
     await store.close();
   });

@@ -68,11 +68,10 @@ describe("openStore with redis URLs", () => {
       await admin.configSet("requirepass", "right-one");
       const store = redisStore({
         url: `redis://:wrong-one@127.0.0.1:${server.port}`,
-        commandTimeoutMs: 5_000,
+        // Beyond the test's own timeout: waiting out the command timeout instead of failing at once fails it.
+        commandTimeoutMs: 600_000,
       });
-      const started = Date.now();
       const error = (await store.create().catch((thrown: unknown) => thrown)) as Error;
-      expect(Date.now() - started).toBeLessThan(2_000);
       expect(SkeinError.isInstance(error)).toBe(true);
       expect(error.message).toContain("refused the credentials");
       expect(error.message).not.toContain("wrong-one");

@@ -64,7 +64,8 @@ describe("when Redis goes away", () => {
     try {
       const elapsed = await failsUnavailable(() => thread.append(say("two")));
       expect(elapsed).toBeGreaterThanOrEqual(400);
-      expect(elapsed).toBeLessThan(5000);
+      // Only the timeout can end a call to a frozen server; the upper bound is wide for busy machines.
+      expect(elapsed).toBeLessThan(20_000);
     } finally {
       server.process.kill("SIGCONT");
     }

@@ -83,16 +83,15 @@ describe("per-thread queues", () => {
   });
 
   it("aborts a run that exceeds maxTime with ThreadTimeoutError, and the thread goes on", async () => {
-    const runner = slowRunner((text) => (text === "slow" ? 10_000 : 0));
+    // "slow" would outlast the test's own timeout: only maxTime can end it.
+    const runner = slowRunner((text) => (text === "slow" ? 600_000 : 0));
     service = createThreadService({ store, runner });
     const { threadId } = await service.createThread({ config: { maxTime: 50 } });
-    const started = Date.now();
     const error = await service.send(threadId, "slow").catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ThreadTimeoutError);
     expect(error).toBeInstanceOf(ThreadProcessingError);
     expect((error as ThreadTimeoutError).maxTime).toBe(50);
     expect((error as Error).message).toMatch(/^\[thread-service\] /);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(await service.status(threadId)).toBe("failed");
     const next = await service.send(threadId, "quick");
     expect(messageText(next.messages[0] as never)).toBe("done: quick");
