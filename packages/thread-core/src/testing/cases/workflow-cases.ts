@@ -266,13 +266,15 @@ export function workflowCases(context: SuiteContext): void {
       const other = await createWorkflow(["main"]);
       const foreign = await other.checkpoint();
       const before = await storedIds(context.store);
-      const attempts = [
-        workflow.fork({ at: "no-such-point", id: "wf-bad" }),
-        workflow.fork({ at: { ...checkpoint, id: "wcp_missing" }, id: "wf-bad" }),
-        workflow.fork({ at: foreign, id: "wf-bad" }),
-        workflow.fork({ at: { thread: "planner", message: "no-such-message" }, id: "wf-bad" }),
+      const targets = [
+        "no-such-point",
+        { ...checkpoint, id: "wcp_missing" },
+        foreign,
+        { thread: "planner", message: "no-such-message" },
       ];
-      for (const attempt of attempts) expect(await caught(attempt)).toBeInstanceOf(PointNotFoundError);
+      for (const at of targets) {
+        expect(await caught(workflow.fork({ at, id: "wf-bad" }))).toBeInstanceOf(PointNotFoundError);
+      }
       expect(
         await caught(workflow.fork({ at: { thread: "ghost", message: "m" }, id: "wf-bad" })),
       ).toBeInstanceOf(ThreadNotFoundError);
