@@ -204,6 +204,13 @@ export class CallbackThread implements Thread {
   async #rebase(saved: unknown): Promise<void> {
     const record = this.#inner.record;
     const base = this.#base;
+    const revision = savedRevision(saved) ?? 0;
+    if (revision < base.revision) {
+      // Re-appending onto an older state would drop what this object saved since: refuse instead.
+      throw new ThreadManagerError(
+        `The thread manager's load callback returned revision ${revision} of ${JSON.stringify(this.id)}, older than revision ${base.revision} saved before: stored revisions must only grow (was the storage restored?).`,
+      );
+    }
     const appendsOnly =
       record.head === base.head &&
       record.events.length === base.events &&
@@ -212,7 +219,7 @@ export class CallbackThread implements Thread {
       JSON.stringify(record.context) === base.context;
     const changed = record.revision !== base.revision;
     if (changed && !appendsOnly) {
-      throw new ConcurrencyError(this.id, base.revision, savedRevision(saved) ?? 0, {
+      throw new ConcurrencyError(this.id, base.revision, revision, {
         cause: new Error(
           "this object's unsaved changes (a rollback, checkpoint or update) cannot be merged onto the newer saved state; get the pair again and redo them",
         ),

@@ -190,6 +190,22 @@ describe("thread manager with load/save callbacks", () => {
     expect(texts(await again.messages())).toEqual(["one", "two"]);
   });
 
+  it("refuses to merge onto a stored state older than one it saved", async () => {
+    const { callbacks, saved } = mapCallbacks();
+    const manager = createThreadManager(callbacks);
+    const thread = await manager.get("chat", "A", "B");
+    await manager.appendAndSave(thread, { role: "user", text: "one" });
+    const older = saved.get(thread.id);
+    await manager.appendAndSave(thread, { role: "user", text: "two" });
+    saved.set(thread.id, older as NonNullable<typeof older>); // the storage went back, say, to a backup
+    const error = await manager
+      .appendAndSave(thread, { role: "user", text: "three" })
+      .catch((caught: unknown) => caught as Error);
+    expect(ThreadManagerError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/older than revision 2/);
+    expect(await storedTexts(callbacks)).toEqual(["one"]);
+  });
+
   it("refresh() brings in what another manager saved, keeping unsaved appends", async () => {
     const { callbacks } = mapCallbacks();
     const first = createThreadManager(callbacks);
