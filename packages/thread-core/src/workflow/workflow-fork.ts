@@ -65,7 +65,7 @@ export async function planFork(
     at === undefined
       ? undefined
       : typeof at === "object" && "thread" in at
-        ? { key: at.thread, at: at.message as PointTarget, message: at.message }
+        ? { key: at.thread, at: at.message, message: at.message }
         : { key: "main", at, message: typeof at === "string" ? at : `${at.segment}:${at.offset}` };
   if (target && !current.has(target.key)) throw new ThreadNotFoundError(`${workflow.id}#${target.key}`);
   const parts = [...current].map(([key, sub]) => ({
