@@ -2,6 +2,7 @@ import type { Thread } from "@skein/thread-core";
 import { ThreadKilledError } from "./errors.js";
 import type { ServiceContext } from "./message-item.js";
 import { changeServiceRecord } from "./optimistic-update.js";
+import { assertRunnerSupports } from "./runner-support.js";
 import { newServiceRecord, readServiceRecord, SERVICE_RECORD_KEY } from "./service-record.js";
 import type { QueueItem } from "./thread-queues.js";
 
@@ -32,13 +33,10 @@ export function branchItem(
     fail: settle.reject,
     execute: async () => {
       try {
-        const branch = await makeBranch(await context.store.get(threadId), options);
-        context.events.emit({
-          type: "status",
-          threadId: branch.id,
-          status: "idle",
-          at: new Date().toISOString(),
-        });
+        const branch = await makeBranch(context, await context.store.get(threadId), options);
+        const at = new Date().toISOString();
+        context.events.emit({ type: "status", threadId, status: "locked", at });
+        context.events.emit({ type: "status", threadId: branch.id, status: "idle", at });
         settle.resolve({ threadId: branch.id });
       } catch (error) {
         settle.reject(error);
@@ -47,19 +45,29 @@ export function branchItem(
   };
 }
 
-async function makeBranch(parent: Thread, options: BranchOptions): Promise<Thread> {
-  const record = readServiceRecord(parent);
+async function makeBranch(context: ServiceContext, parent: Thread, options: BranchOptions): Promise<Thread> {
+  const record = await context.configs.verified(parent.id, readServiceRecord(parent));
   if (record.lifecycle === "killed") throw new ThreadKilledError(parent.id);
+  // A runner that cannot serve the parent cannot serve its fork: refuse before anything is made.
+  await assertRunnerSupports(context.runner, parent, { created: false });
   const branchRecord = {
     ...newServiceRecord(record.config),
     attachments: record.attachments,
     branchedFrom: parent.id,
+    originatingThreadId: record.originatingThreadId ?? record.branchedFrom ?? parent.id,
   };
   const branch = await parent.fork({
     ...(options.at === undefined ? {} : { at: options.at }),
     ...(options.id === undefined ? {} : { id: options.id }),
     metadata: { [SERVICE_RECORD_KEY]: branchRecord },
   });
+  try {
+    await assertRunnerSupports(context.runner, branch, { created: true });
+    await context.configs.write(branch.id, branchRecord);
+  } catch (error) {
+    await branch.delete().catch(() => {});
+    throw error;
+  }
   try {
     await changeServiceRecord(parent, (current) => {
       if (current.lifecycle === "killed") throw new ThreadKilledError(parent.id);

@@ -1,11 +1,12 @@
 import {
+  type ContextProvider,
   type Message,
   SkeinError,
   type Thread,
   type ThreadRunner,
   type ThreadStore,
 } from "@skein/thread-core";
-import type { ContextProvider } from "./context-provider.js";
+import type { ConfigDocuments } from "./config-document.js";
 import { LeaseLostError, ThreadKilledError, ThreadProcessingError } from "./errors.js";
 import type { EventStream } from "./event-stream.js";
 import { changeServiceRecord } from "./optimistic-update.js";
@@ -22,6 +23,8 @@ export interface ServiceContext {
   runner: ThreadRunner;
   providers: readonly ContextProvider[];
   validator: OutputValidator;
+  /** Where configurations are read: their create-once documents, not the copy in the thread's metadata. */
+  configs: ConfigDocuments;
   events: EventStream;
   leaseMs: number;
 }
@@ -57,7 +60,7 @@ export function messageItem(
       try {
         // Read afresh under the lease: another instance may have paused, killed or branched it meanwhile.
         thread = await context.store.get(threadId);
-        record = readServiceRecord(thread);
+        record = await context.configs.verified(threadId, readServiceRecord(thread));
         assertAcceptsMessages(threadId, record);
         if (queue.killed) throw queue.killed;
       } catch (error) {

@@ -1,15 +1,15 @@
 import {
+  type ContextProvider,
   type JsonValue,
   type Message,
   type MessageInput,
   normalizeMessage,
+  runWithContextProviders,
   SkeinError,
   type Thread,
   type ThreadRunner,
 } from "@skein/thread-core";
-import { type ContextProvider, collectProviderStates, invokeProviders } from "./context-provider.js";
 import { LeaseLostError, ThreadProcessingError, ThreadTimeoutError } from "./errors.js";
-import { updateOptimistically } from "./optimistic-update.js";
 import type { OutputValidator } from "./output-validator.js";
 import { RunThread } from "./run-thread.js";
 import type { Attachment, ServiceRecord } from "./service-record.js";
@@ -41,7 +41,8 @@ export interface MessageRun {
 
 /**
  * Processes one message under the thread's lease: appends it, gathers the providers' context, runs the
- * runner within `maxTime`, validates structured output, and stores the providers' next states.
+ * runner within `maxTime`, validates structured output, and stores the providers' next states (the last
+ * through the run's guarded thread, so a run that is over writes nothing).
  */
 export async function runMessage(run: MessageRun): Promise<SendResult> {
   const { thread, record, input, controller } = run;
@@ -60,36 +61,34 @@ export async function runMessage(run: MessageRun): Promise<SendResult> {
     guard();
     const [appended] = await untilAborted(thread.append(input), controller.signal);
     const stored = appended as Message;
-    const request = { threadId, messages: [stored], config };
-    const provided = await untilAborted(
-      invokeProviders(run.providers, request, thread.context),
-      controller.signal,
-    );
-    const transient = [...attachmentMessages(record.attachments), ...provided.messages].map((message) =>
-      normalizeMessage(message),
-    );
-    const view = new RunThread(thread, transient, stored.id, guard);
-    const runConfig = runConfigOf(config, provided.instructions);
+    const attachments = attachmentMessages(record.attachments).map((message) => normalizeMessage(message));
+    const view = new RunThread(thread, attachments, stored.id, guard);
+    let output: JsonValue | undefined;
+    // The answer is validated before the providers learn from the run: one that fails its schema teaches
+    // them nothing. The providers run through thread-core's runWithContextProviders, as for any runner.
+    const validating: ThreadRunner = {
+      specificationVersion: "v1",
+      supports: (candidate) => run.runner.supports(candidate),
+      run: async (runThread, options) => {
+        const answer = await untilAborted(run.runner.run(runThread, options), controller.signal);
+        guard();
+        if (config.outputSchema) {
+          output = run.validator.validate(config.outputSchema, answer, { threadId, messageId: input.id });
+        }
+        return answer;
+      },
+    };
     const messages = await untilAborted(
-      run.runner.run(view, { signal: controller.signal, config: runConfig }),
+      runWithContextProviders({
+        runner: validating,
+        providers: run.providers,
+        thread: view,
+        options: { signal: controller.signal, config: runConfigOf(config) },
+        input: [stored],
+      }),
       controller.signal,
     );
     guard();
-    const output = config.outputSchema
-      ? run.validator.validate(config.outputSchema, messages, { threadId, messageId: input.id })
-      : undefined;
-    if (run.providers.some((provider) => provider.invoked)) {
-      await thread.refresh();
-      const states = await collectProviderStates(
-        run.providers,
-        { ...request, output: messages },
-        thread.context,
-      );
-      guard();
-      if (Object.keys(states).length > 0) {
-        await updateOptimistically(thread, (current) => ({ context: { ...current.context, ...states } }));
-      }
-    }
     return { threadId, input: stored, messages, ...(output === undefined ? {} : { output }) };
   } catch (error) {
     if (controller.signal.aborted) throw controller.signal.reason;

@@ -27,13 +27,19 @@ export interface FailureSummary {
  */
 export interface ServiceRecord {
   v: 1;
-  /** Fixed at creation; no API changes it. */
+  /**
+   * Fixed at creation; no API changes it. A copy, so the thread exports with it: the service reads the
+   * configuration from its own create-once document (see `ConfigDocuments`), which metadata updates cannot reach.
+   */
   config: ThreadConfig;
   /** `running`, `idle` and `failed` are not stored: they follow from the lease and `lastFailure`. */
   lifecycle: "active" | "paused" | "killed";
   /** Branches made from this thread, oldest first; a thread with any is locked. */
   branches: string[];
+  /** The thread this one was branched from. */
   branchedFrom?: string;
+  /** The root of the branch chain: the first ancestor that is not a branch (absent on a root thread). */
+  originatingThreadId?: string;
   attachments: Attachment[];
   /** The last message's failure; cleared by the next message that completes. */
   lastFailure?: FailureSummary;

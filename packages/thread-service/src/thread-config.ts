@@ -1,4 +1,4 @@
-import { type JsonValue, type RunConfig, SkeinError } from "@skein/thread-core";
+import { canonicalJson, type JsonValue, type RunConfig, SkeinError } from "@skein/thread-core";
 import { Ajv, type ErrorObject } from "ajv";
 import { InvalidThreadConfigError } from "./errors.js";
 import type { OutputValidator } from "./output-validator.js";
@@ -8,6 +8,20 @@ export interface ThreadConfig extends RunConfig {
   /** The longest one message may take, in milliseconds; the run is then aborted through its signal. */
   maxTime?: number;
 }
+
+/**
+ * What `createThread` accepts: a `ThreadConfig`, whose output schema may also be a JSON string, plus the
+ * runtime design's names as aliases. Validation turns it into a `ThreadConfig` under today's names.
+ */
+export interface ThreadConfigInput extends Omit<ThreadConfig, "outputSchema"> {
+  /** A JSON Schema the model's final answer must match, as an object or as JSON text. */
+  outputSchema?: Record<string, JsonValue> | string;
+  /** The design's name for `outputSchema`; giving both with different values is refused. */
+  structuredOutputSchema?: Record<string, JsonValue> | string;
+}
+
+/** The design's names and today's: the alias is stored under today's name. */
+const ALIASES = { structuredOutputSchema: "outputSchema" } as const;
 
 /** Documents deeper than this are refused, so hostile input cannot overflow the stack of anyone reading it. */
 const MAX_DEPTH = 64;
@@ -25,6 +39,9 @@ const CONFIG_SCHEMA = {
     maxTime: { type: "integer", minimum: 1 },
     outputSchema: { type: "object" },
     parameters: { type: "object" },
+    tags: { type: "array", items: { type: "string", minLength: 1 }, uniqueItems: true },
+    imageCapabilityNeeded: { type: "boolean" },
+    embeddingOutputNeeded: { type: "boolean" },
   },
 } as const;
 
@@ -35,10 +52,13 @@ const checkShape = new Ajv({ allErrors: true }).compile(CONFIG_SCHEMA);
  * every problem. The output schema is compiled once here, so a broken one fails at creation, not at the
  * first message.
  */
-export function validateThreadConfig(config: unknown, validator: OutputValidator): Readonly<ThreadConfig> {
+export function validateThreadConfig(
+  config: ThreadConfigInput | undefined,
+  validator: OutputValidator,
+): Readonly<ThreadConfig> {
   const jsonProblems = nonJsonIssues(config ?? {});
   if (jsonProblems.length > 0) throw new InvalidThreadConfigError(jsonProblems);
-  const copy = JSON.parse(JSON.stringify(config ?? {})) as unknown;
+  const copy = normalizeNames(JSON.parse(JSON.stringify(config ?? {})) as unknown);
   if (!checkShape(copy)) throw new InvalidThreadConfigError((checkShape.errors ?? []).map(describeIssue));
   const valid = copy as ThreadConfig;
   if (valid.outputSchema) {
@@ -54,12 +74,56 @@ export function validateThreadConfig(config: unknown, validator: OutputValidator
   return deepFreeze(valid);
 }
 
+/**
+ * Stores each alias under today's name and parses schemas given as JSON text, so the frozen configuration
+ * has one name and one form per field. Conflicting or unparsable values are refused here.
+ */
+function normalizeNames(config: unknown): unknown {
+  if (typeof config !== "object" || config === null || Array.isArray(config)) return config;
+  const fields = { ...(config as Record<string, unknown>) };
+  const issues: string[] = [];
+  for (const [alias, name] of Object.entries(ALIASES)) {
+    if (!(alias in fields)) continue;
+    const value = fields[alias];
+    delete fields[alias];
+    if (
+      name in fields &&
+      !sameJson(parseSchemaText(fields[name], name, []), parseSchemaText(value, alias, []))
+    ) {
+      issues.push(
+        `config.${alias} and config.${name} name one field and are both given, with different values`,
+      );
+    } else fields[name] = value;
+  }
+  if ("outputSchema" in fields)
+    fields.outputSchema = parseSchemaText(fields.outputSchema, "outputSchema", issues);
+  if (issues.length > 0) throw new InvalidThreadConfigError(issues);
+  return fields;
+}
+
+/** A schema given as JSON text, parsed; other values as they are (the shape check judges them). */
+function parseSchemaText(value: unknown, field: string, issues: string[]): unknown {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (error) {
+    issues.push(`config.${field} is a string but not JSON text: ${(error as Error).message}`);
+    return value;
+  }
+}
+
+function sameJson(left: unknown, right: unknown): boolean {
+  try {
+    return canonicalJson(left as JsonValue) === canonicalJson(right as JsonValue);
+  } catch {
+    return false;
+  }
+}
+
 /** The part of a configuration a runner understands: everything but `maxTime`, which the service enforces. */
-export function runConfigOf(config: Readonly<ThreadConfig>, extraInstructions: readonly string[]): RunConfig {
+export function runConfigOf(config: Readonly<ThreadConfig>): Readonly<RunConfig> {
   const { maxTime: _maxTime, ...runConfig } = config;
-  if (extraInstructions.length === 0) return Object.freeze(runConfig);
-  const systemPrompt = [config.systemPrompt, ...extraInstructions].filter(Boolean).join("\n\n");
-  return Object.freeze({ ...runConfig, systemPrompt });
+  return Object.freeze(runConfig);
 }
 
 /** Freezes a JSON value and everything in it. */

@@ -1,7 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import {
+  type ContextProvider,
+  checkContextProviders,
+  initialProviderStates,
   type MessageInput,
+  newSortableId,
   normalizeMessage,
   type Thread,
   type ThreadRunner,
@@ -10,7 +14,7 @@ import {
 import { type Attachment, changeAttachments, type FileAttachment } from "./attachments.js";
 import { type BranchOptions, branchItem } from "./branch-item.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
-import { type ContextProvider, checkContextProviders } from "./context-provider.js";
+import { ConfigDocuments, configThreadType } from "./config-document.js";
 import {
   InvalidThreadConfigError,
   ServiceClosedError,
@@ -23,6 +27,7 @@ import { messageItem, type ServiceContext } from "./message-item.js";
 import { changeServiceRecord, updateOptimistically } from "./optimistic-update.js";
 import { OutputValidator } from "./output-validator.js";
 import type { SendResult } from "./run-message.js";
+import { assertRunnerSupports } from "./runner-support.js";
 import {
   assertAcceptsMessages,
   type FailureSummary,
@@ -31,7 +36,12 @@ import {
   SERVICE_RECORD_KEY,
   type ServiceRecord,
 } from "./service-record.js";
-import { type ThreadConfig, validateThreadConfig } from "./thread-config.js";
+import {
+  runConfigOf,
+  type ThreadConfig,
+  type ThreadConfigInput,
+  validateThreadConfig,
+} from "./thread-config.js";
 import { ThreadLeases } from "./thread-lease.js";
 import { ThreadQueues } from "./thread-queues.js";
 import { statusOf, type ThreadStatus } from "./thread-status.js";
@@ -54,8 +64,8 @@ export interface ThreadServiceOptions {
 }
 
 export interface CreateServiceThreadOptions {
-  /** Validated, frozen and stored with the thread; nothing changes it afterwards. */
-  config?: ThreadConfig;
+  /** Validated, frozen and stored with the thread; nothing changes it afterwards. Aliases: see the README. */
+  config?: ThreadConfigInput;
   /** Appended when the thread is created, before any message is sent. */
   initialMessages?: MessageInput[];
   /** A thread type id (`openai.conversation`, …). @default the store's own local type */
@@ -74,9 +84,14 @@ export interface ThreadInfo {
   status: ThreadStatus;
   config: Readonly<ThreadConfig>;
   attachments: Attachment[];
-  /** Branches made from the thread; while there are any, it is locked. */
+  /** Branches made from the thread; while there are any, it is locked (status `locked`). */
   branches: string[];
+  /** The thread this one was branched from (also as `branchedFrom`). */
+  parentThreadId?: string;
+  /** The same as `parentThreadId`, under its earlier name. */
   branchedFrom?: string;
+  /** The root of the branch chain: the thread itself unless it is a branch. */
+  originatingThreadId: string;
   lastFailure?: FailureSummary;
   createdAt: string;
 }
@@ -101,10 +116,11 @@ export class ThreadService {
     const leaseMs = options.leaseMs ?? 15_000;
     if (!Number.isInteger(leaseMs) || leaseMs < 30)
       throw new RangeError("leaseMs must be an integer of 30 or more");
-    if (typeof options.runner?.run !== "function")
-      throw new TypeError("runner must be an object with a run function");
+    if (typeof options.runner?.run !== "function" || typeof options.runner.supports !== "function")
+      throw new TypeError("runner must be an object with run and supports functions (a ThreadRunner)");
     this.store = options.store;
     this.store.registry.ensure(leaseThreadType);
+    this.store.registry.ensure(configThreadType);
     this.instanceId = options.instanceId ?? `${hostname()}#${process.pid}#${randomBytes(4).toString("hex")}`;
     const leases = new ThreadLeases(this.store, this.instanceId, leaseMs);
     this.#context = {
@@ -112,6 +128,7 @@ export class ThreadService {
       runner: options.runner,
       providers: checkContextProviders(options.contextProviders ?? []),
       validator: new OutputValidator(),
+      configs: new ConfigDocuments(this.store),
       events: new EventStream(),
       leaseMs,
     };
@@ -139,11 +156,14 @@ export class ThreadService {
     const record = newServiceRecord(config);
     const native = options.type === undefined || options.type === this.store.nativeType;
     const thread = native
-      ? await this.store.create({
-          ...(options.id === undefined ? {} : { id: options.id }),
-          metadata: { ...options.metadata, [SERVICE_RECORD_KEY]: record },
-        })
+      ? await this.#createNative(options, record)
       : await this.#createOfType(options, record);
+    try {
+      await this.#context.configs.write(thread.id, record);
+    } catch (error) {
+      await thread.delete().catch(() => {});
+      throw error;
+    }
     if (initial.length > 0) await thread.append(initial);
     this.#emitStatus(thread.id, "idle");
     return { threadId: thread.id };
@@ -177,7 +197,10 @@ export class ThreadService {
 
   /** Status, frozen configuration, attachments, branches and last failure of a service thread. */
   async info(threadId: string): Promise<ThreadInfo> {
-    const record = readServiceRecord(await this.store.get(threadId));
+    const record = await this.#context.configs.verified(
+      threadId,
+      readServiceRecord(await this.store.get(threadId)),
+    );
     const running =
       this.#queues.find(threadId)?.running !== undefined || (await this.#leases.heldElsewhere(threadId));
     return {
@@ -186,7 +209,10 @@ export class ThreadService {
       config: record.config,
       attachments: record.attachments,
       branches: record.branches,
-      ...(record.branchedFrom === undefined ? {} : { branchedFrom: record.branchedFrom }),
+      ...(record.branchedFrom === undefined
+        ? {}
+        : { parentThreadId: record.branchedFrom, branchedFrom: record.branchedFrom }),
+      originatingThreadId: record.originatingThreadId ?? record.branchedFrom ?? threadId,
       ...(record.lastFailure === undefined ? {} : { lastFailure: record.lastFailure }),
       createdAt: record.createdAt,
     };
@@ -283,16 +309,38 @@ export class ThreadService {
     this.#context.events.close();
   }
 
+  /** A thread of the store's own type, with its record and the providers' initial states in one write. */
+  async #createNative(options: CreateServiceThreadOptions, record: ServiceRecord): Promise<Thread> {
+    const id = options.id ?? newSortableId();
+    const context = await this.#initialContext(id, record.config);
+    const thread = await this.store.create({
+      id,
+      metadata: { ...options.metadata, [SERVICE_RECORD_KEY]: record },
+      ...(Object.keys(context).length === 0 ? {} : { context }),
+    });
+    await assertRunnerSupports(this.#context.runner, thread, { created: true });
+    return thread;
+  }
+
+  /** A thread created through its type's adapter; the runner is asked before the record is written. */
   async #createOfType(options: CreateServiceThreadOptions, record: ServiceRecord): Promise<Thread> {
     const thread = await this.store.create(options.type as string, {
       ...options.typeOptions,
       ...(options.id === undefined ? {} : { id: options.id }),
       ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
     });
+    await assertRunnerSupports(this.#context.runner, thread, { created: true });
+    const context = await this.#initialContext(thread.id, record.config);
     await updateOptimistically(thread, (current) => ({
       metadata: { ...current.metadata, [SERVICE_RECORD_KEY]: record },
+      ...(Object.keys(context).length === 0 ? {} : { context: { ...current.context, ...context } }),
     }));
     return thread;
+  }
+
+  /** The states the context providers want on a new thread. */
+  #initialContext(threadId: string, config: Readonly<ThreadConfig>): Promise<Record<string, unknown>> {
+    return initialProviderStates(this.#context.providers, { threadId, config: runConfigOf(config) });
   }
 
   async #changeLifecycle(threadId: string, lifecycle: ServiceRecord["lifecycle"]): Promise<ServiceRecord> {

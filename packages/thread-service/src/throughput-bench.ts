@@ -7,6 +7,7 @@ import {
   type ThreadRunner,
   type ThreadStore,
 } from "@skein/thread-core";
+import { configIdOf } from "./config-document.js";
 import { leaseIdOf } from "./lease-thread.js";
 import { createThreadService } from "./thread-service.js";
 
@@ -79,6 +80,7 @@ export async function benchThroughput(options: ThroughputOptions): Promise<Throu
       for (const threadId of ids) {
         await options.store.delete(threadId);
         await options.store.delete(leaseIdOf(threadId));
+        await options.store.delete(configIdOf(threadId));
       }
     }
   }

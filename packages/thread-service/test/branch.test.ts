@@ -88,6 +88,36 @@ describe("branch", () => {
     await expect(service.branch(threadId)).rejects.toBeInstanceOf(ThreadKilledError);
   });
 
+  it("reports a branched parent as locked and keeps the lineage in info()", async () => {
+    service = createThreadService({ store, runner: scriptedRunner() });
+    const { threadId: root } = await service.createThread({ id: "root" });
+    const statuses: string[] = [];
+    const events = service.events(root);
+    const child = await service.branch(root, { id: "child" });
+    const grandchild = await service.branch(child.threadId, { id: "grandchild" });
+    for await (const event of events) {
+      if (event.type === "status") statuses.push(event.status);
+      break;
+    }
+    expect(statuses).toEqual(["locked"]);
+
+    const rootInfo = await service.info(root);
+    expect(rootInfo.status).toBe("locked");
+    expect(rootInfo.parentThreadId).toBeUndefined();
+    expect(rootInfo.originatingThreadId).toBe("root");
+    expect(await service.status(child.threadId)).toBe("locked");
+    const grandchildInfo = await service.info(grandchild.threadId);
+    expect(grandchildInfo.status).toBe("idle");
+    expect(grandchildInfo.parentThreadId).toBe("child");
+    expect(grandchildInfo.originatingThreadId).toBe("root");
+    expect((await service.info(child.threadId)).originatingThreadId).toBe("root");
+    // A locked parent stays locked when paused (its status says why it takes no message for good).
+    await service.pause(root);
+    expect(await service.status(root)).toBe("locked");
+    await service.kill(root);
+    expect(await service.status(root)).toBe("killed");
+  });
+
   it("lets a locked parent be branched again", async () => {
     service = createThreadService({ store, runner: scriptedRunner() });
     const { threadId } = await service.createThread();

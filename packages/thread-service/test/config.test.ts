@@ -75,6 +75,65 @@ describe("thread configuration", () => {
     expect(JSON.parse(JSON.stringify(thread)).metadata[SERVICE_RECORD_KEY].config.model).toBe("m");
   });
 
+  it("takes tags and every execution parameter of the design, and gives them to the runner", async () => {
+    const runner = scriptedRunner(() => '{"city":"Lisbon"}');
+    const service = createThreadService({ store, runner });
+    const config = {
+      systemPrompt: "Plan trips.",
+      model: "m",
+      tags: ["travel", "beta"],
+      temperature: 0.4,
+      thinkingLevel: "low" as const,
+      imageCapabilityNeeded: true,
+      embeddingOutputNeeded: false,
+      structuredOutputSchema: '{"type":"object","required":["city"]}',
+      maxInputTokens: 4000,
+      maxOutputTokens: 500,
+      maxTime: 60_000,
+    };
+    const { threadId } = await service.createThread({ config });
+    const info = await service.info(threadId);
+    const { structuredOutputSchema: _alias, ...rest } = config;
+    // The design's name is stored under today's (`outputSchema`), parsed from its JSON text.
+    expect(info.config).toEqual({ ...rest, outputSchema: { type: "object", required: ["city"] } });
+    expect(Object.isFrozen(info.config.tags)).toBe(true);
+
+    const result = await service.send(threadId, "Where?");
+    expect(result.output).toEqual({ city: "Lisbon" });
+    const { maxTime: _maxTime, ...runConfig } = info.config;
+    expect(runner.seen[0]?.options.config).toEqual(runConfig);
+  });
+
+  it("accepts an alias and its name together only when they agree", async () => {
+    const service = createThreadService({ store, runner: scriptedRunner() });
+    const schema = { type: "object" };
+    const { threadId } = await service.createThread({
+      config: { outputSchema: schema, structuredOutputSchema: JSON.stringify(schema) },
+    });
+    expect((await service.info(threadId)).config).toEqual({ outputSchema: schema });
+
+    expect(
+      (await configError({ outputSchema: schema, structuredOutputSchema: { type: "array" } })).issues,
+    ).toEqual([
+      "config.structuredOutputSchema and config.outputSchema name one field and are both given, with different values",
+    ]);
+    expect((await configError({ structuredOutputSchema: "{not json" })).issues[0]).toMatch(
+      /^config.outputSchema is a string but not JSON text/,
+    );
+    expect((await configError({ structuredOutputSchema: "[1]" })).issues).toEqual([
+      "config.outputSchema must be object",
+    ]);
+    expect((await configError({ tags: ["a", "a", ""], imageCapabilityNeeded: "yes" })).issues).toEqual(
+      expect.arrayContaining([
+        "config.tags.2 must NOT have fewer than 1 characters",
+        "config.imageCapabilityNeeded must be boolean",
+      ]),
+    );
+    expect((await configError({ tags: ["a", "a"] })).issues[0]).toMatch(
+      /config.tags must NOT have duplicate items/,
+    );
+  });
+
   it("reserves its metadata key", async () => {
     const service = createThreadService({ store, runner: scriptedRunner() });
     await expect(service.createThread({ metadata: { [SERVICE_RECORD_KEY]: {} } })).rejects.toBeInstanceOf(

@@ -70,6 +70,25 @@ describe("context providers", () => {
     expect((await store.get(threadId)).context.memory).toEqual({ facts: ["the sea"] });
   });
 
+  it("set their initial state when a thread is created, before its first message", async () => {
+    const seen: unknown[] = [];
+    const greeter: ContextProvider<{ greeted: boolean; model: string }> = {
+      name: "greeter",
+      initialState: ({ threadId, config }) => ({ greeted: false, model: `${threadId}:${config.model}` }),
+      invoking: ({ state }) => {
+        seen.push(state);
+        return undefined;
+      },
+      invoked: ({ state }) => state && { ...state, greeted: true },
+    };
+    const service = createThreadService({ store, runner: scriptedRunner(), contextProviders: [greeter] });
+    const { threadId } = await service.createThread({ id: "t-1", config: { model: "m", maxTime: 1000 } });
+    expect((await store.get(threadId)).context).toEqual({ greeter: { greeted: false, model: "t-1:m" } });
+    await service.send(threadId, "hi");
+    expect(seen).toEqual([{ greeted: false, model: "t-1:m" }]);
+    expect((await store.get(threadId)).context.greeter).toEqual({ greeted: true, model: "t-1:m" });
+  });
+
   it("fail the message when they throw", async () => {
     const broken: ContextProvider = {
       name: "broken",

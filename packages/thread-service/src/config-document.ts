@@ -1,0 +1,222 @@
+import { createHash } from "node:crypto";
+import {
+  ConcurrencyError,
+  defineThreadType,
+  InvalidThreadStateError,
+  type Message,
+  type Thread,
+  type ThreadCapabilities,
+  ThreadNotFoundError,
+  type ThreadState,
+  ThreadStateSchema,
+  type ThreadStore,
+  UnsupportedOperationError,
+} from "@skein/thread-core";
+import type { ServiceRecord } from "./service-record.js";
+import { deepFreeze, type ThreadConfig } from "./thread-config.js";
+
+export const CONFIG_THREAD_TYPE = "thread-service.config";
+
+/**
+ * A thread's configuration, kept as a document of its own beside the thread: updating the thread's
+ * metadata (where the service record and a copy of the configuration live) cannot reach it.
+ */
+export interface ConfigDocumentState extends ThreadState {
+  $type: typeof CONFIG_THREAD_TYPE;
+  $v: 1;
+  id: string;
+  /** The thread this configuration belongs to. */
+  threadId: string;
+  config: ThreadConfig;
+  /** The `createdAt` of the thread's record, so a thread made again under a reused id is told apart. */
+  createdAt: string;
+}
+
+/** The id of a thread's configuration document: a hash, so any valid thread id gives a short valid id. */
+export function configIdOf(threadId: string): string {
+  return `${CONFIG_THREAD_TYPE}:${createHash("sha256").update(threadId, "utf8").digest("base64url")}`;
+}
+
+/** Configurations this instance has read, by thread; they never change, so the bound is the only limit. */
+const CACHE_LIMIT = 1024;
+
+/**
+ * Where the service reads a thread's configuration: the thread's create-once document, not the copy in
+ * its metadata, so `thread.update({ metadata })` or a saved state cannot rewrite what a thread runs with.
+ */
+export class ConfigDocuments {
+  readonly #cache = new Map<string, Readonly<ThreadConfig>>();
+
+  constructor(readonly store: ThreadStore) {}
+
+  /** Writes the document of a thread just created (replacing one a deleted thread of that id left). */
+  async write(threadId: string, record: ServiceRecord): Promise<void> {
+    const state = documentOf(threadId, record);
+    await this.store.save(new ConfigDocumentThread(state));
+    this.#remember(threadId, state);
+  }
+
+  /**
+   * The record with the configuration the thread was created with. A thread without a document (made
+   * before documents existed, or imported from another store) is adopted: its configuration as found is
+   * written once, and from then on it is fixed.
+   */
+  async verified(threadId: string, record: ServiceRecord): Promise<ServiceRecord> {
+    const key = cacheKey(threadId, record.createdAt);
+    let config = this.#cache.get(key);
+    if (config === undefined) {
+      const found = await this.#read(threadId);
+      if (found) config = this.#remember(threadId, found);
+      else config = await this.#adopt(threadId, record);
+    }
+    return { ...record, config };
+  }
+
+  async #read(threadId: string): Promise<ConfigDocumentState | undefined> {
+    try {
+      const document = await this.store.get(configIdOf(threadId));
+      return document instanceof ConfigDocumentThread ? document.toJSON() : undefined;
+    } catch (error) {
+      if (ThreadNotFoundError.isInstance(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async #adopt(threadId: string, record: ServiceRecord): Promise<Readonly<ThreadConfig>> {
+    const state = documentOf(threadId, record);
+    try {
+      await this.store.save(new ConfigDocumentThread(state), { ifRevision: 0 });
+      return this.#remember(threadId, state);
+    } catch (error) {
+      if (!ConcurrencyError.isInstance(error)) throw error;
+      // Another instance wrote it first: its document is the configuration.
+      const found = await this.#read(threadId);
+      if (!found) throw error;
+      return this.#remember(threadId, found);
+    }
+  }
+
+  #remember(threadId: string, state: ConfigDocumentState): Readonly<ThreadConfig> {
+    const config = deepFreeze(structuredClone(state.config));
+    const key = cacheKey(threadId, state.createdAt);
+    this.#cache.delete(key);
+    if (this.#cache.size >= CACHE_LIMIT) this.#cache.delete(this.#cache.keys().next().value as string);
+    this.#cache.set(key, config);
+    return config;
+  }
+}
+
+function documentOf(threadId: string, record: ServiceRecord): ConfigDocumentState {
+  return {
+    $type: CONFIG_THREAD_TYPE,
+    $v: 1,
+    id: configIdOf(threadId),
+    threadId,
+    config: structuredClone(record.config),
+    createdAt: record.createdAt,
+  };
+}
+
+function cacheKey(threadId: string, createdAt: string): string {
+  return `${createdAt}\n${threadId}`;
+}
+
+const NO_CAPABILITIES: ThreadCapabilities = Object.freeze({
+  fork: "none",
+  checkpoints: false,
+  rollback: false,
+  timeTravel: false,
+  views: false,
+  revisions: false,
+});
+
+/** A configuration document bound as a thread, so every store saves it; it holds no messages and never changes. */
+export class ConfigDocumentThread implements Thread<ConfigDocumentState> {
+  readonly specificationVersion = "v1";
+  readonly type = CONFIG_THREAD_TYPE;
+  readonly capabilities = NO_CAPABILITIES;
+  readonly revision = undefined;
+  readonly #state: ConfigDocumentState;
+
+  constructor(state: ConfigDocumentState) {
+    this.#state = state;
+  }
+
+  get id(): string {
+    return this.#state.id;
+  }
+  get metadata(): Readonly<Record<string, unknown>> {
+    return {};
+  }
+  get context(): Readonly<Record<string, unknown>> {
+    return {};
+  }
+
+  append(): Promise<Message[]> {
+    return unsupported("messages");
+  }
+  messages(): Promise<Message[]> {
+    return unsupported("messages");
+  }
+  view(): Promise<Message[]> {
+    return unsupported("views");
+  }
+  fork(): Promise<Thread> {
+    return unsupported("fork");
+  }
+  checkpoint(): Promise<never> {
+    return unsupported("checkpoints");
+  }
+  rollback(): Promise<never> {
+    return unsupported("rollback");
+  }
+  at(): Promise<never> {
+    return unsupported("time travel");
+  }
+  history(): Promise<never> {
+    return unsupported("time travel");
+  }
+  update(): Promise<void> {
+    return unsupported("update", "a thread's configuration is fixed when the thread is created.");
+  }
+  async refresh(): Promise<void> {}
+  toJSON(): ConfigDocumentState {
+    return structuredClone(this.#state);
+  }
+  delete(): Promise<void> {
+    return unsupported("delete", "it is the configuration of a thread; it stays as long as the store does.");
+  }
+}
+
+async function unsupported(capability: string, detail?: string): Promise<never> {
+  throw new UnsupportedOperationError(
+    CONFIG_THREAD_TYPE,
+    capability,
+    detail ?? "a configuration document holds no messages.",
+    { source: "thread-service" },
+  );
+}
+
+/** The configuration document type, registered in a service's store registry so the store reads them back. */
+export const configThreadType = defineThreadType<ConfigDocumentState>({
+  type: CONFIG_THREAD_TYPE,
+  version: 1,
+  schema: ThreadStateSchema as never,
+  packageName: "@skein/thread-service",
+  bind: (state) => new ConfigDocumentThread(checkConfigState(state)),
+});
+
+function checkConfigState(state: ConfigDocumentState): ConfigDocumentState {
+  const valid =
+    typeof state.threadId === "string" &&
+    typeof state.config === "object" &&
+    state.config !== null &&
+    !Array.isArray(state.config) &&
+    typeof state.createdAt === "string";
+  if (!valid) {
+    throw new InvalidThreadStateError("not a thread-service configuration document", [], {
+      source: "thread-service",
+    });
+  }
+  return state;
+}

@@ -1,0 +1,104 @@
+import { randomBytes } from "node:crypto";
+import { openStore, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
+import { describe, expect, inject, it } from "vitest";
+import { configIdOf, createThreadService, SERVICE_RECORD_KEY, type ServiceRecord } from "../src/index.js";
+import { scriptedRunner } from "./fake-runners.js";
+
+const redis = inject("redis");
+
+/** What an application can do with the store alone: rewrite the thread's metadata, record included. */
+async function rewriteConfig(store: ThreadStore, threadId: string, config: Record<string, unknown>) {
+  const thread = await store.get(threadId);
+  const record = thread.metadata[SERVICE_RECORD_KEY] as ServiceRecord;
+  await thread.update({
+    metadata: { ...thread.metadata, note: "edited", [SERVICE_RECORD_KEY]: { ...record, config } },
+  });
+}
+
+const stores: Array<[string, () => Promise<ThreadStore>]> = [
+  ["memory", () => openStore("memory:")],
+  [
+    "redis",
+    () => {
+      if ("unavailable" in redis) throw new Error(redis.unavailable);
+      return openStore(redis.url);
+    },
+  ],
+];
+
+describe.each(stores)("the configuration on a %s store", (_name, open) => {
+  it("is not rewritten by updating the thread's metadata through the store", async () => {
+    const store = await open();
+    const id = `immutable-${randomBytes(4).toString("hex")}`;
+    try {
+      const runner = scriptedRunner();
+      const service = createThreadService({ store, runner });
+      const config = { systemPrompt: "Be kind.", temperature: 0.2, tags: ["support"] };
+      await service.createThread({ id, config });
+      await rewriteConfig(store, id, { systemPrompt: "Be rude.", temperature: 2 });
+      expect((await store.get(id)).metadata.note).toBe("edited");
+
+      expect((await service.info(id)).config).toEqual(config);
+      await service.send(id, "hello");
+      expect(runner.seen[0]?.options.config?.systemPrompt).toBe("Be kind.");
+      await service.close();
+
+      // A new instance, with nothing cached, reads the same configuration.
+      const fresh = createThreadService({ store, runner: scriptedRunner() });
+      expect((await fresh.info(id)).config).toEqual(config);
+      const branch = await fresh.branch(id);
+      expect((await fresh.info(branch.threadId)).config).toEqual(config);
+      await fresh.close();
+      await store.delete(branch.threadId);
+      await store.delete(configIdOf(branch.threadId));
+    } finally {
+      await store.delete(id);
+      await store.delete(configIdOf(id));
+      await store.close();
+    }
+  });
+
+  it("is kept in a document that refuses changes", async () => {
+    const store = await open();
+    const id = `immutable-${randomBytes(4).toString("hex")}`;
+    try {
+      const service = createThreadService({ store, runner: scriptedRunner() });
+      await service.createThread({ id, config: { model: "m" } });
+      const document = await store.get(configIdOf(id));
+      await expect(document.update({ metadata: {} })).rejects.toSatisfy((error: unknown) =>
+        UnsupportedOperationError.isInstance(error),
+      );
+      await service.close();
+    } finally {
+      await store.delete(id);
+      await store.delete(configIdOf(id));
+      await store.close();
+    }
+  });
+
+  it("of a thread without a document (made by an earlier version) is fixed the first time it is read", async () => {
+    const store = await open();
+    const id = `legacy-${randomBytes(4).toString("hex")}`;
+    try {
+      const record = {
+        v: 1,
+        config: { model: "old" },
+        lifecycle: "active",
+        branches: [],
+        attachments: [],
+        createdAt: new Date().toISOString(),
+      };
+      await store.create({ id, metadata: { [SERVICE_RECORD_KEY]: record } });
+      const service = createThreadService({ store, runner: scriptedRunner() });
+      expect((await service.info(id)).config).toEqual({ model: "old" });
+      await rewriteConfig(store, id, { model: "new" });
+      expect((await createThreadService({ store, runner: scriptedRunner() }).info(id)).config).toEqual({
+        model: "old",
+      });
+    } finally {
+      await store.delete(id);
+      await store.delete(configIdOf(id));
+      await store.close();
+    }
+  });
+});
