@@ -41,14 +41,9 @@ export function skeinTaskStore(store: ThreadStore, options: SkeinTaskStoreOption
   };
   return {
     async save(task: Task, context: ServerCallContext): Promise<void> {
-      if (!isThreadId(task.id)) {
-        throw new A2aTaskStoreError(
-          task.id,
-          "a task id must be 1–256 characters without control characters.",
-        );
-      }
+      const checked = checkTask(task);
       const scoped = scopeOf(context);
-      await scoped.save(A2aTaskThread.of(task, scoped));
+      await scoped.save(taskThread(checked, scoped));
     },
     async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
       // An id no skein store can hold names no task: it was never saved.
@@ -59,6 +54,33 @@ export function skeinTaskStore(store: ThreadStore, options: SkeinTaskStoreOption
       return listTasks(await readAll(scopeOf(context)), params);
     },
   };
+}
+
+/** `task` when it is an object with an id a store can hold; anything else is refused before a store is touched. */
+function checkTask(task: unknown): Task & { id: string } {
+  if (typeof task !== "object" || task === null || Array.isArray(task)) {
+    const kind = task === null ? "null" : Array.isArray(task) ? "an array" : typeof task;
+    throw new A2aTaskStoreError("", `save() takes an A2A Task object, not ${kind}.`);
+  }
+  const id = (task as { id?: unknown }).id;
+  if (typeof id !== "string") throw new A2aTaskStoreError("", "save() takes an A2A Task, with a string id.");
+  if (!isThreadId(id)) {
+    throw new A2aTaskStoreError(id, "a task id must be 1–256 characters without control characters.");
+  }
+  return task as Task & { id: string };
+}
+
+/** The thread holding `task`. The SDK's serializer trusts its input's shape, and throws a TypeError on any other. */
+function taskThread(task: Task & { id: string }, store: ThreadStore): A2aTaskThread {
+  try {
+    return A2aTaskThread.of(task, store);
+  } catch (error) {
+    throw new A2aTaskStoreError(
+      task.id,
+      "this is not an A2A Task the protocol can write (a malformed history, artifact, status or metadata); nothing was saved.",
+      { cause: error },
+    );
+  }
 }
 
 async function readTask(store: ThreadStore, taskId: string): Promise<A2aTaskThread | undefined> {
@@ -136,10 +158,24 @@ function decodePageToken(token: string): { time: number; id: string } {
   return { time, id: id.join("|") };
 }
 
-/** A scope name for any tenant or owner string: itself when it is a valid id, else its hash. */
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * A scope name for any tenant or owner string, one per string (injective): `kind:value` when that is a valid
+ * id; else `kind#` and the SHA-256 of its UTF-8 bytes, the names earlier versions gave, so stored tasks are
+ * found again. UTF-8 cannot hold a lone surrogate (each turns into U+FFFD, so `"a\ud800"` and `"a\udc00"`
+ * would share a scope): such a string is `kind~` and the SHA-256 of its UTF-16 code units.
+ */
 function scopeName(kind: string, value: string): string {
   const name = `${kind}:${value}`;
-  return isThreadId(name) ? name : `${kind}#${createHash("sha256").update(value).digest("base64url")}`;
+  if (isThreadId(name)) return name;
+  if (LONE_SURROGATE.test(value)) return `${kind}~${sha256(Buffer.from(value, "utf16le"))}`;
+  return `${kind}#${sha256(Buffer.from(value, "utf8"))}`;
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("base64url");
 }
 
 function isThreadId(id: unknown): id is string {

@@ -1,13 +1,19 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Role, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
-import { messageText, openStore, type ThreadStore } from "@skein/thread-core";
+import { messageText, openStore, SkeinError, type ThreadStore } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { A2aTaskThread, type A2aThread, a2aAdapter, skeinTaskStore } from "../src/index.js";
+import {
+  A2aTaskStoreError,
+  A2aTaskThread,
+  type A2aThread,
+  a2aAdapter,
+  skeinTaskStore,
+} from "../src/index.js";
 import { startAgentProcess } from "./agent-process.js";
 import { type AgentServer, startAgentServer } from "./agent-server.js";
 
@@ -82,6 +88,70 @@ describe("skeinTaskStore in a server", () => {
     const listed = await store.list(listRequest(), alice);
     expect(listed.tasks.map((task) => task.id)).toEqual(["shared-id"]);
     expect((await store.list(listRequest(), bob)).tasks).toEqual([]);
+  });
+});
+
+describe("skeinTaskStore refuses what is not a task, and keeps owners apart", () => {
+  let tasks: ThreadStore;
+  beforeAll(async () => {
+    tasks = await openStore("memory:", { adapters: [a2aAdapter()] });
+  });
+  afterAll(() => tasks.close());
+
+  it("save() of anything that is not a Task is an A2aTaskStoreError, and saves nothing", async () => {
+    const store = skeinTaskStore(tasks);
+    const context = new ServerCallContext({ user: user("alice") });
+    const notTasks: unknown[] = [
+      null,
+      undefined,
+      5,
+      "task-1",
+      [],
+      {},
+      { id: 5 },
+      { id: "" },
+      { id: "t-1", history: "not a list" },
+      { id: "t-2", history: [null] },
+    ];
+    for (const input of notTasks) {
+      const error = await store.save(input as Task, context).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(A2aTaskStoreError.isInstance(error), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(/^\[adapter-a2a\] Task "[^"]*": /);
+    }
+    // Valid as far as the SDK can tell, but not JSON: thread-core's check of every saved state refuses it.
+    await expect(
+      store.save({ ...sampleTask("t-3"), metadata: { count: 1n } } as unknown as Task, context),
+    ).rejects.toSatisfy((error) => SkeinError.isInstance(error));
+    expect((await store.list(listRequest(), context)).tasks).toEqual([]);
+  });
+
+  it("owners and tenants that differ only in lone surrogates have scopes of their own", async () => {
+    const store = skeinTaskStore(tasks);
+    const high = new ServerCallContext({ tenant: "t", user: user("a\ud800") });
+    const low = new ServerCallContext({ tenant: "t", user: user("a\udc00") });
+    const replaced = new ServerCallContext({ tenant: "t", user: user("a\ufffd\u0001") });
+    await store.save(sampleTask("surrogate-task"), high);
+    expect((await store.load("surrogate-task", high))?.id).toBe("surrogate-task");
+    expect(await store.load("surrogate-task", low)).toBeUndefined();
+    expect(await store.load("surrogate-task", replaced)).toBeUndefined();
+    expect((await store.list(listRequest(), low)).tasks).toEqual([]);
+
+    const tenantHigh = new ServerCallContext({ tenant: "t\udbff", user: user("bob") });
+    const tenantLow = new ServerCallContext({ tenant: "t\udfff", user: user("bob") });
+    await store.save(sampleTask("tenant-task"), tenantHigh);
+    expect(await store.load("tenant-task", tenantLow)).toBeUndefined();
+    expect((await store.load("tenant-task", tenantHigh))?.id).toBe("tenant-task");
+  });
+
+  it("a name that is no id keeps the scope earlier versions gave it, so its tasks are found again", async () => {
+    const owner = `${"o".repeat(300)}\u0001é`;
+    await skeinTaskStore(tasks).save(sampleTask("kept"), new ServerCallContext({ user: user(owner) }));
+    const hash = createHash("sha256").update(owner).digest("base64url");
+    const stored = await tasks.scope("a2a-tasks").scope(`owner#${hash}`).get("kept");
+    expect(stored).toBeInstanceOf(A2aTaskThread);
   });
 });
 
