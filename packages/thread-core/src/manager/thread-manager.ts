@@ -113,8 +113,13 @@ export function createThreadManager(options: ThreadManagerOptions): ThreadManage
   };
   return {
     get(chatId, first, second) {
-      const key =
-        second === undefined ? pairKey(chatId, { user, agent: first }) : pairKey(chatId, [first, second]);
+      let key: PairKey;
+      try {
+        key =
+          second === undefined ? pairKey(chatId, { user, agent: first }) : pairKey(chatId, [first, second]);
+      } catch (error) {
+        return Promise.reject(error); // a bad name is a rejected promise, like every other failure of get
+      }
       const cached = cache.get(key.threadId);
       if (cached) return cached;
       // Concurrent first calls share one load.

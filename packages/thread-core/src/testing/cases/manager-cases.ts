@@ -56,6 +56,9 @@ export function managerCases(context: SuiteContext): void {
     ] as const;
     const ids = await Promise.all(tricky.map(([chat, first, second]) => manager.get(chat, first, second)));
     expect(new Set(ids.map((thread) => thread.id)).size).toBe(tricky.length);
+    // An empty name is a rejected promise, not an exception thrown from the call.
+    const empty = manager.get("chat", "");
+    await expect(empty).rejects.toThrow(/non-empty strings/);
   });
 
   conformanceCase(context, "concurrent first calls create one thread", async () => {
