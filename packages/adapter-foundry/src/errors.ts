@@ -1,5 +1,6 @@
 import {
   ConflictError,
+  redactSecrets,
   SkeinError,
   type SkeinErrorOptions,
   StoreUnavailableError,
@@ -8,6 +9,12 @@ import {
 
 /** The package named at the start of every message this adapter raises. */
 export const SOURCE = "adapter-foundry";
+
+/*
+ * The errors below quote what the service said, and a service (or a proxy before it) may quote the token it
+ * was sent: each scrubs its text of every remembered credential (`rememberSecret`: the adapter remembers
+ * each token its credential hands out) and of token-shaped text, whoever constructs it.
+ */
 
 /** What every error that answers a request to Foundry carries. */
 export interface ServiceFailure {
@@ -48,7 +55,7 @@ export class FoundryServiceError extends SkeinError implements ServiceFailure {
   readonly retryable = false;
 
   constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(message, { source: SOURCE, ...options });
+    super(redactSecrets(message), { source: SOURCE, ...options });
     assignDetails(this, details);
   }
 }
@@ -69,7 +76,7 @@ export class FoundryNotFoundError extends ThreadNotFoundError implements Service
   ) {
     super(threadId, { source: SOURCE, ...options });
     // ThreadNotFoundError's message ends with a period; say what the service said after it.
-    this.message = `${this.message.slice(0, -1)}: ${detail}`;
+    this.message = `${this.message.slice(0, -1)}: ${redactSecrets(detail)}`;
     assignDetails(this, details);
   }
 }
@@ -96,7 +103,7 @@ export class FoundryConflictError extends ConflictError implements ServiceFailur
   readonly retryable = true;
 
   constructor(detail: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(detail, undefined, { source: SOURCE, ...options });
+    super(redactSecrets(detail), undefined, { source: SOURCE, ...options });
     assignDetails(this, details);
   }
 }
@@ -117,7 +124,7 @@ export class FoundryUnavailableError extends StoreUnavailableError implements Se
     readonly retryAfterMs: number | undefined = undefined,
     options: SkeinErrorOptions = {},
   ) {
-    super(message, { source: SOURCE, ...options });
+    super(redactSecrets(message), { source: SOURCE, ...options });
     assignDetails(this, details);
   }
 }
@@ -137,10 +144,13 @@ export class FoundryRunError extends SkeinError {
     detail: string,
     options: SkeinErrorOptions = {},
   ) {
-    super(`Run ${runId} on thread ${JSON.stringify(threadId)} ${describeEnding(ending)}: ${detail}`, {
-      source: SOURCE,
-      ...options,
-    });
+    super(
+      `Run ${runId} on thread ${JSON.stringify(threadId)} ${describeEnding(ending)}: ${redactSecrets(detail)}`,
+      {
+        source: SOURCE,
+        ...options,
+      },
+    );
   }
 
   /** Whether running again may succeed: expiry, time-outs and the service's own transient failures. */

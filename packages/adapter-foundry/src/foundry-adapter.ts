@@ -1,6 +1,7 @@
 import { AgentsClient } from "@azure/ai-agents";
 import { AIProjectClient } from "@azure/ai-projects";
 import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
+import { rememberSecret } from "@skein/thread-core";
 import {
   FOUNDRY_ADAPTER,
   type FoundryAdapter,
@@ -61,7 +62,7 @@ export function foundryAdapter(options: FoundryAdapterOptions = {}): FoundryAdap
   let openAIClient: FoundryOpenAIClient | undefined;
   const credentialToUse = () => {
     credential ??= new DefaultAzureCredential();
-    return credential;
+    return rememberingTokens(credential);
   };
   const clientOptions = {
     ...(options.transport?.httpClient ? { httpClient: options.transport.httpClient } : {}),
@@ -109,6 +110,20 @@ export function foundryAdapter(options: FoundryAdapterOptions = {}): FoundryAdap
       return openAIClient;
     },
   });
+}
+
+/**
+ * The credential, remembering each token it hands out (`rememberSecret`), so no error or stored failure can
+ * quote one back, even where it is not shaped like a token.
+ */
+function rememberingTokens(credential: TokenCredential): TokenCredential {
+  return {
+    async getToken(scopes, options) {
+      const token = await credential.getToken(scopes, options);
+      rememberSecret(token?.token);
+      return token;
+    },
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { PointNotFoundError, SkeinError } from "@skein/thread-core";
+import { PointNotFoundError, redactedError, redactSecrets, SkeinError } from "@skein/thread-core";
 import {
   FoundryConflictError,
   FoundryNotFoundError,
@@ -7,7 +7,6 @@ import {
   type ServiceFailureDetails,
   SOURCE,
 } from "./errors.js";
-import { redactSecrets } from "./redact-secrets.js";
 
 /** What a call is about, so its failure can name the thread and the point it concerns. */
 export interface CallContext {
@@ -46,7 +45,7 @@ export async function callService<T>(
         `Foundry did not answer ${context.operation} within ${limits.requestTimeoutMs} ms.`,
         { operation: context.operation, code: "timeout" },
         undefined,
-        { cause: sanitizedCopy(error, {}) },
+        { cause: redactedError(error) },
       );
     }
     throw mapServiceError(error, context);
@@ -62,9 +61,25 @@ interface FailureFacts {
   detail: string;
 }
 
-/** The typed skein error for an SDK failure; errors that are not the service's pass through unchanged. */
+/** Longest excerpt of what the service said that an error quotes: a body that is not JSON can be anything. */
+const EXCERPT_LENGTH = 300;
+
+/**
+ * The typed skein error for an SDK failure; errors that are not the service's pass through unchanged. The
+ * cause is a scrubbed copy of the SDK's error, without the request the SDK attaches (its headers hold the
+ * bearer token) and with response headers and bodies scrubbed.
+ */
 export function mapServiceError(error: unknown, context: CallContext): unknown {
-  if (SkeinError.isInstance(error) || !(error instanceof Error) || !isServiceFailure(error)) return error;
+  if (SkeinError.isInstance(error)) return error;
+  if (error instanceof SyntaxError) {
+    // The openai client parses a 200 body with JSON.parse: V8's message quotes the start of the body.
+    return new FoundryServiceError(
+      `Foundry answered ${context.operation} with a body that is not JSON (${excerpt(error.message)}); is the endpoint a Foundry project?`,
+      { operation: context.operation },
+      { cause: redactedError(error) },
+    );
+  }
+  if (!(error instanceof Error) || !isServiceFailure(error)) return error;
   const facts = factsOf(error);
   const details: ServiceFailureDetails = {
     operation: context.operation,
@@ -72,7 +87,7 @@ export function mapServiceError(error: unknown, context: CallContext): unknown {
     ...(facts.requestId === undefined ? {} : { requestId: facts.requestId }),
     ...(facts.code === undefined ? {} : { code: facts.code }),
   };
-  const options = { cause: sanitizedCopy(error, facts) };
+  const options = { cause: redactedError(error) };
   const { status } = facts;
   if (status === undefined) {
     return new FoundryUnavailableError(
@@ -136,8 +151,14 @@ function factsOf(error: Error): FailureFacts {
       header("apim-request-id") ??
       header("x-ms-request-id"),
     retryAfterMs: retryAfterMs(header),
-    detail: redactSecrets(message),
+    detail: excerpt(message),
   };
+}
+
+/** The text scrubbed, then cut to EXCERPT_LENGTH characters. */
+function excerpt(text: string): string {
+  const scrubbed = redactSecrets(text);
+  return scrubbed.length > EXCERPT_LENGTH ? `${scrubbed.slice(0, EXCERPT_LENGTH)}…` : scrubbed;
 }
 
 function retryAfterMs(header: (name: string) => string | undefined): number | undefined {
@@ -145,19 +166,4 @@ function retryAfterMs(header: (name: string) => string | undefined): number | un
   if (Number.isFinite(milliseconds)) return milliseconds;
   const seconds = Number.parseFloat(header("retry-after") ?? "");
   return Number.isFinite(seconds) ? seconds * 1000 : undefined;
-}
-
-/**
- * A plain copy of an SDK error to keep as `cause`: name, message, stack and the service's facts, but not
- * the request the SDK attaches, whose headers hold the bearer token.
- */
-function sanitizedCopy(error: unknown, facts: Partial<FailureFacts>): Error {
-  const original = error instanceof Error ? error : new Error(String(error));
-  const copy = new Error(redactSecrets(original.message));
-  copy.name = original.name;
-  copy.stack = redactSecrets(original.stack ?? "");
-  for (const key of ["status", "code", "requestId"] as const) {
-    if (facts[key] !== undefined) Object.assign(copy, { [key]: facts[key] });
-  }
-  return copy;
 }

@@ -1,6 +1,7 @@
 import {
   ConflictError,
   type Message,
+  redactSecrets,
   SkeinError,
   type SkeinErrorOptions,
   StoreUnavailableError,
@@ -9,6 +10,12 @@ import {
 
 /** The package named at the start of every message this adapter raises. */
 export const SOURCE = "adapter-openai";
+
+/*
+ * The errors below quote what the service said, and a service (or a proxy before it) may quote the key it
+ * was sent: each scrubs its text of every remembered credential (`rememberSecret`, which the adapter calls
+ * with its client's key) and of key-shaped text, whoever constructs it.
+ */
 
 /** What every error that answers a request to the service carries. */
 export interface ServiceFailure {
@@ -40,7 +47,7 @@ export class OpenAIServiceError extends SkeinError implements ServiceFailure {
   readonly retryable = false;
 
   constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(message, { source: SOURCE, ...options });
+    super(redactSecrets(message), { source: SOURCE, ...options });
     this.operation = details.operation;
     this.status = details.status;
     this.requestId = details.requestId;
@@ -63,7 +70,8 @@ export class OpenAINotFoundError extends ThreadNotFoundError implements ServiceF
     options: SkeinErrorOptions = {},
   ) {
     super(threadId, { source: SOURCE, ...options });
-    this.message = `${this.message.slice(0, -1)}: ${detail}`;
+    this.detail = redactSecrets(detail);
+    this.message = `${this.message.slice(0, -1)}: ${this.detail}`;
     this.operation = details.operation;
     this.status = details.status;
     this.requestId = details.requestId;
@@ -83,7 +91,7 @@ export class OpenAIConflictError extends ConflictError implements ServiceFailure
   readonly retryable = true;
 
   constructor(detail: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(detail, undefined, { source: SOURCE, ...options });
+    super(redactSecrets(detail), undefined, { source: SOURCE, ...options });
     this.operation = details.operation;
     this.status = details.status;
     this.requestId = details.requestId;
@@ -99,7 +107,7 @@ export class OpenAIUnavailableError extends StoreUnavailableError implements Ser
   readonly code: string | undefined;
 
   constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(message, { source: SOURCE, ...options });
+    super(redactSecrets(message), { source: SOURCE, ...options });
     this.operation = details.operation;
     this.status = details.status;
     this.requestId = details.requestId;
@@ -127,7 +135,7 @@ export class ResponseFailedError extends SkeinError {
     detail: string,
     options: SkeinErrorOptions = {},
   ) {
-    super(`Response ${responseId} failed${code ? ` (${code})` : ""}: ${detail}`, {
+    super(redactSecrets(`Response ${responseId} failed${code ? ` (${code})` : ""}: ${detail}`), {
       source: SOURCE,
       ...options,
     });

@@ -1,4 +1,4 @@
-import type { BindEnvironment, SkeinAdapter } from "@skein/thread-core";
+import { type BindEnvironment, rememberSecret, type SkeinAdapter } from "@skein/thread-core";
 import OpenAI from "openai";
 import { OpenAIConfigurationError } from "./errors.js";
 
@@ -18,9 +18,17 @@ export interface ClientOptions {
   timeout?: number;
 }
 
-/** The given client, or one built from `apiKey` / `baseURL` (or the `OPENAI_API_KEY` environment variable). */
+/**
+ * The given client, or one built from `apiKey` / `baseURL` (or the `OPENAI_API_KEY` environment variable).
+ * Its key is remembered, so no error or stored failure can quote it.
+ */
 export function resolveClient(options: ClientOptions): OpenAI {
-  if (options.client) return options.client;
+  const client = options.client ?? buildClient(options);
+  rememberSecret(client.apiKey);
+  return client;
+}
+
+function buildClient(options: ClientOptions): OpenAI {
   try {
     return new OpenAI({
       ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),

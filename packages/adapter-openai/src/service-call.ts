@@ -1,4 +1,4 @@
-import { PointNotFoundError, SkeinError } from "@skein/thread-core";
+import { PointNotFoundError, redactedError, redactSecrets, SkeinError } from "@skein/thread-core";
 import OpenAI from "openai";
 import {
   OpenAIConflictError,
@@ -9,7 +9,6 @@ import {
   type ServiceFailureDetails,
   SOURCE,
 } from "./errors.js";
-import { redactErrorInPlace, redactSecrets } from "./redact-secrets.js";
 
 /** What a failed call is about, so its error can name the thread and the point it concerns. */
 export interface CallContext {
@@ -37,12 +36,27 @@ export async function callService<T>(
   }
 }
 
-/** The typed skein error for an SDK failure; aborts and errors that are already skein's pass through. */
+/** Longest excerpt of a body that is not JSON that an error quotes. */
+const EXCERPT_LENGTH = 120;
+
+/**
+ * The typed skein error for an SDK failure; aborts and errors that are already skein's pass through. The
+ * cause is a scrubbed copy of the SDK's error: its message, body and the response headers (which a proxy
+ * may echo the key in) hold no key.
+ */
 export function mapServiceError(error: unknown, client: OpenAI, context: CallContext): unknown {
   if (SkeinError.isInstance(error) || error instanceof OpenAI.APIUserAbortError) return error;
-  if (!(error instanceof OpenAI.APIError)) return error;
   const secrets = client.apiKey ? [client.apiKey] : [];
-  redactErrorInPlace(error, secrets);
+  if (error instanceof SyntaxError) {
+    // The SDK parses a 200 body with JSON.parse: V8's message quotes the start of the body.
+    const excerpt = redactSecrets(error.message, secrets).slice(0, EXCERPT_LENGTH);
+    return new OpenAIServiceError(
+      `OpenAI answered ${context.operation} with a body that is not JSON (${excerpt}); is baseURL an OpenAI-compatible API?`,
+      { operation: context.operation },
+      { cause: redactedError(error, secrets) },
+    );
+  }
+  if (!(error instanceof OpenAI.APIError)) return error;
   const body = (error.error ?? {}) as { message?: unknown; param?: unknown };
   const detail = redactSecrets(typeof body.message === "string" ? body.message : error.message, secrets);
   const details: ServiceFailureDetails = {
@@ -51,7 +65,7 @@ export function mapServiceError(error: unknown, client: OpenAI, context: CallCon
     requestId: error.requestID ?? undefined,
     code: typeof error.code === "string" ? error.code : undefined,
   };
-  const options = { cause: error };
+  const options = { cause: redactedError(error, secrets) };
   if (error instanceof OpenAI.APIConnectionError) {
     const what =
       error instanceof OpenAI.APIConnectionTimeoutError ? "did not answer in time" : "could not be reached";

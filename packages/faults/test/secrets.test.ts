@@ -19,6 +19,8 @@ import { deleteKeys, redisStoreUrl, uniquePrefix, useRedis, withClient } from ".
 
 /** The OpenAI key: the emulator accepts only this one. */
 const API_KEY = `sk-live-secret-${randomBytes(12).toString("hex")}`;
+/** The key quoted bare, without any prefix: only knowing the exact value finds it. */
+const KEY_TAIL = API_KEY.slice("sk-live-secret-".length);
 /** A key the service refuses (401): it must not leak either. */
 const WRONG_KEY = `sk-live-wrong-${randomBytes(12).toString("hex")}`;
 /** The Foundry emulator accepts only its test token, which the credential below hands out as a secret. */
@@ -30,7 +32,9 @@ const ENTRA_TOKEN = [
   `eyJ${randomBytes(24).toString("base64url")}`,
   randomBytes(32).toString("base64url"),
 ].join(".");
-const SECRETS = [API_KEY, WRONG_KEY, TOKEN, WRONG_TOKEN, ENTRA_TOKEN];
+/** The Redis Cluster's password, in the store URL and in each `node=` root node URL. */
+const REDIS_PASSWORD = `redis-pw-${randomBytes(12).toString("hex")}`;
+const SECRETS = [API_KEY, KEY_TAIL, WRONG_KEY, TOKEN, WRONG_TOKEN, ENTRA_TOKEN, REDIS_PASSWORD];
 
 /** Every way an error is commonly shown or logged. */
 function renderings(error: unknown): string[] {
@@ -275,6 +279,89 @@ describe("errors of adapters that hold an API key and a credential", () => {
       const refused = await failure(() => wrong.create(type, options));
       expect(refused).toMatchObject({ status: 401 });
       expectNoSecret(renderings(refused), `${type}: a 401 for a wrong token`);
+    }
+  });
+});
+
+describe("what services quote back: stream events, failed runs, echoed headers, bodies that are not JSON", () => {
+  it("OpenAI: the key, whole or without its prefix, reaches no error, cause or export", async () => {
+    const { openaiWithKey, list } = adapters();
+    const store = await openStore("memory:", { adapters: list });
+    opened.push(store);
+    const thread = await store.create("openai.responses");
+    await thread.append({ role: "user", text: "hello" });
+    const streamed = openaiRunner({ client: openaiWithKey.client, model: "gpt-test" });
+    const whole = openaiRunner({ client: openaiWithKey.client, model: "gpt-test", stream: false });
+
+    // A streamed response that breaks with an `error` event quoting the key without its prefix.
+    openai.inject("responses.create", {
+      streamError: { code: "server_error", message: `upstream refused key ${KEY_TAIL}` },
+    });
+    const broken = await failure(() => streamed.run(thread));
+    expect(broken).toMatchObject({ name: "OpenAIServiceError", code: "server_error" });
+    expectNoSecret(renderings(broken), "a stream error event");
+
+    // A response that fails (`response.failed` when streamed, status `failed` when not), quoting the key.
+    for (const runner of [streamed, whole]) {
+      openai.inject("responses.create", {
+        failResponse: { code: "invalid_prompt", message: `the key ${KEY_TAIL} (${API_KEY}) was revoked` },
+      });
+      const failed = await failure(() => runner.run(thread));
+      expect(failed).toMatchObject({ name: "ResponseFailedError", code: "invalid_prompt" });
+      expectNoSecret(renderings(failed), "a failed response");
+    }
+
+    // A proxy that echoes the request's headers into its answer's headers.
+    openai.inject("conversations.items.list", {
+      status: 502,
+      message: "bad gateway",
+      headers: { "x-echo-authorization": `Bearer ${API_KEY}`, "x-echo-key": KEY_TAIL },
+    });
+    const conversation = await store.create("openai.conversation");
+    const echoed = await failure(() => conversation.messages());
+    expect(echoed).toMatchObject({ name: "OpenAIUnavailableError", status: 502 });
+    expect(String((echoed.cause as { headers?: Headers }).headers?.get("x-echo-key"))).toBe("***");
+    expectNoSecret(renderings(echoed), "headers echoed in the cause");
+
+    // A 200 whose body is not JSON, quoting the key at its start: a typed error with a scrubbed excerpt.
+    openai.inject("conversations.items.list", { rawBody: `${KEY_TAIL} is not allowed here` });
+    const garbled = await failure(() => conversation.messages());
+    expect(garbled).toMatchObject({ name: "OpenAIServiceError", operation: "conversations.items.list" });
+    expect(garbled.message).toMatch(/not JSON/);
+    expectNoSecret(renderings(garbled), "a body that is not JSON");
+
+    expectNoSecret([JSON.stringify(await store.export(thread.id))], "the export");
+  });
+
+  it("Foundry: a token quoted bare in a failed run, an echoed header or a body that is not JSON", async () => {
+    const store = await openStore("memory:", { adapters: adapters().list });
+    opened.push(store);
+    // The agent quotes what it was told in its failure: here, the token, bare (no "Bearer", not a JWT).
+    for (const [type, options] of [
+      ["foundry.conversation", { agentName: "quoting" }],
+      ["foundry.thread", { agentId: "asst_quoting" }],
+    ] as const) {
+      const thread = await store.create(type, {
+        ...options,
+        messages: [{ role: "user", text: `my token is ${TOKEN}` }],
+      });
+      const failed = await failure(() => foundryRunner().run(thread));
+      expect(failed).toMatchObject({ name: "FoundryRunError" });
+      expectNoSecret(renderings(failed), `${type}: a failed run`);
+    }
+    const conversation = await store.create("foundry.conversation", { agentName: "echo" });
+    const classic = await store.create("foundry.thread", { agentId: "asst_echo" });
+    for (const [thread, path] of [
+      [conversation, /^\/openai\/v1\/conversations\/[^/]+\/items$/],
+      [classic, /^\/threads\/[^/]+\/messages$/],
+    ] as Array<[Thread, RegExp]>) {
+      foundry.http.inject({ method: "GET", path, status: 500, headers: { "x-echo": TOKEN } });
+      const echoed = await failure(() => thread.messages());
+      expectNoSecret(renderings(echoed), `${thread.type}: a header echoing the token`);
+      foundry.http.inject({ method: "GET", path, rawBody: `${TOKEN} is not JSON` });
+      const garbled = await failure(() => thread.messages());
+      expect(garbled.message, thread.type).toMatch(/not JSON|Foundry answered 200/);
+      expectNoSecret(renderings(garbled), `${thread.type}: a body that is not JSON`);
     }
   });
 });

@@ -20,7 +20,8 @@ const CREDENTIAL_SHAPES: ReadonlyArray<[RegExp, string]> = [
   [/(\/\/[^:/?#@\s]*):[^/\s]*@/g, "$1:***@"],
   [/\bBearer\s+[A-Za-z0-9\-._~+/]+=*/g, "Bearer ***"],
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, "***"],
-  [/\bsk-[A-Za-z0-9_-]{8,}/g, "sk-***"],
+  // Services mask a refused key as `sk-abc****wxyz`: the mask is scrubbed whole, its ends included.
+  [/\bsk-[A-Za-z0-9_*.-]{3,}/g, "sk-***"],
 ];
 
 interface SecretIndex {

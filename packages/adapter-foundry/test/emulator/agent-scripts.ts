@@ -36,6 +36,12 @@ export const AGENT_SCRIPTS: Readonly<Record<string, AgentScript>> = {
   revoked: () => ({ kind: "cancel" }),
   sleepy: () => ({ kind: "wait" }),
   terse: () => ({ kind: "incomplete", reason: "max_output_tokens", text: "It is" }),
+  /** Fails, quoting what it was told in its reason: a service that echoes its input into an error. */
+  quoting: (turn) => ({
+    kind: "fail",
+    code: "server_error",
+    message: `could not handle: ${turn.lastUserText}`,
+  }),
 };
 
 /** The classic agent id for a script name, and back. */

@@ -48,6 +48,8 @@ export interface Fault {
   after?: number;
   headers?: Record<string, string>;
   message?: string;
+  /** Answer 200 with this text as a JSON body, JSON or not, as a misconfigured proxy may. */
+  rawBody?: string;
 }
 
 /** One request as it reached the emulator, for assertions on what the SDKs sent. */
@@ -126,6 +128,11 @@ export class EmulatorHttp {
     else if (fault) {
       fault.times -= 1;
       if (fault.hang) return; // the socket stays open until the client gives up or the emulator closes
+      if (fault.rawBody !== undefined) {
+        response.writeHead(200, { "content-type": "application/json", ...fault.headers });
+        response.end(fault.rawBody);
+        return;
+      }
       const status = fault.status ?? 500;
       return reply(
         response,

@@ -23,6 +23,10 @@ export interface Fault {
   stallAfterItems?: number;
   /** Answer `responses.create` with a response in status `failed`, for this reason. */
   failResponse?: { code: string; message: string };
+  /** Answer 200 and stream one `error` event, as the service does when a streamed response breaks. */
+  streamError?: { code: string; message: string };
+  /** Answer 200 with this text as the body, JSON or not, as a misconfigured proxy may. */
+  rawBody?: string;
 }
 
 export interface RecordedRequest {
@@ -134,6 +138,16 @@ export class OpenAIEmulator {
     if (fault?.hang) {
       await closed;
       throw new ServiceFailure(499, "The client closed the request.");
+    }
+    if (fault?.rawBody !== undefined) return { status: 200, text: fault.rawBody };
+    if (fault?.streamError) {
+      const data = { type: "error", sequence_number: 0, param: null, ...fault.streamError };
+      return {
+        status: 200,
+        events: (async function* () {
+          yield { event: "error", data };
+        })(),
+      };
     }
     if (fault?.status) {
       const failure = new ServiceFailure(

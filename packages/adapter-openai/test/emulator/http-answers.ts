@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export interface Answer {
   status: number;
   body?: unknown;
+  /** The body as it is, instead of `body` as JSON. */
+  text?: string;
   headers?: Record<string, string>;
   /** Server-sent events instead of a JSON body (a streamed response). */
   events?: AsyncIterable<{ event: string; data: unknown }>;
@@ -66,7 +68,7 @@ export async function send(response: ServerResponse, answer: Answer, requestId: 
     response.end();
     return;
   }
-  const text = answer.body === undefined ? "" : JSON.stringify(answer.body);
+  const text = answer.text ?? (answer.body === undefined ? "" : JSON.stringify(answer.body));
   response.writeHead(answer.status, { ...headers, "content-type": "application/json" });
   response.end(text);
 }
