@@ -1,4 +1,4 @@
-import type { SkeinAdapter, ThreadType } from "@skein/thread-core";
+import { rememberSecret, type SkeinAdapter, type ThreadType } from "@skein/thread-core";
 import type OpenAI from "openai";
 import { openaiConversationType } from "./conversation-type.js";
 import { type ClientOptions, PACKAGE_NAME, resolveClient } from "./openai-client.js";
@@ -19,6 +19,8 @@ export interface OpenAIAdapter extends SkeinAdapter {
  */
 export function openaiAdapter(options: OpenAIAdapterOptions = {}): OpenAIAdapter {
   let client = options.client;
+  // Known from now on, before any client is built: no error or stored failure may quote it.
+  rememberSecret(options.client ? options.client.apiKey : (options.apiKey ?? process.env.OPENAI_API_KEY));
   const types = [openaiConversationType, openaiResponsesType] as unknown as readonly ThreadType[];
   const adapter = {
     specificationVersion: "v1" as const,

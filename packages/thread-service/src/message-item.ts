@@ -1,6 +1,7 @@
 import {
   type ContextProvider,
   type Message,
+  redactSecrets,
   SkeinError,
   type Thread,
   type ThreadRunner,
@@ -138,7 +139,8 @@ async function noteOutcome(
       : {
           messageId,
           error: error instanceof Error ? error.name : "Error",
-          message: error instanceof Error ? error.message : String(error),
+          // A service may quote a credential in its error text; the record is stored and exported with the thread.
+          message: redactSecrets(error instanceof Error ? error.message : String(error)),
           at: new Date().toISOString(),
         };
   if (!failure && !record.lastFailure) return;
