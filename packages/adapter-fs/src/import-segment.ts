@@ -1,4 +1,4 @@
-import { ConflictError, type Message, type SegmentInfo } from "@skein/thread-core";
+import { ConflictError, type Message, messageConflict, type SegmentInfo } from "@skein/thread-core";
 import { SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
 
@@ -27,6 +27,9 @@ export async function importSegment(
     const expected = messages[index] as Message;
     if (message.id !== expected.id)
       throw conflict(`holds another message at offset ${from + index}.`, expected.id);
+    // The same id with other content: an import never keeps the stored text silently.
+    const differs = messageConflict(message, expected, SOURCE);
+    if (differs) throw differs;
   }
   const rest = messages.slice(present.length);
   if (rest.length === 0) return;

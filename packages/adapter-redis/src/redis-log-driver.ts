@@ -7,6 +7,7 @@ import {
   type LogDriver,
   type LogRecord,
   type Message,
+  messageConflict,
   type RecordSummary,
   type SegmentInfo,
   SkeinError,
@@ -259,6 +260,8 @@ export class RedisLogDriver implements LogDriver {
   async importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
     const keys = this.layout.segment(info.id);
     const exists = (await this.connection.command(keys.info, ["EXISTS", keys.info], true)) === 1;
+    // A segment's messages never change once written, so they can be compared before the script runs.
+    if (exists) await this.#assertSameContent(info.id, messages, from);
     // A new segment holds a reference to its base, taken before the segment exists.
     const taken = !exists && info.base ? [info.base.segment] : [];
     if (taken.length > 0 && !(await this.#references.retain(taken))) {
@@ -283,6 +286,18 @@ export class RedisLogDriver implements LogDriver {
 
   newSegmentId(threadId: string): string {
     return this.layout.newSegmentId(threadId);
+  }
+
+  /** Where the segment holds an imported message's id already, it must hold that message: else `ConflictError`. */
+  async #assertSameContent(segmentId: string, messages: Message[], from: number): Promise<void> {
+    const stored = await this.#reader.messages(segmentId, from, from + messages.length);
+    for (const [index, message] of stored.entries()) {
+      const imported = messages[index] as Message;
+      // Another id at this offset is the script's refusal ("other"), with its own words.
+      if (message.id !== imported.id) continue;
+      const conflict = messageConflict(message, imported, source.source);
+      if (conflict) throw conflict;
+    }
   }
 
   /** Checks that Redis answers, so a store opened on a wrong URL fails at once. */

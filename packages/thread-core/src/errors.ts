@@ -225,6 +225,17 @@ export class StoreClosedError extends SkeinError {
   }
 }
 
+/** `store.list` was given a `limit` or `cursor` it cannot use; nothing was read. */
+export class InvalidListOptionsError extends SkeinError {
+  constructor(
+    readonly option: "limit" | "cursor",
+    readonly detail: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Invalid list ${option}: ${detail}`, options);
+  }
+}
+
 /**
  * Untrusted text for an error message: quoted, control characters escaped, at most `limit` characters, so a
  * hostile document can neither flood a log line nor send terminal escapes through it.

@@ -15,7 +15,17 @@ export {
 export { createRegistry, defaultRegistry } from "./create-registry.js";
 export * from "./errors.js";
 export { assertThreadId, MAX_THREAD_ID_LENGTH, newRandomId, newSortableId } from "./ids.js";
-export { assertJsonValue, canonicalJson, cloneJson, type JsonObject, type JsonValue } from "./json.js";
+export {
+  assertJsonValue,
+  canonicalJson,
+  cloneJson,
+  findJsonProblem,
+  type JsonCheckOptions,
+  type JsonObject,
+  type JsonProblem,
+  type JsonValue,
+  MAX_JSON_DEPTH,
+} from "./json.js";
 export { LocalStore, type LocalStoreOptions } from "./local/local-store.js";
 export { LOCAL_CAPABILITIES, LocalThread, type LocalThreadHost } from "./local/local-thread.js";
 export { defineLocalThreadType } from "./local/local-thread-type.js";

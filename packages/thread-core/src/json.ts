@@ -7,29 +7,49 @@ export type JsonObject = { [key: string]: JsonValue };
 /** Deeper documents are refused: they are hostile or broken, and would overflow recursive parsers. */
 export const MAX_JSON_DEPTH = 200;
 
-/**
- * Checks that `value` is plain JSON data (what `JSON.parse` can produce) before any schema sees it:
- * no `__proto__` keys, no functions, cycles, non-finite numbers or nesting deeper than MAX_JSON_DEPTH.
- * Iterative, so hostile depth cannot overflow the stack.
- */
-export function assertJsonValue(value: unknown, makeError = jsonError): asserts value is JsonValue {
-  const problem = findJsonProblem(value, false);
-  if (problem) {
-    // Walk again, keeping paths this time, only to say where the problem is.
-    const located = findJsonProblem(value, true) ?? problem;
-    throw makeError(located.detail, located.path);
-  }
-}
-
-interface JsonProblem {
+/** Where a value that `findJsonProblem` refuses goes wrong, and how. */
+export interface JsonProblem {
   detail: string;
+  /** From the checked value down to the offending part. */
   path: Array<string | number>;
 }
 
+export interface JsonCheckOptions {
+  /**
+   * How deep the value sits in the document it will be part of (a thread's metadata: 1, a message in an
+   * export: 4), so that what a door accepts fits, whole, in the export that carries it. @default 0
+   */
+  depth?: number;
+}
+
+/**
+ * Checks that `value` is plain JSON data that survives a round trip through JSON text unchanged, before any
+ * schema sees it: plain objects and arrays, strings, booleans, null and finite numbers; no `__proto__` keys,
+ * no object met twice (a cycle or a shared reference), nothing nested deeper than MAX_JSON_DEPTH. An
+ * `undefined` property counts as absent, as `JSON.stringify` leaves it out. This one rule guards every door
+ * of a store (create, update, fork, append, save, import, open), so nothing accepted fails to export or to
+ * come back in. Iterative, so hostile depth cannot overflow the stack.
+ */
+export function assertJsonValue(
+  value: unknown,
+  makeError: (detail: string, path: Array<string | number>) => Error = jsonError,
+  options: JsonCheckOptions = {},
+): asserts value is JsonValue {
+  const problem = findJsonProblem(value, options);
+  if (problem) throw makeError(problem.detail, problem.path);
+}
+
+/** The first reason `value` is not JSON data by the rules of `assertJsonValue`, or undefined when it is. */
+export function findJsonProblem(value: unknown, options: JsonCheckOptions = {}): JsonProblem | undefined {
+  const problem = walkJson(value, options.depth ?? 0, false);
+  // Walk again, keeping paths this time, only to say where the problem is.
+  return problem && (walkJson(value, options.depth ?? 0, true) ?? problem);
+}
+
 /** Iterative, so hostile depth cannot overflow the stack; paths are built only when asked for. */
-function findJsonProblem(root: unknown, withPaths: boolean): JsonProblem | undefined {
+function walkJson(root: unknown, rootDepth: number, withPaths: boolean): JsonProblem | undefined {
   const values: unknown[] = [root];
-  const depths: number[] = [0];
+  const depths: number[] = [rootDepth];
   const paths: Array<Array<string | number>> = [[]];
   const seen = new Set<object>();
   while (values.length > 0) {
@@ -43,7 +63,11 @@ function findJsonProblem(root: unknown, withPaths: boolean): JsonProblem | undef
     }
     if (typeof current !== "object") return { detail: `${typeof current} is not JSON`, path };
     if (depth >= MAX_JSON_DEPTH) return { detail: `nesting is deeper than ${MAX_JSON_DEPTH} levels`, path };
-    if (seen.has(current)) return { detail: "the value contains a cycle", path };
+    if (seen.has(current))
+      return {
+        detail: "the same object appears twice (a cycle or a shared reference); JSON holds copies",
+        path,
+      };
     seen.add(current);
     if (Array.isArray(current)) {
       for (let index = 0; index < current.length; index++) {
@@ -59,7 +83,9 @@ function findJsonProblem(root: unknown, withPaths: boolean): JsonProblem | undef
     for (const key in current) {
       if (!Object.hasOwn(current, key)) continue;
       if (key === "__proto__") return { detail: 'the key "__proto__" is not allowed', path };
-      values.push((current as Record<string, unknown>)[key]);
+      const child = (current as Record<string, unknown>)[key];
+      if (child === undefined) continue; // absent, as JSON.stringify leaves it out
+      values.push(child);
       depths.push(depth + 1);
       if (withPaths) paths.push([...path, key]);
     }
@@ -69,6 +95,18 @@ function findJsonProblem(root: unknown, withPaths: boolean): JsonProblem | undef
 
 function jsonError(detail: string, path: Array<string | number>): Error {
   return new InvalidThreadStateError(detail, path);
+}
+
+/**
+ * Checks a thread's `metadata` or `context` as `create`, `update` and `fork` receive it: a JSON object by
+ * the rules of `assertJsonValue`, at the depth it has in the thread's export. `InvalidThreadStateError`
+ * names the path from the field down.
+ */
+export function assertJsonObjectField(value: unknown, field: string): asserts value is JsonObject {
+  if (!isPlainObject(value)) throw new InvalidThreadStateError(`${field} must be a JSON object`, [field]);
+  assertJsonValue(value, (detail, path) => new InvalidThreadStateError(detail, [field, ...path]), {
+    depth: 1,
+  });
 }
 
 /** JSON with object keys sorted, so equal data gives equal text whatever the key order. */

@@ -159,9 +159,14 @@ export type MessageInput =
       metadata?: Record<string, JsonValue>;
     };
 
+/** How deep a message sits in a thread's export (`segments[i].messages[j]`): what append accepts, import takes back. */
+const MESSAGE_DEPTH_IN_EXPORT = 4;
+
 /** Validates one input message and fills in a sortable `id` and `createdAt` where absent. */
 export function normalizeMessage(input: unknown, path: Array<string | number> = []): Message {
-  assertJsonValue(input, (detail, at) => new InvalidMessageError(detail, [...path, ...at]));
+  assertJsonValue(input, (detail, at) => new InvalidMessageError(detail, [...path, ...at]), {
+    depth: MESSAGE_DEPTH_IN_EXPORT,
+  });
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     throw new InvalidMessageError("expected an object with a role and contents or text", path);
   }

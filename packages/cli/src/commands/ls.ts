@@ -1,4 +1,4 @@
-import type { ThreadStore, ThreadSummary } from "@skein/thread-core";
+import { InvalidListOptionsError, type ThreadStore, type ThreadSummary } from "@skein/thread-core";
 import { UsageError } from "../cli/cli-error.js";
 import type { Command } from "../cli/command.js";
 import { integerOption, noMoreArguments, stringOption } from "../cli/option-values.js";
@@ -64,7 +64,7 @@ async function listPage(
       .list({ prefix: options.prefix, cursor, limit: options.limit - items.length })
       .catch((error: unknown) => {
         // The store's word for a cursor it did not make.
-        if (error instanceof RangeError)
+        if (InvalidListOptionsError.isInstance(error) && error.option === "cursor")
           throw new UsageError(`--cursor ${cursor} is not one that skein ls gave`);
         throw error;
       });

@@ -1,6 +1,7 @@
 import {
   ConcurrencyError,
   ConflictError,
+  InvalidListOptionsError,
   InvalidThreadStateError,
   quoteUntrusted,
   ThreadExistsError,
@@ -9,7 +10,7 @@ import {
   UnsupportedOperationError,
 } from "../errors.js";
 import { assertThreadId, newSortableId } from "../ids.js";
-import { cloneJson, type JsonObject } from "../json.js";
+import { assertJsonObjectField, assertJsonValue, cloneJson, type JsonObject } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import { type Registry, SKEIN_TYPE_PACKAGES } from "../registry.js";
 import type {
@@ -83,6 +84,11 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     const settings = (typeof typeOrOptions === "string" ? options : typeOrOptions) ?? {};
     const id = settings.id === undefined ? newSortableId() : settings.id;
     assertThreadId(id);
+    const metadata = settings.metadata ?? {};
+    const context = settings.context ?? {};
+    // Refused here what export could not carry or import would refuse.
+    assertJsonObjectField(metadata, "metadata");
+    assertJsonObjectField(context, "context");
     const now = new Date().toISOString();
     const head = newHeadSegment(this.driver, id, null, 0);
     const record: LogRecord = {
@@ -92,8 +98,8 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       createdAt: now,
       updatedAt: now,
       revision: 0,
-      metadata: cloneJson((settings.metadata as Record<string, unknown>) ?? {}),
-      context: cloneJson((settings.context as Record<string, unknown>) ?? {}),
+      metadata: cloneJson(metadata),
+      context: cloneJson(context),
       head: head.id,
       length: 0,
       events: [],
@@ -147,6 +153,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       );
     }
     const state = thread.toJSON();
+    assertJsonValue(state as unknown);
     if (state.$type === this.nativeType) {
       // A memory thread from elsewhere saved into a memory store becomes one of its logs, replacing the old.
       await this.driver.delete(thread.id);
@@ -217,7 +224,12 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
 
   async list(options: ListOptions = {}): Promise<ThreadPage> {
     const limit = options.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError("limit must be a positive integer");
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new InvalidListOptionsError(
+        "limit",
+        `${quoteUntrusted(limit)} is not a positive integer; give 1 or more, or leave it out for 100.`,
+      );
+    }
     const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
     // Scoped keys sort first; start past them so a store never lists its scopes' threads. A scope whose name
     // sorts past that bound still shows up in pages, so keep reading until the page is full or the ids end.
@@ -285,8 +297,13 @@ function encodeCursor(id: string): string {
   return Buffer.from(id, "utf8").toString("base64url");
 }
 
-function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, "base64url").toString("utf8");
-  if (encodeCursor(id) !== cursor) throw new RangeError("cursor is not one that list() returned");
+function decodeCursor(cursor: unknown): string {
+  const id = typeof cursor === "string" ? Buffer.from(cursor, "base64url").toString("utf8") : undefined;
+  if (id === undefined || encodeCursor(id) !== cursor) {
+    throw new InvalidListOptionsError(
+      "cursor",
+      `${quoteUntrusted(cursor)} is not a cursor list() returned; pass a page's cursor as it came, or leave it out to start at the first page.`,
+    );
+  }
   return id;
 }

@@ -1,6 +1,6 @@
 import { PointNotFoundError, SkeinError, ThreadNotFoundError } from "../errors.js";
 import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
-import { cloneJson } from "../json.js";
+import { assertJsonObjectField, cloneJson } from "../json.js";
 import { type Message, type MessageInput, messageConflict, normalizeMessage } from "../message.js";
 import type {
   AppendOptions,
@@ -128,6 +128,7 @@ export class LocalThread implements Thread {
     const point = await this.#resolvePoint(ranges, options.at ?? null);
     const id = options.id ?? newSortableId();
     assertThreadId(id);
+    if (options.metadata !== undefined) assertJsonObjectField(options.metadata, "metadata");
     const now = new Date().toISOString();
     const head = newHeadSegment(this.host.driver, id, point, point.position);
     const record: LogRecord = {
@@ -204,6 +205,8 @@ export class LocalThread implements Thread {
   }
 
   async update(patch: ThreadUpdate, options: AppendOptions = {}): Promise<void> {
+    if (patch.metadata !== undefined) assertJsonObjectField(patch.metadata, "metadata");
+    if (patch.context !== undefined) assertJsonObjectField(patch.context, "context");
     await this.#withHead((record) =>
       this.#commit({
         expectHead: record.head,

@@ -226,48 +226,65 @@ async function assertSegmentKnown(driver: LogDriver, listed: Set<string>, id: st
   return info;
 }
 
-/** Checks that segments form chains (no cycles, consistent starts) and orders bases first. */
+/**
+ * Checks that segments form chains (no cycles, consistent starts) and orders bases first. Iterative: a log
+ * of many thousands of chained segments must not overflow the stack.
+ */
 function orderSegments(state: LogState): LogState["segments"] {
+  type Segment = LogState["segments"][number];
   const byId = new Map(state.segments.map((segment) => [segment.id, segment]));
   if (byId.size !== state.segments.length)
     throw new InvalidThreadStateError("segment ids repeat", ["segments"]);
-  const ordered: LogState["segments"] = [];
+  const ordered: Segment[] = [];
   const placed = new Set<string>();
-  const visiting = new Set<string>();
-  const visit = (segment: LogState["segments"][number]) => {
-    if (placed.has(segment.id)) return;
-    if (visiting.has(segment.id)) throw new InvalidThreadStateError("segments form a cycle", ["segments"]);
-    visiting.add(segment.id);
-    const base = segment.base && byId.get(segment.base.segment);
-    if (segment.base === null && segment.start !== 0) {
-      throw new InvalidThreadStateError(
-        `segment ${quoteUntrusted(segment.id)} has no base but starts at ${segment.start}`,
-        ["segments"],
-      );
+  for (const first of state.segments) {
+    // Down the chain to the first segment already placed (or the root), then place that path bases first.
+    const path: Segment[] = [];
+    const onPath = new Set<string>();
+    let segment: Segment | undefined = first;
+    while (segment !== undefined && !placed.has(segment.id)) {
+      if (onPath.has(segment.id)) throw new InvalidThreadStateError("segments form a cycle", ["segments"]);
+      onPath.add(segment.id);
+      path.push(segment);
+      const base: Segment | undefined = segment.base ? byId.get(segment.base.segment) : undefined;
+      assertContinues(segment, base);
+      segment = base;
     }
-    if (base) {
-      if (segment.base && base.start + segment.base.offset !== segment.start) {
-        throw new InvalidThreadStateError(
-          `segment ${quoteUntrusted(segment.id)} does not start where its base ends`,
-          ["segments"],
-        );
-      }
-      if (segment.base && segment.base.offset > base.messages.length) {
-        throw new InvalidThreadStateError(
-          `segment ${quoteUntrusted(segment.id)} continues past the end of its base`,
-          ["segments"],
-        );
-      }
-      visit(base);
+    for (let index = path.length - 1; index >= 0; index--) {
+      const next = path[index] as Segment;
+      placed.add(next.id);
+      ordered.push(next);
     }
-    visiting.delete(segment.id);
-    placed.add(segment.id);
-    ordered.push(segment);
-  };
-  for (const segment of state.segments) visit(segment);
+  }
   const end = byId.get(state.end.segment);
   if (end && state.end.offset > end.messages.length) {
     throw new InvalidThreadStateError("the end lies past its segment's messages", ["end"]);
   }
   return ordered;
+}
+
+/** A segment starts where the part of its base it continues ends, and that part exists. */
+function assertContinues(
+  segment: LogState["segments"][number],
+  base: LogState["segments"][number] | undefined,
+): void {
+  if (segment.base === null && segment.start !== 0) {
+    throw new InvalidThreadStateError(
+      `segment ${quoteUntrusted(segment.id)} has no base but starts at ${segment.start}`,
+      ["segments"],
+    );
+  }
+  if (!base || !segment.base) return;
+  if (base.start + segment.base.offset !== segment.start) {
+    throw new InvalidThreadStateError(
+      `segment ${quoteUntrusted(segment.id)} does not start where its base ends`,
+      ["segments"],
+    );
+  }
+  if (segment.base.offset > base.messages.length) {
+    throw new InvalidThreadStateError(
+      `segment ${quoteUntrusted(segment.id)} continues past the end of its base`,
+      ["segments"],
+    );
+  }
 }

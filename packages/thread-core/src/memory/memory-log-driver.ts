@@ -19,7 +19,7 @@ import {
   type StoredRecord,
 } from "../local/log-driver.js";
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
-import type { Message } from "../message.js";
+import { type Message, messageConflict } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
 import {
   copyRecord,
@@ -201,12 +201,17 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     // Check everything first, so a refused import writes nothing.
     const existing = Math.max(0, Math.min(messages.length, segment.messages.length - from));
     for (let index = 0; index < existing; index++) {
-      if (segment.messages[from + index]?.id !== messages[index]?.id) {
+      const stored = segment.messages[from + index] as Message;
+      const message = messages[index] as Message;
+      if (stored.id !== message.id) {
         throw new ConflictError(
           `Segment ${info.id} holds another message at offset ${from + index}.`,
-          messages[index]?.id,
+          message.id,
         );
       }
+      // The same id with other content: an import never keeps the stored text silently.
+      const conflict = messageConflict(stored, message);
+      if (conflict) throw conflict;
     }
     const fresh = messages.slice(existing);
     if (fresh.length === 0) return;

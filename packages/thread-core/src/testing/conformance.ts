@@ -3,6 +3,8 @@ import type { ThreadStore } from "../store/store.js";
 import { appendCases } from "./cases/append-cases.js";
 import { formatCases } from "./cases/format-cases.js";
 import { historyCases } from "./cases/history-cases.js";
+import { importCases } from "./cases/import-cases.js";
+import { jsonCases } from "./cases/json-cases.js";
 import { managerCases } from "./cases/manager-cases.js";
 import { scopeCases } from "./cases/scope-cases.js";
 import { storeCases } from "./cases/store-cases.js";
@@ -44,6 +46,8 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       formatCases,
       appendCases,
       storeCases,
+      jsonCases,
+      importCases,
       historyCases,
       viewCases,
       scopeCases,

@@ -1,5 +1,10 @@
 import { expect } from "vitest";
-import { InvalidThreadIdError, ThreadExistsError, ThreadNotFoundError } from "../../errors.js";
+import {
+  InvalidListOptionsError,
+  InvalidThreadIdError,
+  ThreadExistsError,
+  ThreadNotFoundError,
+} from "../../errors.js";
 import { createMemoryStore } from "../../memory/memory-thread-type.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
@@ -101,8 +106,27 @@ export function storeCases(context: SuiteContext): void {
     );
     const first = await context.store.list({ limit: 1 });
     expect(first.items[0]).toMatchObject({ id: "other", type: context.store.nativeType });
-    expect(await caught(context.store.list({ cursor: "not a cursor!" }))).toBeInstanceOf(Error);
   });
+
+  conformanceCase(
+    context,
+    "list refuses a cursor it did not make or a limit that is no positive integer",
+    async () => {
+      await context.store.create({ id: "listed" });
+      for (const cursor of ["!!!", "not a cursor!", "bGlzdGVk=", 42]) {
+        const error = await caught(context.store.list({ cursor: cursor as string }));
+        expect(InvalidListOptionsError.isInstance(error), `cursor ${String(cursor)}: ${error}`).toBe(true);
+        expect((error as InvalidListOptionsError).option).toBe("cursor");
+      }
+      for (const limit of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"]) {
+        const error = await caught(context.store.list({ limit: limit as number }));
+        expect(InvalidListOptionsError.isInstance(error), `limit ${String(limit)}: ${error}`).toBe(true);
+        expect(error.message).toContain("positive integer");
+      }
+      const page = await context.store.list({ limit: 1 });
+      expect(page.items.map((item) => item.id)).toEqual(["listed"]);
+    },
+  );
 
   conformanceCase(context, "delete removes a thread; deleting again returns false", async () => {
     const thread = await context.store.create({ id: "doomed" });

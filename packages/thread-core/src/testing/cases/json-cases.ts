@@ -1,0 +1,151 @@
+import { expect } from "vitest";
+import { InvalidMessageError, InvalidThreadStateError } from "../../errors.js";
+import type { Thread } from "../../thread.js";
+import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
+
+/** `{ a: { a: … { a: leaf } } }`, `levels` objects deep, built without recursion. */
+function nested(levels: number, leaf: unknown = 1): Record<string, unknown> {
+  let value: unknown = leaf;
+  for (let level = 0; level < levels; level++) value = { a: value };
+  return value as Record<string, unknown>;
+}
+
+/** Values JavaScript can hold that JSON cannot carry unchanged, each with what the error must point at. */
+function hostileValues(): Array<[string, Record<string, unknown>, string]> {
+  const cycle: Record<string, unknown> = { name: "loop" };
+  cycle.self = cycle;
+  const shared = { tag: 1 };
+  return [
+    // As JSON.parse makes it: an own `__proto__` key.
+    ["a __proto__ key", JSON.parse('{"fine":1,"inner":{"__proto__":{"polluted":true}}}'), "inner"],
+    ["100,000 levels of nesting", { deep: nested(100_000) }, "deep"],
+    ["a cycle", { loop: cycle }, "loop"],
+    ["a BigInt", { big: 10n }, "big"],
+    ["Infinity", { far: Number.POSITIVE_INFINITY }, "far"],
+    ["NaN", { odd: Number.NaN }, "odd"],
+    ["a function", { call: () => 1 }, "call"],
+    ["a Date (not a plain object)", { at: new Date(0) }, "at"],
+    ["a hole in an array", { list: [1, undefined, 3] }, "list"],
+    ["one object twice", { left: shared, right: shared }, ""],
+  ];
+}
+
+/**
+ * Issue 18, point 4: one JSON rule at every door (create, update, fork, append, save, import), so nothing a
+ * store accepts fails to export, or comes back from its export refused or changed.
+ */
+export function jsonCases(context: SuiteContext): void {
+  conformanceCase(
+    context,
+    "create, update and fork refuse metadata or context that JSON cannot carry, naming the path; nothing is written",
+    async () => {
+      const thread = await context.store.create({ id: "kept", metadata: { ok: true } });
+      for (const [name, value, key] of hostileValues()) {
+        for (const field of ["metadata", "context"] as const) {
+          const created = await caught(context.store.create({ id: "refused", [field]: value }));
+          expect(InvalidThreadStateError.isInstance(created), `create ${field}: ${name}: ${created}`).toBe(
+            true,
+          );
+          expect(created.message, name).toContain(`at ${field}${key ? `.${key}` : ""}`);
+          const updated = await caught(thread.update({ [field]: value }));
+          expect(InvalidThreadStateError.isInstance(updated), `update ${field}: ${name}: ${updated}`).toBe(
+            true,
+          );
+        }
+        const forked = await caught(thread.fork({ id: "refused", metadata: value }));
+        expect(InvalidThreadStateError.isInstance(forked), `fork: ${name}: ${forked}`).toBe(true);
+      }
+      const notObject = await caught(context.store.create({ metadata: [1, 2] as never }));
+      expect(InvalidThreadStateError.isInstance(notObject)).toBe(true);
+      expect((await context.store.list()).items.map((item) => item.id)).toEqual(["kept"]);
+      const fresh = await context.store.get("kept");
+      expect(fresh.revision).toBe(0);
+      expect(fresh.metadata).toEqual({ ok: true });
+      // An absent (undefined) property is left out, as JSON.stringify does; that is no change of meaning.
+      await thread.update({ metadata: { ok: false, note: undefined } });
+      expect((await context.store.get("kept")).metadata).toEqual({ ok: false });
+    },
+    60_000,
+  );
+
+  conformanceCase(
+    context,
+    "append refuses message contents or metadata that JSON cannot carry, naming the path",
+    async () => {
+      const thread = await context.store.create({ id: "messages" });
+      for (const [name, value] of hostileValues()) {
+        const inMetadata = await caught(thread.append({ role: "user", text: "x", metadata: value as never }));
+        expect(InvalidMessageError.isInstance(inMetadata), `${name}: ${inMetadata}`).toBe(true);
+        expect(inMetadata.message, name).toContain("at metadata");
+        const inContents = await caught(
+          thread.append({
+            role: "tool",
+            contents: [{ type: "function_result", callId: "c", result: value }],
+          } as never),
+        );
+        expect(InvalidMessageError.isInstance(inContents), `${name}: ${inContents}`).toBe(true);
+        expect(inContents.message, name).toContain("at contents[0].result");
+      }
+      expect(await thread.messages()).toEqual([]);
+    },
+    60_000,
+  );
+
+  conformanceCase(
+    context,
+    "the deepest metadata and message a store accepts come back through export and import",
+    async () => {
+      // The deepest nesting each door takes, found by trying: one level more is refused.
+      let metadataLevels = 210;
+      let thread: Thread | undefined;
+      for (; thread === undefined; metadataLevels--) {
+        thread = await context.store
+          .create({ id: "deep", metadata: { deep: nested(metadataLevels) } })
+          .catch((error: unknown) => {
+            if (!InvalidThreadStateError.isInstance(error)) throw error;
+            return undefined;
+          });
+      }
+      expect(metadataLevels).toBeLessThan(209);
+      let messageLevels = 210;
+      for (; ; messageLevels--) {
+        const metadata = { deep: nested(messageLevels) } as never;
+        const appended = await thread
+          .append({ id: "m", role: "user", text: "deep", metadata })
+          .catch((error: unknown) => {
+            if (!InvalidMessageError.isInstance(error)) throw error;
+            return undefined;
+          });
+        if (appended) break;
+      }
+      expect(messageLevels).toBeLessThan(209);
+      const text = JSON.stringify(await context.store.export("deep"));
+      const copy = await context.store.import(JSON.parse(text), { id: "deep-copy" });
+      expect(copy.metadata).toEqual(thread.metadata);
+      expect(await copy.messages()).toEqual(await thread.messages());
+    },
+    60_000,
+  );
+
+  conformanceCase(context, "import and save refuse what JSON cannot carry, with the same rule", async () => {
+    const source = await context.store.create({ id: "source" });
+    await source.append({ id: "m", role: "user", text: "hello" });
+    const exported = JSON.parse(JSON.stringify(await context.store.export("source")));
+    const withProto = { ...exported, metadata: JSON.parse('{"__proto__":{"polluted":true}}') };
+    const proto = await caught(context.store.import(withProto, { id: "proto" }));
+    expect(InvalidThreadStateError.isInstance(proto), String(proto)).toBe(true);
+    const deep = { ...exported, metadata: { deep: nested(100_000) } };
+    expect(InvalidThreadStateError.isInstance(await caught(context.store.import(deep, { id: "deep" })))).toBe(
+      true,
+    );
+    // A thread of another kind whose state holds a number JSON cannot write: save refuses it.
+    const stateless = {
+      id: "visitor",
+      type: "memory",
+      toJSON: () => ({ ...exported, id: "visitor", metadata: { far: Number.POSITIVE_INFINITY } }),
+    } as unknown as Thread;
+    const saved = await caught(context.store.save(stateless));
+    expect(InvalidThreadStateError.isInstance(saved), String(saved)).toBe(true);
+    expect((await context.store.list()).items.map((item) => item.id)).toEqual(["source"]);
+  });
+}
