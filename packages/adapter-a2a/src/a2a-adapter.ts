@@ -1,4 +1,5 @@
 import { ClientFactory } from "@a2a-js/sdk/client";
+import { rememberSecret } from "@skein/thread-core";
 import { a2aTaskThreadType } from "./a2a-task-thread-type.js";
 import { a2aThreadType } from "./a2a-thread-type.js";
 import { type A2aAdapter, AgentClients, PACKAGE_NAME } from "./agent-clients.js";
@@ -9,6 +10,12 @@ export interface A2aAdapterOptions {
    * transports. @default new ClientFactory() (JSON-RPC and HTTP+JSON)
    */
   clientFactory?: ClientFactory;
+  /**
+   * The credentials the factory's clients send (API keys, tokens, header values). A factory keeps them
+   * inside its fetch function, where skein cannot read them; named here, they are scrubbed from every error
+   * and stored failure, even quoted in part or without a prefix (see `rememberSecret`). @default []
+   */
+  secrets?: readonly string[];
 }
 
 /**
@@ -17,6 +24,7 @@ export interface A2aAdapterOptions {
  * @example const store = await openStore("file:./.skein", { adapters: [a2aAdapter({ clientFactory })] });
  */
 export function a2aAdapter(options: A2aAdapterOptions = {}): A2aAdapter {
+  for (const secret of options.secrets ?? []) rememberSecret(secret);
   return {
     specificationVersion: "v1",
     packageName: PACKAGE_NAME,

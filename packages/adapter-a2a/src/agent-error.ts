@@ -1,16 +1,18 @@
 import { A2AError } from "@a2a-js/sdk/errors";
-import { SkeinError } from "@skein/thread-core";
+import { redactedError, SkeinError } from "@skein/thread-core";
 import { A2aAgentError, A2aAgentUnavailableError, A2aTaskNotFoundError } from "./errors.js";
 
 /** HTTP answers that say "try again later" rather than "no". */
 const UNAVAILABLE_STATUS = /\b(?:Status: |: )(?:429|502|503|504)\b/;
 
 /**
- * Turns what the SDK threw into a typed skein error with the original as `cause`. Skein errors and
- * aborts pass through unchanged, so a caller's `AbortSignal` still ends in its own reason.
+ * Turns what the SDK threw into a typed skein error with a scrubbed copy of the original as `cause` (an
+ * agent or a proxy may quote the credentials it was sent). Skein errors and aborts pass through unchanged,
+ * so a caller's `AbortSignal` still ends in its own reason.
  */
-export function agentError(error: unknown, agentUrl: string, taskId?: string): unknown {
-  if (SkeinError.isInstance(error) || isAbort(error)) return error;
+export function agentError(thrown: unknown, agentUrl: string, taskId?: string): unknown {
+  if (SkeinError.isInstance(thrown) || isAbort(thrown)) return thrown;
+  const error = redactedError(thrown);
   if (error instanceof A2AError) {
     if (error.reason === "TASK_NOT_FOUND" && taskId !== undefined) {
       return new A2aTaskNotFoundError(agentUrl, taskId, { cause: error });

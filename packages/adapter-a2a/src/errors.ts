@@ -1,5 +1,6 @@
 import type { Message } from "@skein/thread-core";
 import {
+  redactSecrets,
   SkeinError,
   type SkeinErrorOptions,
   StoreUnavailableError,
@@ -10,6 +11,12 @@ import type { A2aTaskState } from "./task-state.js";
 export const SOURCE = "adapter-a2a";
 
 type ErrorOptions = Omit<SkeinErrorOptions, "source">;
+
+/*
+ * The agent errors below quote what the agent (or a proxy before it) said, which may quote the credentials
+ * the client factory sent: each scrubs its text of every remembered credential (`a2aAdapter({ secrets })`
+ * remembers them) and of token-shaped text, whoever constructs it.
+ */
 
 /**
  * The remote agent answered with an A2A error. `reason` is the protocol's (`UNSUPPORTED_OPERATION`,
@@ -22,7 +29,10 @@ export class A2aAgentError extends SkeinError {
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(`Agent ${agentUrl} refused the request (${reason}): ${detail}`, { ...options, source: SOURCE });
+    super(redactSecrets(`Agent ${agentUrl} refused the request (${reason}): ${detail}`), {
+      ...options,
+      source: SOURCE,
+    });
   }
 }
 
@@ -44,7 +54,7 @@ export class A2aAgentUnavailableError extends StoreUnavailableError {
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(`Agent ${agentUrl} is unavailable: ${detail}`, { ...options, source: SOURCE });
+    super(redactSecrets(`Agent ${agentUrl} is unavailable: ${detail}`), { ...options, source: SOURCE });
   }
 }
 
