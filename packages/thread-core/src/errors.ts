@@ -284,3 +284,38 @@ export class HeadMovedError extends SkeinError {
     super(`Thread ${JSON.stringify(threadId)} moved to another segment during the change.`, options);
   }
 }
+
+/**
+ * A runner cannot honour these run settings on this thread type (`type`): the run is refused before any
+ * request, rather than the settings silently dropped. `settings` are `RunConfig` keys.
+ */
+export class UnsupportedRunConfigError extends UnsupportedOperationError {
+  constructor(
+    type: string,
+    readonly settings: readonly string[],
+    detail: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(type, `the run setting${settings.length === 1 ? "" : "s"} ${settings.join(", ")}`, detail, options);
+  }
+}
+
+/**
+ * One message of a run's input needs more than the run's `maxInputTokens` on its own (with the system
+ * messages that always go with it), so no request could stay within the budget; nothing was sent.
+ */
+export class MessageTooLargeError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    readonly messageId: string,
+    /** The input the message needs, in tokens as the runner counts them. */
+    readonly tokens: number,
+    readonly maxInputTokens: number,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      `Message ${quoteUntrusted(messageId)} of thread ${quoteUntrusted(threadId)} needs about ${tokens} tokens of input, more than maxInputTokens (${maxInputTokens}) allows; nothing was sent. Shorten or split the message, or raise maxInputTokens.`,
+      options,
+    );
+  }
+}

@@ -68,6 +68,12 @@ export { redactedError, redactSecrets, rememberSecret } from "./redact-secrets.j
 export { type ParsedState, type ParseOptions, Registry, SKEIN_TYPE_PACKAGES } from "./registry.js";
 export type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
 export {
+  assertInputWithinBudget,
+  runTargetType,
+  SERVICE_THREAD_TYPES,
+  unhonouredSettings,
+} from "./runner.js";
+export {
   type OpenStoreOptions,
   openStore,
   redactUrl,
