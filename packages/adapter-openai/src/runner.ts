@@ -1,7 +1,15 @@
-import type { Message, RunConfig, RunOptions, Thread, ThreadRunner, ViewOptions } from "@skein/thread-core";
+import {
+  assertInputWithinBudget,
+  type Message,
+  type RunConfig,
+  type RunOptions,
+  type Thread,
+  type ThreadRunner,
+  type ViewOptions,
+} from "@skein/thread-core";
 import type OpenAI from "openai";
 import type { Response, ResponseCreateParamsNonStreaming, Tool } from "openai/resources/responses/responses";
-import { RunAbortedError } from "./errors.js";
+import { RunAbortedError, SOURCE } from "./errors.js";
 import { itemToMessage, type ServiceItem } from "./item-to-message.js";
 import { messagesToItems } from "./message-to-items.js";
 import { type ClientOptions, resolveClient } from "./openai-client.js";
@@ -10,6 +18,7 @@ import { RESPONSES_TYPE } from "./responses-state.js";
 import { withAdvance } from "./run-advance.js";
 import { keepToolCallsPaired, withRunRecord } from "./run-output.js";
 import { type RequestDefaults, requestBody } from "./run-request.js";
+import { assertRunnable, servesThread } from "./run-support.js";
 import { type RunTarget, runTargetOf } from "./run-target.js";
 
 export interface OpenAIRunnerOptions extends ClientOptions {
@@ -28,14 +37,17 @@ export interface OpenAIRunnerOptions extends ClientOptions {
 /**
  * A runner that drives an OpenAI model on any thread: an `openai.conversation` runs in its conversation,
  * an `openai.responses` thread continues its chain, and any other thread sends its view (`store: false`)
- * and gets the output appended, message by message. One `responses.create` per run.
+ * and gets the output appended, message by message. One `responses.create` per run. Another service's
+ * thread (`foundry.*`, `a2a`), or a run setting it cannot honour, is refused before any request.
  * @example const messages = await openaiRunner({ client, model: "gpt-5" }).run(thread);
  */
 export function openaiRunner(options: OpenAIRunnerOptions = {}): ThreadRunner {
   let client: OpenAI | undefined;
   return Object.freeze({
     specificationVersion: "v1" as const,
-    run: (thread: Thread, runOptions: RunOptions = {}) => {
+    supports: servesThread,
+    run: async (thread: Thread, runOptions: RunOptions = {}) => {
+      assertRunnable(thread, runOptions.config);
       client ??= resolveClient(options);
       return runThread(client, options, thread, runOptions);
     },
@@ -51,9 +63,43 @@ async function runThread(
   if (signal?.aborted) throw new RunAbortedError(thread.id, []);
   const body = requestBody(config, options as RequestDefaults);
   const target = runTargetOf(thread);
-  const run: RunContext = { client, thread, signal, stream: options.stream ?? true, body };
-  if (target.kind === "local") return runLocal(run, viewOptions(options.view, config));
+  const countTokens = options.view?.countTokens;
+  const run: RunContext = { client, thread, signal, stream: options.stream ?? true, body, countTokens };
+  if (target.kind === "local") return runLocal(run, viewOptions(options.view, config), config.maxInputTokens);
+  if (config.maxInputTokens !== undefined) {
+    await assertNewInputFits(run, target, config.maxInputTokens);
+    run.body = withCompaction(run.body, config.maxInputTokens);
+  }
   return runRemote(run, target);
+}
+
+/**
+ * The service keeps an `openai.*` thread's history, so skein cannot cut it; the Responses API's own
+ * budget is server-side compaction: once the rendered input crosses `compact_threshold` tokens, the service
+ * replaces the earlier context with one encrypted compaction item (an `openai.item` message in the thread).
+ * A threshold, not a cap. `parameters.context_management` (or `truncation`) of the caller's own wins.
+ */
+function withCompaction(
+  body: ResponseCreateParamsNonStreaming,
+  maxInputTokens: number,
+): ResponseCreateParamsNonStreaming {
+  if (body.context_management !== undefined) return body;
+  return { ...body, context_management: [{ type: "compaction", compact_threshold: maxInputTokens }] };
+}
+
+/**
+ * No compaction can make room for a new message larger than the whole budget: the new input is refused
+ * before the model is asked. A chain's new input is its pending messages; a conversation's is its newest
+ * item, already on the service (one read).
+ */
+async function assertNewInputFits(
+  run: RunContext,
+  target: Exclude<RunTarget, { kind: "local" }>,
+  maxInputTokens: number,
+): Promise<void> {
+  const input = target.kind === "responses" ? target.pending : await run.thread.messages({ last: 1 });
+  const budget = { source: SOURCE, ...(run.countTokens ? { countTokens: run.countTokens } : {}) };
+  for (const message of input) assertInputWithinBudget(run.thread.id, [message], maxInputTokens, budget);
 }
 
 interface RunContext {
@@ -62,11 +108,24 @@ interface RunContext {
   signal: AbortSignal | undefined;
   stream: boolean;
   body: ResponseCreateParamsNonStreaming;
+  countTokens: ViewOptions["countTokens"];
 }
 
-/** Sends the view, appends each output message as the next one completes, the last with the run's usage. */
-async function runLocal(run: RunContext, view: ViewOptions): Promise<Message[]> {
-  const input = keepToolCallsPaired(messagesToItems(await run.thread.view(view), { kind: "model" }));
+/**
+ * Sends the view, appends each output message as the next one completes, the last with the run's usage. A
+ * view keeps its newest message even when it alone is over `maxInputTokens`; that is refused, not sent.
+ */
+async function runLocal(
+  run: RunContext,
+  view: ViewOptions,
+  maxInputTokens: number | undefined,
+): Promise<Message[]> {
+  const messages = await run.thread.view(view);
+  if (maxInputTokens !== undefined) {
+    const budget = { source: SOURCE, ...(run.countTokens ? { countTokens: run.countTokens } : {}) };
+    assertInputWithinBudget(run.thread.id, messages, maxInputTokens, budget);
+  }
+  const input = keepToolCallsPaired(messagesToItems(messages, { kind: "model" }));
   const appended: Message[] = [];
   let held: Message | undefined;
   const append = async (message: Message) => {
