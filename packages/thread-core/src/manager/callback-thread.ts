@@ -188,13 +188,15 @@ export class CallbackThread implements Thread {
         return;
       }
       const stored = await this.storage.load(this.key);
-      if (attempt >= SAVE_ATTEMPTS || stored === undefined || stored === null) {
-        throw new ConcurrencyError(this.id, expectedRevision, savedRevision(stored) ?? 0);
-      }
-      if (savedRevision(stored) === expectedRevision) {
+      const revision = stored === undefined || stored === null ? 0 : (savedRevision(stored) ?? 0);
+      if (revision === expectedRevision) {
         throw new ThreadManagerError(
-          `The thread manager's save callback refused revision ${expectedRevision} of ${JSON.stringify(this.id)}, yet load returns that revision: save must store the state when the stored revision equals expectedRevision.`,
+          `The thread manager's save callback refused revision ${expectedRevision} of ${JSON.stringify(this.id)}, yet load returns that revision: save must store the state when the stored revision equals expectedRevision (nothing stored counts as 0).`,
         );
+      }
+      // Deleted meanwhile, or still losing the race after many merges: say so rather than loop.
+      if (stored === undefined || stored === null || attempt >= SAVE_ATTEMPTS) {
+        throw new ConcurrencyError(this.id, expectedRevision, revision);
       }
       await this.#rebase(stored);
     }

@@ -272,6 +272,17 @@ describe("thread manager with load/save callbacks", () => {
     expect((error as Error).message).toMatch(/not true or false/);
   });
 
+  it("refuses a save callback that refuses the revision load reports", async () => {
+    const { callbacks } = mapCallbacks();
+    const manager = createThreadManager({ ...callbacks, save: async () => false });
+    const thread = await manager.get("chat", "A", "B");
+    const error = await manager
+      .appendAndSave(thread, { role: "user", text: "hi" })
+      .catch((caught: unknown) => caught as Error);
+    expect(ThreadManagerError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/refused revision 0/);
+  });
+
   it("refuses to delete a pair thread it does not keep", async () => {
     const { callbacks } = mapCallbacks();
     const thread = await createThreadManager(callbacks).get("chat", "A", "B");
