@@ -10,6 +10,7 @@ import {
 import type { ConfigDocuments } from "./config-document.js";
 import { LeaseLostError, ThreadKilledError, ThreadProcessingError } from "./errors.js";
 import type { EventStream } from "./event-stream.js";
+import { FencedThread } from "./fenced-thread.js";
 import { changeServiceRecord } from "./optimistic-update.js";
 import type { OutputValidator } from "./output-validator.js";
 import { runMessage, type SendResult } from "./run-message.js";
@@ -84,7 +85,9 @@ interface Processing {
 }
 
 async function processMessage(context: ServiceContext, processing: Processing): Promise<void> {
-  const { thread, input, queue, record } = processing;
+  const { input, queue, record } = processing;
+  // Every write of the run, the runner's own included, is fenced by the lease (see FencedThread).
+  const thread = new FencedThread(processing.thread, processing.lease, input.id);
   const controller = new AbortController();
   queue.running = { messageId: input.id, controller };
   emitStatus(context, thread.id, statusOf(record, true));
@@ -93,6 +96,7 @@ async function processMessage(context: ServiceContext, processing: Processing): 
   try {
     const result = await runMessage({
       ...processing,
+      thread,
       runner: context.runner,
       providers: context.providers,
       validator: context.validator,

@@ -156,6 +156,28 @@ export class HeldLease {
     return this.#pending;
   }
 
+  /**
+   * Whether the store still shows this lease as this instance's, at the revision it last wrote: false once
+   * another instance took it, whatever this process's clock says. Waits for a renewal in flight.
+   */
+  confirm(): Promise<boolean> {
+    const confirmed = this.#pending.then(async () => {
+      if (!this.valid()) return false;
+      const current = await this.leases.read(this.threadId);
+      return current?.holder === this.leases.holder && current.revision === this.#revision;
+    });
+    this.#pending = confirmed.then(
+      () => {},
+      () => {},
+    );
+    return confirmed;
+  }
+
+  /** Ends the lease as lost: a write was refused because another instance holds the thread now. */
+  markLost(): void {
+    if (!this.signal.aborted) this.#lose();
+  }
+
   /** Frees the lease for others at once; a lease already lost is left to its new holder. */
   release(): Promise<void> {
     clearInterval(this.#timer);

@@ -125,6 +125,55 @@ describe("leases between service instances on one store", () => {
     expect((await service.info(threadId)).lastFailure).toBeUndefined();
   });
 
+  it("refuse, in the store's own commit, a run's write made after another instance took the lease", async () => {
+    // The run passed its lease check (its clock says the lease is valid) when another instance takes the
+    // lease and answers: the write must be refused by the store, not land after the other's turn.
+    const runner = heldRunner();
+    const service = start(runner);
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    await writeLease(threadId, "usurper", current.revision);
+    await (await store.get(threadId)).append({ role: "user", text: "the usurper's turn" });
+    const before = (await store.get(threadId)).revision;
+    const late = call.thread.append({ role: "assistant", text: "late" });
+    await expect(late).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(sending).rejects.toBeInstanceOf(LeaseLostError);
+    // It stops: the update of its context or failure summary that would follow is not tried either.
+    await expect(call.thread.update({ context: { late: true } })).rejects.toBeInstanceOf(LeaseLostError);
+    await call.finished;
+    const thread = await store.get(threadId);
+    expect((await thread.messages()).map(messageText)).toEqual(["work", "the usurper's turn"]);
+    expect(thread.revision).toBe(before);
+  });
+
+  it("let a run write on after a change made outside the lease (attach, pause), and honour its own ifRevision", async () => {
+    const runner = heldRunner();
+    const service = start(runner);
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    await service.attach(threadId, { fileId: "file-1" });
+    await service.pause(threadId);
+    await expect(
+      call.thread.append({ role: "assistant", text: "stale" }, { ifRevision: 1 }),
+    ).rejects.toMatchObject({
+      name: "ConcurrencyError",
+    });
+    await call.thread.refresh();
+    await call.thread.update(
+      { metadata: { ...call.thread.metadata, note: "kept" } },
+      { ifRevision: call.thread.revision as number },
+    );
+    call.release("answer");
+    expect(messageText((await sending).messages[0] as never)).toBe("answer");
+    const thread = await store.get(threadId);
+    expect((await thread.messages()).map(messageText)).toEqual(["work", "answer"]);
+    expect(thread.metadata.note).toBe("kept");
+    expect(await service.status(threadId)).toBe("paused");
+  });
+
   it("keep a lease renewed through a run longer than leaseMs", async () => {
     const runner = heldRunner();
     const service = start(runner, { leaseMs: 150 });

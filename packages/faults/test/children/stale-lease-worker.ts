@@ -1,0 +1,81 @@
+// A thread-service instance that is frozen past its lease while its runner writes. It sends "A-question"
+// to the thread, and its runner writes:
+//   mode "stop-in-append": starts the append of "A-late-part" (the lease check passes: the lease is
+//     fresh), prints "frozen" and stops itself with SIGSTOP before the store has seen the write;
+//   mode "stream": prints "streaming", then appends "A-part-<i>" one after another until a write is
+//     refused; the parent sends SIGSTOP at a moment of its choosing.
+// The parent lets another instance take the lease and answer, then sends SIGCONT. The child prints one
+// JSON line, { append, send }: what became of the runner's last write and of the send. Then it exits.
+// Usage: stale-lease-worker.ts <store url> <thread id> <lease ms> <mode>
+import { openStore, SkeinError, type ThreadRunner } from "@skein/thread-core";
+import { createThreadService, LeaseLostError } from "@skein/thread-service";
+
+const [url, threadId, leaseMs, mode] = process.argv.slice(2) as [string, string, string, string];
+/** A bound on the stream, so a runner that is never refused still ends. */
+const MAX_PARTS = 5000;
+
+/** What a write or the send came to: landed, or refused with a typed error. */
+interface Outcome {
+  status: "landed" | "refused";
+  error?: string;
+  leaseLost?: boolean;
+}
+
+function refused(error: unknown): Outcome {
+  return {
+    status: "refused",
+    error: SkeinError.isInstance(error) ? error.name : String(error),
+    leaseLost: LeaseLostError.isInstance(error),
+  };
+}
+
+let noteAppend!: (outcome: Outcome) => void;
+const appendOutcome = new Promise<Outcome>((resolve) => {
+  noteAppend = resolve;
+});
+
+const runner: ThreadRunner = {
+  specificationVersion: "v1",
+  supports: () => true,
+  async run(thread) {
+    try {
+      if (mode === "stop-in-append") {
+        const writing = thread.append({ role: "assistant", text: "A-late-part" });
+        process.stdout.write("frozen\n");
+        process.kill(process.pid, "SIGSTOP");
+        const messages = await writing;
+        noteAppend({ status: "landed" });
+        return messages;
+      }
+      process.stdout.write("streaming\n");
+      for (let part = 0; part < MAX_PARTS; part++) {
+        await thread.append({ role: "assistant", text: `A-part-${part}` });
+      }
+      noteAppend({ status: "landed" });
+      return [];
+    } catch (error) {
+      noteAppend(refused(error));
+      throw error;
+    }
+  },
+};
+
+const store = await openStore(url);
+const service = createThreadService({
+  store,
+  runner,
+  leaseMs: Number(leaseMs),
+  instanceId: `stale-${process.pid}`,
+});
+let send: Outcome;
+try {
+  await service.send(threadId, "A-question");
+  send = { status: "landed" };
+} catch (error) {
+  send = refused(error);
+}
+const append = await appendOutcome;
+await service.whenIdle();
+process.stdout.write(`${JSON.stringify({ append, send })}\n`);
+await service.close();
+await store.close();

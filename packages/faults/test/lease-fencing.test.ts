@@ -1,0 +1,165 @@
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { fsStore, LockTimeoutError } from "@skein/adapter-fs";
+import { messageText, openStore, type ThreadRunner, type ThreadStore } from "@skein/thread-core";
+import { createThreadService } from "@skein/thread-service";
+import { describe, expect, it } from "vitest";
+import { fileStore, redisStore, type SharedStore } from "./support/backends.js";
+import { exited, printed, startChild, until } from "./support/child-processes.js";
+import { chooseSeed, seededRandom } from "./support/seeded-random.js";
+import { useRedis } from "./support/test-redis.js";
+
+const redis = useRedis();
+/** Short, so that another instance takes the lease of the frozen one quickly. */
+const LEASE_MS = 300;
+const seed = chooseSeed();
+console.log(`lease-fencing: FAULTS_SEED=${seed}`);
+const random = seededRandom(seed);
+
+const answering: ThreadRunner = {
+  specificationVersion: "v1",
+  supports: () => true,
+  run: (thread) => thread.append({ role: "assistant", text: "B-answer" }),
+};
+
+/** Whether the process is stopped (SIGSTOP); where there is no /proc, the signal is trusted to have landed. */
+function isStopped(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+  } catch {
+    return true;
+  }
+}
+
+interface Outcome {
+  status: "landed" | "refused";
+  error?: string;
+  leaseLost?: boolean;
+}
+
+/** Whether `error`, or an error it was caused by, is an fs lock that stayed held. */
+function isLockTimeout(error: unknown): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (LockTimeoutError.isInstance(current)) return true;
+  }
+  return false;
+}
+
+/** B's store: on fs with a short lock timeout, so a call blocked by the frozen instance's lock ends soon. */
+function openOwnStore(url: string): Promise<ThreadStore> | ThreadStore {
+  return url.startsWith("file:")
+    ? fsStore({ directory: fileURLToPath(url), lockTimeoutMs: 1000 })
+    : openStore(url);
+}
+
+/**
+ * One trial: instance A (a child process) runs a message and is frozen with SIGSTOP while its runner
+ * writes; instance B (this process) takes the lease once A stopped renewing it, and answers its own
+ * message; then A is let go with SIGCONT. Returns A's report and the thread as it was after B's turn and
+ * after A ended.
+ */
+async function trial(url: string, mode: "stop-in-append" | "stream") {
+  const store = await openOwnStore(url);
+  const service = createThreadService({
+    store,
+    runner: answering,
+    leaseMs: LEASE_MS,
+    pollMs: 5,
+    instanceId: "B",
+  });
+  try {
+    const { threadId } = await service.createThread();
+    const stale = startChild("stale-lease-worker.ts", [url, threadId, String(LEASE_MS), mode]);
+    const pid = stale.process.pid as number;
+    try {
+      if (mode === "stop-in-append") {
+        await printed(stale, "frozen");
+      } else {
+        await printed(stale, "streaming");
+        await sleep(Math.floor(random() * 40));
+        stale.process.kill("SIGSTOP");
+      }
+      await until(() => isStopped(pid), "the stale instance to stop");
+      const blocked = await service.send(threadId, "B-question").then(
+        () => false,
+        (error: unknown) => {
+          // On fs, A may be frozen in the middle of a commit, holding the thread's (or its lease's) lock. A
+          // live owner's lock is not taken over, so B's send fails, typed; B sends again once A is gone.
+          if (!url.startsWith("file:") || !isLockTimeout(error)) throw error;
+          return true;
+        },
+      );
+      const answered = blocked ? undefined : await store.get(threadId);
+      const answeredTexts = answered && (await answered.messages()).map(messageText);
+      stale.process.kill("SIGCONT");
+      expect(await exited(stale.process), stale.output.stderr()).toBe(0);
+      const report = JSON.parse(stale.output.lines().at(-1) as string) as { append: Outcome; send: Outcome };
+      if (blocked) await service.send(threadId, "B-question");
+      const afterB = answered ?? (await store.get(threadId));
+      const thread = await store.get(threadId);
+      return {
+        report,
+        blocked,
+        textsAfterB: answeredTexts ?? (await afterB.messages()).map(messageText),
+        revisionAfterB: afterB.revision,
+        texts: (await thread.messages()).map(messageText),
+        revision: thread.revision,
+        info: await service.info(threadId),
+      };
+    } finally {
+      if (stale.process.exitCode === null && stale.process.signalCode === null) {
+        stale.process.kill("SIGCONT");
+        stale.process.kill("SIGKILL");
+      }
+    }
+  } finally {
+    await service.close();
+    await store.close();
+  }
+}
+
+const refusedAsLeaseLost = { status: "refused", error: "LeaseLostError", leaseLost: true };
+
+describe.each([
+  ["fs", () => fileStore("lease-fencing")],
+  ["redis", async () => redisStore(redis.url(), "lease-fencing")],
+] as Array<[string, () => Promise<SharedStore>]>)(
+  "%s: an instance frozen past its lease while its runner writes",
+  (_name, shared) => {
+    it("has the write it had started refused, and nothing of it lands after the new holder's turn", async () => {
+      const { url, cleanup } = await shared();
+      for (let round = 0; round < 2; round++) {
+        const result = await trial(url, "stop-in-append");
+        expect(result.textsAfterB).toEqual(["A-question", "B-question", "B-answer"]);
+        expect(result.texts).toEqual(result.textsAfterB);
+        expect(result.revision).toBe(result.revisionAfterB);
+        expect(result.report.append).toEqual(refusedAsLeaseLost);
+        expect(result.report.send).toEqual(refusedAsLeaseLost);
+        // A lost lease is not the thread's failure, and the stale instance did not write one.
+        expect(result.info.lastFailure).toBeUndefined();
+      }
+      await cleanup();
+    });
+
+    it("stopped at a random moment of a stream of appends, writes nothing after the new holder's turn", async () => {
+      const { url, cleanup } = await shared();
+      for (let round = 0; round < 4; round++) {
+        const result = await trial(url, "stream");
+        const turn = result.textsAfterB.indexOf("B-question");
+        expect(result.textsAfterB.slice(turn)).toEqual(["B-question", "B-answer"]);
+        expect(result.texts).toEqual(result.textsAfterB);
+        expect(result.revision).toBe(result.revisionAfterB);
+        expect(result.textsAfterB.slice(0, turn)).toEqual([
+          "A-question",
+          ...Array.from({ length: turn - 1 }, (_, part) => `A-part-${part}`),
+        ]);
+        expect(result.report.append).toEqual(refusedAsLeaseLost);
+        expect(result.report.send).toEqual(refusedAsLeaseLost);
+        expect(result.info.lastFailure).toBeUndefined();
+      }
+      await cleanup();
+    });
+  },
+);

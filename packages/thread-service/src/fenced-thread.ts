@@ -1,0 +1,200 @@
+import {
+  type AppendOptions,
+  type Checkpoint,
+  ConcurrencyError,
+  type ForkOptions,
+  type HistoryEvent,
+  type Message,
+  type MessageInput,
+  type PointTarget,
+  type ReadOptions,
+  type Thread,
+  type ThreadCapabilities,
+  type ThreadSnapshot,
+  type ThreadState,
+  type ThreadUpdate,
+  type ViewOptions,
+} from "@skein/thread-core";
+import { LeaseLostError } from "./errors.js";
+import { isConcurrencyError } from "./optimistic-update.js";
+import type { HeldLease } from "./thread-lease.js";
+
+/** Conflicts with writers that do not hold the lease (pause, attach, …) are rare; past this many, give up. */
+const MAX_ATTEMPTS = 100;
+
+/**
+ * The thread as a leased run writes to it: every append, update and rollback carries `ifRevision`, the
+ * revision this run last saw while it held the lease, so the store itself refuses the write, in the same
+ * commit, once anyone else has written. Checking the lease and then writing is two steps, and a process
+ * frozen between them would write after another instance took over; with the revision in the commit,
+ * the check and the write are one.
+ *
+ * The first fence is the revision the run read after taking the lease. It is valid because every write
+ * first checks `lease.valid()`, which is true only before any other instance can have taken the lease, so
+ * the read it follows came before any write of a new holder. After each of its own writes the fence
+ * moves to the revision that write made. When a write is refused, the thread is read again and the lease
+ * confirmed in the store (holder and revision); only then does the fence move to the new revision, so a
+ * change by a writer outside the lease (pause, attach) costs a retry, while a new holder's turn ends the
+ * run with `LeaseLostError` and nothing written.
+ *
+ * Operations run one at a time, so the revision the fence reads after a write is that write's own, never
+ * one a concurrent read brought in.
+ *
+ * What the fence cannot cover: threads without revisions (remote conversations) and `checkpoint`,
+ * `fork` and `delete`, which take no `ifRevision`. Those are refused when the lease has run out by this
+ * process's clock, just before they are sent; a process frozen after that check may still send them.
+ */
+export class FencedThread implements Thread {
+  readonly specificationVersion = "v1";
+  readonly #thread: Thread;
+  readonly #lease: HeldLease;
+  readonly #messageId: string;
+  /** The revision the next write must find; undefined for a thread without revisions. */
+  #fence: number | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(thread: Thread, lease: HeldLease, messageId: string) {
+    this.#thread = thread;
+    this.#lease = lease;
+    this.#messageId = messageId;
+    this.#fence = thread.capabilities.revisions ? thread.revision : undefined;
+  }
+
+  get id(): string {
+    return this.#thread.id;
+  }
+  get type(): string {
+    return this.#thread.type;
+  }
+  get capabilities(): ThreadCapabilities {
+    return this.#thread.capabilities;
+  }
+  get revision(): number | undefined {
+    return this.#thread.revision;
+  }
+  get metadata(): Readonly<Record<string, unknown>> {
+    return this.#thread.metadata;
+  }
+  get context(): Readonly<Record<string, unknown>> {
+    return this.#thread.context;
+  }
+
+  append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
+    return this.#fenced(options.ifRevision, (ifRevision) =>
+      this.#thread.append(input, { ...options, ...ifRevision }),
+    );
+  }
+
+  update(patch: ThreadUpdate, options: AppendOptions = {}): Promise<void> {
+    return this.#fenced(options.ifRevision, (ifRevision) =>
+      this.#thread.update(patch, { ...options, ...ifRevision }),
+    );
+  }
+
+  rollback(target: PointTarget, options: AppendOptions = {}): Promise<unknown> {
+    return this.#fenced(options.ifRevision, (ifRevision) =>
+      this.#thread.rollback(target, { ...options, ...ifRevision }),
+    );
+  }
+
+  checkpoint(label?: string): Promise<Checkpoint> {
+    return this.#unfenced(() => this.#thread.checkpoint(label));
+  }
+
+  fork(options?: ForkOptions): Promise<Thread> {
+    return this.#unfenced(() => this.#thread.fork(options));
+  }
+
+  delete(): Promise<void> {
+    return this.#unfenced(() => this.#thread.delete());
+  }
+
+  messages(options?: ReadOptions): Promise<Message[]> {
+    return this.#inTurn(() => this.#thread.messages(options));
+  }
+
+  view(options?: ViewOptions): Promise<Message[]> {
+    return this.#inTurn(() => this.#thread.view(options));
+  }
+
+  at(target: PointTarget): Promise<ThreadSnapshot> {
+    return this.#inTurn(() => this.#thread.at(target));
+  }
+
+  history(): Promise<HistoryEvent[]> {
+    return this.#inTurn(() => this.#thread.history());
+  }
+
+  refresh(): Promise<void> {
+    return this.#inTurn(() => this.#thread.refresh());
+  }
+
+  toJSON(): ThreadState {
+    return this.#thread.toJSON();
+  }
+
+  /**
+   * Writes at the fence. `requested` is the caller's own `ifRevision`: honoured as given, after the fence
+   * has been brought up to date, so the caller still gets `ConcurrencyError` when it is stale.
+   */
+  #fenced<T>(
+    requested: number | undefined,
+    write: (ifRevision: { ifRevision?: number }) => Promise<T>,
+  ): Promise<T> {
+    return this.#inTurn(async () => {
+      this.#assertHeld();
+      if (this.#fence === undefined) return write(requested === undefined ? {} : { ifRevision: requested });
+      if (requested !== undefined && requested !== this.#fence) {
+        await this.#confirm();
+        if (requested !== this.#fence)
+          throw new ConcurrencyError(this.id, requested, this.#fence, { source: "thread-service" });
+      }
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const result = await write({ ifRevision: this.#fence });
+          // One at a time: the revision the thread holds now is the one this write made.
+          this.#fence = this.#thread.revision;
+          return result;
+        } catch (error) {
+          if (!isConcurrencyError(error)) throw error;
+          await this.#confirm();
+          if (requested !== undefined || attempt >= MAX_ATTEMPTS) throw error;
+        }
+      }
+    });
+  }
+
+  #unfenced<T>(write: () => Promise<T>): Promise<T> {
+    return this.#inTurn(() => {
+      this.#assertHeld();
+      return write();
+    });
+  }
+
+  /**
+   * Someone else wrote: reads the thread again, then checks in the store that this instance still holds
+   * the lease it held before. The read comes first, so a new holder's writes, which all follow its
+   * takeover, cannot be in what the fence moves to.
+   */
+  async #confirm(): Promise<void> {
+    await this.#thread.refresh();
+    this.#assertHeld();
+    if (!(await this.#lease.confirm())) this.#lost();
+    this.#fence = this.#thread.revision;
+  }
+
+  #assertHeld(): void {
+    if (!this.#lease.valid()) this.#lost();
+  }
+
+  #lost(): never {
+    this.#lease.markLost();
+    throw new LeaseLostError(this.id, this.#messageId);
+  }
+
+  #inTurn<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(operation);
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+}
