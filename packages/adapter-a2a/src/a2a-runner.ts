@@ -8,10 +8,11 @@ import {
   type Thread,
   type ThreadRunner,
 } from "@skein/thread-core";
-import { A2aThread } from "./a2a-thread.js";
+import { a2aThreadOf, assertRunnable, servesThread } from "./a2a-run-support.js";
+import type { A2aThread } from "./a2a-thread.js";
 import { AgentClients } from "./agent-clients.js";
 import { type ConversationLink, openTurnStream } from "./agent-turn.js";
-import { A2aInvalidAgentUrlError, A2aTaskFailedError, isSkeinErrorNamed, unsupported } from "./errors.js";
+import { A2aInvalidAgentUrlError, A2aTaskFailedError, isSkeinErrorNamed } from "./errors.js";
 import { ReplyAssembler } from "./reply-assembler.js";
 
 export interface A2aRunnerOptions {
@@ -32,8 +33,8 @@ const SAVE_ATTEMPTS = 8;
 /**
  * A runner that lets any thread (memory, fs, redis, …) talk to a remote A2A agent: it sends the thread's
  * new user message in the agent context it keeps for the thread, and appends the agent's reply (status
- * messages, artifacts, plain answers) as each part completes. `RunConfig` is not sent: the agent owns
- * its model.
+ * messages, artifacts, plain answers) as each part completes. The agent owns its model, so a run with any
+ * `RunConfig` setting is refused before anything is sent, as is another service's thread.
  * @example const reply = await a2aRunner({ agentUrl: "https://agent.example" }).run(thread);
  */
 export function a2aRunner(options: A2aRunnerOptions): ThreadRunner {
@@ -44,25 +45,20 @@ export function a2aRunner(options: A2aRunnerOptions): ThreadRunner {
   const clients = new AgentClients(options.clientFactory ?? new ClientFactory());
   return {
     specificationVersion: "v1",
-    run: (thread: Thread, runOptions: RunOptions = {}) =>
-      thread instanceof A2aThread
-        ? replyOf(thread, agentUrl)
-        : runOn(thread, clients, agentUrl, runOptions.signal),
+    supports: (thread: Thread) => servesThread(thread, agentUrl),
+    run: async (thread: Thread, runOptions: RunOptions = {}) => {
+      assertRunnable(thread, agentUrl, runOptions.config);
+      const a2a = a2aThreadOf(thread);
+      return a2a ? replyOf(a2a) : runOn(thread, clients, agentUrl, runOptions.signal);
+    },
   };
 }
 
 /** An `a2a` thread ran the agent when its message was appended; the run returns that reply. */
-async function replyOf(thread: A2aThread, agentUrl: string): Promise<Message[]> {
-  if (thread.agentUrl !== agentUrl) {
-    throw unsupported(
-      "a2a",
-      "running another agent",
-      `the thread talks to ${thread.agentUrl}, not ${agentUrl}.`,
-    );
-  }
+async function replyOf(thread: A2aThread): Promise<Message[]> {
   const reply = await thread.lastReply();
   if (thread.taskId && thread.taskState === "failed") {
-    throw new A2aTaskFailedError(agentUrl, thread.taskId, thread.taskState, reply);
+    throw new A2aTaskFailedError(thread.agentUrl, thread.taskId, thread.taskState, reply);
   }
   return reply;
 }

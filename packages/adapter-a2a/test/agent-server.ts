@@ -9,6 +9,8 @@ export interface AgentServer {
   port: number;
   /** The base URL of one agent; its card is at `<url>/.well-known/agent-card.json`. */
   agentUrl(name: AgentName): string;
+  /** Every request the server received, in order: what a test counts to prove nothing was sent. */
+  readonly requests: ReadonlyArray<{ method: string; url: string }>;
   close(): Promise<void>;
 }
 
@@ -41,9 +43,12 @@ export async function startAgentServer(options: AgentServerOptions = {}): Promis
       jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
     );
   }
+  const requests: Array<{ method: string; url: string }> = [];
+  server.on("request", (request) => requests.push({ method: request.method ?? "", url: request.url ?? "" }));
   server.on("request", app);
   return {
     port,
+    requests,
     agentUrl: (name) => `${base}/${name}`,
     close: () => close(server),
   };

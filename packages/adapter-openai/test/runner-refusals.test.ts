@@ -26,8 +26,15 @@ function runner() {
 
 /** A real `a2a` thread, bound by the a2a adapter; nothing is sent to its agent unless a message is appended. */
 async function a2aThread(): Promise<Thread> {
-  const store = await openStore("memory:", { adapters: [a2aAdapter(), openaiAdapter({ client: harness.client })] });
-  return store.open({ $type: "a2a", id: "agent-chat", agentUrl: "http://127.0.0.1:9/agent", contextId: "ctx-1" });
+  const store = await openStore("memory:", {
+    adapters: [a2aAdapter(), openaiAdapter({ client: harness.client })],
+  });
+  return store.open({
+    $type: "a2a",
+    id: "agent-chat",
+    agentUrl: "http://127.0.0.1:9/agent",
+    contextId: "ctx-1",
+  });
 }
 
 /** About 4 characters a token: this text is about 250 tokens. */
@@ -56,23 +63,23 @@ describe("openaiRunner.supports and refusals before any request", () => {
     expect(error).toMatchObject({ type: "a2a", capability: "runs by openaiRunner" });
   });
 
-  it.each([
-    "openai.conversation",
-    "openai.responses",
-  ])("turns maxInputTokens on %s into the service's compaction threshold", async (type) => {
-    const thread = await harness.store.create(type);
-    await thread.append({ role: "user", text: "hello" });
-    await runner().run(thread, { config: { maxInputTokens: 500 } });
-    const body = harness.emulator.requestsTo("responses.create")[0]?.body;
-    expect(body?.context_management).toEqual([{ type: "compaction", compact_threshold: 500 }]);
-    // The caller's own context management (or truncation) in parameters is left as it is.
-    await thread.append({ role: "user", text: "again" });
-    await runner().run(thread, {
-      config: { maxInputTokens: 500, parameters: { context_management: null, truncation: "auto" } },
-    });
-    const second = harness.emulator.requestsTo("responses.create")[1]?.body;
-    expect(second).toMatchObject({ context_management: null, truncation: "auto" });
-  });
+  it.each(["openai.conversation", "openai.responses"])(
+    "turns maxInputTokens on %s into the service's compaction threshold",
+    async (type) => {
+      const thread = await harness.store.create(type);
+      await thread.append({ role: "user", text: "hello" });
+      await runner().run(thread, { config: { maxInputTokens: 500 } });
+      const body = harness.emulator.requestsTo("responses.create")[0]?.body;
+      expect(body?.context_management).toEqual([{ type: "compaction", compact_threshold: 500 }]);
+      // The caller's own context management (or truncation) in parameters is left as it is.
+      await thread.append({ role: "user", text: "again" });
+      await runner().run(thread, {
+        config: { maxInputTokens: 500, parameters: { context_management: null, truncation: "auto" } },
+      });
+      const second = harness.emulator.requestsTo("responses.create")[1]?.body;
+      expect(second).toMatchObject({ context_management: null, truncation: "auto" });
+    },
+  );
 
   it("cuts a local thread's view to maxInputTokens and sends no context_management", async () => {
     const thread = await harness.store.create();
@@ -87,34 +94,30 @@ describe("openaiRunner.supports and refusals before any request", () => {
     expect(body?.context_management).toBeUndefined();
   });
 
-  it.each([
-    "memory",
-    "openai.responses",
-    "openai.conversation",
-  ])("refuses a new %s message larger than maxInputTokens before asking the model", async (type) => {
-    const thread = type === "memory" ? await harness.store.create() : await harness.store.create(type);
-    await thread.append([
-      { role: "system", text: "Be brief." },
-      { role: "user", text: LONG_TEXT },
-    ]);
-    const [newest] = await thread.messages({ last: 1 });
-    const error = await caught(runner().run(thread, { config: { maxInputTokens: 100 } }));
-    expect(MessageTooLargeError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ messageId: newest?.id, maxInputTokens: 100, threadId: thread.id });
-    expect((error as MessageTooLargeError).tokens).toBeGreaterThan(100);
-    expect(error.message).toMatch(/^\[adapter-openai\] Message .* more than maxInputTokens \(100\)/);
-    expect(harness.emulator.requestsTo("responses.create")).toHaveLength(0);
-    // Within budget, the same thread runs.
-    expect(await runner().run(thread, { config: { maxInputTokens: 1000 } })).toHaveLength(1);
-  });
+  it.each(["memory", "openai.responses", "openai.conversation"])(
+    "refuses a new %s message larger than maxInputTokens before asking the model",
+    async (type) => {
+      const thread = type === "memory" ? await harness.store.create() : await harness.store.create(type);
+      await thread.append([
+        { role: "system", text: "Be brief." },
+        { role: "user", text: LONG_TEXT },
+      ]);
+      const [newest] = await thread.messages({ last: 1 });
+      const error = await caught(runner().run(thread, { config: { maxInputTokens: 100 } }));
+      expect(MessageTooLargeError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ messageId: newest?.id, maxInputTokens: 100, threadId: thread.id });
+      expect((error as MessageTooLargeError).tokens).toBeGreaterThan(100);
+      expect(error.message).toMatch(/^\[adapter-openai\] Message .* more than maxInputTokens \(100\)/);
+      expect(harness.emulator.requestsTo("responses.create")).toHaveLength(0);
+      // Within budget, the same thread runs.
+      expect(await runner().run(thread, { config: { maxInputTokens: 1000 } })).toHaveLength(1);
+    },
+  );
 
   it("refuses embeddingOutputNeeded, and a setting it does not know, before any request", async () => {
     const thread = await harness.store.create();
     await thread.append({ role: "user", text: "hello" });
-    for (const config of [
-      { embeddingOutputNeeded: true },
-      { maxTime: 5 },
-    ] as unknown as RunConfig[]) {
+    for (const config of [{ embeddingOutputNeeded: true }, { maxTime: 5 }] as unknown as RunConfig[]) {
       let error: unknown;
       expect(
         await countRequests(harness, async () => {
