@@ -1,7 +1,7 @@
 // The service driving a model through @skein/adapter-openai's runner, with the real `openai` client talking to
 // that package's loopback emulator of the OpenAI REST routes.
 import { openaiAdapter, openaiRunner } from "@skein/adapter-openai";
-import { messageText, openStore, type ThreadStore } from "@skein/thread-core";
+import { messageText, openStore, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -113,6 +113,22 @@ describe("thread-service with openaiRunner", () => {
     expect((await service.info(threadId)).config).toEqual({ model: "gpt-test" });
     await service.pause(threadId);
     expect(await service.status(threadId)).toBe("paused");
+  });
+
+  it("refuses at createThread an openai.conversation thread its runner does not serve, deleting the conversation", async () => {
+    const client = new OpenAI({ apiKey: emulator.apiKey, baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    // A runner that serves local threads only, as an application may configure one.
+    const localOnly = { ...openaiRunner({ client, model: "gpt-test" }), supports: () => false };
+    const refusing = createThreadService({ store, runner: localOnly });
+    const error = await refusing
+      .createThread({ type: "openai.conversation", config: { model: "gpt-test" } })
+      .catch((caught: unknown) => caught);
+    expect(UnsupportedOperationError.isInstance(error)).toBe(true);
+    expect(emulator.requestsTo("conversations.create")).toHaveLength(1);
+    expect(emulator.requestsTo("conversations.delete")).toHaveLength(1);
+    expect(emulator.requestsTo("responses.create")).toEqual([]);
+    expect((await store.list()).items).toEqual([]);
+    await refusing.close();
   });
 
   it("aborts a model call that hangs, at maxTime or on kill, through the request's signal", async () => {
