@@ -1,8 +1,10 @@
 import {
   defaultRegistry,
+  InvalidStoreUrlError,
   LocalStore,
   type Registry,
   redactUrl,
+  redactUrlText,
   type SkeinAdapter,
   SkeinError,
 } from "@skein/thread-core";
@@ -65,7 +67,7 @@ export function redisStore(options: RedisStoreOptions = {}): LocalStore {
       clusterNodes:
         cluster === false
           ? undefined
-          : [...fromUrl.nodes, ...(Array.isArray(cluster) ? cluster : []).map((node) => new URL(node))],
+          : [...fromUrl.nodes, ...(Array.isArray(cluster) ? cluster : []).map(clusterNodeUrl)],
       connectTimeoutMs: commandTimeoutMs,
     });
   const displayUrl =
@@ -86,6 +88,17 @@ export function redisStore(options: RedisStoreOptions = {}): LocalStore {
     url: displayUrl,
     adapters: options.adapters,
   });
+}
+
+/** A Cluster root node given in options; Node's ERR_INVALID_URL would keep its password, so it is not the cause. */
+function clusterNodeUrl(node: string): URL {
+  try {
+    return new URL(node);
+  } catch {
+    throw new InvalidStoreUrlError(redactUrlText(node), "a Cluster node must be a URL (redis://host:port)", {
+      source: "adapter-redis",
+    });
+  }
 }
 
 function describeClient(client: RedisAnyClient): string {

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { InvalidStoreUrlError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { parseRedisUrl } from "./redis-url.js";
@@ -27,6 +28,9 @@ describe("redis store URLs", () => {
       "redis://u:pw@h?timeout=0",
       "http://h",
       "redis://u:pw@h?node=%20",
+      "redis://h?cluster=true&node=redis://:pw@h2:1&clustre=1",
+      "redis://h?node=redis://:pw@[::1",
+      "redis://u:pw@h:port",
     ]) {
       const error = (() => {
         try {
@@ -37,6 +41,7 @@ describe("redis store URLs", () => {
       })();
       expect(error).toBeInstanceOf(InvalidStoreUrlError);
       expect(error?.message).not.toContain(":pw@");
+      expect(inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true })).not.toContain(":pw@");
     }
   });
 });

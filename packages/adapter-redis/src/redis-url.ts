@@ -1,4 +1,4 @@
-import { InvalidStoreUrlError, redactUrl } from "@skein/thread-core";
+import { InvalidStoreUrlError, redactUrl, redactUrlText } from "@skein/thread-core";
 
 /** What a `redis:` or `rediss:` store URL says. */
 export interface RedisUrlSettings {
@@ -22,7 +22,7 @@ const PARAMETERS = ["cluster", "node", "prefix", "ttl", "timeout"];
  * @example parseRedisUrl("redis://127.0.0.1:7000?cluster=true&node=127.0.0.1:7001&prefix=app")
  */
 export function parseRedisUrl(input: string | URL): RedisUrlSettings {
-  const url = new URL(input instanceof URL ? input.href : input);
+  const url = parsedUrl(input instanceof URL ? input.href : String(input));
   const fail = (detail: string) =>
     new InvalidStoreUrlError(redactUrl(url), detail, { source: "adapter-redis" });
   if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw fail("expected redis:// or rediss://");
@@ -52,6 +52,17 @@ export function parseRedisUrl(input: string | URL): RedisUrlSettings {
   return settings;
 }
 
+/** Node's ERR_INVALID_URL keeps the input, password and all, so it is not kept as the cause. */
+function parsedUrl(text: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    throw new InvalidStoreUrlError(redactUrlText(text), "it is not a URL (expected redis://host:port)", {
+      source: "adapter-redis",
+    });
+  }
+}
+
 function nodeUrl(base: URL, node: string, fail: (detail: string) => Error): URL {
   const credentials = base.username || base.password ? `${base.username}:${base.password}@` : "";
   try {
@@ -59,7 +70,7 @@ function nodeUrl(base: URL, node: string, fail: (detail: string) => Error): URL 
     if (!parsed.hostname) throw new Error("no host");
     return parsed;
   } catch {
-    throw fail(`node "${node}" is not host:port`);
+    throw fail(`node "${redactUrlText(node)}" is not host:port`);
   }
 }
 

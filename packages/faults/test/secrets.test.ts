@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -5,8 +6,10 @@ import { pathToFileURL } from "node:url";
 import { inspect } from "node:util";
 import { foundryAdapter, foundryRunner } from "@skein/adapter-foundry";
 import { openaiAdapter, openaiRunner } from "@skein/adapter-openai";
+import { redisStore } from "@skein/adapter-redis";
 import { openStore, SkeinError, type Thread, type ThreadStore } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, startRedisCluster } from "../../../scripts/redis-server.mjs";
 import {
   type FoundryEmulator,
   startFoundryEmulator,
@@ -363,5 +366,68 @@ describe("what services quote back: stream events, failed runs, echoed headers, 
       expect(garbled.message, thread.type).toMatch(/not JSON|Foundry answered 200/);
       expectNoSecret(renderings(garbled), `${thread.type}: a body that is not JSON`);
     }
+  });
+});
+
+describe("a Redis Cluster whose password is in the store URL and in every node= root node", () => {
+  let cluster: Awaited<ReturnType<typeof startRedisCluster>> | undefined;
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3 });
+    for (const node of cluster.nodes) {
+      execFileSync("redis-cli", ["-p", String(node.port), "config", "set", "requirepass", REDIS_PASSWORD]);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it("shows it nowhere: store.url, skein migrate --json, error messages, stacks, JSON and causes", async () => {
+    const [first, second, third] = (cluster as NonNullable<typeof cluster>).nodes;
+    const node = (port: number) => `redis://:${REDIS_PASSWORD}@127.0.0.1:${port}`;
+    const prefix = uniquePrefix("secrets-cluster");
+    const url = `${node(first.port)}?cluster=true&node=${node(second.port)}&node=${node(third.port)}&prefix=${prefix}`;
+    const store = await openStore(url);
+    opened.push(store);
+    const thread = await store.create({ id: "cluster-thread" });
+    await thread.append({ role: "user", text: "hello" });
+    expect(store.url).toContain(`node=redis://:***@127.0.0.1:${second.port}`);
+    expectNoSecret([store.url, JSON.stringify(await store.list()), inspect(store)], "store.url");
+
+    expectSkeinBuilt();
+    const target = pathToFileURL(join(await temporaryDirectory("secrets-migrate"), "store")).href;
+    const migrated = await runSkein(["migrate", "--from", url, "--to", target, "--json", "--quiet"]);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(JSON.parse(migrated.stdout)).toMatchObject({
+      from: expect.stringContaining("node=redis://:***@"),
+    });
+    expectNoSecret([migrated.stdout, migrated.stderr], "skein migrate --json");
+
+    const refusals: Array<[string, () => Promise<unknown>]> = [
+      ["an unknown parameter", () => openStore(`${url}&clustre=1`)],
+      ["a node that is not host:port", () => openStore(`${url}&node=redis://:${REDIS_PASSWORD}@[::1`)],
+      [
+        "a URL that does not parse",
+        () => openStore(`redis://:${REDIS_PASSWORD}@127.0.0.1:port?cluster=true`),
+      ],
+      [
+        "redisStore({ url }) that does not parse",
+        async () => redisStore({ url: `${node(first.port)}:x?cluster=true` }),
+      ],
+      ["a Cluster node option that does not parse", async () => redisStore({ cluster: [`${node(1)}:x`] })],
+    ];
+    for (const [what, call] of refusals) {
+      const error = await failure(call);
+      expect(error, what).toMatchObject({ name: "InvalidStoreUrlError" });
+      expectNoSecret(renderings(error), what);
+    }
+
+    // A Cluster that is not there: the error names the URL, without the passwords.
+    const [gone, alsoGone] = [await freePort(), await freePort()];
+    const down = await failure(() =>
+      openStore(`${node(gone)}?cluster=true&node=${node(alsoGone)}&timeout=300`),
+    );
+    expect(down.message).toContain(`127.0.0.1:${gone}`);
+    expectNoSecret(renderings(down), "an unreachable Cluster");
+    await store.delete(thread.id);
   });
 });
