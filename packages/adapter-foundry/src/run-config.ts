@@ -1,4 +1,4 @@
-import { type RunConfig, UnsupportedOperationError } from "@skein/thread-core";
+import { type RunConfig, UnsupportedRunConfigError, unhonouredSettings } from "@skein/thread-core";
 import { SOURCE } from "./errors.js";
 
 /**
@@ -10,14 +10,11 @@ export function rejectUnhonouredConfig(
   config: RunConfig | undefined,
   honoured: ReadonlyArray<keyof RunConfig>,
 ): void {
-  const refused = Object.entries(config ?? {})
-    .filter(([key, value]) => value !== undefined && !honoured.includes(key as keyof RunConfig))
-    .filter(([key, value]) => !(key === "parameters" && Object.keys(value as object).length === 0))
-    .map(([key]) => key);
+  const refused = unhonouredSettings(config, honoured);
   if (refused.length === 0) return;
-  throw new UnsupportedOperationError(
+  throw new UnsupportedRunConfigError(
     type,
-    `the run setting(s) ${refused.join(", ")}`,
+    refused,
     `set them on the Foundry agent instead; this runner honours ${honoured.join(", ") || "none"} here. Nothing was run.`,
     { source: SOURCE },
   );

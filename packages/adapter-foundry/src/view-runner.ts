@@ -1,4 +1,4 @@
-import type { Message, RunOptions, Thread } from "@skein/thread-core";
+import { assertInputWithinBudget, type Message, type RunOptions, type Thread } from "@skein/thread-core";
 import type { FoundryAdapter, FoundryOpenAIClient } from "./adapter-lookup.js";
 import {
   agentReference,
@@ -7,7 +7,7 @@ import {
 } from "./conversation/agent-response.js";
 import { itemToMessage } from "./conversation/conversation-items.js";
 import { messageToItems } from "./conversation/message-items.js";
-import { FoundryConfigurationError } from "./errors.js";
+import { FoundryConfigurationError, SOURCE } from "./errors.js";
 import { rejectUnhonouredConfig } from "./run-config.js";
 import { callService } from "./service-call.js";
 
@@ -37,6 +37,10 @@ export async function runOnView(
   const view = await thread.view(
     config?.maxInputTokens === undefined ? {} : { maxTokens: config.maxInputTokens },
   );
+  // A view keeps its newest message even when it alone is over the budget; that is refused, not sent.
+  if (config?.maxInputTokens !== undefined) {
+    assertInputWithinBudget(thread.id, view, config.maxInputTokens, { source: SOURCE });
+  }
   const input = view.flatMap((message) => messageToItems(message, thread.type));
   const client = adapter.openAIClient();
   const response = (await callService(

@@ -126,7 +126,8 @@ describe("foundryRunner on foundry.conversation", () => {
     expect(fixture.emulator.conversations.conversations.size).toBeGreaterThan(0);
     await expect(foundryRunner().run(local)).rejects.toBeInstanceOf(FoundryConfigurationError);
     // A token budget shapes the view it sends; sampling settings are the agent's.
-    expect(await runner.run(local, { config: { maxInputTokens: 10 } })).toHaveLength(1);
+    // (20 tokens fit the system message and the newest one; a newest one over budget alone is refused.)
+    expect(await runner.run(local, { config: { maxInputTokens: 20 } })).toHaveLength(1);
     expect(lastResponseRequest()?.body.input).toHaveLength(2); // the system message and the newest one, not all three
     await expect(runner.run(local, { config: { temperature: 1 } })).rejects.toBeInstanceOf(
       UnsupportedOperationError,
