@@ -1,24 +1,49 @@
-import { SkeinError } from "@skein/thread-core";
+import {
+  AdapterNotInstalledError,
+  ConcurrencyError,
+  ConflictError,
+  HeadMovedError,
+  InvalidMessageError,
+  InvalidStoreUrlError,
+  InvalidThreadIdError,
+  InvalidThreadStateError,
+  MessageTooLargeError,
+  PointNotFoundError,
+  SkeinError,
+  StoreClosedError,
+  StoreUnavailableError,
+  ThreadExistsError,
+  ThreadNotFoundError,
+  UnknownThreadTypeError,
+  UnsupportedVersionError,
+} from "@skein/thread-core";
+import { visibleText } from "../format/visible-text.js";
 import { CliError } from "./cli-error.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 
-const EXIT_CODE_BY_ERROR_NAME: Readonly<Record<string, ExitCode>> = {
-  ThreadNotFoundError: EXIT_CODES.notFound,
-  PointNotFoundError: EXIT_CODES.notFound,
-  ThreadExistsError: EXIT_CODES.conflict,
-  ConflictError: EXIT_CODES.conflict,
-  ConcurrencyError: EXIT_CODES.conflict,
-  HeadMovedError: EXIT_CODES.conflict,
-  InvalidThreadStateError: EXIT_CODES.invalidData,
-  InvalidMessageError: EXIT_CODES.invalidData,
-  InvalidThreadIdError: EXIT_CODES.invalidData,
-  UnknownThreadTypeError: EXIT_CODES.invalidData,
-  UnsupportedVersionError: EXIT_CODES.invalidData,
-  InvalidStoreUrlError: EXIT_CODES.store,
-  AdapterNotInstalledError: EXIT_CODES.store,
-  StoreUnavailableError: EXIT_CODES.store,
-  StoreClosedError: EXIT_CODES.store,
-};
+/**
+ * The exit code of each kind of skein error. Asked with `isInstance`, so subclasses (an adapter's
+ * `LockTimeoutError` is a `StoreUnavailableError`, `OpenAINotFoundError` a `ThreadNotFoundError`) exit as their
+ * family does. Any other skein error is a failure (1).
+ */
+const EXIT_CODE_BY_ERROR: ReadonlyArray<[{ isInstance(value: unknown): boolean }, ExitCode]> = [
+  [ThreadNotFoundError, EXIT_CODES.notFound],
+  [PointNotFoundError, EXIT_CODES.notFound],
+  [ThreadExistsError, EXIT_CODES.conflict],
+  [ConflictError, EXIT_CODES.conflict],
+  [ConcurrencyError, EXIT_CODES.conflict],
+  [HeadMovedError, EXIT_CODES.conflict],
+  [InvalidThreadStateError, EXIT_CODES.invalidData],
+  [InvalidMessageError, EXIT_CODES.invalidData],
+  [InvalidThreadIdError, EXIT_CODES.invalidData],
+  [UnknownThreadTypeError, EXIT_CODES.invalidData],
+  [UnsupportedVersionError, EXIT_CODES.invalidData],
+  [MessageTooLargeError, EXIT_CODES.invalidData],
+  [InvalidStoreUrlError, EXIT_CODES.store],
+  [AdapterNotInstalledError, EXIT_CODES.store],
+  [StoreUnavailableError, EXIT_CODES.store],
+  [StoreClosedError, EXIT_CODES.store],
+];
 
 /** Errors from sockets and DNS that mean "the backend cannot be reached". */
 const UNREACHABLE_CODES = new Set([
@@ -38,29 +63,53 @@ export function describeError(
   error: unknown,
   secrets: readonly string[] = [],
 ): { line: string; exitCode: ExitCode } {
-  const exitCode = exitCodeOf(error);
-  const message = error instanceof Error ? error.message || error.name : String(error);
-  return { line: terminalSafe(redactSecrets(message.replace(/\s*\n\s*/g, " ").trim(), secrets)), exitCode };
+  const message = redactSecrets(
+    messageOf(error)
+      .replace(/\s*\n\s*/g, " ")
+      .trim(),
+    secrets,
+  );
+  return { line: terminalSafe(message), exitCode: exitCodeOf(error) };
 }
 
 /** At most this many characters of an error line: one line, whatever a hostile file makes an error say. */
 const MAX_LINE = 500;
 
-/** One short line with no control characters, so a hostile input cannot drive the terminal or flood it. */
+/** One short line with every control character shown, so a hostile input can neither drive the terminal nor flood it. */
 function terminalSafe(line: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
-  const clean = line.replace(/[\u0000-\u001f\u007f-\u009f]/g, "?");
-  return clean.length > MAX_LINE ? `${clean.slice(0, MAX_LINE)}…` : clean;
+  const shown = visibleText(line);
+  return shown.length > MAX_LINE ? `${shown.slice(0, MAX_LINE)}…` : shown;
 }
 
+/**
+ * What the error says. Skein's errors, the CLI's own and the system's (`EACCES: permission denied, …`) speak for
+ * themselves; anything else is a bug skein did not foresee, and the line says so rather than pass it off as
+ * the input's fault.
+ */
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return `internal error: ${String(error)}; please report it`;
+  if (error instanceof CliError || SkeinError.isInstance(error) || hasCode(error)) {
+    return error.message || error.name;
+  }
+  return `internal error: ${error.name}: ${error.message}; please report it with the command that caused it`;
+}
+
+/**
+ * Every failure ends with a code `skein --help` documents. Exit 2 (usage) is only ever a `UsageError` the
+ * command line caused: an error from the store or the input (even a `RangeError`) is never the caller's usage.
+ */
 function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof CliError) return error.exitCode;
-  if (SkeinError.isInstance(error)) return EXIT_CODE_BY_ERROR_NAME[error.name] ?? EXIT_CODES.failure;
+  if (SkeinError.isInstance(error)) {
+    return EXIT_CODE_BY_ERROR.find(([type]) => type.isInstance(error))?.[1] ?? EXIT_CODES.failure;
+  }
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return EXIT_CODES.store;
-  // thread-core's list() says so when handed a cursor it did not make.
-  if (error instanceof RangeError) return EXIT_CODES.usage;
   return EXIT_CODES.failure;
+}
+
+function hasCode(error: Error): boolean {
+  return typeof (error as { code?: unknown }).code === "string";
 }
 
 /** Removes passwords: every known secret, and anything in the `user:password@` part of a URL. */

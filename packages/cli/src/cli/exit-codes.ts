@@ -1,9 +1,9 @@
 /** What `skein` exits with; `skein --help` lists them, scripts branch on them. */
 export const EXIT_CODES = {
   ok: 0,
-  /** Anything not covered below: an operation the thread type cannot do, an unexpected failure. */
+  /** Anything not covered below: an operation the thread type cannot do, a system error, an internal error. */
   failure: 1,
-  /** Unknown command or flag, a missing or malformed argument. */
+  /** Unknown command or flag, a missing or malformed argument: only ever the command line, never a store's error. */
   usage: 2,
   /** No such thread, checkpoint, message or input file. */
   notFound: 3,
@@ -20,8 +20,11 @@ export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 /** The exit codes as `skein --help` prints them. */
 export const EXIT_CODE_HELP: ReadonlyArray<[ExitCode, string]> = [
   [EXIT_CODES.ok, "success"],
-  [EXIT_CODES.failure, "failure: an operation the thread type cannot do, or an unexpected error"],
-  [EXIT_CODES.usage, "usage: unknown command or flag, missing or malformed argument"],
+  [
+    EXIT_CODES.failure,
+    "failure: an operation the thread type cannot do, a system error, or an internal error (the line says so)",
+  ],
+  [EXIT_CODES.usage, "usage: unknown command or flag, missing or malformed argument (the command line only)"],
   [EXIT_CODES.notFound, "not found: thread, checkpoint, message or input file"],
   [
     EXIT_CODES.conflict,

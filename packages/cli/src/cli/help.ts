@@ -27,6 +27,7 @@ export function globalHelp(commands: readonly Command[], version: string): strin
     ...indent(formatTable(EXIT_CODE_HELP.map(([code, text]) => [String(code), text]))),
     "",
     "Output is for people; --json gives JSON on stdout for scripts. Errors are one line on stderr.",
+    "Control characters in output for people print as JSON escapes (ESC as \\u001b); --json and export are exact.",
     "Run `skein <command> --help` for a command's flags and examples.",
   ].join("\n");
 }

@@ -34,12 +34,12 @@ export async function runCli(args: string[], io: CliIo = processIo()): Promise<E
   try {
     const invocation = resolveInvocation(args);
     if (invocation.kind === "text") {
-      await stdout.line(invocation.text);
+      await stdout.lines(invocation.text);
       return invocation.exitCode;
     }
     const { command, positionals, values } = invocation;
     if (values.help === true) {
-      await stdout.line(commandHelp(command));
+      await stdout.lines(commandHelp(command));
       return EXIT_CODES.ok;
     }
     const tenant = typeof values.scope === "string" ? values.scope : undefined;

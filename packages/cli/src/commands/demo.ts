@@ -18,7 +18,7 @@ export const demoCommand: Command = {
     const store = await context.store();
     const line = (label: string, text = "") => context.stdout.line(`${label.padEnd(12)} ${text}`);
     const transcript = (messages: Message[]) =>
-      context.stdout.line(
+      context.stdout.lines(
         messages.map((message) => `    ${message.role.padEnd(9)} ${describeContents(message)}`).join("\n"),
       );
 
@@ -83,7 +83,7 @@ export const demoCommand: Command = {
     const tip = await forkTipOf(fork, thread.id);
     await line("log", "the thread's history, newest first (skein log --forks):");
     const graph = logLines(historyGraph(await readLogState(store, thread.id), tip ? [tip] : []));
-    await context.stdout.line(graph.map((text) => `    ${text}`).join("\n"));
+    await context.stdout.lines(graph.map((text) => `    ${text}`).join("\n"));
     if (store.url !== "memory:") await line("try", `skein show ${thread.id}; skein log ${thread.id} --forks`);
   },
 };

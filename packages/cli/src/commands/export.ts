@@ -63,15 +63,15 @@ async function writeExports(
     const exports = await Promise.all(batch.map((id) => store.export(id)));
     for (const state of exports) {
       const text = canonicalJson(state);
-      if (!pretty) await output.line(text);
+      if (!pretty) await output.data(text);
       else pending.push(JSON.stringify(JSON.parse(text), null, 2));
       count++;
     }
   }
   if (pretty)
-    await output.line(
+    await output.data(
       pending.length === 1
-        ? pending[0]
+        ? (pending[0] as string)
         : `[\n${pending.map((item) => item.replace(/^/gm, "  ")).join(",\n")}\n]`,
     );
   return count;

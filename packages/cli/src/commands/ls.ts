@@ -5,6 +5,7 @@ import { integerOption, noMoreArguments, stringOption } from "../cli/option-valu
 import { plural } from "../format/plural.js";
 import { formatTable } from "../format/table.js";
 import { formatTime } from "../format/transcript.js";
+import { visibleText } from "../format/visible-text.js";
 
 const DEFAULT_LIMIT = 50;
 
@@ -42,7 +43,10 @@ export const lsCommand: Command = {
     });
     if (context.json) return context.stdout.json(page);
     if (page.items.length === 0) return context.stdout.line("no threads");
-    const rows = page.items.map((item) => [item.id, item.type, formatTime(item.updatedAt)]);
+    // Cells are rendered before the table measures them, so an escaped character keeps the columns aligned.
+    const rows = page.items.map((item) =>
+      [item.id, item.type, formatTime(item.updatedAt)].map((cell) => visibleText(cell)),
+    );
     for (const line of formatTable([["ID", "TYPE", "UPDATED"], ...rows])) await context.stdout.line(line);
     const count = plural(page.items.length, "thread");
     await context.stdout.line(page.cursor ? `${count}; next page: --cursor ${page.cursor}` : count);

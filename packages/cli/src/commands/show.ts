@@ -46,7 +46,7 @@ export const showCommand: Command = {
     let position = first;
     const width = String(total).length;
     for await (const page of read.pages(first)) {
-      for (const message of page) await context.stdout.line(transcriptEntry(message, ++position, width));
+      for (const message of page) await context.stdout.lines(transcriptEntry(message, ++position, width));
     }
   },
 };

@@ -45,6 +45,6 @@ export const viewCommand: Command = {
     );
     const width = String(view.length).length;
     for (const [index, message] of view.entries())
-      await context.stdout.line(transcriptEntry(message, index + 1, width));
+      await context.stdout.lines(transcriptEntry(message, index + 1, width));
   },
 };

@@ -1,3 +1,5 @@
+import { visibleText } from "../format/visible-text.js";
+
 /** Where progress goes: stderr, so stdout stays clean for `--json`. */
 export interface ProgressStream {
   write(text: string): unknown;
@@ -33,7 +35,8 @@ function barProgress(stream: ProgressStream, label: string): Progress {
     const rate = done / Math.max((Date.now() - started) / 1000, 0.001);
     const left = rate > 0 && done < total ? ` · ${Math.ceil((total - done) / rate)}s left` : "";
     last = `${label} ${bar} ${done}/${total} ${Math.floor(fraction * 100)}% · ${rate.toFixed(0)}/s${left}${note ? ` · ${note}` : ""}`;
-    stream.write(`\r${last}\u001b[K`);
+    // The label and note are shown, never obeyed: the only escape written is this one, clearing the line's rest.
+    stream.write(`\r${visibleText(last)}\u001b[K`);
   };
   return {
     update(done, total, note) {
@@ -60,7 +63,7 @@ function lineProgress(stream: ProgressStream, label: string): Progress {
       const rate = done / Math.max((Date.now() - started) / 1000, 0.001);
       const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
       stream.write(
-        `${label}: ${done}/${total} threads (${percent}%), ${rate.toFixed(0)} threads/s${note ? `, ${note}` : ""}\n`,
+        `${visibleText(`${label}: ${done}/${total} threads (${percent}%), ${rate.toFixed(0)} threads/s${note ? `, ${note}` : ""}`)}\n`,
       );
     },
     finish() {},

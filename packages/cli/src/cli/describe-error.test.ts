@@ -1,0 +1,87 @@
+import { LockTimeoutError } from "@skein/adapter-fs";
+import {
+  ConflictError,
+  InvalidThreadStateError,
+  SkeinError,
+  StoreUnavailableError,
+  ThreadNotFoundError,
+  UnsupportedOperationError,
+} from "@skein/thread-core";
+import { describe, expect, it } from "vitest";
+import { CliError, UsageError } from "./cli-error.js";
+import { describeError } from "./describe-error.js";
+import { EXIT_CODE_HELP, EXIT_CODES } from "./exit-codes.js";
+
+describe("describeError: exit codes", () => {
+  it("maps skein errors, and their subclasses, to their family's code", () => {
+    expect(describeError(new ThreadNotFoundError("t")).exitCode).toBe(EXIT_CODES.notFound);
+    expect(describeError(new ConflictError("differs")).exitCode).toBe(EXIT_CODES.conflict);
+    expect(describeError(new InvalidThreadStateError("bad")).exitCode).toBe(EXIT_CODES.invalidData);
+    expect(describeError(new StoreUnavailableError("down")).exitCode).toBe(EXIT_CODES.store);
+    // adapter-fs's lock timeout is a StoreUnavailableError under another name.
+    const lock = new LockTimeoutError("/tmp/t.lock", 10_000, undefined);
+    expect(describeError(lock).exitCode).toBe(EXIT_CODES.store);
+    class PaymentServiceDown extends StoreUnavailableError {}
+    expect(describeError(new PaymentServiceDown("down")).exitCode).toBe(EXIT_CODES.store);
+    expect(describeError(new UnsupportedOperationError("a2a", "rollback")).exitCode).toBe(EXIT_CODES.failure);
+    expect(describeError(new SkeinError("something else")).exitCode).toBe(EXIT_CODES.failure);
+  });
+
+  it("a RangeError (a stack overflow, a store's refusal) is a failure with a clear line, never usage", () => {
+    const overflow = describeError(new RangeError("Maximum call stack size exceeded"));
+    expect(overflow.exitCode).toBe(EXIT_CODES.failure);
+    expect(overflow.line).toBe(
+      "internal error: RangeError: Maximum call stack size exceeded; please report it with the command that caused it",
+    );
+    const typeError = describeError(new TypeError("Cannot read properties of null (reading 'id')"));
+    expect(typeError.exitCode).toBe(EXIT_CODES.failure);
+    expect(typeError.line).toMatch(/^internal error: TypeError: Cannot read properties of null/);
+    const thrown = describeError("a string");
+    expect(thrown).toEqual({
+      exitCode: EXIT_CODES.failure,
+      line: "internal error: a string; please report it",
+    });
+  });
+
+  it("system errors speak for themselves; unreachable backends are store errors", () => {
+    const denied = Object.assign(new Error("EACCES: permission denied, open 'threads.jsonl'"), {
+      code: "EACCES",
+    });
+    expect(describeError(denied)).toEqual({
+      exitCode: EXIT_CODES.failure,
+      line: "EACCES: permission denied, open 'threads.jsonl'",
+    });
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+    expect(describeError(refused).exitCode).toBe(EXIT_CODES.store);
+  });
+
+  it("only a UsageError (or a CliError that says so) exits 2", () => {
+    expect(describeError(new UsageError("missing <id>")).exitCode).toBe(EXIT_CODES.usage);
+    expect(describeError(new CliError("no such file: x", EXIT_CODES.notFound)).exitCode).toBe(
+      EXIT_CODES.notFound,
+    );
+    const others = [
+      new RangeError("cursor is not one that list() returned"),
+      new RangeError("Invalid array length"),
+      new SyntaxError("Unexpected token"),
+      new Error("plain"),
+      new SkeinError("plain"),
+    ];
+    for (const error of others) expect(describeError(error).exitCode, error.message).not.toBe(2);
+  });
+
+  it("every exit code is documented in --help", () => {
+    expect(EXIT_CODE_HELP.map(([code]) => code)).toEqual(Object.values(EXIT_CODES));
+  });
+});
+
+describe("describeError: the line", () => {
+  it("shows control characters as escapes, on one short line", () => {
+    const { line } = describeError(new SkeinError("bad \u001b]0;pwned\u0007 id\nsecond \u009b2J line"));
+    expect(line).toBe("[thread-core] bad \\u001b]0;pwned\\u0007 id second \\u009b2J line");
+    const long = describeError(new SkeinError(`x${"\u001b".repeat(10_000)}`)).line;
+    expect(long.length).toBeLessThanOrEqual(501);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point
+    expect(long).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
+});
