@@ -22,7 +22,7 @@ export interface CallContext {
 
 /**
  * Runs one SDK call and turns its failures into typed skein errors (after the client's own retries), with
- * the SDK error as `cause` and every key-shaped text scrubbed.
+ * a scrubbed copy of the SDK error as `cause` and the client's key and every key-shaped text scrubbed.
  */
 export async function callService<T>(
   client: OpenAI,
