@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { open, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { hasCode, type LockHolder, LockTimeoutError } from "./errors.js";
 import { runInTurn } from "./key-queue.js";
@@ -7,13 +7,18 @@ import { runInTurn } from "./key-queue.js";
 export interface LockSettings {
   /** How long to wait for a lock before `LockTimeoutError`. */
   timeoutMs: number;
-  /** A lock older than this is taken over whoever holds it (a process on another host, a reused pid). */
+  /**
+   * A lock its owner has not refreshed for this long is taken over (an owner on another host that is
+   * gone): owners refresh their locks while they hold them. A live owner on this host keeps its lock.
+   */
   staleMs: number;
 }
 
 interface LockFileContent extends LockHolder {
   nonce?: string;
-  /** How old the lock file is, by its modification time. */
+  /** When the owner process started (Linux), telling the owner from a later process given the same pid. */
+  started?: string;
+  /** How long since the owner last refreshed the lock file (its modification time). */
   ageMs: number;
 }
 
@@ -30,9 +35,17 @@ const REMEMBERED_TURNS = 1024;
 
 /**
  * Mutual exclusion between processes through lock files: `open(path, "wx")` creates the file only if it is
- * absent, atomically on every local file system. The file holds the owner's pid, host and a nonce. A lock
- * whose owner process is gone (same host) or that is older than `staleMs` is taken over. Inside one
- * process, callers queue per path first, so only one of them polls the file.
+ * absent, atomically on every local file system. The file holds the owner's pid, host, start time and a
+ * nonce. Inside one process, callers queue per path first, so only one of them polls the file.
+ *
+ * Who may take a lock over: a lock whose owner process is gone (same host) is taken over at once. A lock
+ * whose owner is alive on this host is never taken over, however long it is held: an owner that is
+ * frozen (SIGSTOP, a debugger) or starved may resume in the middle of its writes, which are positioned
+ * writes into the thread's files, and nothing could then stop them from landing over the next owner's.
+ * Waiters give up after `timeoutMs` instead, with `LockTimeoutError`. A pid now owned by another process
+ * (a reused pid) is told apart by its start time. Where the owner cannot be checked (another host, no
+ * /proc), a lock its owner has not refreshed for `staleMs` is taken over: owners refresh it every quarter
+ * of `staleMs` while they hold it, so only an owner that stopped running loses it.
  *
  * Fairness: a process with many writes queued would otherwise take the lock again the moment it lets go,
  * and waiting processes, which poll, would rarely get in. So waiters touch `<lock>.wanted`, and a process
@@ -40,6 +53,8 @@ const REMEMBERED_TURNS = 1024;
  */
 export class LockFiles {
   readonly #host = hostname();
+  /** This process's start time, written into its locks. */
+  readonly #started = processStart(process.pid);
   /** When this process last took each lock, to tell whether others asked for it since. */
   readonly #acquiredAt = new Map<string, number>();
 
@@ -49,9 +64,15 @@ export class LockFiles {
   async withLock<T>(path: string, task: () => Promise<T>): Promise<T> {
     return runInTurn(path, async () => {
       const nonce = await this.#acquire(path);
+      const refresh = setInterval(
+        () => void refreshLock(path, nonce),
+        Math.max(10, Math.floor(this.settings.staleMs / 4)),
+      );
+      refresh.unref();
       try {
         return await task();
       } finally {
+        clearInterval(refresh);
         await this.#release(path, nonce);
       }
     });
@@ -70,7 +91,11 @@ export class LockFiles {
       }
       await writeFile(`${path}.wanted`, "");
       const holder = await readLock(path);
-      if (holder && this.#isStale(holder, this.settings.staleMs) && (await this.#breakLock(path, holder)))
+      if (
+        holder &&
+        (await this.#isAbandoned(holder, this.settings.staleMs)) &&
+        (await this.#breakLock(path, holder))
+      )
         continue;
       const waited = Date.now() - started;
       if (waited >= this.settings.timeoutMs) throw new LockTimeoutError(path, waited, holder);
@@ -104,7 +129,14 @@ export class LockFiles {
       throw error;
     }
     try {
-      const content = { pid: process.pid, hostname: this.#host, nonce, acquiredAt: new Date().toISOString() };
+      const started = await this.#started;
+      const content = {
+        pid: process.pid,
+        hostname: this.#host,
+        nonce,
+        acquiredAt: new Date().toISOString(),
+        ...(started === undefined ? {} : { started }),
+      };
       await handle.writeFile(JSON.stringify(content));
     } catch (error) {
       await handle.close();
@@ -113,6 +145,16 @@ export class LockFiles {
     }
     await handle.close();
     return true;
+  }
+
+  /** A thread's lock may be taken over only when its owner is gone: see the class comment. */
+  async #isAbandoned(holder: LockFileContent, staleMs: number): Promise<boolean> {
+    if (holder.pid !== undefined && holder.hostname === this.#host && holder.started !== undefined) {
+      if (!isProcessAlive(holder.pid)) return true;
+      const started = await processStart(holder.pid);
+      if (started !== undefined) return started !== holder.started;
+    }
+    return this.#isStale(holder, staleMs);
   }
 
   #isStale(holder: LockFileContent, staleMs: number): boolean {
@@ -146,6 +188,31 @@ export class LockFiles {
     const current = await readLock(path);
     // A lock taken over as stale belongs to its new owner now.
     if (current?.nonce === nonce) await rm(path, { force: true });
+  }
+}
+
+/** Marks the lock as alive by its modification time, while it is still this owner's. */
+async function refreshLock(path: string, nonce: string): Promise<void> {
+  try {
+    if ((await readLock(path))?.nonce !== nonce) return;
+    const now = new Date();
+    await utimes(path, now, now);
+  } catch {
+    // Refreshed again at the next tick; a lock file gone meanwhile needs no refreshing.
+  }
+}
+
+/**
+ * When process `pid` started, in clock ticks since boot (field 22 of /proc/<pid>/stat), or undefined where
+ * there is no /proc or no such process. The command name (field 2) may hold spaces and parentheses, so
+ * fields are counted after its closing parenthesis.
+ */
+async function processStart(pid: number): Promise<string | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
   }
 }
 
