@@ -1,0 +1,143 @@
+import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import type { ChannelEntry } from "./checkpoint-record.js";
+import { CheckpointRecordError } from "./errors.js";
+import { type StoredValue, sameStoredValue, storeValue } from "./stored-value.js";
+
+/**
+ * A channel of a checkpoint as a later `put` needs it: the checkpoint whose record holds the entry, and, for
+ * arrays whose items are known, every item as stored (to find how much of it a child keeps).
+ */
+export interface KnownChannel {
+  owner: string;
+  items?: StoredValue[];
+}
+
+/** A checkpoint's channels, by name. */
+export type KnownChannels = Map<string, KnownChannel>;
+
+/** The parent of a checkpoint being put, as far as planning needs it. */
+export interface ParentChannels {
+  id: string;
+  channels: KnownChannels;
+  /** Every stored item of the parent's array in `channel`, or undefined if it holds no array. */
+  items(channel: string): Promise<StoredValue[] | undefined>;
+}
+
+/** Entries of a record, by channel; the object has no prototype, so any channel name is safe as a key. */
+export function entriesByChannel(entries: ChannelEntry[]): Map<string, ChannelEntry> {
+  return new Map(entries.map((entry) => [entry.channel, entry]));
+}
+
+/** What a record's entries say about its channels, without reading anything. */
+export function knownChannels(checkpointId: string, entries: ChannelEntry[]): KnownChannels {
+  return new Map(
+    entries.map((entry) => [
+      entry.channel,
+      "from" in entry
+        ? { owner: entry.from }
+        : "items" in entry && entry.base === undefined
+          ? { owner: checkpointId, items: entry.items }
+          : { owner: checkpointId },
+    ]),
+  );
+}
+
+function commonPrefix(left: StoredValue[], right: StoredValue[]): number {
+  const limit = Math.min(left.length, right.length);
+  let index = 0;
+  while (index < limit && sameStoredValue(left[index] as StoredValue, right[index] as StoredValue)) index++;
+  return index;
+}
+
+/**
+ * The entries of a new checkpoint's record. Channels LangGraph says changed (`newVersions`) are stored;
+ * an array that keeps a prefix of its parent's stores only what follows it; every other channel the
+ * parent has is referred to, not stored again. So a conversation of n messages costs O(n) in the store.
+ */
+export async function planChannels(input: {
+  serde: SerializerProtocol;
+  checkpointId: string;
+  values: Record<string, unknown>;
+  versions: Record<string, unknown>;
+  newVersions: Record<string, unknown>;
+  parent: ParentChannels | undefined;
+}): Promise<{ entries: ChannelEntry[]; known: KnownChannels }> {
+  const { serde, checkpointId, values, versions, newVersions, parent } = input;
+  const entries: ChannelEntry[] = [];
+  const known: KnownChannels = new Map();
+  const changed = new Set(Object.keys(newVersions));
+  const names = [...new Set([...Object.keys(values), ...Object.keys(versions)])].sort();
+  for (const channel of names) {
+    if (!changed.has(channel)) {
+      const inherited = parent?.channels.get(channel);
+      if (inherited) {
+        entries.push({ channel, from: inherited.owner });
+        known.set(channel, inherited);
+      }
+      continue;
+    }
+    if (!Object.hasOwn(values, channel)) continue; // changed to empty
+    const value = values[channel];
+    if (!Array.isArray(value)) {
+      entries.push({ channel, value: await storeValue(serde, value) });
+      known.set(channel, { owner: checkpointId });
+      continue;
+    }
+    const items = await Promise.all(value.map((item) => storeValue(serde, item)));
+    const before = parent?.channels.has(channel) ? await parent.items(channel) : undefined;
+    const keep = before ? commonPrefix(before, items) : 0;
+    if (keep > 0 && parent) {
+      const base = parent.channels.get(channel)?.owner as string;
+      entries.push({ channel, base, keep, items: items.slice(keep) });
+    } else {
+      entries.push({ channel, items });
+    }
+    known.set(channel, { owner: checkpointId, items });
+  }
+  return { entries, known };
+}
+
+/** Looks a record's entries up by checkpoint id (through the store, or what was read already). */
+export type RecordLookup = (checkpointId: string) => Promise<ChannelEntry[] | undefined>;
+
+/**
+ * Every stored item of the array in `channel` at `checkpointId`, or undefined when that channel holds no
+ * array there. Walks back through bases and reads only what the result keeps.
+ */
+export async function storedItems(
+  threadId: string,
+  lookup: RecordLookup,
+  checkpointId: string,
+  channel: string,
+): Promise<StoredValue[] | undefined> {
+  const pieces: StoredValue[][] = [];
+  let need = Number.POSITIVE_INFINITY;
+  let current = checkpointId;
+  // Until a base is followed, a missing channel or a non-array value means "no array here"; after, damage.
+  let followingBase = false;
+  const seen = new Set<string>();
+  for (;;) {
+    if (seen.has(current)) throw new CheckpointRecordError(threadId, `channel ${channel} refers in a loop`);
+    seen.add(current);
+    const entries = await lookup(current);
+    const entry = entries && entriesByChannel(entries).get(channel);
+    if (!entry || "value" in entry) {
+      if (!followingBase && (entries || current === checkpointId)) return undefined;
+      throw new CheckpointRecordError(
+        threadId,
+        `channel ${JSON.stringify(channel)} refers to checkpoint ${JSON.stringify(current)}, which holds no array for it`,
+      );
+    }
+    if ("from" in entry) {
+      current = entry.from;
+      continue;
+    }
+    const keep = entry.base === undefined ? 0 : (entry.keep ?? 0);
+    if (need > keep) pieces.push(entry.items.slice(0, need - keep));
+    need = Math.min(need, keep);
+    if (need === 0 || entry.base === undefined) break;
+    current = entry.base;
+    followingBase = true;
+  }
+  return pieces.reverse().flat();
+}

@@ -1,0 +1,46 @@
+import { SkeinError, type SkeinErrorOptions } from "@skein/thread-core";
+
+export const SOURCE = "langgraph";
+
+type ErrorOptions = Omit<SkeinErrorOptions, "source">;
+
+/**
+ * A LangGraph `RunnableConfig` lacks what the call needs (`thread_id`, `checkpoint_id`) or holds a value of
+ * the wrong type. Nothing was written.
+ */
+export class CheckpointConfigError extends SkeinError {
+  constructor(
+    readonly field: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`The config's configurable.${field} ${detail}`, { ...options, source: SOURCE });
+  }
+}
+
+/**
+ * A checkpoint record in the store is not one this package wrote, or it points at a record that is gone:
+ * the store was edited by hand or damaged. `threadId` is the skein thread that holds it.
+ */
+export class CheckpointRecordError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `Thread ${JSON.stringify(threadId)} holds a checkpoint record this package cannot read: ${detail}`,
+      {
+        ...options,
+        source: SOURCE,
+      },
+    );
+  }
+}
+
+/** A LangChain message has a type `toLangChainMessages`/`fromLangChainMessages` cannot map without loss. */
+export class MessageMappingError extends SkeinError {
+  constructor(detail: string, options?: ErrorOptions) {
+    super(detail, { ...options, source: SOURCE });
+  }
+}

@@ -1,0 +1,330 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type PendingWrite,
+  type SerializerProtocol,
+  WRITES_IDX_MAP,
+} from "@langchain/langgraph-checkpoint";
+import {
+  type OpenStoreOptions,
+  openStore,
+  type Thread,
+  ThreadExistsError,
+  ThreadNotFoundError,
+  type ThreadStore,
+} from "@skein/thread-core";
+import { planChannels } from "./channel-entries.js";
+import { CheckpointLog } from "./checkpoint-log.js";
+import { checkpointMessage, type WritesContent, writesMessage } from "./checkpoint-record.js";
+import { CheckpointTuples, type RecentCheckpoint } from "./checkpoint-tuples.js";
+import { CheckpointConfigError } from "./errors.js";
+import { skeinThreadId, threadPrefix } from "./skein-thread-ids.js";
+import { storeValue } from "./stored-value.js";
+
+export interface SkeinCheckpointSaverOptions {
+  /** Any skein store: `memory:`, `file:`, `redis://`, or one an adapter package opens. */
+  store: ThreadStore;
+  /**
+   * Where this saver's skein threads live: `<prefix><thread_id>/<checkpoint_ns>`, escaped. At most 64
+   * characters. @default "langgraph/"
+   */
+  prefix?: string;
+  /** How values are serialized. @default LangGraph's JsonPlusSerializer */
+  serde?: SerializerProtocol;
+  /** Close the store when the saver is closed. @default false; true for `SkeinCheckpointSaver.open` */
+  ownsStore?: boolean;
+}
+
+/** Skein thread handles kept open at once; older ones are simply read again when needed. */
+const OPEN_THREADS = 256;
+const MAX_PREFIX = 64;
+
+interface Target {
+  threadId: string;
+  namespace: string;
+  skeinId: string;
+}
+
+/**
+ * A LangGraph checkpointer on any skein store. Each (thread_id, checkpoint_ns) is one skein thread whose
+ * messages are the checkpoint and writes records, each `put` and `putWrites` one atomic append with a
+ * deterministic message id (a retry is a no-op), and channel values LangGraph did not change are not
+ * stored again.
+ * @example const saver = await SkeinCheckpointSaver.open("file:./.skein"); const graph = builder.compile({ checkpointer: saver });
+ */
+export class SkeinCheckpointSaver extends BaseCheckpointSaver {
+  readonly store: ThreadStore;
+  readonly prefix: string;
+  readonly #ownsStore: boolean;
+  readonly #threads = new Map<string, Thread>();
+  readonly #tuples: CheckpointTuples;
+
+  constructor(options: SkeinCheckpointSaverOptions) {
+    super(options.serde);
+    this.store = options.store;
+    this.prefix = options.prefix ?? "langgraph/";
+    if (this.prefix.length > MAX_PREFIX) {
+      throw new CheckpointConfigError("prefix", `is longer than ${MAX_PREFIX} characters`);
+    }
+    this.#ownsStore = options.ownsStore ?? false;
+    this.#tuples = new CheckpointTuples(this.serde, (current) => this.getNextVersion(current));
+  }
+
+  /** A saver on the store a URL names (`memory:`, `file:./.skein`, `redis://…`); `close()` closes it. */
+  static async open(
+    url: string,
+    options: OpenStoreOptions & Omit<SkeinCheckpointSaverOptions, "store" | "ownsStore"> = {},
+  ): Promise<SkeinCheckpointSaver> {
+    const { adapters, registry, ...rest } = options;
+    const store = await openStore(url, {
+      ...(adapters ? { adapters } : {}),
+      ...(registry ? { registry } : {}),
+    });
+    return new SkeinCheckpointSaver({ ...rest, store, ownsStore: true });
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = threadIdOf(config, false);
+    if (threadId === undefined) return undefined;
+    const target = this.#target(threadId, namespaceOf(config));
+    const thread = await this.#existing(target.skeinId);
+    if (!thread) return undefined;
+    const checkpointId = checkpointIdOf(config);
+    const log = new CheckpointLog(thread);
+    try {
+      return checkpointId
+        ? await this.#tuples.byId(target, log, checkpointId)
+        : await this.#tuples.latest(target, log);
+    } catch (error) {
+      return this.#whenGone(target.skeinId, error, undefined);
+    }
+  }
+
+  async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const threadId = threadIdOf(config, false);
+    const namespace = config.configurable?.checkpoint_ns as string | undefined;
+    const checkpointId = checkpointIdOf(config);
+    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+    if (remaining <= 0) return;
+    for await (const target of this.#targets(threadId, namespace)) {
+      const thread = await this.#existing(target.skeinId);
+      if (!thread) continue;
+      const tuples = this.#tuples.list(target, new CheckpointLog(thread), {
+        before: options.before ? checkpointIdOf(options.before) : undefined,
+        filter: options.filter,
+        checkpointId,
+      });
+      try {
+        for await (const tuple of tuples) {
+          yield tuple;
+          if (--remaining <= 0) return;
+        }
+      } catch (error) {
+        this.#whenGone(target.skeinId, error, undefined);
+      }
+    }
+  }
+
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    const threadId = threadIdOf(config, true) as string;
+    const target = this.#target(threadId, namespaceOf(config));
+    const parentId = checkpointIdOf(config) || undefined;
+    const { channel_values: values, ...rest } = checkpoint;
+    const thread = await this.#opened(target);
+    const parent = parentId
+      ? await this.#tuples.parentChannels(target, new CheckpointLog(thread), parentId)
+      : undefined;
+    const planned = await planChannels({
+      serde: this.serde,
+      checkpointId: checkpoint.id,
+      values: values ?? {},
+      versions: checkpoint.channel_versions ?? {},
+      newVersions: newVersions ?? {},
+      parent,
+    });
+    const message = checkpointMessage(
+      {
+        type: "langgraph.checkpoint",
+        checkpointId: checkpoint.id,
+        ...(parentId === undefined ? {} : { parentId }),
+        checkpoint: await storeValue(this.serde, { ...rest, channel_values: {} }),
+        metadata: await storeValue(this.serde, metadata),
+        channels: planned.entries,
+      },
+      checkpoint.ts,
+    );
+    await this.#append(target, message);
+    const recent: RecentCheckpoint = { checkpointId: checkpoint.id, channels: planned.known };
+    this.#tuples.remember(target.skeinId, recent);
+    return {
+      configurable: { thread_id: threadId, checkpoint_ns: target.namespace, checkpoint_id: checkpoint.id },
+    };
+  }
+
+  async putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath?: string,
+  ): Promise<void> {
+    const threadId = threadIdOf(config, true) as string;
+    const checkpointId = checkpointIdOf(config);
+    if (!checkpointId) {
+      throw new CheckpointConfigError(
+        "checkpoint_id",
+        "is missing: writes belong to a checkpoint; pass the config put() returned",
+      );
+    }
+    const target = this.#target(threadId, namespaceOf(config));
+    const content: WritesContent = {
+      type: "langgraph.writes",
+      checkpointId,
+      taskId,
+      taskPath: taskPath ?? "",
+      writes: await Promise.all(
+        writes.map(async ([channel, value], index) => ({
+          index: WRITES_IDX_MAP[channel] ?? index,
+          channel,
+          value: await storeValue(this.serde, value),
+        })),
+      ),
+    };
+    await this.#append(target, writesMessage(content));
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    for await (const target of this.#targets(String(threadId), undefined)) {
+      this.#threads.delete(target.skeinId);
+      this.#tuples.forget(target.skeinId);
+      await this.store.delete(target.skeinId);
+    }
+  }
+
+  /** Closes the store if the saver opened it (`SkeinCheckpointSaver.open`). */
+  async close(): Promise<void> {
+    this.#threads.clear();
+    if (this.#ownsStore) await this.store.close();
+  }
+
+  #target(threadId: string, namespace: string): Target {
+    return { threadId, namespace, skeinId: skeinThreadId(this.prefix, threadId, namespace) };
+  }
+
+  /** The (thread, namespace) pairs a listing covers: one thread's, or every thread's in the store. */
+  async *#targets(threadId: string | undefined, namespace: string | undefined): AsyncGenerator<Target> {
+    const prefix = threadId === undefined ? this.prefix : threadPrefix(this.prefix, threadId);
+    let cursor: string | undefined;
+    do {
+      const page = await this.store.list({ prefix, ...(cursor ? { cursor } : {}) });
+      for (const item of page.items) {
+        const thread = await this.#existing(item.id);
+        const origin = thread?.metadata.langgraph as { threadId?: unknown; namespace?: unknown } | undefined;
+        if (typeof origin?.threadId !== "string" || typeof origin.namespace !== "string") continue;
+        if (namespace !== undefined && origin.namespace !== namespace) continue;
+        if (threadId !== undefined && origin.threadId !== threadId) continue;
+        yield { threadId: origin.threadId, namespace: origin.namespace, skeinId: item.id };
+      }
+      cursor = page.cursor;
+    } while (cursor);
+  }
+
+  #keep(id: string, thread: Thread): Thread {
+    this.#threads.delete(id);
+    this.#threads.set(id, thread);
+    if (this.#threads.size > OPEN_THREADS) this.#threads.delete(this.#threads.keys().next().value as string);
+    return thread;
+  }
+
+  /** The skein thread if it exists; reading never creates one. */
+  async #existing(id: string): Promise<Thread | undefined> {
+    const known = this.#threads.get(id);
+    if (known) return known;
+    try {
+      return this.#keep(id, await this.store.get(id));
+    } catch (error) {
+      if (ThreadNotFoundError.isInstance(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** The skein thread, created on the first write; two processes creating it at once end with one. */
+  async #opened(target: Target): Promise<Thread> {
+    const existing = await this.#existing(target.skeinId);
+    if (existing) return existing;
+    try {
+      const created = await this.store.create({
+        id: target.skeinId,
+        metadata: { langgraph: { threadId: target.threadId, namespace: target.namespace } },
+      });
+      return this.#keep(target.skeinId, created);
+    } catch (error) {
+      if (!ThreadExistsError.isInstance(error)) throw error;
+      return this.#keep(target.skeinId, await this.store.get(target.skeinId));
+    }
+  }
+
+  /** One atomic append; a handle whose thread another process deleted is dropped and the thread made again. */
+  async #append(target: Target, message: Parameters<Thread["append"]>[0]): Promise<void> {
+    const thread = await this.#opened(target);
+    try {
+      await thread.append(message);
+    } catch (error) {
+      if (!ThreadNotFoundError.isInstance(error)) throw error;
+      this.#threads.delete(target.skeinId);
+      this.#tuples.forget(target.skeinId);
+      await (await this.#opened(target)).append(message);
+    }
+  }
+
+  /** A thread deleted under a read (by `deleteThread` elsewhere) reads as empty; other errors stand. */
+  #whenGone<T>(id: string, error: unknown, empty: T): T {
+    if (!ThreadNotFoundError.isInstance(error)) throw error;
+    this.#threads.delete(id);
+    this.#tuples.forget(id);
+    return empty;
+  }
+}
+
+function threadIdOf(config: RunnableConfig, required: boolean): string | undefined {
+  const value: unknown = config.configurable?.thread_id;
+  if (value === undefined || value === null) {
+    if (!required) return undefined;
+    throw new CheckpointConfigError(
+      "thread_id",
+      'is missing: a checkpointer needs one, as in graph.invoke(input, { configurable: { thread_id: "t-1" } })',
+    );
+  }
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value !== "string" || value === "") {
+    throw new CheckpointConfigError(
+      "thread_id",
+      `must be a non-empty string, not ${typeof value === "string" ? "empty" : typeof value}`,
+    );
+  }
+  return value;
+}
+
+function namespaceOf(config: RunnableConfig): string {
+  const value: unknown = config.configurable?.checkpoint_ns ?? "";
+  if (typeof value !== "string")
+    throw new CheckpointConfigError("checkpoint_ns", `must be a string, not ${typeof value}`);
+  return value;
+}
+
+function checkpointIdOf(config: RunnableConfig): string | undefined {
+  const value: unknown = config.configurable?.checkpoint_id;
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value !== "string")
+    throw new CheckpointConfigError("checkpoint_id", `must be a string, not ${typeof value}`);
+  return value;
+}

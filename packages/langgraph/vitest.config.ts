@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // LangGraph's checkpointer validation suite calls describe/it/expect as globals.
+    globals: true,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    globalSetup: ["test/global-setup.ts"],
+  },
+});
