@@ -38,7 +38,7 @@ export interface FsLogDriverOptions {
   durability?: Durability;
   /** How long a writer waits for a thread's lock before `LockTimeoutError`. @default 10_000 */
   lockTimeoutMs?: number;
-  /** A lock older than this is taken over even if its owner may be alive (another host, a reused pid). @default 30_000 */
+  /** A lock unrefreshed this long is taken over when its owner cannot be checked (another host). @default 30_000 */
   staleLockMs?: number;
 }
 

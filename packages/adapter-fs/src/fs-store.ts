@@ -20,8 +20,9 @@ export interface FsStoreOptions {
   /** How long a change waits for its thread's lock before `LockTimeoutError`. @default 10_000 */
   lockTimeoutMs?: number;
   /**
-   * A lock held this long is taken over even if its owner may be alive (a process on another host, or a
-   * pid reused after the owner died). Locks of dead processes on this host are taken over at once.
+   * A lock its owner has not refreshed for this long is taken over when the owner cannot be checked (a
+   * process on another host). On this host, locks of dead processes (or reused pids) are taken over at
+   * once, and a live owner's never: see "Locking" in the README.
    * @default 30_000
    */
   staleLockMs?: number;
