@@ -90,14 +90,17 @@ function withCompaction(
 /**
  * No compaction can make room for a new message larger than the whole budget: the new input is refused
  * before the model is asked. A chain's new input is its pending messages; a conversation's is its newest
- * item, already on the service (one read).
+ * item, already on the service (one read), unless that is the model's own output.
  */
 async function assertNewInputFits(
   run: RunContext,
   target: Exclude<RunTarget, { kind: "local" }>,
   maxInputTokens: number,
 ): Promise<void> {
-  const input = target.kind === "responses" ? target.pending : await run.thread.messages({ last: 1 });
+  const input =
+    target.kind === "responses"
+      ? target.pending
+      : (await run.thread.messages({ last: 1 })).filter((message) => message.role !== "assistant");
   const budget = { source: SOURCE, ...(run.countTokens ? { countTokens: run.countTokens } : {}) };
   for (const message of input) assertInputWithinBudget(run.thread.id, [message], maxInputTokens, budget);
 }
