@@ -1,2 +1,3 @@
 export { CheckpointConfigError, CheckpointRecordError, MessageMappingError } from "./errors.js";
+export { fromLangChainMessages, toLangChainMessages } from "./message-mapping.js";
 export { SkeinCheckpointSaver, type SkeinCheckpointSaverOptions } from "./skein-checkpoint-saver.js";
