@@ -382,7 +382,8 @@ describe("a Redis Cluster whose password is in the store URL and in every node= 
   });
 
   it("shows it nowhere: store.url, skein migrate --json, error messages, stacks, JSON and causes", async () => {
-    const [first, second, third] = (cluster as NonNullable<typeof cluster>).nodes;
+    const [first, second, third] = cluster?.nodes ?? [];
+    if (!first || !second || !third) throw new Error("the Cluster has 3 nodes");
     const node = (port: number) => `redis://:${REDIS_PASSWORD}@127.0.0.1:${port}`;
     const prefix = uniquePrefix("secrets-cluster");
     const url = `${node(first.port)}?cluster=true&node=${node(second.port)}&node=${node(third.port)}&prefix=${prefix}`;
