@@ -1,0 +1,136 @@
+// The JSON the server answers and the browser reads: one set of types for both ends.
+import type {
+  Checkpoint,
+  ExecutionState,
+  LogPoint,
+  Message,
+  ThreadCapabilities,
+  ThreadSummary,
+} from "@skein/thread-core";
+
+export type { Checkpoint, LogPoint, Message, ThreadCapabilities };
+
+/** `GET /api/info`: what the page needs before it draws anything. */
+export interface UiInfo {
+  storeUrl: string;
+  /** Started with `--write`: fork, checkpoint and rollback are offered. */
+  write: boolean;
+  /** Milliseconds between two checks of an open thread for changes. */
+  pollInterval: number;
+}
+
+/** One row of the threads list. `messageCount` is null where counting would read a remote thread whole. */
+export interface ThreadRow extends ThreadSummary {
+  messageCount: number | null;
+}
+
+/** `GET /api/threads`: one page, keyset paged. */
+export interface ThreadListPage {
+  items: ThreadRow[];
+  cursor?: string;
+}
+
+/** A sub-thread of a workflow: its type, and whether this process can read it (and if not, why). */
+export interface SubThreadInfo {
+  key: string;
+  type: string;
+  id?: string;
+  readable: boolean;
+  reason?: string;
+  length: number | null;
+  capabilities?: ThreadCapabilities;
+}
+
+export interface WorkflowInfo {
+  execution: ExecutionState;
+  threads: SubThreadInfo[];
+}
+
+/** `GET /api/thread`: one thread's facts. `length` is null where it cannot be known without reading it all. */
+export interface ThreadInfo {
+  id: string;
+  type: string;
+  capabilities: ThreadCapabilities;
+  revision: number | null;
+  length: number | null;
+  metadata: Record<string, unknown>;
+  /** Changes whenever the thread does: what the live poll compares. */
+  signature: string;
+  workflow?: WorkflowInfo;
+  checkpoints: Checkpoint[];
+}
+
+/** `GET /api/messages`: messages `from` (a position, 0-based) onwards, at most `limit`. */
+export interface MessagePage {
+  from: number;
+  length: number;
+  messages: Message[];
+}
+
+/** `GET /api/view`: what `view({ maxTokens, keepSystem })` keeps. */
+export interface ContextView {
+  length: number;
+  keptIds: string[];
+  tokens: number;
+  maxTokens: number;
+  keepSystem: boolean;
+}
+
+/** A node of the history graph, laid out: `row` top to bottom (newest first), `column` a branch lane. */
+export interface GraphNode {
+  key: string;
+  position: number;
+  point?: LogPoint;
+  parent?: string;
+  labels: string[];
+  head: boolean;
+  /** A checkpoint was taken here. */
+  checkpoint: boolean;
+  /** The thread a fork tip leads to. */
+  forkId?: string;
+  /** The thread this one was forked from, on its "forked from" node. */
+  forkedFrom?: string;
+  excerpt?: string;
+  role?: string;
+  row: number;
+  column: number;
+}
+
+export interface HistoryGraphData {
+  nodes: GraphNode[];
+  /** Threads read while looking for forks of this one, and whether the scan stopped before the end. */
+  forksScanned: number;
+  forksScanIncomplete: boolean;
+}
+
+/** `GET /api/compare`: two points of one thread, where they part, and each side from there. */
+export interface Comparison {
+  shared: number;
+  a: { point: LogPoint; length: number; messages: Message[] };
+  b: { point: LogPoint; length: number; messages: Message[] };
+  /** Messages of a side beyond those returned. */
+  truncated: boolean;
+}
+
+export interface ApiErrorBody {
+  error: { name: string; message: string };
+}
+
+/** `POST /api/fork`, `/api/checkpoint`, `/api/rollback`: every change names the revision it was decided on. */
+export interface WriteRequest {
+  id: string;
+  scope?: string;
+  ifRevision: number;
+  /** fork: where (default the end); rollback: where to (required). */
+  point?: LogPoint;
+  checkpointId?: string;
+  label?: string;
+  forkId?: string;
+}
+
+export interface WriteResult {
+  message: string;
+  /** The fork's id, after a fork. */
+  threadId?: string;
+  revision: number | null;
+}

@@ -1,0 +1,230 @@
+import type { LogPoint, Message } from "@skein/thread-core";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { MessagePage } from "../api-types.js";
+import { errorText, getJson } from "./api-client.js";
+import { MessageItem, pairCalls } from "./message-item.js";
+
+/** Messages fetched per request. */
+const PAGE = 50;
+/** Messages kept in the page at most: the window slides, the rest is not in the DOM. */
+const MAX_WINDOW = 250;
+
+export interface ThreadRef {
+  id: string;
+  scope?: string;
+  sub?: string;
+}
+
+interface MessageWindowProps {
+  thread: ThreadRef;
+  /** Read the thread as it was here (`at()`). */
+  point?: LogPoint;
+  /** Changes when the thread does: the window then follows new messages if it shows the newest. */
+  version?: string;
+  /** Ids of the messages a view keeps; the others are greyed. */
+  kept?: ReadonlySet<string>;
+  compact?: boolean;
+}
+
+interface Slice {
+  from: number;
+  length: number;
+  messages: Message[];
+}
+
+/**
+ * A thread's messages as a chat, virtualised: it opens on the last page, reads earlier or later pages as
+ * the reader scrolls to an edge (one page per read, whatever the thread's length), and keeps at most
+ * MAX_WINDOW messages in the page.
+ */
+export function MessageWindow({ thread, point, version, kept, compact }: MessageWindowProps) {
+  const [slice, setSlice] = useState<Slice | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [jump, setJump] = useState("");
+  const container = useRef<HTMLDivElement>(null);
+  const loading = useRef(false);
+  const anchor = useRef<{ position: number; offset: number } | "bottom" | undefined>(undefined);
+  const pointText = point ? JSON.stringify(point) : undefined;
+
+  const fetchPage = (from: number | undefined, limit = PAGE) =>
+    getJson<MessagePage>("/api/messages", { ...thread, at: pointText, from, limit });
+
+  const run = async (task: () => Promise<void>) => {
+    if (loading.current) return;
+    loading.current = true;
+    try {
+      await task();
+      setError(undefined);
+    } catch (caught) {
+      setError(errorText(caught));
+    } finally {
+      loading.current = false;
+    }
+  };
+
+  const loadEnd = () =>
+    run(async () => {
+      const page = await fetchPage(undefined);
+      anchor.current = "bottom";
+      setSlice(page);
+    });
+
+  const loadAt = (position: number) =>
+    run(async () => {
+      const page = await fetchPage(Math.max(0, position));
+      anchor.current = undefined;
+      setSlice(page);
+      if (container.current) container.current.scrollTop = 0;
+    });
+
+  const loadEarlier = () =>
+    run(async () => {
+      if (!slice || slice.from === 0) return;
+      const count = Math.min(PAGE, slice.from);
+      const page = await fetchPage(slice.from - count, count);
+      keepAnchor();
+      const messages = [...page.messages, ...slice.messages].slice(0, MAX_WINDOW);
+      setSlice({ from: page.from, length: page.length, messages });
+    });
+
+  const loadLater = () =>
+    run(async () => {
+      if (!slice) return;
+      const end = slice.from + slice.messages.length;
+      if (end >= slice.length) return;
+      const page = await fetchPage(end);
+      keepAnchor();
+      const messages = [...slice.messages, ...page.messages];
+      const dropped = Math.max(0, messages.length - MAX_WINDOW);
+      setSlice({ from: slice.from + dropped, length: page.length, messages: messages.slice(dropped) });
+    });
+
+  /** Remembers where the first visible message is, so adding or dropping pages does not move the view. */
+  function keepAnchor() {
+    const box = container.current;
+    if (!box) return;
+    const top = box.getBoundingClientRect().top;
+    for (const element of box.querySelectorAll<HTMLElement>("[data-position]")) {
+      const rectangle = element.getBoundingClientRect();
+      if (rectangle.bottom > top) {
+        anchor.current = { position: Number(element.dataset.position), offset: rectangle.top - top };
+        return;
+      }
+    }
+  }
+
+  useLayoutEffect(() => {
+    const box = container.current;
+    const wanted = anchor.current;
+    anchor.current = undefined;
+    if (!box || !wanted) return;
+    if (wanted === "bottom") {
+      box.scrollTop = box.scrollHeight;
+      return;
+    }
+    const element = box.querySelector<HTMLElement>(`[data-position="${wanted.position}"]`);
+    if (element)
+      box.scrollTop += element.getBoundingClientRect().top - box.getBoundingClientRect().top - wanted.offset;
+  }, [slice]);
+
+  // A new thread or point: start again from its end.
+  useEffect(() => {
+    setSlice(undefined);
+    loadEnd();
+  }, [thread.id, thread.scope, thread.sub, pointText]);
+
+  // The thread changed elsewhere: follow it when the newest messages are on screen.
+  const seenVersion = useRef(version);
+  useEffect(() => {
+    if (version === seenVersion.current) return;
+    seenVersion.current = version;
+    if (!slice || slice.from + slice.messages.length >= slice.length) loadEnd();
+    else
+      run(async () => {
+        const page = await fetchPage(slice.from, Math.min(slice.messages.length, MAX_PAGE_REQUEST));
+        keepAnchor();
+        setSlice({ ...page, messages: page.messages });
+      });
+  }, [version]);
+
+  // Reaching an edge reads the next page there.
+  useEffect(() => {
+    const box = container.current;
+    if (!box) return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          if (!entry.isIntersecting) continue;
+          if ((entry.target as HTMLElement).dataset.edge === "top") loadEarlier();
+          else loadLater();
+        }
+      },
+      { root: box, rootMargin: "200px 0px" },
+    );
+    for (const edge of box.querySelectorAll("[data-edge]")) observer.observe(edge);
+    return () => observer.disconnect();
+  });
+
+  const pairs = useMemo(() => pairCalls(slice?.messages ?? []), [slice]);
+  const end = slice ? slice.from + slice.messages.length : 0;
+  return (
+    <div class={`message-window${compact ? " compact" : ""}`}>
+      <div class="window-bar">
+        <span class="muted">
+          {slice
+            ? `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`
+            : "loading…"}
+        </span>
+        <form
+          class="jump"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const position = Number(jump);
+            if (Number.isSafeInteger(position) && position > 0) loadAt(position - 1);
+          }}
+        >
+          <input
+            aria-label="go to message number"
+            placeholder="#"
+            value={jump}
+            onInput={(event) => setJump((event.target as HTMLInputElement).value)}
+          />
+          <button type="submit">go</button>
+        </form>
+        <button type="button" onClick={() => loadAt(0)}>
+          first
+        </button>
+        <button type="button" onClick={() => loadEnd()}>
+          newest
+        </button>
+      </div>
+      {error ? <div class="error-banner">{error}</div> : null}
+      <div class="messages" ref={container}>
+        {slice && slice.from > 0 ? (
+          <button type="button" class="edge" data-edge="top" onClick={() => loadEarlier()}>
+            {slice.from} earlier messages
+          </button>
+        ) : null}
+        {slice?.messages.length === 0 ? <div class="muted empty">no messages</div> : null}
+        {slice?.messages.map((message, index) => (
+          <MessageItem
+            key={message.id}
+            message={message}
+            position={slice.from + index}
+            results={pairs.results}
+            calls={pairs.calls}
+            dropped={kept ? !kept.has(message.id) : false}
+          />
+        ))}
+        {slice && end < slice.length ? (
+          <button type="button" class="edge" data-edge="bottom" onClick={() => loadLater()}>
+            {slice.length - end} later messages
+          </button>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+/** The server's own cap on one page. */
+const MAX_PAGE_REQUEST = 200;

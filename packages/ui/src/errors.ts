@@ -1,0 +1,22 @@
+import { SkeinError } from "@skein/thread-core";
+
+/** A request the UI server refuses: a missing token, a bad parameter, a write in read-only mode. */
+export class UiRequestError extends SkeinError {
+  constructor(
+    /** The HTTP status the server answers with. */
+    readonly status: number,
+    message: string,
+  ) {
+    super(message, { source: "ui" });
+  }
+}
+
+/** The browser bundle is not where the server looks for it: the package was not built. */
+export class UiAssetsMissingError extends SkeinError {
+  constructor(readonly directory: string) {
+    super(
+      `The page's files are missing from ${directory}. Build the package first: npm run build (at the repository root).`,
+      { source: "ui" },
+    );
+  }
+}

@@ -1,0 +1,127 @@
+import { asLocalThread, type ForkTip, forkTipOf, historyGraph, readLogState } from "@skein/cli";
+import type { LogPoint, Message, Thread, ThreadStore } from "@skein/thread-core";
+import type { Comparison, GraphNode, HistoryGraphData } from "../api-types.js";
+import { layoutColumns } from "./graph-layout.js";
+import { MAX_PAGE } from "./thread-reads.js";
+
+/** The most threads read while looking for forks of one thread: the scan stays bounded on large stores. */
+export const MAX_FORK_SCAN = 2000;
+const FORK_LABEL = "forked from ";
+
+/** The thread's fork, checkpoint and rollback tree, laid out; with `forks`, also threads forked from it. */
+export async function historyGraphData(
+  store: ThreadStore,
+  id: string,
+  options: { forks: boolean },
+): Promise<HistoryGraphData> {
+  const state = await readLogState(store, id);
+  const scan = options.forks ? await findForkTips(store, id) : { tips: [], scanned: 0, incomplete: false };
+  const nodes = historyGraph(state, scan.tips);
+  const columns = layoutColumns(nodes);
+  const checkpointLabels = new Set(
+    state.events.flatMap((event) =>
+      event.kind === "checkpoint"
+        ? [
+            event.checkpoint.label === undefined
+              ? event.checkpoint.id
+              : `${event.checkpoint.id} "${event.checkpoint.label}"`,
+          ]
+        : [],
+    ),
+  );
+  return {
+    nodes: nodes.map((node, row): GraphNode => {
+      const forkedFrom = node.labels.find((label) => label.startsWith(FORK_LABEL))?.slice(FORK_LABEL.length);
+      const forkId = node.key.startsWith("fork:") ? node.key.slice("fork:".length) : undefined;
+      return {
+        key: node.key,
+        position: node.position,
+        ...(node.segment === undefined
+          ? {}
+          : { point: { segment: node.segment, offset: node.offset ?? 0, position: node.position } }),
+        ...(node.parent === undefined ? {} : { parent: node.parent }),
+        labels: node.labels,
+        head: node.head,
+        checkpoint: node.labels.some((label) => checkpointLabels.has(label)),
+        ...(forkId === undefined ? {} : { forkId }),
+        ...(forkedFrom === undefined ? {} : { forkedFrom }),
+        ...(node.message ? { excerpt: excerptOf(node.message), role: node.message.role } : {}),
+        row,
+        column: columns.get(node.key) ?? 0,
+      };
+    }),
+    forksScanned: scan.scanned,
+    forksScanIncomplete: scan.incomplete,
+  };
+}
+
+/** Threads forked from `parentId`, reading at most `MAX_FORK_SCAN` threads of the store. */
+async function findForkTips(
+  store: ThreadStore,
+  parentId: string,
+): Promise<{ tips: ForkTip[]; scanned: number; incomplete: boolean }> {
+  const tips: ForkTip[] = [];
+  let scanned = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({ limit: 50, ...(cursor === undefined ? {} : { cursor }) });
+    for (const item of page.items) {
+      if (item.id === parentId) continue;
+      scanned++;
+      const thread = await store.get(item.id).catch(() => undefined);
+      const tip = thread ? await forkTipOf(thread, parentId) : undefined;
+      if (tip) tips.push(tip);
+    }
+    cursor = page.cursor;
+  } while (cursor !== undefined && scanned < MAX_FORK_SCAN);
+  return { tips, scanned, incomplete: cursor !== undefined };
+}
+
+/** A message's first text, one line, short: what a graph node shows beside it. */
+export function excerptOf(message: Message): string {
+  for (const content of message.contents) {
+    if (content.type === "text" && typeof content.text === "string") return clip(content.text);
+    if (content.type === "function_call") return clip(`${String(content.name)}(…)`);
+    if (content.type === "function_result") return "tool result";
+  }
+  return message.contents[0]?.type ?? "";
+}
+
+function clip(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/**
+ * Two points of one thread: how many messages they share (found by bisection, one message read per
+ * step, since points of one log share a prefix), and each side's messages after that.
+ */
+export async function compareThreadPoints(thread: Thread, a: LogPoint, b: LogPoint): Promise<Comparison> {
+  const [left, right] = await Promise.all([thread.at(a), thread.at(b)]);
+  const lengthA = left.point.position;
+  const lengthB = right.point.position;
+  const idAt = async (side: typeof left, length: number, position: number) =>
+    (await side.messages({ last: length - position, limit: 1 }))[0]?.id;
+  let low = 0; // positions below `low` are shared
+  let high = Math.min(lengthA, lengthB);
+  while (low < high) {
+    const middle = Math.floor((low + high + 1) / 2);
+    const same = (await idAt(left, lengthA, middle - 1)) === (await idAt(right, lengthB, middle - 1));
+    if (same) low = middle;
+    else high = middle - 1;
+  }
+  const tail = (side: typeof left, length: number) =>
+    length > low ? side.messages({ last: length - low, limit: MAX_PAGE }) : Promise.resolve([]);
+  const [messagesA, messagesB] = await Promise.all([tail(left, lengthA), tail(right, lengthB)]);
+  return {
+    shared: low,
+    a: { point: left.point, length: lengthA, messages: messagesA },
+    b: { point: right.point, length: lengthB, messages: messagesB },
+    truncated: lengthA - low > MAX_PAGE || lengthB - low > MAX_PAGE,
+  };
+}
+
+/** The id under which a thread's log lives in the store (a workflow's sub-thread has its own). */
+export function logIdOf(thread: Thread): string | undefined {
+  return asLocalThread(thread) ? thread.id : undefined;
+}

@@ -1,0 +1,172 @@
+import { asLocalThread } from "@skein/cli";
+import {
+  type Checkpoint,
+  estimateTokens,
+  SkeinError,
+  type Thread,
+  type ThreadStore,
+  type WorkflowState,
+  type WorkflowThread,
+} from "@skein/thread-core";
+import type {
+  ContextView,
+  MessagePage,
+  SubThreadInfo,
+  ThreadInfo,
+  ThreadListPage,
+  ThreadRow,
+  WorkflowInfo,
+} from "../api-types.js";
+import { UiRequestError } from "../errors.js";
+import { isOpaque, isWorkflow, type Readable, scopedStore } from "./thread-address.js";
+
+/** The most messages one page request returns, whatever it asks for. */
+export const MAX_PAGE = 200;
+/** The most threads one list request returns. */
+export const MAX_LIST = 100;
+
+/** One keyset page of the store's threads, each with its message count where that is cheap. */
+export async function listThreads(
+  store: ThreadStore,
+  options: { scope?: string; prefix?: string; cursor?: string; limit: number },
+): Promise<ThreadListPage> {
+  const page = await scopedStore(store, options.scope).list({
+    limit: Math.min(Math.max(1, options.limit), MAX_LIST),
+    ...(options.prefix ? { prefix: options.prefix } : {}),
+    ...(options.cursor ? { cursor: options.cursor } : {}),
+  });
+  const scoped = scopedStore(store, options.scope);
+  const items = await Promise.all(
+    page.items.map(async (item): Promise<ThreadRow> => {
+      // A local thread's count is in its small record; anything else would mean reading it whole.
+      const thread = await scoped.get(item.id).catch(() => undefined);
+      const local = thread ? asLocalThread(thread) : undefined;
+      return { ...item, messageCount: local ? local.length : null };
+    }),
+  );
+  return { items, ...(page.cursor ? { cursor: page.cursor } : {}) };
+}
+
+/** The thread's length where it is known without reading every message: local threads keep it in their record. */
+export function knownLength(thread: Thread): number | null {
+  return asLocalThread(thread)?.length ?? null;
+}
+
+/** What the live poll compares: any change to the thread changes it. */
+export async function signatureOf(thread: Thread): Promise<string> {
+  if (isWorkflow(thread)) {
+    const parts = [`w${thread.revision}`];
+    for (const key of thread.keys()) {
+      const sub = subThread(thread, key);
+      if (sub) parts.push(`${key}:${await signatureOf(sub)}`);
+    }
+    return parts.join("|");
+  }
+  const local = asLocalThread(thread);
+  if (local) return `${local.revision}:${local.length}`;
+  // A remote thread has no revision here: its newest message is the cheapest change to look at.
+  const [last] = await thread.messages({ last: 1 });
+  return `remote:${last?.id ?? ""}`;
+}
+
+export async function threadInfo(thread: Thread): Promise<ThreadInfo> {
+  const checkpoints: Checkpoint[] = [];
+  if (thread.capabilities.timeTravel) {
+    for (const event of await thread.history())
+      if (event.kind === "checkpoint") checkpoints.push(event.checkpoint);
+  }
+  return {
+    id: thread.id,
+    type: thread.type,
+    capabilities: { ...thread.capabilities },
+    revision: thread.revision ?? null,
+    length: knownLength(thread),
+    metadata: { ...thread.metadata },
+    signature: await signatureOf(thread),
+    ...(isWorkflow(thread) ? { workflow: workflowInfo(thread) } : {}),
+    checkpoints,
+  };
+}
+
+function subThread(workflow: WorkflowThread, key: string): Thread | undefined {
+  try {
+    return workflow.thread(key);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A workflow's execution state and, for each sub-thread, what this process can read of it. */
+function workflowInfo(workflow: WorkflowThread): WorkflowInfo {
+  const states = (workflow.toJSON() as WorkflowState).threads;
+  const threads = workflow.keys().map((key): SubThreadInfo => {
+    const state = states[key] as unknown;
+    const raw = (isOpaque(state) ? state.raw : state) as { $type?: unknown; id?: unknown };
+    const type = String(raw.$type);
+    const id = typeof raw.id === "string" ? raw.id : undefined;
+    try {
+      const sub = workflow.thread(key);
+      return {
+        key,
+        type,
+        ...(id ? { id } : {}),
+        readable: true,
+        length: knownLength(sub),
+        capabilities: { ...sub.capabilities },
+      };
+    } catch (error) {
+      const reason = SkeinError.isInstance(error) ? error.message : String(error);
+      return { key, type, ...(id ? { id } : {}), readable: false, reason, length: null };
+    }
+  });
+  return { execution: structuredClone(workflow.execution), threads };
+}
+
+/**
+ * Messages from position `from`, at most `limit`: `messages({ last, limit })` reads only that range of a
+ * local thread, so a page of a 100,000-message thread costs what a page of a short one does.
+ */
+export async function messagePage(
+  source: Readable,
+  length: number | null,
+  from: number | undefined,
+  limit: number,
+): Promise<MessagePage> {
+  const count = Math.min(Math.max(1, limit), MAX_PAGE);
+  if (length === null) {
+    // Remote threads: the adapter reads what its service serves; positions come from that.
+    const all = await source.messages();
+    const start = clampStart(from, all.length, count);
+    return { from: start, length: all.length, messages: all.slice(start, start + count) };
+  }
+  const start = clampStart(from, length, count);
+  const messages = start < length ? await source.messages({ last: length - start, limit: count }) : [];
+  return { from: start, length, messages };
+}
+
+/** No `from`: the last page. */
+function clampStart(from: number | undefined, length: number, count: number): number {
+  if (from === undefined) return Math.max(0, length - count);
+  if (!Number.isSafeInteger(from) || from < 0)
+    throw new UiRequestError(400, "from must be a position, 0 or more.");
+  return Math.min(from, length);
+}
+
+/** What `view({ maxTokens, keepSystem })` keeps, as ids; the page greys every other message. */
+export async function contextView(
+  source: Readable,
+  length: number | null,
+  maxTokens: number,
+  keepSystem: boolean,
+): Promise<ContextView> {
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1)
+    throw new UiRequestError(400, "maxTokens must be a whole number, 1 or more.");
+  const kept = await source.view({ maxTokens, keepSystem });
+  return {
+    length: length ?? kept.length,
+    keptIds: kept.map((message) => message.id),
+    tokens: kept.reduce((sum, message) => sum + estimateTokens(message), 0),
+    maxTokens,
+    keepSystem,
+  };
+}

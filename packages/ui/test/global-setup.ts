@@ -1,0 +1,14 @@
+import { existsSync } from "node:fs";
+import { ensureChromium } from "./chromium.js";
+
+const BUNDLE = new URL("../dist/client/app.js", import.meta.url);
+const CLI = new URL("../../cli/dist/bin.js", import.meta.url);
+
+/** The page must be built (the server serves dist/client), the CLI too (a test appends through it), and chromium present. */
+export default function setup(): void {
+  for (const file of [BUNDLE, CLI]) {
+    if (!existsSync(file))
+      throw new Error(`${file.pathname} is missing: build first (npm run build at the repository root).`);
+  }
+  ensureChromium((line) => console.log(`[ui tests] ${line}`));
+}
