@@ -147,7 +147,7 @@ function scrubbedCopy(
   if (typeof value !== "object" || value === null) return value;
   if (copies.has(value)) return copies.get(value);
   if (depth > COPY_DEPTH) return undefined;
-  if (value instanceof Headers) {
+  if (typeof Headers === "function" && value instanceof Headers) {
     const headers = new Headers();
     for (const [name, headerValue] of value) headers.set(name, scrub(headerValue));
     return headers;
