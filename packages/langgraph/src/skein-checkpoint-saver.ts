@@ -210,6 +210,11 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
+  /** The id of the skein thread that holds a LangGraph thread's checkpoints in one namespace. */
+  skeinThreadId(threadId: string, checkpointNs = ""): string {
+    return skeinThreadId(this.prefix, threadId, checkpointNs);
+  }
+
   /** Closes the store if the saver opened it (`SkeinCheckpointSaver.open`). */
   async close(): Promise<void> {
     this.#threads.clear();
