@@ -80,6 +80,7 @@ export interface ContextView {
 export interface GraphNode {
   key: string;
   position: number;
+  /** The recorded point to open, fork or roll back to; absent on the HEAD (the thread now) and on the start. */
   point?: LogPoint;
   parent?: string;
   labels: string[];
@@ -106,8 +107,9 @@ export interface HistoryGraphData {
 /** `GET /api/compare`: two points of one thread, where they part, and each side from there. */
 export interface Comparison {
   shared: number;
-  a: { point: LogPoint; length: number; messages: Message[] };
-  b: { point: LogPoint; length: number; messages: Message[] };
+  /** Each side: its point, or null for the thread as it is now. */
+  a: { point: LogPoint | null; length: number; messages: Message[] };
+  b: { point: LogPoint | null; length: number; messages: Message[] };
   /** Messages of a side beyond those returned. */
   truncated: boolean;
 }

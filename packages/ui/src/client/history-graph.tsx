@@ -50,8 +50,8 @@ export function HistoryGraph({ thread, version, revision, write, onWritten }: Hi
       setComparison(
         await getJson<Comparison>("/api/compare", {
           ...thread,
-          a: JSON.stringify(a.point),
-          b: JSON.stringify(b.point),
+          a: pointParameter(a),
+          b: pointParameter(b),
         }),
       );
       setError(undefined);
@@ -140,7 +140,9 @@ export function HistoryGraph({ thread, version, revision, write, onWritten }: Hi
             <b>
               {selected.forkId
                 ? `fork ${selected.forkId}`
-                : `the thread as it was at #${selected.position} (read-only)`}
+                : selected.head
+                  ? `the thread now, #${selected.position}`
+                  : `the thread as it was at #${selected.position} (read-only)`}
             </b>
             {selected.forkId ? (
               <a class="button" href={href("thread", { id: selected.forkId, scope: thread.scope })}>
@@ -152,36 +154,53 @@ export function HistoryGraph({ thread, version, revision, write, onWritten }: Hi
                 open parent
               </a>
             ) : null}
-            {selected.point ? (
+            {opens(selected) ? (
               <button type="button" onClick={() => setMarked(selected)}>
                 mark for comparison
               </button>
             ) : null}
-            {marked && selected.point && marked.key !== selected.key ? (
+            {marked && opens(selected) && marked.key !== selected.key ? (
               <button type="button" onClick={() => compare(marked, selected)}>
                 compare with #{marked.position}
               </button>
             ) : null}
-            {write && selected.point && !thread.sub ? (
+            {write && opens(selected) && !thread.sub ? (
               <WriteButtons
                 thread={thread}
                 revision={revision}
-                point={selected.point}
+                {...(selected.point ? { point: selected.point } : { atEnd: true })}
                 onWritten={onWritten}
               />
             ) : null}
           </div>
           {comparison ? (
             <ComparisonView comparison={comparison} />
+          ) : selected.head ? (
+            <MessageWindow thread={thread} version={version} compact />
           ) : selected.point ? (
             <MessageWindow thread={thread} point={selected.point} compact />
-          ) : null}
+          ) : selected.forkId ? null : (
+            <p class="muted">
+              {selected.position === 0
+                ? "The thread's start: no messages yet."
+                : "A branch point: open one of the recorded points around it."}
+            </p>
+          )}
         </div>
       ) : (
         <p class="muted">Click a point to see the thread as it was there.</p>
       )}
     </section>
   );
+}
+
+/** The HEAD is the thread now; other nodes open through the point their history recorded. */
+function opens(node: GraphNode): boolean {
+  return node.head || node.point !== undefined;
+}
+
+function pointParameter(node: GraphNode): string {
+  return node.point && !node.head ? JSON.stringify(node.point) : "head";
 }
 
 function kindClass(node: GraphNode): string {

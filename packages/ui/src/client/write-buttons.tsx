@@ -9,13 +9,15 @@ interface WriteButtonsProps {
   thread: ThreadRef;
   /** The revision on screen: every write is refused if the thread has moved past it. */
   revision: number | null;
-  /** Fork or roll back here; without it, a checkpoint of the end. */
+  /** Fork or roll back here; with neither this nor `atEnd`, a checkpoint of the end. */
   point?: LogPoint;
+  /** The HEAD of the graph: fork from the end (rolling back to where the thread already is makes no sense). */
+  atEnd?: boolean;
   onWritten: () => void;
 }
 
 /** Fork, checkpoint and rollback, each sent with the revision the person saw (`ifRevision`). */
-export function WriteButtons({ thread, revision, point, onWritten }: WriteButtonsProps) {
+export function WriteButtons({ thread, revision, point, atEnd, onWritten }: WriteButtonsProps) {
   const [status, setStatus] = useState<{ text: string; failed: boolean; forkId?: string } | undefined>(
     undefined,
   );
@@ -42,7 +44,11 @@ export function WriteButtons({ thread, revision, point, onWritten }: WriteButton
   };
   return (
     <span class="write-buttons">
-      {point ? (
+      {atEnd ? (
+        <button type="button" class="write" onClick={() => send("fork")}>
+          fork here
+        </button>
+      ) : point ? (
         <>
           <button type="button" class="write" onClick={() => send("fork")}>
             fork here

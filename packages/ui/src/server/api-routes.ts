@@ -1,7 +1,7 @@
 import type { ThreadStore } from "@skein/thread-core";
 import type { UiInfo } from "../api-types.js";
 import { UiRequestError } from "../errors.js";
-import { compareThreadPoints, historyGraphData, logIdOf } from "./history-reads.js";
+import { compareSides, historyGraphData, logIdOf } from "./history-reads.js";
 import { addressFrom, openThread, pointFrom, readableAt, scopedStore } from "./thread-address.js";
 import {
   contextView,
@@ -69,10 +69,15 @@ const READ_ROUTES: Record<string, ReadRoute> = {
   },
   "/api/compare": async ({ store }, query) => {
     const thread = await openThread(store, addressFrom(query));
-    const a = pointFrom(query, "a");
-    const b = pointFrom(query, "b");
-    if (!a || !b) throw new UiRequestError(400, "A comparison needs two points, ?a= and ?b=.");
-    return compareThreadPoints(thread, a, b);
+    if (!query.get("a") || !query.get("b"))
+      throw new UiRequestError(400, 'A comparison needs two points, ?a= and ?b= (a point, or "head").');
+    const side = async (name: string) => {
+      const point = pointFrom(query, name);
+      const length = point ? point.position : knownLength(thread);
+      if (length === null) throw new UiRequestError(501, `A ${thread.type} thread has no points to compare.`);
+      return { source: await readableAt(thread, point), point: point ?? null, length };
+    };
+    return compareSides(await side("a"), await side("b"));
   },
 };
 

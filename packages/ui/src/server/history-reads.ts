@@ -1,7 +1,8 @@
 import { asLocalThread, type ForkTip, forkTipOf, historyGraph, readLogState } from "@skein/cli";
-import type { LogPoint, Message, Thread, ThreadStore } from "@skein/thread-core";
+import type { HistoryEvent, LogPoint, LogState, Message, Thread, ThreadStore } from "@skein/thread-core";
 import type { Comparison, GraphNode, HistoryGraphData } from "../api-types.js";
 import { layoutColumns } from "./graph-layout.js";
+import type { Readable } from "./thread-address.js";
 import { MAX_PAGE } from "./thread-reads.js";
 
 /** The most threads read while looking for forks of one thread: the scan stays bounded on large stores. */
@@ -17,6 +18,7 @@ export async function historyGraphData(
   const state = await readLogState(store, id);
   const scan = options.forks ? await findForkTips(store, id) : { tips: [], scanned: 0, incomplete: false };
   const nodes = historyGraph(state, scan.tips);
+  const targets = recordedTargets(state);
   const columns = layoutColumns(nodes);
   const checkpointLabels = new Set(
     state.events.flatMap((event) =>
@@ -36,9 +38,7 @@ export async function historyGraphData(
       return {
         key: node.key,
         position: node.position,
-        ...(node.segment === undefined
-          ? {}
-          : { point: { segment: node.segment, offset: node.offset ?? 0, position: node.position } }),
+        ...(targets.has(node.key) ? { point: targets.get(node.key) } : {}),
         ...(node.parent === undefined ? {} : { parent: node.parent }),
         labels: node.labels,
         head: node.head,
@@ -53,6 +53,36 @@ export async function historyGraphData(
     forksScanned: scan.scanned,
     forksScanIncomplete: scan.incomplete,
   };
+}
+
+/**
+ * The points of the log a thread will go to (`at`, `rollback`, `fork`): the ones its history recorded,
+ * under the key `historyGraph` gives their node (a point at the start of a segment is the end of the
+ * segment it continues). Nodes without one (HEAD aside) are drawn but not opened.
+ */
+function recordedTargets(state: LogState): Map<string, LogPoint> {
+  const segments = new Map(state.segments.map((segment) => [segment.id, segment]));
+  const targets = new Map<string, LogPoint>();
+  for (const point of recordedPoints(state.events)) {
+    let current: { segment: string; offset: number } = point;
+    for (let segment = segments.get(current.segment); current.offset === 0 && segment?.base; ) {
+      current = segment.base;
+      segment = segments.get(current.segment);
+    }
+    const key = `${current.segment}:${current.offset}`;
+    if (!targets.has(key) && point.position > 0) targets.set(key, point);
+  }
+  return targets;
+}
+
+function recordedPoints(events: readonly HistoryEvent[]): LogPoint[] {
+  return events.flatMap((event) =>
+    event.kind === "checkpoint"
+      ? [event.checkpoint.point]
+      : event.kind === "rollback"
+        ? [event.from, event.to]
+        : [event.from],
+  );
 }
 
 /** Threads forked from `parentId`, reading at most `MAX_FORK_SCAN` threads of the store. */
@@ -92,32 +122,37 @@ function clip(text: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
+/** One side of a comparison: the thread now, or as it was at a point. */
+export interface ComparedSide {
+  source: Readable;
+  point: LogPoint | null;
+  length: number;
+}
+
 /**
  * Two points of one thread: how many messages they share (found by bisection, one message read per
  * step, since points of one log share a prefix), and each side's messages after that.
  */
-export async function compareThreadPoints(thread: Thread, a: LogPoint, b: LogPoint): Promise<Comparison> {
-  const [left, right] = await Promise.all([thread.at(a), thread.at(b)]);
-  const lengthA = left.point.position;
-  const lengthB = right.point.position;
-  const idAt = async (side: typeof left, length: number, position: number) =>
-    (await side.messages({ last: length - position, limit: 1 }))[0]?.id;
+export async function compareSides(a: ComparedSide, b: ComparedSide): Promise<Comparison> {
+  const idAt = async (side: ComparedSide, position: number) =>
+    (await side.source.messages({ last: side.length - position, limit: 1 }))[0]?.id;
   let low = 0; // positions below `low` are shared
-  let high = Math.min(lengthA, lengthB);
+  let high = Math.min(a.length, b.length);
   while (low < high) {
     const middle = Math.floor((low + high + 1) / 2);
-    const same = (await idAt(left, lengthA, middle - 1)) === (await idAt(right, lengthB, middle - 1));
-    if (same) low = middle;
+    if ((await idAt(a, middle - 1)) === (await idAt(b, middle - 1))) low = middle;
     else high = middle - 1;
   }
-  const tail = (side: typeof left, length: number) =>
-    length > low ? side.messages({ last: length - low, limit: MAX_PAGE }) : Promise.resolve([]);
-  const [messagesA, messagesB] = await Promise.all([tail(left, lengthA), tail(right, lengthB)]);
+  const tail = (side: ComparedSide) =>
+    side.length > low
+      ? side.source.messages({ last: side.length - low, limit: MAX_PAGE })
+      : Promise.resolve([]);
+  const [messagesA, messagesB] = await Promise.all([tail(a), tail(b)]);
   return {
     shared: low,
-    a: { point: left.point, length: lengthA, messages: messagesA },
-    b: { point: right.point, length: lengthB, messages: messagesB },
-    truncated: lengthA - low > MAX_PAGE || lengthB - low > MAX_PAGE,
+    a: { point: a.point, length: a.length, messages: messagesA },
+    b: { point: b.point, length: b.length, messages: messagesB },
+    truncated: a.length - low > MAX_PAGE || b.length - low > MAX_PAGE,
   };
 }
 

@@ -43,7 +43,8 @@ export function isWorkflow(thread: Thread): thread is WorkflowThread {
 /** A point of the log from the `at` query parameter (a `LogPoint` as JSON), if any. */
 export function pointFrom(query: URLSearchParams, name = "at"): LogPoint | undefined {
   const text = query.get(name);
-  if (!text) return undefined;
+  // "head": the thread as it is now.
+  if (!text || text === "head") return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);

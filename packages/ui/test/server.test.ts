@@ -1,0 +1,177 @@
+import { request } from "node:http";
+import { openStore, type ThreadStore } from "@skein/thread-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startUi, type UiServer } from "../src/index.js";
+
+/** A raw request, so the test controls every header (fetch would fill in Host and Origin itself). */
+function call(
+  port: number,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      { host: "127.0.0.1", port, path, method: options.method ?? "GET", headers: options.headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(options.body);
+  });
+}
+
+describe("the ui server", () => {
+  let store: ThreadStore;
+  let readOnly: UiServer;
+  let writable: UiServer;
+
+  beforeAll(async () => {
+    store = await openStore("memory:");
+    const thread = await store.create({ id: "t" });
+    await thread.append([
+      { role: "user", text: "one" },
+      { role: "assistant", text: "two" },
+    ]);
+    readOnly = await startUi({ store });
+    writable = await startUi({ store, write: true });
+  });
+  afterAll(async () => {
+    await readOnly.close();
+    await writable.close();
+    await store.close();
+  });
+
+  it("binds to 127.0.0.1 and prints a URL holding a long random token", () => {
+    expect(readOnly.url).toBe(`http://127.0.0.1:${readOnly.port}/?token=${readOnly.token}`);
+    expect(readOnly.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(writable.token).not.toBe(readOnly.token);
+  });
+
+  it("refuses every request without the token, or with a wrong one", async () => {
+    for (const path of [
+      "/",
+      "/assets/app.js",
+      "/assets/app.css",
+      "/api/info",
+      "/api/threads",
+      "/api/thread?id=t",
+    ]) {
+      expect((await call(readOnly.port, path)).status).toBe(401);
+      expect(
+        (await call(readOnly.port, `${path}${path.includes("?") ? "&" : "?"}token=${writable.token}`)).status,
+      ).toBe(401);
+      expect(
+        (await call(readOnly.port, path, { headers: { "x-skein-token": `${readOnly.token}x` } })).status,
+      ).toBe(401);
+    }
+    const refused = await call(readOnly.port, "/api/threads");
+    expect(JSON.parse(refused.body).error.message).toContain("access token");
+    expect(refused.body).not.toContain(readOnly.token);
+  });
+
+  it("answers with the token, in the query or the header, with a strict Content-Security-Policy", async () => {
+    const page = await call(readOnly.port, `/?token=${readOnly.token}`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<script type="module" src="/assets/app.js?token=');
+    const policy = String(page.headers["content-security-policy"]);
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toContain("unsafe-inline");
+    expect(page.headers["referrer-policy"]).toBe("no-referrer");
+    const threads = await call(readOnly.port, "/api/threads", {
+      headers: { "x-skein-token": readOnly.token },
+    });
+    expect(JSON.parse(threads.body).items).toEqual([expect.objectContaining({ id: "t", messageCount: 2 })]);
+  });
+
+  it("refuses a Host that is not loopback, even with the token (DNS rebinding)", async () => {
+    const response = await call(readOnly.port, `/api/info?token=${readOnly.token}`, {
+      headers: { host: `evil.example:${readOnly.port}` },
+    });
+    expect(response.status).toBe(403);
+  });
+
+  it("is read-only unless started with write: writes are refused and nothing changes", async () => {
+    const response = await call(readOnly.port, "/api/checkpoint", {
+      method: "POST",
+      headers: { "x-skein-token": readOnly.token, "content-type": "application/json" },
+      body: JSON.stringify({ id: "t", ifRevision: 1 }),
+    });
+    expect(response.status).toBe(403);
+    expect(await (await store.get("t")).history()).toEqual([]);
+  });
+
+  it("refuses a write from another origin, and one without ifRevision", async () => {
+    const headers = { "x-skein-token": writable.token, "content-type": "application/json" };
+    const foreign = await call(writable.port, "/api/checkpoint", {
+      method: "POST",
+      headers: { ...headers, origin: "http://evil.example" },
+      body: JSON.stringify({ id: "t", ifRevision: 1 }),
+    });
+    expect(foreign.status).toBe(403);
+    const unversioned = await call(writable.port, "/api/checkpoint", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ id: "t" }),
+    });
+    expect(unversioned.status).toBe(400);
+    expect(await (await store.get("t")).history()).toEqual([]);
+  });
+
+  it("writes with ifRevision: a stale revision is a 409 and writes nothing", async () => {
+    const headers = { "x-skein-token": writable.token, "content-type": "application/json" };
+    const post = (action: string, body: object) =>
+      call(writable.port, `/api/${action}`, { method: "POST", headers, body: JSON.stringify(body) });
+    const thread = await store.get("t");
+    const made = await post("checkpoint", { id: "t", ifRevision: thread.revision, label: "seen" });
+    expect(made.status).toBe(200);
+    expect(JSON.parse(made.body).message).toMatch(/^Checkpoint cp_\S+ made at #2\.$/);
+    const [checkpoint] = (await thread.history()).flatMap((event) =>
+      event.kind === "checkpoint" ? [event.checkpoint] : [],
+    );
+    await thread.append({ role: "user", text: "three" });
+    const stale = (thread.revision ?? 0) - 1;
+    for (const action of ["checkpoint", "fork", "rollback"]) {
+      const response = await post(action, { id: "t", ifRevision: stale, checkpointId: checkpoint?.id });
+      expect(response.status, action).toBe(409);
+      expect(JSON.parse(response.body).error.name).toBe("ConcurrencyError");
+    }
+    expect((await store.list()).items.map((item) => item.id)).toEqual(["t"]);
+    expect((await thread.history()).length).toBe(1);
+    expect((await thread.messages()).length).toBe(3);
+    const rolled = await post("rollback", {
+      id: "t",
+      ifRevision: thread.revision,
+      checkpointId: checkpoint?.id,
+    });
+    expect(rolled.status).toBe(200);
+    expect((await thread.messages()).length).toBe(2);
+  });
+
+  it("reads one page of a long thread by position, never past what was asked", async () => {
+    const long = await store.create({ id: "long" });
+    await long.append(
+      Array.from({ length: 1000 }, (_, index) => ({ role: "user" as const, text: `m${index}` })),
+    );
+    const page = await call(readOnly.port, `/api/messages?id=long&from=500&limit=3&token=${readOnly.token}`);
+    const body = JSON.parse(page.body);
+    expect(body.from).toBe(500);
+    expect(body.length).toBe(1000);
+    expect(
+      body.messages.map((message: { contents: Array<{ text: string }> }) => message.contents[0]?.text),
+    ).toEqual(["m500", "m501", "m502"]);
+    const last = JSON.parse(
+      (await call(readOnly.port, `/api/messages?id=long&limit=2&token=${readOnly.token}`)).body,
+    );
+    expect(last.from).toBe(998);
+  });
+});
