@@ -16,7 +16,7 @@ import {
 import { commitChange } from "./commit-change.js";
 import { type Durability, DurableFiles } from "./durable-files.js";
 import { CorruptStoreError, guardInputOutput, missingEvents, SOURCE } from "./errors.js";
-import { importSegment } from "./import-segment.js";
+import { IMPORT_BATCH, importSegment, importSegments } from "./import-segment.js";
 import { LockFiles } from "./lock-file.js";
 import { putStateRecord } from "./put-state.js";
 import {
@@ -198,6 +198,16 @@ export class FsLogDriver implements LogDriver, FsStorage {
     await this.#run("import", () =>
       this.locks.withLock(this.layout.referencesLock, () => importSegment(this, segment, messages, from)),
     );
+  }
+
+  /** Many segments at once: each batch of IMPORT_BATCH is made durable behind one barrier (see `importSegments`). */
+  async importSegments(segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>): Promise<void> {
+    await this.#run("import", async () => {
+      for (let from = 0; from < segments.length; from += IMPORT_BATCH) {
+        const batch = segments.slice(from, from + IMPORT_BATCH);
+        await this.locks.withLock(this.layout.referencesLock, () => importSegments(this, batch));
+      }
+    });
   }
 
   /** Segment ids in lowercase hex, so their file names need no escaping. */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConflictError, type SegmentInfo } from "@skein/thread-core";
 import type { DurableFiles } from "./durable-files.js";
@@ -18,7 +18,7 @@ export function threadReferrer(threadId: string): string {
   return `thread.${encodeName(threadId)}`;
 }
 
-function segmentReferrer(segmentId: string): string {
+export function segmentReferrer(segmentId: string): string {
   return `segment.${encodeName(segmentId)}`;
 }
 
@@ -69,33 +69,55 @@ export class SegmentDirectories {
   async create(info: SegmentInfo, options: { owner?: string; referrer?: string }): Promise<void> {
     if (info.base) await this.retain(info.base.segment, segmentReferrer(info.id));
     const staging = this.files.temporaryPath();
-    await mkdir(join(staging, "refs"), { recursive: true });
     try {
-      const file: SegmentFile = {
-        id: info.id,
-        base: info.base,
-        start: info.start,
-        createdAt: info.createdAt,
-      };
-      if (options.owner !== undefined) file.owner = options.owner;
-      await this.#writeDurably(join(staging, "segment.json"), `${JSON.stringify(file)}\n`);
-      await this.#writeDurably(join(staging, "buckets.bin"), Buffer.alloc(BUCKETS_HEADER_SIZE));
-      for (const name of ["messages.jsonl", "index.bin", "system.bin"])
-        await writeFile(join(staging, name), "");
-      if (options.referrer !== undefined) await writeFile(join(staging, "refs", options.referrer), "");
-      await this.files.syncDirectory(join(staging, "refs"));
-      await this.files.syncDirectory(staging);
-      await rename(staging, this.layout.segmentDirectory(info.id));
+      const unsynced = await this.stage(staging, info, {
+        owner: options.owner,
+        referrers: options.referrer === undefined ? [] : [options.referrer],
+      });
+      await this.files.syncAll(unsynced);
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      throw error;
+    }
+    await this.place(staging, info.id);
+    await this.files.syncDirectory(this.layout.segments);
+  }
+
+  /**
+   * Builds an empty segment's directory at `staging` (in tmp/) with `referrers` in its `refs/`, and gives the
+   * files and directories written there, which the caller makes durable before `place` renames it into
+   * segments/: `create` one by one, a batch import all of its segments behind one barrier. The reference to
+   * the segment's base is the caller's to take first.
+   */
+  async stage(
+    staging: string,
+    info: SegmentInfo,
+    options: { owner?: string; referrers: readonly string[] },
+  ): Promise<string[]> {
+    await mkdir(join(staging, "refs"), { recursive: true });
+    const file: SegmentFile = { id: info.id, base: info.base, start: info.start, createdAt: info.createdAt };
+    if (options.owner !== undefined) file.owner = options.owner;
+    await writeFile(join(staging, "segment.json"), `${JSON.stringify(file)}\n`, { flag: "wx" });
+    await writeFile(join(staging, "buckets.bin"), Buffer.alloc(BUCKETS_HEADER_SIZE), { flag: "wx" });
+    for (const name of ["messages.jsonl", "index.bin", "system.bin"])
+      await writeFile(join(staging, name), "");
+    for (const referrer of options.referrers) await writeFile(join(staging, "refs", referrer), "");
+    return [join(staging, "segment.json"), join(staging, "buckets.bin"), join(staging, "refs"), staging];
+  }
+
+  /** Renames a staged, durable segment directory into segments/; the caller syncs segments/ afterwards. */
+  async place(staging: string, segmentId: string): Promise<void> {
+    try {
+      await rename(staging, this.layout.segmentDirectory(segmentId));
     } catch (error) {
       await rm(staging, { recursive: true, force: true });
       if (hasCode(error, "ENOTEMPTY", "EEXIST", "EPERM")) {
-        throw new ConflictError(`Segment ${JSON.stringify(info.id)} already exists.`, undefined, {
+        throw new ConflictError(`Segment ${JSON.stringify(segmentId)} already exists.`, undefined, {
           source: SOURCE,
         });
       }
       throw error;
     }
-    await this.files.syncDirectory(this.layout.segments);
   }
 
   /** Adds `referrer` to the segment's references; `ConflictError` if the segment is gone. */
@@ -138,16 +160,6 @@ export class SegmentDirectories {
       current = info?.base
         ? { segment: info.base.segment, referrer: segmentReferrer(current.segment) }
         : undefined;
-    }
-  }
-
-  async #writeDurably(path: string, data: string | Uint8Array): Promise<void> {
-    const handle = await open(path, "wx");
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
     }
   }
 }

@@ -183,14 +183,12 @@ export async function importLog(driver: LogDriver, state: LogState, id = state.i
       }
     }
   }
-  for (const segment of segments) {
-    const { messages, ...info } = segment;
-    await driver.importSegment(
-      info,
-      messages.map((message, index) => parseMessage(message, ["segments", index])),
-      0,
-    );
-  }
+  const parsed = segments.map(({ messages, ...info }) => ({
+    info,
+    messages: messages.map((message, index) => parseMessage(message, ["segments", index])),
+  }));
+  if (driver.importSegments) await driver.importSegments(parsed);
+  else for (const { info, messages } of parsed) await driver.importSegment(info, messages, 0);
   const endInfo = segments.find((segment) => segment.id === state.end.segment);
   const known = endInfo ?? (await driver.segment(state.end.segment));
   if (!known)

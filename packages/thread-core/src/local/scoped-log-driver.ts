@@ -118,6 +118,12 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     return this.inner.importSegment(this.#segmentIn(segment), messages, from);
   }
 
+  async importSegments(segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>): Promise<void> {
+    const inside = segments.map(({ info, messages }) => ({ info: this.#segmentIn(info), messages }));
+    if (this.inner.importSegments) return this.inner.importSegments(inside);
+    for (const { info, messages } of inside) await this.inner.importSegment(info, messages, 0);
+  }
+
   newSegmentId(threadId: string): string {
     // The inner driver may place the id by its thread (a Redis hash tag); the scope prefix is added on top.
     const inner = this.inner.newSegmentId?.(this.#in(threadId));

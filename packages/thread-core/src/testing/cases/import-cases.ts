@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { ConflictError } from "../../errors.js";
+import type { HistoryEvent } from "../../thread.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const AT = "2026-01-01T00:00:00.000Z";
@@ -77,7 +78,7 @@ export function importCases(context: SuiteContext): void {
         { type: "text", text: "second" },
       ]);
       const abandoned = (await kept.history()).find((event) => event.kind === "rollback");
-      const before = await kept.at((abandoned as { from: { segment: string; offset: number } }).from);
+      const before = await kept.at((abandoned as Extract<HistoryEvent, { kind: "rollback" }>).from);
       expect((await before.messages()).map((message) => message.contents[0])).toEqual(
         ["first", "second", "third"].map((text) => ({ type: "text", text })),
       );
