@@ -4,6 +4,7 @@ import { openStore } from "@skein/thread-core";
 import { type Result, ratioRows } from "./compare.js";
 import { filesResults } from "./files-scenario.js";
 import { inProcessResults } from "./in-process.js";
+import { type LangGraphRow, langgraphRows } from "./langgraph-scenario.js";
 import { printTable } from "./measure.js";
 import { parseResults } from "./parse-scenario.js";
 import { redisResults } from "./redis-scenario.js";
@@ -69,6 +70,22 @@ await withRedis(async (redisUrl) => {
     ]),
   );
 
+  const langgraphSteps = quick ? 200 : 1000;
+  section(
+    `LangGraph checkpointers: ${langgraphSteps} one-message chat turns (graph.invoke), bytes kept and time`,
+  );
+  const langgraph: LangGraphRow[] = await langgraphRows(redisUrl, langgraphSteps);
+  printTable(
+    ["saver", "bytes", "per step", "seconds", "messages kept"],
+    langgraph.map((row) => [
+      row.subject,
+      String(row.bytes),
+      row.bytesPerStep.toFixed(0),
+      row.seconds.toFixed(2),
+      String(row.messages),
+    ]),
+  );
+
   section("Runtime: thread-service with a no-op runner, 10 messages on each of many threads");
   const runtime: RuntimeRow[] = await runtimeRows(redisUrl, quick ? 200 : 1000);
   printTable(
@@ -89,6 +106,7 @@ await withRedis(async (redisUrl) => {
       results,
       scaling,
       storage,
+      langgraph,
       runtime,
     };
     writeFileSync(`${root}bench-results.json`, `${JSON.stringify(figures, null, 2)}\n`);

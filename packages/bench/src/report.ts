@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, totalmem } from "node:os";
 import { type Result, ratioRows } from "./compare.js";
+import type { LangGraphRow } from "./langgraph-scenario.js";
 import type { RuntimeRow } from "./runtime-scenario.js";
 import type { StorageRow } from "./storage-scenario.js";
 
@@ -11,6 +12,8 @@ export interface Figures {
   results: Result[];
   scaling: string[][];
   storage: StorageRow[];
+  /** Absent in figures written before the LangGraph row existed. */
+  langgraph?: LangGraphRow[];
   runtime: RuntimeRow[];
 }
 
@@ -116,6 +119,25 @@ ${table(
     `${row.ratio.toFixed(2)}×`,
   ]),
 )}
+
+## LangGraph checkpointers: one-message chat turns
+
+${table(
+  ["saver", "steps", "bytes", "per step", "seconds", "messages kept"],
+  (figures.langgraph ?? []).map((row) => [
+    row.subject,
+    String(row.steps),
+    String(row.bytes),
+    row.bytesPerStep.toFixed(0),
+    row.seconds.toFixed(2),
+    String(row.messages),
+  ]),
+)}
+
+MemorySaver keeps every checkpoint's whole state, so its bytes grow with the square of the conversation;
+SkeinCheckpointSaver stores a channel only when LangGraph changed it, and a grown message list as its new
+messages, so its bytes per step stay flat. Most of the time is LangGraph's own work on the whole message list
+at each step, which every saver pays.
 
 ## Runtime: thread-service, no-op runner, 10 messages per thread
 
