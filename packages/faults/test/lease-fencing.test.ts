@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { fsStore, LockTimeoutError } from "@skein/adapter-fs";
+import { encodeName, FsLogDriver, fsStore, LockTimeoutError } from "@skein/adapter-fs";
 import { messageText, openStore, type ThreadRunner, type ThreadStore } from "@skein/thread-core";
 import { createThreadService } from "@skein/thread-service";
 import { describe, expect, it } from "vitest";
@@ -163,3 +164,49 @@ describe.each([
     });
   },
 );
+
+describe("fs: an instance frozen past its lease while its write waits for the thread's lock", () => {
+  it("has that write refused by the store's own revision check, after it passed its lease check", async () => {
+    const { url } = await fileStore("lease-fencing-lock");
+    const directory = fileURLToPath(url);
+    const store = fsStore({ directory });
+    const service = createThreadService({
+      store,
+      runner: answering,
+      leaseMs: LEASE_MS,
+      pollMs: 5,
+      instanceId: "B",
+    });
+    const { threadId } = await service.createThread();
+    const stale = startChild("stale-lease-worker.ts", [url, threadId, String(LEASE_MS), "wait-on-lock"]);
+    const pid = stale.process.pid as number;
+    const locks = new FsLogDriver({ directory }).locks;
+    try {
+      await printed(stale, "ready-to-write");
+      // Held here, so A's append, past its lease check, waits inside the store's commit.
+      await locks.withLock(join(directory, "locks", `${encodeName(threadId)}.lock`), async () => {
+        stale.process.stdin?.write("go\n");
+        await printed(stale, "appending");
+        stale.process.kill("SIGSTOP");
+        await until(() => isStopped(pid), "the stale instance to stop");
+      });
+      await service.send(threadId, "B-question");
+      const afterB = await store.get(threadId);
+      stale.process.kill("SIGCONT");
+      expect(await exited(stale.process), stale.output.stderr()).toBe(0);
+      const report = JSON.parse(stale.output.lines().at(-1) as string) as { append: Outcome; send: Outcome };
+      const thread = await store.get(threadId);
+      expect((await thread.messages()).map(messageText)).toEqual(["A-question", "B-question", "B-answer"]);
+      expect(thread.revision).toBe(afterB.revision);
+      expect(report.append).toEqual(refusedAsLeaseLost);
+      expect(report.send).toEqual(refusedAsLeaseLost);
+    } finally {
+      if (stale.process.exitCode === null && stale.process.signalCode === null) {
+        stale.process.kill("SIGCONT");
+        stale.process.kill("SIGKILL");
+      }
+      await service.close();
+      await store.close();
+    }
+  });
+});

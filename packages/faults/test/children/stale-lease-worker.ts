@@ -3,10 +3,15 @@
 //   mode "stop-in-append": starts the append of "A-late-part" (the lease check passes: the lease is
 //     fresh), prints "frozen" and stops itself with SIGSTOP before the store has seen the write;
 //   mode "stream": prints "streaming", then appends "A-part-<i>" one after another until a write is
-//     refused; the parent sends SIGSTOP at a moment of its choosing.
+//     refused; the parent sends SIGSTOP at a moment of its choosing;
+//   mode "wait-on-lock" (fs): prints "ready-to-write" and waits for a line on stdin (the parent takes the
+//     thread's lock meanwhile), starts the append of "A-late-part", which passes the lease check and waits
+//     for the lock, and prints "appending" 100 ms later; the parent sends SIGSTOP.
 // The parent lets another instance take the lease and answer, then sends SIGCONT. The child prints one
 // JSON line, { append, send }: what became of the runner's last write and of the send. Then it exits.
 // Usage: stale-lease-worker.ts <store url> <thread id> <lease ms> <mode>
+import { once } from "node:events";
+import { setTimeout as sleep } from "node:timers/promises";
 import { openStore, SkeinError, type ThreadRunner } from "@skein/thread-core";
 import { createThreadService, LeaseLostError } from "@skein/thread-service";
 
@@ -47,6 +52,16 @@ const runner: ThreadRunner = {
         noteAppend({ status: "landed" });
         return messages;
       }
+      if (mode === "wait-on-lock") {
+        process.stdout.write("ready-to-write\n");
+        await once(process.stdin, "data");
+        const writing = thread.append({ role: "assistant", text: "A-late-part" });
+        await sleep(100);
+        process.stdout.write("appending\n");
+        const messages = await writing;
+        noteAppend({ status: "landed" });
+        return messages;
+      }
       process.stdout.write("streaming\n");
       for (let part = 0; part < MAX_PARTS; part++) {
         await thread.append({ role: "assistant", text: `A-part-${part}` });
@@ -79,3 +94,4 @@ await service.whenIdle();
 process.stdout.write(`${JSON.stringify({ append, send })}\n`);
 await service.close();
 await store.close();
+process.stdin.destroy();
