@@ -1,0 +1,300 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { type Checkpoint, openStore, type ThreadStore } from "@skein/thread-core";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startUi, type UiServer } from "../src/index.js";
+import { launchChromium } from "./chromium.js";
+import { fillStore, XSS_ID, XSS_TEXTS, XSS_URI } from "./fill-store.js";
+
+const CLI = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
+const DOCS = fileURLToPath(new URL("../docs/", import.meta.url));
+const run = promisify(execFile);
+
+describe("skein ui in chromium", () => {
+  let directory: string;
+  let storeUrl: string;
+  let store: ThreadStore;
+  let checkpoint: Checkpoint;
+  let ui: UiServer;
+  let browser: Browser;
+  let page: Page;
+  const failures: string[] = [];
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), "skein-ui-"));
+    storeUrl = `file:${directory}`;
+    store = await openStore(storeUrl);
+    ({ checkpoint } = await fillStore(store));
+    ui = await startUi({ store, pollInterval: 250 });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+    // Anything leaving for another host, and any error in the page, fails the run.
+    page.on("request", (request) => {
+      if (!/^(http:\/\/127\.0\.0\.1:\d+\/|data:)/.test(request.url()))
+        failures.push(`request to ${request.url()}`);
+    });
+    page.on("pageerror", (error) => failures.push(`page error: ${error.message}`));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await ui?.close();
+    await store?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const open = async (hash = "") => {
+    await page.goto(`${ui.url}${hash}`);
+    await page.locator(".top .brand").waitFor();
+  };
+  const shoot = (name: string) => page.screenshot({ path: join(DOCS, name) });
+
+  it("lists threads a page at a time, by id prefix, in a scope", async () => {
+    await open();
+    await page.locator("a.thread-link", { hasText: "bulk-000" }).waitFor();
+    expect(await page.locator("a.thread-link").count()).toBe(50);
+    await page.getByRole("button", { name: "next" }).click();
+    await page.locator("a.thread-link", { hasText: "trip-plan" }).waitFor();
+    expect(await page.locator("a.thread-link").count()).toBe(63 - 50);
+    await page.getByRole("button", { name: "previous" }).click();
+    await page.locator("a.thread-link", { hasText: "bulk-000" }).waitFor();
+
+    await page.locator('input[name="prefix"]').fill("support");
+    await page.getByRole("button", { name: "search" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("a.thread-link").length === 2);
+    expect(await page.locator("a.thread-link").allTextContents()).toEqual([
+      "support-42",
+      "support-42-booking",
+    ]);
+    expect(await page.locator("tbody tr").first().locator("td").allTextContents()).toEqual([
+      "support-42",
+      "fs",
+      "7",
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+    ]);
+    await shoot("threads.png");
+
+    await page.locator('input[name="prefix"]').fill("");
+    await page.locator('input[name="scope"]').fill("tenant-a");
+    await page.getByRole("button", { name: "search" }).click();
+    await page.locator("a.thread-link", { hasText: "tenant-thread" }).waitFor();
+    expect(await page.locator("a.thread-link").allTextContents()).toEqual(["tenant-thread"]);
+    await page.locator("a.thread-link").click();
+    await page.locator(".message-window").waitFor();
+    expect(await page.locator(".thread-header").textContent()).toContain("scope tenant-a");
+  });
+
+  it("opens a thread as a chat: roles, authors, folded reasoning, each tool call beside its result, errors, usage", async () => {
+    await open("#/?prefix=support");
+    await page.locator("a.thread-link", { hasText: /^support-42$/ }).click();
+    await page.locator("article.message").first().waitFor();
+    expect(await page.locator("article.message .role").allTextContents()).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    const call = page.locator(".tool-call").first();
+    expect(await call.textContent()).toContain("weather");
+    expect(await call.locator(".tool-half").nth(0).locator("pre").textContent()).toContain(
+      '"city": "Lisbon"',
+    );
+    expect(await call.locator(".tool-half").nth(1).locator("pre").textContent()).toContain('"celsius": 24');
+    expect(await page.locator("details.reasoning").getAttribute("open")).toBeNull();
+    expect(await page.locator(".author").first().textContent()).toBe("planner");
+    expect(await page.locator(".error-part").textContent()).toContain(
+      "rate_limited: The weather service is busy.",
+    );
+    expect(await page.locator(".usage").textContent()).toContain("inputTokens 412");
+    await shoot("thread.png");
+  });
+
+  it("opens a 3,000-message thread on its last page and reads more only as the reader scrolls", async () => {
+    await open("#/thread?id=long");
+    await page.getByText("message 2999", { exact: true }).waitFor();
+    expect(await page.locator("article.message").count()).toBe(50);
+    expect(await page.locator('[data-edge="top"]').textContent()).toBe("2950 earlier messages");
+    for (let round = 0; round < 8; round++) {
+      await page.locator(".messages").evaluate((element) => {
+        element.scrollTop = 0;
+      });
+      await page.waitForTimeout(150);
+    }
+    const shown = await page.locator("article.message").count();
+    expect(shown).toBeGreaterThan(50);
+    expect(shown).toBeLessThanOrEqual(250);
+    await page.locator('input[aria-label="go to message number"]').fill("1");
+    await page.getByRole("button", { name: "go" }).click();
+    await page.getByText("message 0", { exact: true }).waitFor();
+    expect(await page.locator("article.message").count()).toBe(50);
+  });
+
+  it("draws the history graph; a click on a checkpoint shows the thread as it was there, and two points compare", async () => {
+    await open("#/thread?id=support-42&tab=history");
+    const node = page.locator(`g.node.checkpoint`);
+    await node.waitFor();
+    expect(await node.textContent()).toContain(`${checkpoint.id} "answered"`);
+    expect(await page.locator("g.node").allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining("abandoned")]),
+    );
+    await node.click();
+    await page.locator(".snapshot article.message").first().waitFor();
+    expect(await page.locator(".snapshot b").first().textContent()).toBe(
+      "the thread as it was at #5 (read-only)",
+    );
+    expect(await page.locator(".snapshot article.message").count()).toBe(5);
+    expect(await page.locator(".snapshot").textContent()).not.toContain("And in Porto?");
+
+    await page.getByRole("button", { name: "mark for comparison" }).click();
+    await page.locator("g.node.head").click();
+    await page.getByRole("button", { name: "compare with #5" }).click();
+    await page.locator(".comparison").waitFor();
+    expect(await page.locator(".comparison p").textContent()).toContain("The first 5 messages are the same");
+    expect(await page.locator(".compare-side").nth(1).textContent()).toContain("And in Porto?");
+
+    await page.getByLabel("forks of this thread").check();
+    await page.locator("g.node.fork-tip").waitFor();
+    expect(await page.locator("g.node.fork-tip").textContent()).toContain("fork support-42-booking");
+    await page.locator("g.node.checkpoint").click();
+    await page.locator(".snapshot article.message").first().waitFor();
+    await shoot("history.png");
+  });
+
+  it("shows what view({ maxTokens }) sends, the dropped messages greyed, tool calls kept whole", async () => {
+    await open("#/thread?id=support-42&tab=context");
+    await page.locator(".context-summary").waitFor();
+    expect(await page.locator(".context-summary").textContent()).toMatch(/^sends 7 of 7 messages/);
+    expect(await page.locator("article.message.dropped").count()).toBe(0);
+    await page.locator('input[name="maxTokens"]').fill("60");
+    await page.locator('input[name="maxTokens"]').press("Enter");
+    await page.waitForFunction(() => document.querySelectorAll("article.message.dropped").length > 0);
+    const roles = await page
+      .locator("article.message")
+      .evaluateAll((elements) =>
+        elements.map(
+          (element) =>
+            `${element.querySelector(".role")?.textContent}:${element.classList.contains("dropped")}`,
+        ),
+      );
+    // The system message stays; the tool result is never kept without its call.
+    expect(roles[0]).toBe("system:false");
+    expect(roles.indexOf("tool:false") === -1 || roles[2] === "assistant:false").toBe(true);
+    const summary = await page.locator(".context-summary").textContent();
+    expect(summary).toMatch(/^sends [1-6] of 7 messages/);
+    await shoot("context.png");
+    await page.getByLabel("keep system messages").uncheck();
+    await page.waitForFunction(() =>
+      document.querySelector("article.message.role-system")?.classList.contains("dropped"),
+    );
+  });
+
+  it("updates an open thread when another process appends to it", async () => {
+    await open("#/thread?id=support-42");
+    await page.getByText("And in Porto?").waitFor();
+    await run("node", [
+      CLI,
+      "append",
+      "support-42",
+      "--text",
+      "Appended by another process",
+      "--store",
+      storeUrl,
+    ]);
+    await page.getByText("Appended by another process").waitFor({ timeout: 15_000 });
+    expect(await page.locator(".thread-header").textContent()).toContain("8 messages");
+  });
+
+  it("renders hostile content as text: no script runs, no javascript: link exists", async () => {
+    await open("#/thread?id=xss");
+    await page.locator("article.message").first().waitFor();
+    const texts = await page.locator("article.message .text").allTextContents();
+    expect(texts).toEqual(XSS_TEXTS);
+    expect(await page.locator(".uri").textContent()).toBe(XSS_URI);
+    expect(await page.locator(".author").textContent()).toBe("<b>bold author</b>");
+    expect(await page.locator(".tool-call b").textContent()).toBe("<script>x</script>");
+    expect(
+      await page.locator("article script, article img[onerror], a[href^='javascript:'], article b b").count(),
+    ).toBe(0);
+    // SVG is never drawn from a message (it can hold script); it is described instead.
+    expect(await page.locator("img.data-image").count()).toBe(0);
+    await open();
+    await page.locator('input[name="prefix"]').fill("<img");
+    await page.getByRole("button", { name: "search" }).click();
+    await page.locator("a.thread-link").first().waitFor();
+    expect(await page.locator("a.thread-link").allTextContents()).toEqual([XSS_ID]);
+    await page.locator("a.thread-link").click();
+    await page.locator(".thread-header h2").waitFor();
+    expect(await page.locator(".thread-header h2").textContent()).toBe(XSS_ID);
+    expect(await page.evaluate(() => (window as { __skeinXss?: unknown }).__skeinXss)).toBeUndefined();
+  });
+
+  it("refuses the page and the API without the token", async () => {
+    const bare = await page.goto(`http://127.0.0.1:${ui.port}/`);
+    expect(bare?.status()).toBe(401);
+    expect(await page.textContent("body")).toContain("Missing or wrong access token");
+    const wrong = await page.goto(`http://127.0.0.1:${ui.port}/?token=${"x".repeat(43)}`);
+    expect(wrong?.status()).toBe(401);
+    await open();
+    const status = await page.evaluate(async () => (await fetch("/api/threads")).status);
+    expect(status).toBe(401);
+  });
+
+  it("shows a workflow's steps as a timeline and its sub-threads side by side, and says what it cannot read", async () => {
+    await open("#/thread?id=trip-plan&tab=workflow");
+    await page.locator(".timeline .step").first().waitFor();
+    expect(await page.locator(".timeline .step").allTextContents()).toEqual([
+      expect.stringMatching(/^done\s*plan in planner/),
+      expect.stringMatching(/^running\s*review in critic/),
+      expect.stringMatching(/^next 1\s*book in planner/),
+    ]);
+    await page.locator('.sub-thread[data-key="planner"] article.message').first().waitFor();
+    expect(await page.locator(".sub-thread h4").allTextContents()).toEqual([
+      "planner fs",
+      "critic fs",
+      "bookings foundry.conversation",
+    ]);
+    expect(await page.locator('.sub-thread[data-key="critic"]').textContent()).toContain(
+      "Day 3 needs a car.",
+    );
+    expect(await page.locator('.sub-thread[data-key="bookings"] .unreadable').textContent()).toContain(
+      "npm install @skein/adapter-foundry",
+    );
+    await shoot("workflow.png");
+  });
+
+  it("with write: forks from a graph point, and refuses a rollback decided on a revision that moved", async () => {
+    const writable = await startUi({ store, write: true, pollInterval: 60_000 });
+    try {
+      await page.goto(`${writable.url}#/thread?id=support-42&tab=history`);
+      await page.locator("g.node.checkpoint").click();
+      await page.getByRole("button", { name: "fork here" }).click();
+      await page.locator(".write-status").waitFor();
+      const forked = await page.locator(".write-status").textContent();
+      expect(forked).toMatch(/^Forked support-42 into \S+\. open$/);
+      const forkId = /into (\S+)\./.exec(forked ?? "")?.[1] as string;
+      expect((await (await store.get(forkId)).messages()).length).toBe(5);
+
+      // Another process appends after the page read the revision: the rollback must not happen.
+      await run("node", [CLI, "append", "support-42", "--text", "A late change", "--store", storeUrl]);
+      const before = (await (await store.get("support-42")).messages()).length;
+      await page.getByRole("button", { name: "roll back here" }).click();
+      await page.locator(".write-status.failed").waitFor();
+      expect(await page.locator(".write-status.failed").textContent()).toContain("nothing was written");
+      expect((await (await store.get("support-42")).messages()).length).toBe(before);
+    } finally {
+      await writable.close();
+    }
+  });
+
+  it("made no request to any other host and raised no page error", () => {
+    expect(failures).toEqual([]);
+  });
+});
