@@ -6,7 +6,7 @@ import type { HistoryEvent, LogPoint } from "../thread.js";
 import { ThreadStateSchema } from "../thread-type.js";
 import { TimestampSchema } from "../timestamp.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "./log-driver.js";
-import { SegmentChains } from "./segment-chain.js";
+import { readEach, SegmentChains } from "./segment-chain.js";
 
 /**
  * A segment id as JSON may carry it: no control characters, which scoped stores use to keep tenants'
@@ -153,11 +153,10 @@ export async function exportLog(
       infos.set(range.segment, await chains.info(range.segment));
     }
   const needed = neededSegments(points, (id) => infos.get(id) as SegmentInfo);
-  const segments = await Promise.all(
-    needed.map(
-      async ([info, count]) =>
-        [info, await chains.driver.readSegment(info.id, 0, count)] as [SegmentInfo, Message[]],
-    ),
+  const segments = await readEach(
+    needed,
+    async ([info, count]) =>
+      [info, await chains.driver.readSegment(info.id, 0, count)] as [SegmentInfo, Message[]],
   );
   return buildLogState(record, type, end, segments);
 }

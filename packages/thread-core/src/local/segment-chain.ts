@@ -100,14 +100,10 @@ export class SegmentChains {
 
   /** Positions of the system messages of a chain, in order. */
   async systemPositions(ranges: ChainRange[]): Promise<number[]> {
-    const pieces = await Promise.all(
-      ranges.map(async (range) =>
-        range.count === 0
-          ? []
-          : (await this.driver.systemOffsets(range.segment, range.count)).map(
-              (offset) => range.start + offset,
-            ),
-      ),
+    const pieces = await readEach(ranges, async (range) =>
+      range.count === 0
+        ? []
+        : (await this.driver.systemOffsets(range.segment, range.count)).map((offset) => range.start + offset),
     );
     return pieces.flat();
   }
@@ -128,6 +124,29 @@ export class SegmentChains {
     const last = ranges[ranges.length - 1];
     return last ? last.start + last.count : 0;
   }
+}
+
+/**
+ * Driver reads in flight at once when one call reads many segments: enough to overlap round trips, few enough
+ * that a chain of thousands of segments stays within a low limit of open files (256 on macOS) on fs.
+ */
+export const PARALLEL_READS = 32;
+
+/** `Promise.all(items.map(read))` with at most PARALLEL_READS reads in flight; results in input order. */
+export async function readEach<Item, Result>(
+  items: readonly Item[],
+  read: (item: Item) => Promise<Result>,
+): Promise<Result[]> {
+  const results: Result[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await read(items[index] as Item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, items.length) }, worker));
+  return results;
 }
 
 /** The ranges, oldest first, of the log ending `offset` messages into `segment`, given every info on the way. */
