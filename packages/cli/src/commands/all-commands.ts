@@ -13,6 +13,7 @@ import { migrateCommand } from "./migrate.js";
 import { rollbackCommand } from "./rollback.js";
 import { schemaCommand } from "./schema.js";
 import { showCommand } from "./show.js";
+import { uiCommand } from "./ui.js";
 import { viewCommand } from "./view.js";
 
 /** Every command, in the order `skein --help` lists them. */
@@ -32,4 +33,5 @@ export const ALL_COMMANDS: readonly Command[] = [
   migrateCommand,
   schemaCommand,
   demoCommand,
+  uiCommand,
 ];
