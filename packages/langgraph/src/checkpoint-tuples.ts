@@ -160,6 +160,9 @@ export class CheckpointTuples {
     const checkpoint = (await loadValue(this.serde, record.checkpoint)) as Checkpoint;
     const channelValues: Record<string, unknown> = {};
     const known = knownChannels(record.checkpointId, record.channels);
+    // Records never change, so the items this saver last put or read for this checkpoint are still right.
+    const recent = this.#recent.get(target.skeinId);
+    const remembered = recent?.checkpointId === record.checkpointId ? recent.channels : undefined;
     for (const entry of record.channels) {
       const owner = "from" in entry ? entry.from : record.checkpointId;
       const ownerEntries = owner === record.checkpointId ? record.channels : await lookup(owner);
@@ -174,7 +177,9 @@ export class CheckpointTuples {
       if ("value" in stored) {
         value = await loadValue(this.serde, stored.value);
       } else {
-        const items = (await storedItems(target.skeinId, lookup, owner, entry.channel)) as StoredValue[];
+        const items =
+          remembered?.get(entry.channel)?.items ??
+          ((await storedItems(target.skeinId, lookup, owner, entry.channel)) as StoredValue[]);
         (known.get(entry.channel) as { items?: StoredValue[] }).items = items;
         value = await Promise.all(items.map((item) => loadValue(this.serde, item)));
       }
