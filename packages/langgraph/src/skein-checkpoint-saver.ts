@@ -11,6 +11,7 @@ import {
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
 import {
+  type MessageInput,
   type OpenStoreOptions,
   openStore,
   type Thread,
@@ -18,7 +19,7 @@ import {
   ThreadNotFoundError,
   type ThreadStore,
 } from "@skein/thread-core";
-import { planChannels } from "./channel-entries.js";
+import { type KnownChannels, planChannels } from "./channel-entries.js";
 import { CheckpointLog } from "./checkpoint-log.js";
 import { checkpointMessage, type WritesContent, writesMessage } from "./checkpoint-record.js";
 import { CheckpointTuples, type RecentCheckpoint } from "./checkpoint-tuples.js";
@@ -140,31 +141,33 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     const target = this.#target(threadId, namespaceOf(config));
     const parentId = checkpointIdOf(config) || undefined;
     const { channel_values: values, ...rest } = checkpoint;
-    const thread = await this.#opened(target);
-    const parent = parentId
-      ? await this.#tuples.parentChannels(target, new CheckpointLog(thread), parentId)
-      : undefined;
-    const planned = await planChannels({
-      serde: this.serde,
-      checkpointId: checkpoint.id,
-      values: values ?? {},
-      versions: checkpoint.channel_versions ?? {},
-      newVersions: newVersions ?? {},
-      parent,
-    });
-    const message = checkpointMessage(
-      {
-        type: "langgraph.checkpoint",
+    let known: KnownChannels = new Map();
+    await this.#append(target, async (thread) => {
+      const parent = parentId
+        ? await this.#tuples.parentChannels(target, new CheckpointLog(thread), parentId)
+        : undefined;
+      const planned = await planChannels({
+        serde: this.serde,
         checkpointId: checkpoint.id,
-        ...(parentId === undefined ? {} : { parentId }),
-        checkpoint: await storeValue(this.serde, { ...rest, channel_values: {} }),
-        metadata: await storeValue(this.serde, metadata),
-        channels: planned.entries,
-      },
-      checkpoint.ts,
-    );
-    await this.#append(target, message);
-    const recent: RecentCheckpoint = { checkpointId: checkpoint.id, channels: planned.known };
+        values: values ?? {},
+        versions: checkpoint.channel_versions ?? {},
+        newVersions: newVersions ?? {},
+        parent,
+      });
+      known = planned.known;
+      return checkpointMessage(
+        {
+          type: "langgraph.checkpoint",
+          checkpointId: checkpoint.id,
+          ...(parentId === undefined ? {} : { parentId }),
+          checkpoint: await storeValue(this.serde, { ...rest, channel_values: {} }),
+          metadata: await storeValue(this.serde, metadata),
+          channels: planned.entries,
+        },
+        checkpoint.ts,
+      );
+    });
+    const recent: RecentCheckpoint = { checkpointId: checkpoint.id, channels: known };
     this.#tuples.remember(target.skeinId, recent);
     return {
       configurable: { thread_id: threadId, checkpoint_ns: target.namespace, checkpoint_id: checkpoint.id },
@@ -199,7 +202,8 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
         })),
       ),
     };
-    await this.#append(target, writesMessage(content));
+    const message = writesMessage(content);
+    await this.#append(target, async () => message);
   }
 
   async deleteThread(threadId: string): Promise<void> {
@@ -278,16 +282,21 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  /** One atomic append; a handle whose thread another process deleted is dropped and the thread made again. */
-  async #append(target: Target, message: Parameters<Thread["append"]>[0]): Promise<void> {
-    const thread = await this.#opened(target);
-    try {
-      await thread.append(message);
-    } catch (error) {
-      if (!ThreadNotFoundError.isInstance(error)) throw error;
-      this.#threads.delete(target.skeinId);
-      this.#tuples.forget(target.skeinId);
-      await (await this.#opened(target)).append(message);
+  /**
+   * One atomic append of the message `build` makes against the thread. A thread another process deleted
+   * since this saver opened it is made again and the message planned afresh: what it referred to is gone.
+   */
+  async #append(target: Target, build: (thread: Thread) => Promise<MessageInput>): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const thread = await this.#opened(target);
+      try {
+        await thread.append(await build(thread));
+        return;
+      } catch (error) {
+        if (!ThreadNotFoundError.isInstance(error) || attempt > 0) throw error;
+        this.#threads.delete(target.skeinId);
+        this.#tuples.forget(target.skeinId);
+      }
     }
   }
 

@@ -130,6 +130,22 @@ for (const kind of STORE_KINDS) {
       expect((read?.checkpoint.channel_values.messages as BaseMessage[]).at(-1)?.content).toBe("more");
     });
 
+    it("a thread another saver deleted is started afresh, not continued from what was deleted", async () => {
+      const configs = await converse(saver, "gone", 5);
+      const latest = await saver.getTuple(configs[4] as RunnableConfig);
+      await new SkeinCheckpointSaver({ store: store.store }).deleteThread("gone");
+      const messages = [
+        ...(latest?.checkpoint.channel_values.messages as BaseMessage[]),
+        new HumanMessage("after"),
+      ];
+      const next = await saver.put(configs[4] as RunnableConfig, checkpointOf(messages, 5), metadata(5), {
+        messages: 6,
+      });
+      const read = await saver.getTuple(next);
+      expect(read?.checkpoint.channel_values.messages).toHaveLength(6);
+      expect(await recordSizes(saver, "gone")).toHaveLength(1);
+    });
+
     it("a retried put or putWrites writes nothing new", async () => {
       const config = { configurable: { thread_id: "retry", checkpoint_ns: "" } };
       const checkpoint = checkpointOf([new HumanMessage({ content: "hi", id: "h" })], 0);
