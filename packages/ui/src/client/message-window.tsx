@@ -175,22 +175,24 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
             ? `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`
             : "loading…"}
         </span>
-        <form
-          class="jump"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const position = Number(jump);
-            if (Number.isSafeInteger(position) && position > 0) loadAt(position - 1);
-          }}
-        >
-          <input
-            aria-label="go to message number"
-            placeholder="#"
-            value={jump}
-            onInput={(event) => setJump((event.target as HTMLInputElement).value)}
-          />
-          <button type="submit">go</button>
-        </form>
+        {compact ? null : (
+          <form
+            class="jump"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const position = Number(jump);
+              if (Number.isSafeInteger(position) && position > 0) loadAt(position - 1);
+            }}
+          >
+            <input
+              aria-label="go to message number"
+              placeholder="#"
+              value={jump}
+              onInput={(event) => setJump((event.target as HTMLInputElement).value)}
+            />
+            <button type="submit">go</button>
+          </form>
+        )}
         <button type="button" onClick={() => loadAt(0)}>
           first
         </button>

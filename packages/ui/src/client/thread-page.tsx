@@ -34,11 +34,13 @@ export function ThreadPage({ thread, tab, info }: { thread: ThreadRef; tab: Tab;
 
   if (error && !details) return <div class="error-banner">{error}</div>;
   if (!details) return <div class="muted">loading…</div>;
-  const tabs: Tab[] = ["messages"];
+  // A workflow's own messages are its "main" sub-thread's; without one it has only its workflow view.
+  const hasMessages = !details.workflow || details.workflow.threads.some((sub) => sub.key === "main");
+  const tabs: Tab[] = hasMessages ? ["messages"] : [];
   if (details.capabilities.timeTravel && !details.workflow) tabs.push("history");
-  if (details.capabilities.views) tabs.push("context");
+  if (details.capabilities.views && hasMessages) tabs.push("context");
   if (details.workflow) tabs.push("workflow");
-  const shown = tabs.includes(tab) ? tab : "messages";
+  const shown = tabs.includes(tab) ? tab : (tabs[0] as Tab);
   const version = details.signature;
   const link = (name: Tab) =>
     href("thread", { id: thread.id, scope: thread.scope, sub: thread.sub, tab: name });

@@ -113,6 +113,7 @@ export function excerptOf(message: Message): string {
     if (content.type === "text" && typeof content.text === "string") return clip(content.text);
     if (content.type === "function_call") return clip(`${String(content.name)}(…)`);
     if (content.type === "function_result") return "tool result";
+    if (content.type === "error") return clip(`error: ${String(content.message)}`);
   }
   return message.contents[0]?.type ?? "";
 }
