@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type ContextProvider, initialProviderStates, withContextProviders } from "./context-provider.js";
+import {
+  type ContextProvider,
+  initialProviderStates,
+  runWithContextProviders,
+  withContextProviders,
+} from "./context-provider.js";
 import { type Message, messageText } from "./message.js";
 import type { RunOptions, ThreadRunner } from "./runner.js";
 import { openStore } from "./store/open-store.js";
@@ -77,6 +82,48 @@ describe("withContextProviders", () => {
 
     await withContextProviders(recordingRunner(), [notebook]).run(thread);
     expect((await store.get(thread.id)).context.notebook).toEqual({ notes: ["model unknown"] });
+  });
+
+  it("gives the runner the providers' messages as RunOptions.transient, beside the view", async () => {
+    const store = await openStore("memory:");
+    const thread = await store.create();
+    await thread.append({ role: "user", text: "hello" });
+    const inner = recordingRunner();
+    await withContextProviders(inner, [notebook]).run(thread, { config: { model: "m1" } });
+    expect(inner.seen[0]?.options.transient?.map(messageText)).toEqual(["1 notes"]);
+  });
+
+  it("two overlapping runs on one thread keep both runs' provider updates", async () => {
+    const store = await openStore("memory:");
+    const created = await store.create();
+    let arrived = 0;
+    let release: () => void = () => {};
+    const both = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const collector: ContextProvider<{ notes: string[] }> = {
+      name: "collector",
+      initialState: () => ({ notes: [] }),
+      invoked: async ({ state, messages }) => {
+        // The first call of each run waits until both runs have read the state.
+        if (++arrived === 2) release();
+        await both;
+        return { notes: [...(state?.notes ?? []), ...messages.map(messageText)] };
+      },
+    };
+    const runner: ThreadRunner = {
+      specificationVersion: "v1",
+      supports: () => true,
+      run: async (thread) => thread.append({ role: "assistant", text: "ok" }),
+    };
+    const run = async (text: string) => {
+      const thread = await store.get(created.id);
+      const [input] = await thread.append({ role: "user", text });
+      return runWithContextProviders({ runner, providers: [collector], thread, input: [input as Message] });
+    };
+    await Promise.all([run("tea"), run("coffee")]);
+    const stored = (await store.get(created.id)).context.collector as { notes: string[] };
+    expect([...stored.notes].sort()).toEqual(["coffee", "tea"]);
   });
 
   it("asks the wrapped runner whether it supports a thread", async () => {

@@ -8,7 +8,10 @@ import type { Thread, ViewOptions } from "./thread.js";
 export interface ProvidedContext {
   /** Appended to the run's system prompt. */
   instructions?: string;
-  /** Shown to the model just before the new input, in the thread's `view()` for this run only. */
+  /**
+   * Shown to the model just before the new input, in the thread's `view()` for this run only (and given to
+   * the runner as `RunOptions.transient`); a runner that does not send the view refuses the run.
+   */
   messages?: MessageInput[];
 }
 
@@ -48,7 +51,10 @@ export interface ContextProvider<State extends JsonValue = JsonValue> {
   invoking?(
     input: ContextProviderInvoking<State>,
   ): ProvidedContext | undefined | Promise<ProvidedContext | undefined>;
-  /** After a run that completed: the next state (undefined keeps the current one). */
+  /**
+   * After a run that completed: the next state (undefined keeps the current one). Called again with the
+   * fresh state when another run stored its providers' states first, so derive the result from `state`.
+   */
   invoked?(input: ContextProviderInvoked<State>): State | undefined | Promise<State | undefined>;
 }
 
@@ -65,8 +71,11 @@ export interface ProvidedRun {
 /** How far back the default input is looked for: the last messages not written by the model. */
 const INPUT_LOOKBACK = 64;
 
-/** Enough for any realistic contention on one thread's context; past it the store is misbehaving. */
-const MAX_ATTEMPTS = 100;
+/**
+ * Enough for any realistic contention on one thread's context (each attempt asks every `invoked` again);
+ * past it the store is misbehaving or the thread is written too often for providers to keep up.
+ */
+const MAX_ATTEMPTS = 16;
 
 /**
  * A runner that runs `runner` with context providers, whatever the thread and wherever it is called:
@@ -145,19 +154,13 @@ export async function runWithContextProviders(run: ProvidedRun): Promise<Message
   const view = transient.length === 0 ? thread : withTransientView(thread, transient, input[0]?.id);
   const systemPrompt = [config.systemPrompt, ...instructions].filter(Boolean).join("\n\n");
   const runConfig = instructions.length === 0 ? config : Object.freeze({ ...config, systemPrompt });
-  const output = await runner.run(view, { ...options, config: runConfig });
+  const shown =
+    transient.length === 0
+      ? options
+      : { ...options, transient: [...(options.transient ?? []), ...transient] };
+  const output = await runner.run(view, { ...shown, config: runConfig });
   if (!providers.some((provider) => provider.invoked) && Object.keys(initial).length === 0) return output;
-  await thread.refresh();
-  const states: Record<string, JsonValue> = {};
-  for (const provider of providers) {
-    const state = (thread.context[provider.name] as JsonValue | undefined) ?? initial[provider.name];
-    const next = await provider.invoked?.({ ...start, state, messages: input, output });
-    if (next !== undefined) states[provider.name] = next;
-    else if (initial[provider.name] !== undefined && thread.context[provider.name] === undefined) {
-      states[provider.name] = initial[provider.name] as JsonValue;
-    }
-  }
-  if (Object.keys(states).length > 0) await mergeContext(thread, states);
+  await storeNextStates(thread, providers, initial, { ...start, messages: input, output });
   return output;
 }
 
@@ -198,9 +201,30 @@ function withTransientView(
   });
 }
 
-/** Writes `states` into the thread's context, re-reading and retrying when another writer got there first. */
-async function mergeContext(thread: Thread, states: Record<string, JsonValue>): Promise<void> {
+/**
+ * Asks each provider's `invoked` for its next state from the thread's current context and stores them all
+ * with one optimistic update. When another run stored first, the thread is read again and `invoked` asked
+ * again with the fresh state, so two overlapping runs each build on the other's update instead of the later
+ * one overwriting it; `invoked` should therefore derive its result from what it is given.
+ */
+async function storeNextStates(
+  thread: Thread,
+  providers: readonly ContextProvider[],
+  initial: Record<string, JsonValue>,
+  run: Omit<ContextProviderInvoked, "state">,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
+    await thread.refresh();
+    const states: Record<string, JsonValue> = {};
+    for (const provider of providers) {
+      const state = (thread.context[provider.name] as JsonValue | undefined) ?? initial[provider.name];
+      const next = await provider.invoked?.({ ...run, state });
+      if (next !== undefined) states[provider.name] = next;
+      else if (initial[provider.name] !== undefined && thread.context[provider.name] === undefined) {
+        states[provider.name] = initial[provider.name] as JsonValue;
+      }
+    }
+    if (Object.keys(states).length === 0) return;
     const ifRevision = thread.capabilities.revisions ? thread.revision : undefined;
     try {
       await thread.update(
@@ -210,7 +234,6 @@ async function mergeContext(thread: Thread, states: Record<string, JsonValue>): 
       return;
     } catch (error) {
       if (!ConcurrencyError.isInstance(error) || attempt >= MAX_ATTEMPTS) throw error;
-      await thread.refresh();
     }
   }
 }

@@ -1,9 +1,8 @@
-import { MessageTooLargeError } from "./errors.js";
+import { MessageTooLargeError, UnsupportedOperationError } from "./errors.js";
 import type { JsonValue } from "./json.js";
 import { estimateTokens } from "./local/view.js";
 import type { Message } from "./message.js";
 import type { Thread } from "./thread.js";
-import type { ThreadState } from "./thread-type.js";
 
 /** What a thread runs with: fixed when a thread-service thread is created. */
 export interface RunConfig {
@@ -30,6 +29,13 @@ export interface RunOptions {
   /** Aborts the model call; the runner stops and appends nothing more. */
   signal?: AbortSignal;
   config?: RunConfig;
+  /**
+   * Messages for this run only (context providers', thread-service's attachments), already shown in the
+   * thread's `view()` just before the new input. A runner that sends the view sends them; one that does not
+   * (a remote conversation, an A2A agent) refuses the run before any request (`refuseTransient`), never
+   * drops them.
+   */
+  transient?: readonly Message[];
 }
 
 /**
@@ -51,6 +57,7 @@ export interface ThreadRunner {
 /**
  * Thread types whose history a remote service keeps and runs: only that service's runner serves them. Any
  * other runner would send their messages to the wrong service, or append output the type cannot hold.
+ * A type not listed here declares it on its threads with `historyService` (see `RemoteHistoryThread`).
  */
 export const SERVICE_THREAD_TYPES: ReadonlySet<string> = new Set([
   "openai.conversation",
@@ -61,26 +68,44 @@ export const SERVICE_THREAD_TYPES: ReadonlySet<string> = new Set([
   "a2a.task",
 ]);
 
-/** How deep wrappers and nested workflows may go before the lookup gives up. */
+/**
+ * A thread whose history a remote service keeps (a third-party type's, say): it names that service, and only
+ * a runner of that service serves it; every other runner refuses it before any request.
+ */
+export interface RemoteHistoryThread extends Thread {
+  readonly historyService: string;
+}
+
+/**
+ * A thread that stands for another and says which: thread-service's run guard and lease fence, a context
+ * provider's view. A wrapper that hides its thread hides its type's behaviour from runners too.
+ */
+export interface ThreadWrapper extends Thread {
+  readonly inner: Thread;
+}
+
+/** How deep wrappers and nested workflows may go before the lookup gives up (a cycle, or a misuse). */
 const MAX_NESTING = 8;
 
 /**
- * The type of the thread a run acts on: a workflow runs as its `main` sub-thread (its append and view stand
- * for it), through any wrapper (`inner`, as thread-service hands runners). `undefined` when a workflow has
- * no main sub-thread this process can open.
- * @example if (!SERVICE_THREAD_TYPES.has(runTargetType(thread) ?? "workflow")) runOnView(thread);
+ * The thread a run acts on, with its type's behaviour: the thread itself, the thread a wrapper holds as
+ * `inner` (as deep as wrappers go), and for a workflow its `main` sub-thread, whose append and view the
+ * workflow's stand for. `undefined` when a workflow has no main sub-thread this process can open. Every
+ * runner finds its thread through this, and so does `supports`, so both see the same thread. Never
+ * serialises a thread.
+ * @example const target = runTarget(thread); if (target?.type === "a2a") return replyOf(target);
  */
-export function runTargetType(thread: Thread): string | undefined {
+export function runTarget(thread: Thread): Thread | undefined {
   let current: Thread = thread;
   for (let depth = 0; depth < MAX_NESTING; depth++) {
-    if (current.type !== "workflow") return current.type;
-    const inner = (current as { inner?: unknown }).inner;
+    const inner = (current as Partial<ThreadWrapper>).inner;
     if (typeof inner === "object" && inner !== null) {
-      current = inner as Thread;
+      current = inner;
       continue;
     }
+    if (current.type !== "workflow") return current;
     const subThread = (current as { thread?: (key: string) => Thread }).thread;
-    if (typeof subThread !== "function") return stateTargetType(current.toJSON(), depth);
+    if (typeof subThread !== "function") return undefined;
     try {
       current = subThread.call(current, "main");
     } catch {
@@ -90,10 +115,66 @@ export function runTargetType(thread: Thread): string | undefined {
   return undefined;
 }
 
-function stateTargetType(state: ThreadState, depth: number): string | undefined {
-  if (state.$type !== "workflow") return state.$type;
-  const main = (state.threads as Record<string, ThreadState> | undefined)?.main;
-  return main && depth < MAX_NESTING ? stateTargetType(main, depth + 1) : undefined;
+/**
+ * The type of the thread a run acts on (`runTarget(thread)?.type`).
+ * @example if (!SERVICE_THREAD_TYPES.has(runTargetType(thread) ?? "workflow")) runOnView(thread);
+ */
+export function runTargetType(thread: Thread): string | undefined {
+  return runTarget(thread)?.type;
+}
+
+/** Whether a remote service keeps `thread`'s history: a listed type, or a thread that names its service. */
+export function isServiceThread(thread: Thread): boolean {
+  return (
+    SERVICE_THREAD_TYPES.has(thread.type) ||
+    typeof (thread as Partial<RemoteHistoryThread>).historyService === "string"
+  );
+}
+
+/** Which threads a runner serves: its own service's types, and whether it runs any thread skein keeps. */
+export interface RunnerReach {
+  /** The runner's name in errors, as `runs by <name>`. */
+  runner: string;
+  /** The `[package]` the refusal names. */
+  source: string;
+  /** The thread types of the runner's own service (which it serves whatever `local` says). */
+  serviceTypes: ReadonlySet<string>;
+  /** Whether it serves threads whose log skein keeps (memory, fs, redis, custom types), through their view. */
+  local: boolean;
+}
+
+/**
+ * The thread a run acts on when the runner serves it (`runTarget`), else `undefined`: a workflow without a
+ * main sub-thread it can open, another service's thread, or a local thread the runner cannot run.
+ */
+export function servedTarget(thread: Thread, reach: RunnerReach): Thread | undefined {
+  const target = runTarget(thread);
+  if (!target) return undefined;
+  if (reach.serviceTypes.has(target.type)) return target;
+  return reach.local && !isServiceThread(target) ? target : undefined;
+}
+
+/**
+ * `servedTarget`, or `UnsupportedOperationError` saying why the runner cannot serve the thread; thrown
+ * before any request, so "Nothing was sent" holds.
+ */
+export function requireServedTarget(thread: Thread, reach: RunnerReach): Thread {
+  const target = servedTarget(thread, reach);
+  if (target) return target;
+  const found = runTarget(thread);
+  const reason = !found
+    ? "the workflow has no main sub-thread this process can open."
+    : isServiceThread(found)
+      ? "its history lives with another service; run it with that service's runner, or copy its messages into a local thread."
+      : "this runner runs only its own service's threads.";
+  throw new UnsupportedOperationError(
+    found?.type ?? thread.type,
+    `runs by ${reach.runner}`,
+    `${reason} Nothing was sent.`,
+    {
+      source: reach.source,
+    },
+  );
 }
 
 /**
@@ -130,4 +211,63 @@ export function assertInputWithinBudget(
   if (tokens <= maxInputTokens || !newest) return;
   const source = options.source === undefined ? {} : { source: options.source };
   throw new MessageTooLargeError(threadId, newest.id, tokens, maxInputTokens, source);
+}
+
+/** How far back the calls a newest tool result answers are looked for. */
+const PAIR_LOOKBACK = 64;
+
+/**
+ * Refuses a local run whose view, cut to `maxInputTokens`, does not fit or does not hold the thread's newest
+ * message: a view never sends a tool result without its call, so a newest result whose call (or whose
+ * call and result together) is over the budget is cut, and the view left is only system messages, which
+ * fit. Sending that would pay for a request without the new input. `MessageTooLargeError` names the newest
+ * message, with the tokens it needs together with its calls and the view's system messages. One read of
+ * the newest message; a second, of the last 64, only to find the calls of a result that is refused.
+ * @example const view = await thread.view({ maxTokens }); await assertViewWithinBudget(thread, view, maxTokens);
+ */
+export async function assertViewWithinBudget(
+  thread: Thread,
+  view: readonly Message[],
+  maxInputTokens: number,
+  options: { countTokens?: (message: Message) => number; source?: string } = {},
+): Promise<void> {
+  assertInputWithinBudget(thread.id, view, maxInputTokens, options);
+  const [newest] = await thread.messages({ last: 1 });
+  if (!newest || view.some((message) => message.id === newest.id)) return;
+  const answered = new Set(callIdsOf(newest, "function_result"));
+  const recent = answered.size === 0 ? [] : await thread.messages({ last: PAIR_LOOKBACK });
+  const calls = recent.filter(
+    (message) => message !== newest && callIdsOf(message, "function_call").some((id) => answered.has(id)),
+  );
+  const countTokens = options.countTokens ?? estimateTokens;
+  let tokens = 0;
+  for (const message of [...view, ...calls, newest]) tokens += countTokens(message);
+  const source = options.source === undefined ? {} : { source: options.source };
+  throw new MessageTooLargeError(thread.id, newest.id, tokens, maxInputTokens, source);
+}
+
+function callIdsOf(message: Message, type: "function_call" | "function_result"): string[] {
+  const ids: string[] = [];
+  for (const content of message.contents) {
+    if (content.type === type && typeof content.callId === "string") ids.push(content.callId);
+  }
+  return ids;
+}
+
+/**
+ * Refuses a run with `transient` messages on a runner path that does not send the thread's view, before
+ * any request: the messages would otherwise be dropped without a word.
+ */
+export function refuseTransient(
+  type: string,
+  options: RunOptions | undefined,
+  detail: { runner: string; source: string },
+): void {
+  if (!options?.transient?.length) return;
+  throw new UnsupportedOperationError(
+    type,
+    `messages for one run by ${detail.runner}`,
+    "the service keeps this thread's history and reads only its own, so context providers' messages and attachments cannot be shown to it; give them as instructions, or append them to the thread. Nothing was sent.",
+    { source: detail.source },
+  );
 }
