@@ -66,12 +66,25 @@ export { OpaqueThreadState } from "./opaque-state.js";
 export { parseThreadState, serializeThread } from "./parse-thread-state.js";
 export { redactedError, redactSecrets, rememberSecret } from "./redact-secrets.js";
 export { type ParsedState, type ParseOptions, Registry, SKEIN_TYPE_PACKAGES } from "./registry.js";
-export type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
+export type {
+  RemoteHistoryThread,
+  RunConfig,
+  RunnerReach,
+  RunOptions,
+  ThreadRunner,
+  ThreadWrapper,
+} from "./runner.js";
 export {
   assertInputWithinBudget,
   runTargetType,
+  assertViewWithinBudget,
+  isServiceThread,
+  refuseTransient,
+  requireServedTarget,
+  runTarget,
   SERVICE_THREAD_TYPES,
   unhonouredSettings,
+  servedTarget,
 } from "./runner.js";
 export {
   type OpenStoreOptions,
