@@ -6,11 +6,11 @@ import {
   type LogChange,
   type LogPoint,
   type LogRecord,
+  type Message,
   ThreadNotFoundError,
 } from "@skein/thread-core";
 import { CorruptStoreError, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
-import { planAppend } from "./plan-append.js";
 import {
   type EventLog,
   knownEvents,
@@ -20,6 +20,7 @@ import {
   storedForm,
 } from "./record-files.js";
 import { threadReferrer } from "./segment-directories.js";
+import type { SegmentLog } from "./segment-log.js";
 import { EMPTY_TAIL } from "./segment-reader.js";
 
 /**
@@ -49,21 +50,25 @@ export async function commitChange(storage: FsStorage, id: string, change: LogCh
     throw new ConcurrencyError(id, change.ifRevision, record.revision, { source: SOURCE });
   }
   if (record.head !== change.expectHead) throw new HeadMovedError(id, { source: SOURCE });
-  const planned = await planAppend(change.newHead ? undefined : headLog, tail.count, change.append ?? []);
+  const append = change.append ?? [];
+  // A new head is empty; the current one may hold some ids already (a retry): then nothing is written.
+  const held = change.newHead ? [] : await heldMessages(headLog, tail.count, append);
+  if (held.length > 0) return { record, messages: [], held };
+  const written = append.map(asStored);
   const rewritesRecord = Boolean(change.newHead || change.event || change.metadata || change.context);
-  if (!rewritesRecord && planned.fresh.length === 0) return { record, messages: planned.stored };
+  if (!rewritesRecord && append.length === 0) return { record, messages: written };
 
   const now = Date.now();
-  const next = nextRecord(record, change, headInfo.start, planned.fresh.length, now);
+  const next = nextRecord(record, change, headInfo.start, append.length, now);
   await addReferences(storage, id, record, next, change);
-  if (planned.fresh.length > 0) {
+  if (append.length > 0) {
     // Into the new head if the change makes one, else after the current head's last commit.
     const [log, after] = change.newHead ? [storage.log(change.newHead.id), EMPTY_TAIL] : [headLog, tail];
     const guarded = rewritesRecord && !change.newHead;
-    await log.append(planned.fresh, { revision: next.revision, committedAt: now, guarded }, after);
+    await log.append(append, { revision: next.revision, committedAt: now, guarded }, after);
   }
   if (rewritesRecord) await storage.records.write(storedForm(next, await writeEvents(storage, stored, next)));
-  return { record: next, messages: planned.stored };
+  return { record: next, messages: written };
 }
 
 /** The history file of the record after the change: one event appended, or written whole for an old record. */
@@ -122,4 +127,19 @@ async function addReferences(
 
 function endOf(record: LogRecord, headStart: number): LogPoint {
   return { segment: record.head, offset: record.length - headStart, position: record.length };
+}
+
+/** The messages among the head's first `count` under ids of `items`, as stored. */
+async function heldMessages(head: SegmentLog, count: number, items: Message[]): Promise<Message[]> {
+  if (items.length === 0) return [];
+  const found = await head.locate(
+    items.map((message) => message.id),
+    count,
+  );
+  return found.flatMap((entry) => (entry ? [entry.message] : []));
+}
+
+/** A message as it reads back from its JSON line. */
+function asStored(message: Message): Message {
+  return JSON.parse(JSON.stringify(message)) as Message;
 }

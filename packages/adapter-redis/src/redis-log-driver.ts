@@ -17,7 +17,6 @@ import {
   ThreadExistsError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
-import { AppendBatch } from "./append-batch.js";
 import { commitRefusal, importRefusal, stateRefusal } from "./driver-refusals.js";
 import { KeyLayout, segmentKeyList } from "./key-layout.js";
 import { committedRecord, decodeRecord, hashFields } from "./record-codec.js";
@@ -125,7 +124,7 @@ export class RedisLogDriver implements LogDriver {
     const head = this.layout.segment(change.expectHead);
     const target = change.newHead && this.layout.segment(change.newHead.id);
     if (change.newHead && target) this.#assertSameSlot(keys.record, target.info, change.newHead.id);
-    const batch = new AppendBatch(change.append ?? []);
+    const append = change.append ?? [];
     const scriptKeys = [
       keys.record,
       keys.events,
@@ -133,32 +132,27 @@ export class RedisLogDriver implements LogDriver {
       ...(target ? segmentKeyList(target) : []),
     ];
     const now = new Date().toISOString();
-    if (batch.conflict) {
-      const check = commitArguments(change, [], now, this.ttlSeconds, { checkOnly: true });
-      const checked = (await this.connection.script(COMMIT, scriptKeys, check)) as unknown[];
-      throw checked[0] === "checked" ? batch.conflict : commitRefusal(id, change, checked);
-    }
     const taken = referencesTaken(change);
     if (taken.length > 0 && !(await this.#references.retain(taken)))
       throw new ThreadNotFoundError(id, source);
-    let reply: unknown[];
-    for (;;) {
-      // An error here leaves it unknown whether the script ran, so the references taken stay (a leak at worst).
-      reply = (await this.connection.script(
-        COMMIT,
-        scriptKeys,
-        commitArguments(change, batch.pending(), now, this.ttlSeconds),
-      )) as unknown[];
-      if (reply[0] !== "seen") break;
-      try {
-        batch.settle(reply[1] as unknown[]);
-      } catch (error) {
-        await this.#references.releaseQuietly(taken);
-        throw error;
-      }
-    }
+    // An error here leaves it unknown whether the script ran, so the references taken stay (a leak at worst).
+    const reply = (await this.connection.script(
+      COMMIT,
+      scriptKeys,
+      commitArguments(change, append, now, this.ttlSeconds),
+    )) as unknown[];
     if (reply[0] !== "ok") {
       await this.#references.releaseQuietly(taken);
+      if (reply[0] === "held") {
+        // Nothing was written, so the caller's record (or the stored one) is still the thread's.
+        const record = change.known ?? (await this.read(id));
+        if (record?.kind !== "log") throw new ThreadNotFoundError(id, source);
+        return {
+          record,
+          messages: [],
+          held: (reply[1] as string[]).map((json) => JSON.parse(json) as Message),
+        };
+      }
       throw commitRefusal(id, change, reply);
     }
     const record = committedRecord(id, change, reply, now);
@@ -169,7 +163,7 @@ export class RedisLogDriver implements LogDriver {
       const pointsChanged = Boolean(change.newHead || change.event);
       if (headInfo) await this.#retention?.refresh(id, headInfo, record.events, pointsChanged);
     });
-    return { record, messages: batch.stored() };
+    return { record, messages: append };
   }
 
   async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {

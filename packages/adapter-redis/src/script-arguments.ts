@@ -16,7 +16,6 @@ export function commitArguments(
   append: Message[],
   now: string,
   ttlSeconds: number,
-  options: { checkOnly?: boolean } = {},
 ): string[] {
   const { newHead, event, known } = change;
   const args = [
@@ -25,9 +24,8 @@ export function commitArguments(
     now,
     String(ttlSeconds),
     known && known.head === change.expectHead ? String(known.revision) : "",
-    options.checkOnly ? "-1" : String(append.length),
+    String(append.length),
   ];
-  if (options.checkOnly) return args;
   let flags = "";
   for (const message of append) {
     args.push(toSortableText(message.id), JSON.stringify(message));

@@ -46,7 +46,7 @@ describe("what a commit reads back", () => {
   });
 
   it("a batch that repeats an id leaves no trace of its new messages until they are sent alone", async () => {
-    prefix = uniquePrefix("undo");
+    prefix = uniquePrefix("held");
     const store = redisStore({ url: singleUrl(), prefix });
     const thread = await store.create();
     const [a] = await thread.append([say("a"), say("b")]);

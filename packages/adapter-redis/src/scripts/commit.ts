@@ -4,12 +4,12 @@ import { defineLuaScript } from "./lua-script.js";
  * One change to a local thread, all of `LogChange`'s steps in one atomic step.
  * KEYS: record, events, head (info, messages, ids, system), then the new head's four keys when the change
  * makes one. ARGV: ifRevision or "", expected head, now, ttl, the caller's known revision or "", the
- * number of messages n (-1: check the thread, revision and head only, and answer {"checked"}), then per message its id and JSON, then a flag per message ("1" for a system
- * message) as one string; then, only for a change that does more than append: new head id or "", its
- * base (JSON), start and createdAt, metadata or "", context or "", event kind ("", checkpoint, rollback,
- * other), event JSON before the point, event JSON after it up to the revision, the point's segment (JSON).
- * Returns {"notfound"}, {"concurrency", revision}, {"headmoved"}, {"seen", {item, stored JSON, …}} (ids
- * the head holds already: nothing was written; the caller compares and sends the rest), or {"ok",
+ * number of messages n, then per message its id and JSON, then a flag per message ("1" for a system message)
+ * as one string; then, only for a change that does more than append: new head id or "", its base (JSON),
+ * start and createdAt, metadata or "", context or "", event kind ("", checkpoint, rollback, other), event
+ * JSON before the point, event JSON after it up to the revision, the point's segment (JSON).
+ * Returns {"notfound"}, {"concurrency", revision}, {"headmoved"}, {"held", {stored JSON, …}} (messages the
+ * head holds under appended ids: nothing was written; thread-core compares them and sends the rest), or {"ok",
  * revision, length, event JSON or nil, released head base or nil}, followed by the record's fields and
  * events when the record had moved past the caller's known revision.
  */
@@ -25,9 +25,6 @@ if record[2] ~= ARGV[2] then return { 'headmoved' } end
 local known = ARGV[5] == record[1]
 local length = tonumber(record[3])
 local count = tonumber(ARGV[6])
--- A count of -1 only checks: the caller has a reason to refuse the change once the thread, its revision and
--- its head check out.
-if count < 0 then return { 'checked' } end
 local last = 6 + 2 * count
 local flags = ARGV[last + 1]
 -- The rest of the change, when there is more than an append ("" where absent).
@@ -36,35 +33,29 @@ local new_head, metadata, context, kind = ARGV[c + 1] or '', ARGV[c + 5] or '', 
 local target = new_head ~= '' and 7 or 3
 local first_offset = 0
 
--- Pushes the messages and claims their ids with HSETNX. An id the head holds already undoes both (the
--- script is atomic, so nobody sees them) and answers {item, stored JSON, ...}; else nil. A new head is
--- empty and the batch holds each id once, so only the current head can answer.
+-- Ids the current head holds already (a retry) are answered with their messages before anything is
+-- written. thread-core sends each id once, and a new head is empty.
+if new_head == '' and count > 0 then
+  local held = {}
+  for item = 1, count do
+    local stored = redis.call('HGET', KEYS[5], ARGV[5 + 2 * item])
+    -- The offset leads the value ("offset", or "offset:fingerprint" as older versions wrote it).
+    if stored then held[#held + 1] = redis.call('LINDEX', KEYS[4], tonumber(string.match(stored, '^%d+'))) end
+  end
+  if #held > 0 then return { 'held', held } end
+end
+
+-- Pushes the messages and records each id's offset; returns the first one's offset.
 local function push_messages(messages_key, ids_key)
-  local messages = {}
+  local messages, ids = {}, {}
   for index = 8, last, 2 do messages[#messages + 1] = ARGV[index] end
   local offset = push_all('RPUSH', messages_key, messages, 1) - count
-  local seen, claimed = {}, {}
   for item = 1, count do
-    local id = ARGV[5 + 2 * item]
-    if redis.call('HSETNX', ids_key, id, offset + item - 1) == 1 then claimed[#claimed + 1] = id
-    else seen[#seen + 1] = item end
+    ids[#ids + 1] = ARGV[5 + 2 * item]
+    ids[#ids + 1] = offset + item - 1
   end
-  if #seen == 0 then return nil, offset end
-  push_all('HDEL', ids_key, claimed, 1)
-  if offset == 0 then redis.call('DEL', messages_key) else redis.call('LTRIM', messages_key, 0, offset - 1) end
-  local reply = {}
-  for _, item in ipairs(seen) do
-    local stored = redis.call('HGET', ids_key, ARGV[5 + 2 * item])
-    reply[#reply + 1] = item
-    -- The offset leads the value ("offset", or "offset:fingerprint" as older versions wrote it).
-    reply[#reply + 1] = redis.call('LINDEX', messages_key, tonumber(string.match(stored, '^%d+')))
-  end
-  return reply, offset
-end
-if new_head == '' and count > 0 then
-  local seen, offset = push_messages(KEYS[4], KEYS[5])
-  if seen then return { 'seen', seen } end
-  first_offset = offset
+  push_all('HSET', ids_key, ids, 1)
+  return offset
 end
 
 local changed, point, released, event = false, '', false, false
@@ -84,7 +75,7 @@ if new_head ~= '' then
   changed = true
 end
 if count > 0 then
-  if new_head ~= '' then first_offset = select(2, push_messages(KEYS[target + 1], KEYS[target + 2])) end
+  first_offset = push_messages(KEYS[target + 1], KEYS[target + 2])
   local system = {}
   for item = 1, count do
     if string.byte(flags, item) == 49 then system[#system + 1] = first_offset + item - 1 end

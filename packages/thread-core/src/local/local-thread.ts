@@ -1,7 +1,7 @@
-import { PointNotFoundError, SkeinError, ThreadNotFoundError } from "../errors.js";
+import { ConcurrencyError, PointNotFoundError, SkeinError, ThreadNotFoundError } from "../errors.js";
 import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
 import { assertJsonObjectField, cloneJson } from "../json.js";
-import { type Message, type MessageInput, messageConflict, normalizeMessage } from "../message.js";
+import { type Message, type MessageInput, normalizeMessage } from "../message.js";
 import type {
   AppendOptions,
   Checkpoint,
@@ -17,6 +17,7 @@ import type {
   ViewOptions,
 } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
+import { AppendPlan } from "./append-plan.js";
 import {
   type CommitResult,
   type LogChange,
@@ -91,17 +92,30 @@ export class LocalThread implements Thread {
     const items = inputs.map((item, index) => normalizeMessage(item, Array.isArray(input) ? [index] : []));
     if (items.length === 0) return [];
     return this.#withHead(async (record) => {
+      const plan = new AppendPlan(items, this.host.driver.source);
+      if (plan.conflict) await this.#refuse(plan.conflict, options.ifRevision);
       // Messages already in an ancestor segment are immutable there: settle them here, the rest atomically.
       const rootHead = this.host.chains.cached(record.head)?.base === null;
-      const earlier = rootHead ? [] : await this.#ancestorMatches(record, items);
-      const fresh = items.filter((_, index) => earlier[index] === undefined);
-      const change: LogChange = { expectHead: record.head, ifRevision: options.ifRevision, append: fresh };
-      const result =
-        fresh.length > 0 || options.ifRevision !== undefined
-          ? await this.#commit(change)
-          : { record, messages: [] as Message[] };
-      let next = 0;
-      return items.map((_, index) => earlier[index] ?? (result.messages[next++] as Message));
+      if (!rootHead) {
+        const ancestors = await this.#ancestorMatches(record, plan.pending());
+        try {
+          plan.settle(ancestors);
+        } catch (error) {
+          await this.#refuse(error as Error, options.ifRevision);
+        }
+      }
+      for (;;) {
+        const append = plan.pending();
+        if (append.length === 0 && options.ifRevision === undefined) return plan.stored([]);
+        const result = await this.#commit({
+          expectHead: record.head,
+          ifRevision: options.ifRevision,
+          append,
+        });
+        if (!result.held) return plan.stored(result.messages);
+        // The head holds some ids already (a retry): nothing was written; compare them, send the rest.
+        plan.settle(result.held);
+      }
     });
   }
 
@@ -264,22 +278,32 @@ export class LocalThread implements Thread {
     }
   }
 
-  async #ancestorMatches(record: LogRecord, items: Message[]) {
+  /** The stored messages, among the head's ancestors, under ids of `items`. */
+  async #ancestorMatches(record: LogRecord, items: Message[]): Promise<Message[]> {
     const head = await this.host.chains.info(record.head);
-    if (!head.base) return items.map(() => undefined);
+    if (!head.base || items.length === 0) return [];
     const ranges = await this.host.chains.chain(head.base.segment, head.base.offset);
-    return Promise.all(
+    const found = await Promise.all(
       items.map(async (message) => {
-        const found = await this.host.chains.locate(ranges, message.id);
-        if (!found) return undefined;
-        const stored = (
-          await this.host.chains.read(ranges, found.position, found.position + 1)
-        )[0] as Message;
-        const conflict = messageConflict(stored, message, this.host.driver.source);
-        if (conflict) throw conflict;
-        return stored;
+        const at = await this.host.chains.locate(ranges, message.id);
+        return at && this.host.chains.read(ranges, at.position, at.position + 1);
       }),
     );
+    return found.flatMap((messages) => messages ?? []);
+  }
+
+  /**
+   * Throws `error` (a conflict found before the commit) once the thread and its revision check out, so
+   * that a missing thread or a stale `ifRevision` is reported first, as a commit would.
+   */
+  async #refuse(error: Error, ifRevision: number | undefined): Promise<never> {
+    const record = await this.host.driver.read(this.id, this.#record);
+    const source = { source: this.host.driver.source };
+    if (record?.kind !== "log") throw new ThreadNotFoundError(this.id, source);
+    if (ifRevision !== undefined && ifRevision !== record.revision) {
+      throw new ConcurrencyError(this.id, ifRevision, record.revision, source);
+    }
+    throw error;
   }
 
   /**

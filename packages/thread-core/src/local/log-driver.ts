@@ -107,9 +107,10 @@ export interface RecordSummary {
  *    `HeadMovedError` if the head is not `expectHead` (the caller re-reads and retries);
  * 2. for a rollback event, fills `event.from` with the current end, then makes `newHead` the head
  *    (length = newHead.start);
- * 3. appends: an id already among the head's own messages (or earlier in this batch) is skipped if the
- *    message is equal (`messageFingerprint`) and a `ConflictError` if not, checked before anything is
- *    written. Fingerprints are only needed when ids meet, so drivers compute them then, not per append;
+ * 3. appends `append`. thread-core plans it (`AppendPlan`): each id comes once, and none is held by an
+ *    ancestor segment. If the head's own messages hold any of its ids (a retry, or a concurrent writer),
+ *    the driver writes nothing at all (no step runs) and answers `{ held }`, the stored messages under
+ *    those ids; thread-core compares them (equal: skipped, different: `ConflictError`) and commits the rest;
  * 4. for a checkpoint event, fills `event.checkpoint.point` with the end after the append;
  * 5. replaces metadata / context when given; and if anything changed, bumps `revision`, sets `updatedAt`,
  *    fills `event.revision` and records the event.
@@ -132,9 +133,12 @@ export interface LogChange {
 }
 
 export interface CommitResult {
+  /** The record after the change; with `held`, unchanged (a driver may give back the caller's `known`). */
   record: LogRecord;
-  /** The appended messages as stored, in input order; a skipped duplicate is given as stored before. */
+  /** The appended messages as stored, in input order. */
   messages: Message[];
+  /** When present, nothing was written: the messages the head holds under ids of `append` (step 3). */
+  held?: Message[];
 }
 
 /** A fresh head segment for a thread, continuing `base` (or starting the log). */

@@ -26,8 +26,8 @@ import {
   deepFreeze,
   emptySegment,
   freezeEvents,
+  heldMessages,
   type MemorySegment,
-  planAppend,
 } from "./memory-segment.js";
 
 export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
@@ -68,11 +68,11 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     if (stored.head !== change.expectHead) throw new HeadMovedError(id);
     const record = copyRecord(stored);
     const event = change.event && cloneJson(change.event);
-    // Plan (and throw on conflicts) before anything is written.
-    const planned = planAppend(
-      change.newHead ? emptySegment(change.newHead) : (this.#segments.get(stored.head) as MemorySegment),
-      change.append ?? [],
-    );
+    const append = change.append ?? [];
+    // A new head is empty; the current one may hold some ids already (a retry): then nothing is written.
+    const current = change.newHead ? undefined : (this.#segments.get(stored.head) as MemorySegment);
+    const held = current ? heldMessages(current, append) : [];
+    if (held.length > 0) return { record: copyRecord(stored), messages: [], held };
     let changed = false;
     if (change.newHead) {
       if (event?.kind === "rollback") event.from = this.#end(record);
@@ -82,7 +82,8 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       changed = true;
     }
     const head = this.#segments.get(record.head) as MemorySegment;
-    for (const message of planned.fresh) {
+    const first = head.messages.length;
+    for (const message of append) {
       if (message.role === "system") head.system.push(head.messages.length);
       head.index.set(message.id, head.messages.length);
       head.messages.push(deepFreeze(cloneJson(message)));
@@ -105,8 +106,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       if (change.newHead) this.#release(stored.head);
       this.#records.set(id, record);
     }
-    const messages = planned.result.map((index) => head.messages[index] as Message);
-    return { record: copyRecord(record), messages };
+    return { record: copyRecord(record), messages: head.messages.slice(first, first + append.length) };
   }
 
   async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {

@@ -1,6 +1,6 @@
 import { cloneJson } from "../json.js";
 import type { SegmentInfo, StoredRecord } from "../local/log-driver.js";
-import { type Message, messageConflict } from "../message.js";
+import type { Message } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
 
 /** A segment of the memory store: its messages, frozen, and the indexes appends and lookups need. */
@@ -42,26 +42,12 @@ export function emptySegment(info: SegmentInfo): MemorySegment {
   return { info, messages: [], index: new Map(), system: [] };
 }
 
-/** Which appended items are new, which repeat a message (equal: skipped), and which conflict (throws). */
-export function planAppend(head: MemorySegment, items: Message[]) {
-  const batch = new Map<string, { message: Message; slot: number }>();
-  const fresh: Message[] = [];
-  const result: number[] = [];
+/** The messages the segment holds under ids of `items`, as stored. */
+export function heldMessages(segment: MemorySegment, items: Message[]): Message[] {
+  const held: Message[] = [];
   for (const message of items) {
-    const existing = head.index.get(message.id);
-    const earlier = existing === undefined ? batch.get(message.id)?.message : head.messages[existing];
-    const conflict = earlier && messageConflict(earlier, message);
-    if (conflict) throw conflict;
-    if (existing !== undefined) {
-      result.push(existing);
-    } else if (batch.has(message.id)) {
-      result.push((batch.get(message.id) as { slot: number }).slot);
-    } else {
-      const slot = head.messages.length + fresh.length;
-      batch.set(message.id, { message, slot });
-      fresh.push(message);
-      result.push(slot);
-    }
+    const offset = segment.index.get(message.id);
+    if (offset !== undefined) held.push(segment.messages[offset] as Message);
   }
-  return { fresh, result };
+  return held;
 }

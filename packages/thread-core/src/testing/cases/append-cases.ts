@@ -110,6 +110,35 @@ export function appendCases(context: SuiteContext): void {
     expect((await thread.messages()).map((message) => message.id)).toEqual(["a"]);
   });
 
+  conformanceCase(
+    context,
+    "a retried batch writes only its new ids, once, wherever the others are",
+    async () => {
+      const thread = await context.store.create();
+      await thread.append({ id: "a", role: "user", text: "a" });
+      // After a rollback to the end, "a" lives in an ancestor segment and the head starts empty.
+      await thread.rollback(await thread.checkpoint());
+      const changed = { id: "a", role: "user" as const, text: "changed" };
+      expect(await caught(thread.append(changed, { ifRevision: 0 }))).toBeInstanceOf(ConcurrencyError);
+      expect(await caught(thread.append(changed))).toBeInstanceOf(ConflictError);
+      const [b] = await thread.append({ id: "b", role: "assistant", text: "b" });
+      const revision = thread.revision;
+      const stored = await thread.append([
+        { id: "a", role: "user", text: "a" },
+        { id: "b", role: "assistant", text: "b" },
+        { id: "c", role: "user", text: "c" },
+        { id: "c", role: "user", text: "c" },
+      ]);
+      expect(stored.map((message) => message.id)).toEqual(["a", "b", "c", "c"]);
+      expect(stored[1]).toEqual(b);
+      expect(stored[3]).toEqual(stored[2]);
+      expect(thread.revision).toBe(revision + 1);
+      expect((await thread.messages()).map((message) => message.id)).toEqual(["a", "b", "c"]);
+      expect(await thread.append({ id: "c", role: "user", text: "c" })).toEqual([stored[2]]);
+      expect(thread.revision).toBe(revision + 1);
+    },
+  );
+
   conformanceCase(context, "messages reads by last, after and limit", async () => {
     const thread = await context.store.create();
     await thread.append(
