@@ -17,7 +17,7 @@ import type {
   ViewOptions,
 } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
-import type { PairKey } from "./pair-key.js";
+import { type PairKey, pairMetadata } from "./pair-key.js";
 import { ThreadManagerError } from "./thread-manager-error.js";
 
 /** The load/save callbacks as the manager calls them: failures typed, a refused save reported as `false`. */
@@ -74,11 +74,7 @@ export class CallbackThread implements Thread {
       saved === undefined || saved === null
         ? ((await createMemoryStore({ registry }).create({
             id: key.threadId,
-            metadata: {
-              chatId: key.chatId,
-              participants: key.participants,
-              ...(key.user === undefined ? {} : { user: key.user }),
-            },
+            metadata: pairMetadata(key),
           })) as LocalThread)
         : await openSaved(key, saved, registry);
     return new CallbackThread(key, storage, registry, inner);

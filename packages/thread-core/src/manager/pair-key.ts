@@ -42,6 +42,15 @@ export function pairKey(chatId: string, pair: PairParticipants): PairKey {
   };
 }
 
+/** What a pair thread's metadata says of its pair, so `list` can tell the pairs of a chat apart. */
+export function pairMetadata(key: PairKey): Record<string, unknown> {
+  return {
+    chatId: key.chatId,
+    participants: key.participants,
+    ...(key.user === undefined ? {} : { user: key.user }),
+  };
+}
+
 /** The prefix every pair thread id of a chat starts with. */
 export function chatPrefix(chatId: string): string {
   return `pair.${digest(chatId)}.`;

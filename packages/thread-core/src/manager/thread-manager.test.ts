@@ -204,6 +204,20 @@ describe("thread manager with load/save callbacks", () => {
     expect(ThreadManagerError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/older than revision 2/);
     expect(await storedTexts(callbacks)).toEqual(["one"]);
+    // The refused object is forgotten: the next get works from what the storage holds now.
+    const again = await manager.get("chat", "A", "B");
+    expect(again).not.toBe(thread);
+    await manager.appendAndSave(again, { role: "user", text: "after the restore" });
+    expect(await storedTexts(callbacks)).toEqual(["one", "after the restore"]);
+  });
+
+  it("refuses to save a thread it did not give out, saying so", async () => {
+    const { callbacks } = mapCallbacks();
+    const manager = createThreadManager(callbacks);
+    const other = await createThreadManager(mapCallbacks().callbacks).get("chat", "A", "B");
+    const error = await manager.save(other).catch((caught: unknown) => caught as Error);
+    expect(ThreadManagerError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/was not got from this thread manager/);
   });
 
   it("refresh() brings in what another manager saved, keeping unsaved appends", async () => {

@@ -1,6 +1,7 @@
 import { defaultRegistry } from "../create-registry.js";
 import {
   ConcurrencyError,
+  quoteUntrusted,
   SkeinError,
   ThreadExistsError,
   ThreadNotFoundError,
@@ -14,7 +15,7 @@ import type { Thread } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
 import { CallbackThread, type PairStorage } from "./callback-thread.js";
 import { LruCache } from "./lru-cache.js";
-import { chatPrefix, type PairKey, pairKey } from "./pair-key.js";
+import { chatPrefix, type PairKey, pairKey, pairMetadata } from "./pair-key.js";
 import { ThreadManagerError } from "./thread-manager-error.js";
 
 /** A pair thread's state (memory thread JSON, with its whole log) as `save` gets it. */
@@ -99,17 +100,43 @@ export function createThreadManager(options: ThreadManagerOptions): ThreadManage
   const backend = "store" in options ? storeBackend(options.store) : callbackBackend(options);
   const entryOf = (thread: Thread): Entry => {
     const entry = owners.get(thread);
-    if (!entry) throw new ThreadNotFoundError(thread.id);
+    if (!entry) {
+      throw new ThreadManagerError(
+        `Thread ${quoteUntrusted(thread?.id)} was not got from this thread manager: save only threads its get returned (another manager's, or a thread opened from the store directly, is saved by its own).`,
+      );
+    }
     return entry;
   };
-  /** A save refused for good leaves the object behind: the next `get` loads the pair afresh. */
-  const forgetOnConflict = async <T>(entry: Entry, action: () => Promise<T>): Promise<T> => {
+  /**
+   * A failed save leaves the object behind: the next `get` loads the pair afresh. Whatever failed (a
+   * conflict that cannot be merged, storage whose revisions went back, a callback that threw), the object
+   * keeps its unsaved changes for its holder to retry, and the saves stay compare-and-sets, so a fresh
+   * object beside it loses nothing.
+   */
+  const forgetOnFailure = async <T>(entry: Entry, action: () => Promise<T>): Promise<T> => {
     try {
       return await action();
     } catch (error) {
-      if (ConcurrencyError.isInstance(error)) cache.deleteIf(entry.key.threadId, entry.loading);
+      cache.deleteIf(entry.key.threadId, entry.loading);
       throw error;
     }
+  };
+  const open = (key: PairKey): Promise<Thread> => {
+    // Concurrent first calls share one load.
+    const loading: Promise<Thread> = backend.open(key).then((thread) => {
+      owners.set(thread, { key, loading });
+      return thread;
+    });
+    cache.set(key.threadId, loading);
+    loading.catch(() => cache.deleteIf(key.threadId, loading));
+    return loading;
+  };
+  /** A cached store thread may have been deleted (through it, or in another process): open it again then. */
+  const live = async (key: PairKey, cached: Promise<Thread>): Promise<Thread> => {
+    const thread = await cached;
+    if (await backend.exists(thread)) return thread;
+    cache.deleteIf(key.threadId, cached);
+    return cache.get(key.threadId) ?? open(key);
   };
   return {
     get(chatId, first, second) {
@@ -121,23 +148,15 @@ export function createThreadManager(options: ThreadManagerOptions): ThreadManage
         return Promise.reject(error); // a bad name is a rejected promise, like every other failure of get
       }
       const cached = cache.get(key.threadId);
-      if (cached) return cached;
-      // Concurrent first calls share one load.
-      const loading: Promise<Thread> = backend.open(key).then((thread) => {
-        owners.set(thread, { key, loading });
-        return thread;
-      });
-      cache.set(key.threadId, loading);
-      loading.catch(() => cache.deleteIf(key.threadId, loading));
-      return loading;
+      return cached ? live(key, cached) : open(key);
     },
     async save(thread) {
       const entry = entryOf(thread);
-      await forgetOnConflict(entry, () => backend.save(thread));
+      await forgetOnFailure(entry, () => backend.save(thread));
     },
     async appendAndSave(thread, messages) {
       const entry = entryOf(thread);
-      return forgetOnConflict(entry, () => backend.appendAndSave(thread, messages));
+      return forgetOnFailure(entry, () => backend.appendAndSave(thread, messages));
     },
     list: (chatId) => backend.list(chatId),
   };
@@ -145,17 +164,14 @@ export function createThreadManager(options: ThreadManagerOptions): ThreadManage
 
 interface Backend {
   open(key: PairKey): Promise<Thread>;
+  /**
+   * Whether a cached thread still exists where it is kept. A store thread is read again (one small read of
+   * its record, which also brings it up to date); a callback thread cannot be deleted through the manager.
+   */
+  exists(thread: Thread): Promise<boolean>;
   save(thread: Thread): Promise<void>;
   appendAndSave(thread: Thread, messages: MessageInput | MessageInput[]): Promise<Message[]>;
   list(chatId: string): Promise<PairKey[]>;
-}
-
-function pairMetadata(key: PairKey): Record<string, unknown> {
-  return {
-    chatId: key.chatId,
-    participants: key.participants,
-    ...(key.user === undefined ? {} : { user: key.user }),
-  };
 }
 
 function storeBackend(store: ThreadStore): Backend {
@@ -171,6 +187,15 @@ function storeBackend(store: ThreadStore): Backend {
         return await store.create({ id: key.threadId, metadata: pairMetadata(key) });
       } catch (error) {
         if (ThreadExistsError.isInstance(error)) return find(key); // another process created it first
+        throw error;
+      }
+    },
+    async exists(thread) {
+      try {
+        await thread.refresh();
+        return true;
+      } catch (error) {
+        if (ThreadNotFoundError.isInstance(error)) return false;
         throw error;
       }
     },
@@ -237,6 +262,7 @@ function callbackBackend(callbacks: ThreadManagerCallbacks & { registry?: Regist
       assertThreadId(key.threadId);
       return CallbackThread.load(key, storage, registry);
     },
+    exists: async () => true,
     save: (thread) => own(thread).save(),
     appendAndSave: (thread, messages) => own(thread).appendAndSave(messages),
     async list(chatId) {

@@ -117,4 +117,20 @@ export function managerCases(context: SuiteContext): void {
     await manager.appendAndSave(ac, { role: "user", text: "late" });
     expect(texts(await again.messages())).toEqual(["late"]);
   });
+
+  conformanceCase(context, "a pair deleted through its thread or in the store starts over", async () => {
+    const manager = createThreadManager({ store: context.store });
+    const thread = await manager.get("chat", "A", "B");
+    await thread.append({ role: "user", text: "one" });
+    await thread.delete(); // "start the conversation over"
+    const again = await manager.get("chat", "A", "B");
+    expect(again).not.toBe(thread);
+    await again.append({ role: "user", text: "fresh" });
+    expect(texts(await again.messages())).toEqual(["fresh"]);
+    // Deleted by another process: the next get of this manager notices too.
+    await context.store.delete(again.id);
+    const third = await manager.get("chat", "B", "A");
+    await manager.appendAndSave(third, { role: "user", text: "third" });
+    expect(texts(await (await context.store.get(again.id)).messages())).toEqual(["third"]);
+  });
 }
