@@ -58,15 +58,16 @@ export async function planFork(
 ): Promise<ForkPlan> {
   if (saved) return planAtCheckpoint(workflow, current, saved);
   if (at !== undefined && typeof at !== "string" && "id" in at) {
-    // A checkpoint object names a workflow checkpoint; this workflow never took (or no longer holds) this one.
-    throw new PointNotFoundError(workflow.id, at.id);
+    // A checkpoint of the main sub-thread forks there, as a message id of main does; any other checkpoint
+    // object names a workflow checkpoint this workflow never took (or no longer holds).
+    if (at.threadId !== current.get("main")?.id) throw new PointNotFoundError(workflow.id, at.id);
   }
   const target =
     at === undefined
       ? undefined
       : typeof at === "object" && "thread" in at
         ? { key: at.thread, at: at.message, message: at.message }
-        : { key: "main", at, message: typeof at === "string" ? at : `${at.segment}:${at.offset}` };
+        : { key: "main", at, message: pointName(at) };
   if (target && !current.has(target.key)) throw new ThreadNotFoundError(`${workflow.id}#${target.key}`);
   const parts = [...current].map(([key, sub]) => ({
     key,
@@ -148,4 +149,9 @@ export async function forkParts(
 /** Deletes forks made for a workflow fork that failed; their own failures must not hide the one that stopped it. */
 export async function discardForks(forks: Iterable<Thread>): Promise<void> {
   await Promise.allSettled([...forks].map((fork) => fork.delete()));
+}
+
+function pointName(at: PointTarget): string {
+  if (typeof at === "string") return at;
+  return "id" in at ? at.id : `${at.segment}:${at.offset}`;
 }

@@ -222,7 +222,8 @@ export class WorkflowThread implements Thread<WorkflowState> {
 
   /**
    * The workflow at one of its checkpoints: `execution` and every sub-thread (`thread(key)`) as they were
-   * there, read-only. Any other target (a message id or a point of `main`) reads `main` at that point.
+   * there, read-only. Any other target (a message id, a point or a checkpoint of `main`) reads `main` at
+   * that point.
    */
   async at(target: Checkpoint): Promise<WorkflowSnapshot>;
   async at(target: PointTarget): Promise<ThreadSnapshot>;
@@ -233,8 +234,15 @@ export class WorkflowThread implements Thread<WorkflowState> {
         checkpointedThread(this.store, this.#threads, key, checkpoint),
       );
     }
-    // A checkpoint object names a workflow checkpoint: one this workflow does not hold is not found.
-    if (typeof target !== "string" && "id" in target) throw new PointNotFoundError(this.id, target.id);
+    // A checkpoint object names a workflow checkpoint, or one taken on the main sub-thread (read there);
+    // any other is not found.
+    if (
+      typeof target !== "string" &&
+      "id" in target &&
+      target.threadId !== this.#threads.get(MAIN_THREAD)?.id
+    ) {
+      throw new PointNotFoundError(this.id, target.id);
+    }
     return this.thread().at(target);
   }
 

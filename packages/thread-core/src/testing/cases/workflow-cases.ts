@@ -256,6 +256,19 @@ export function workflowCases(context: SuiteContext): void {
     expect(await texts(atMain.thread("planner"))).toEqual(["p1", "p2", "p3"]);
   });
 
+  conformanceCase(context, "at() and fork() take a checkpoint of the main sub-thread", async () => {
+    const workflow = await createWorkflow(["main"]);
+    await workflow.append({ role: "user", text: "m1" });
+    const mainCheckpoint = await workflow.thread("main").checkpoint("main only");
+    await workflow.append({ role: "user", text: "m2" });
+    const past = await workflow.at(mainCheckpoint);
+    expect((await past.messages()).map((message) => (message.contents[0] as { text: string }).text)).toEqual([
+      "m1",
+    ]);
+    const fork = await workflow.fork({ at: mainCheckpoint });
+    expect(await texts(fork.thread("main"))).toEqual(["m1"]);
+  });
+
   conformanceCase(
     context,
     "a fork at a point the workflow does not have is a typed error and creates nothing",
