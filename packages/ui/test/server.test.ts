@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { openStore, type ThreadStore } from "@skein/thread-core";
+import { type LocalStore, openStore, type ThreadStore } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUi, type UiServer } from "../src/index.js";
 
@@ -173,5 +173,43 @@ describe("the ui server", () => {
       (await call(readOnly.port, `/api/messages?id=long&limit=2&token=${readOnly.token}`)).body,
     );
     expect(last.from).toBe(998);
+  });
+
+  it("opens, pages, polls and views a 20,000-message thread reading only what it shows", async () => {
+    const counted = (await openStore("memory:")) as LocalStore;
+    const big = await counted.create({ id: "big" });
+    await big.append(
+      Array.from({ length: 20_000 }, (_, index) => ({ role: "user" as const, text: `m${index}` })),
+    );
+    // The store's own driver, counting the messages it hands out.
+    let read = 0;
+    const driver = counted.driver;
+    const readSegment = driver.readSegment.bind(driver);
+    driver.readSegment = async (id, from, to) => {
+      const messages = await readSegment(id, from, to);
+      read += messages.length;
+      return messages;
+    };
+    const server = await startUi({ store: counted });
+    const get = async (path: string) => {
+      read = 0;
+      const response = await call(server.port, `${path}&token=${server.token}`);
+      expect(response.status, path).toBe(200);
+      return { body: JSON.parse(response.body), read };
+    };
+    try {
+      expect((await get("/api/thread?id=big")).read).toBe(0);
+      expect((await get("/api/live?id=big")).read).toBe(0);
+      const last = await get("/api/messages?id=big&limit=50");
+      expect(last.body.from).toBe(19_950);
+      expect(last.read).toBe(50);
+      expect((await get("/api/messages?id=big&from=10000&limit=50")).read).toBe(50);
+      const view = await get("/api/view?id=big&maxTokens=100");
+      expect(view.body.keptIds.length).toBeGreaterThan(0);
+      expect(view.read).toBeLessThan(100);
+    } finally {
+      await server.close();
+      await counted.close();
+    }
   });
 });
