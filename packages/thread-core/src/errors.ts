@@ -105,6 +105,23 @@ export class DuplicateThreadTypeError extends SkeinError {
   }
 }
 
+/**
+ * A type id that belongs to someone else: one of skein's own (`memory`, `redis`, …), or in a namespace
+ * (`openai.`, `acme.`) that another package's types hold.
+ */
+export class ThreadTypeClashError extends SkeinError {
+  constructor(
+    readonly type: string,
+    readonly owner: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      `Type ${quoteUntrusted(type)} clashes with ${owner}; give your type an id in a namespace of your own (acme.ticket).`,
+      options,
+    );
+  }
+}
+
 /** A state's `$v` is newer than the installed definition of its type knows how to read. */
 export class UnsupportedVersionError extends SkeinError {
   constructor(

@@ -48,6 +48,7 @@ export {
   LogStateSchema,
 } from "./local/log-state.js";
 export { SegmentChains } from "./local/segment-chain.js";
+export { TypedLocalThread } from "./local/typed-local-thread.js";
 export { estimateTokens, selectView, type ViewSource } from "./local/view.js";
 export { type PairKey, type PairParticipants, pairKey } from "./manager/pair-key.js";
 export {
@@ -76,16 +77,24 @@ export type {
 } from "./runner.js";
 export {
   assertInputWithinBudget,
-  runTargetType,
   assertViewWithinBudget,
   isServiceThread,
   refuseTransient,
   requireServedTarget,
   runTarget,
+  runTargetType,
   SERVICE_THREAD_TYPES,
-  unhonouredSettings,
   servedTarget,
+  unhonouredSettings,
 } from "./runner.js";
+export {
+  defineStateType,
+  type StateOf,
+  type StateType,
+  type StateTypeDefinition,
+  stateOf,
+  type TypedState,
+} from "./state-type.js";
 export {
   type OpenStoreOptions,
   openStore,
@@ -93,6 +102,7 @@ export {
   redactUrlText,
   STORE_SCHEMES,
 } from "./store/open-store.js";
+export { PlainStateThread } from "./store/plain-state-thread.js";
 export type * from "./store/store.js";
 export type * from "./thread.js";
 export {

@@ -112,7 +112,8 @@ describe("registry", () => {
     const schema = registry.jsonSchema() as {
       $defs: Record<string, { properties: Record<string, unknown> }>;
     };
-    expect(Object.keys(schema.$defs)).toEqual(["acme.ticket", "memory", "workflow"]);
+    // `$nested` checks states nested anywhere in a context by their `$type`.
+    expect(Object.keys(schema.$defs)).toEqual(["acme.ticket", "memory", "workflow", "$nested"]);
     expect(schema.$defs["acme.ticket"]?.properties).toHaveProperty("priority");
     expect(schema.$defs.memory?.properties).toHaveProperty("segments");
   });

@@ -3,6 +3,7 @@ import {
   DuplicateThreadTypeError,
   InvalidThreadStateError,
   SkeinError,
+  ThreadTypeClashError,
   UnknownThreadTypeError,
   UnsupportedVersionError,
 } from "./errors.js";
@@ -10,6 +11,8 @@ import { assertThreadId } from "./ids.js";
 import { assertJsonValue, cloneJson, isPlainObject, type JsonObject } from "./json.js";
 import { MessageListSchema, MessageSchema } from "./message.js";
 import { OpaqueThreadState } from "./opaque-state.js";
+import { nestedStateSchema, stateFields, walkStateFields } from "./state-fields.js";
+import { stateSchemaTypes } from "./state-type.js";
 import type { ThreadState, ThreadType } from "./thread-type.js";
 
 /** Which package provides each of skein's own thread types, for the error that says what to install. */
@@ -23,6 +26,22 @@ export const SKEIN_TYPE_PACKAGES: Readonly<Record<string, string>> = {
   a2a: "@skein/adapter-a2a",
 };
 
+/** skein's own type ids and namespaces, and the package each belongs to. */
+const RESERVED_TYPES: Readonly<Record<string, string>> = {
+  memory: "@skein/thread-core",
+  workflow: "@skein/thread-core",
+  ...SKEIN_TYPE_PACKAGES,
+};
+const RESERVED_NAMESPACES: Readonly<Record<string, string>> = {
+  skein: "@skein/thread-core",
+  openai: "@skein/adapter-openai",
+  foundry: "@skein/adapter-foundry",
+  a2a: "@skein/adapter-a2a",
+};
+
+/** Where a state sits: the root thread, or nested inside one (a context provider's state, a `stateOf` field). */
+type Place = "root" | "nested";
+
 export interface ParseOptions {
   /** `"throw"` (default): an unknown `$type` is an `UnknownThreadTypeError`; `"preserve"`: an `OpaqueThreadState`. */
   unknown?: "throw" | "preserve";
@@ -34,11 +53,37 @@ export type ParsedState = ThreadState | OpaqueThreadState;
 export class Registry {
   readonly #types = new Map<string, ThreadType>();
 
-  /** Adds a type; a second registration of the same type id throws `DuplicateThreadTypeError`. */
+  /**
+   * Adds a thread type (`defineThreadType`) or nested state type (`defineStateType`); a second registration
+   * of the same type id throws `DuplicateThreadTypeError`, and an id that is skein's own or in another
+   * package's namespace throws `ThreadTypeClashError`.
+   */
   register<State extends ThreadState>(type: ThreadType<State>): this {
     if (this.#types.has(type.type)) throw new DuplicateThreadTypeError(type.type);
+    this.#checkNamespace(type as unknown as ThreadType);
     this.#types.set(type.type, type as unknown as ThreadType);
     return this;
+  }
+
+  #checkNamespace(type: ThreadType): void {
+    const reserved = RESERVED_TYPES[type.type];
+    if (reserved !== undefined && type.packageName !== reserved) {
+      throw new ThreadTypeClashError(type.type, `a type of ${reserved}`);
+    }
+    const dot = type.type.indexOf(".");
+    if (dot <= 0) return;
+    const namespace = type.type.slice(0, dot);
+    const owner = RESERVED_NAMESPACES[namespace];
+    if (owner !== undefined && type.packageName !== owner) {
+      throw new ThreadTypeClashError(type.type, `the namespace "${namespace}." of ${owner}`);
+    }
+    for (const other of this.#types.values()) {
+      if (!other.type.startsWith(`${namespace}.`) || other.packageName === type.packageName) continue;
+      throw new ThreadTypeClashError(
+        type.type,
+        `the namespace "${namespace}." of ${other.packageName ?? "the application"} (it holds ${JSON.stringify(other.type)})`,
+      );
+    }
   }
 
   /** Registers `type` unless this very definition is registered already (adapters call it on every open). */
@@ -71,7 +116,7 @@ export class Registry {
   parse(json: unknown, options: ParseOptions = {}): ParsedState {
     try {
       assertJsonValue(json);
-      return this.#parseState(json, options, []);
+      return this.#parseState(json, options, [], "root");
     } catch (error) {
       if (SkeinError.isInstance(error)) throw error;
       // Anything else (a stack overflow in a user's schema, a bug in a migration) is still reported as ours.
@@ -81,7 +126,31 @@ export class Registry {
     }
   }
 
-  #parseState(json: unknown, options: ParseOptions, path: Array<string | number>): ParsedState {
+  /**
+   * A thread's `context` with every nested state in it (an object with a `$type`, at any depth) validated
+   * and migrated; errors name the path from `context`.
+   */
+  parseContext(context: Record<string, unknown>, options: ParseOptions = {}): Record<string, unknown> {
+    try {
+      assertJsonValue(context);
+      return walkStateFields(context, "any", ["context"], (child, at) =>
+        this.#parseNestedState(child, options, at),
+      ) as Record<string, unknown>;
+    } catch (error) {
+      if (SkeinError.isInstance(error)) throw error;
+      throw new InvalidThreadStateError(error instanceof Error ? error.message : String(error), ["context"], {
+        cause: error,
+      });
+    }
+  }
+
+  #parseNestedState(child: Record<string, unknown>, options: ParseOptions, path: Array<string | number>) {
+    const parsed = this.#parseState(child, options, path, "nested");
+    // An unknown nested state is kept as the very JSON it was, so it saves back byte-equal.
+    return OpaqueThreadState.isInstance(parsed) ? parsed.raw : parsed;
+  }
+
+  #parseState(json: unknown, options: ParseOptions, path: Array<string | number>, place: Place): ParsedState {
     if (!isPlainObject(json)) throw new InvalidThreadStateError("expected a JSON object", path);
     const typeId = json.$type;
     if (typeof typeId !== "string" || typeId.length === 0) {
@@ -97,11 +166,20 @@ export class Registry {
       throw new InvalidThreadStateError('"$v" must be a positive integer', [...path, "$v"]);
     }
     if (version > type.version) throw new UnsupportedVersionError(typeId, version, type.version);
-    try {
-      assertThreadId(json.id);
-    } catch (error) {
-      const reason = (error as { reason?: string }).reason ?? (error as Error).message;
-      throw new InvalidThreadStateError(`invalid thread id: ${reason}`, [...path, "id"], { cause: error });
+    if (type.kind === "state") {
+      if (place === "root") {
+        throw new InvalidThreadStateError(
+          `${JSON.stringify(typeId)} is a nested state type (defineStateType), not a thread; it lives in a thread's context or a stateOf field`,
+          [...path, "$type"],
+        );
+      }
+    } else {
+      try {
+        assertThreadId(json.id);
+      } catch (error) {
+        const reason = (error as { reason?: string }).reason ?? (error as Error).message;
+        throw new InvalidThreadStateError(`invalid thread id: ${reason}`, [...path, "id"], { cause: error });
+      }
     }
 
     // Migrations get a copy to change; without them the schema builds the result and the input stays untouched.
@@ -122,20 +200,37 @@ export class Registry {
     }
     // Spread the input under the output so fields the schema does not know survive even a strict schema.
     let state = { ...migrated, ...(result.data as object), $type: typeId, $v: type.version } as ThreadState;
+    // Nested states: wherever they sit in the context, and in the fields the schema declares with stateOf.
+    const parseNested = (child: Record<string, unknown>, at: Array<string | number>) =>
+      this.#parseNestedState(child, options, at);
+    if (type.kind !== "state" && isPlainObject(state.context)) {
+      state.context = walkStateFields(state.context, "any", [...path, "context"], parseNested) as Record<
+        string,
+        unknown
+      >;
+    }
+    for (const [key, shape] of stateFields(type.schema)) {
+      if (state[key] !== undefined)
+        state[key] = walkStateFields(state[key], shape, [...path, key], parseNested);
+    }
     if (type.nested) {
       state = type.nested(
         state,
-        (child, key) => this.#parseState(child, options, [...path, key]) as ThreadState,
+        (child, key) => this.#parseState(child, options, [...path, key], "nested") as ThreadState,
       );
     }
     return state;
   }
 
-  /** One JSON Schema (draft 2020-12) of every registered state, for readers in other languages. */
+  /**
+   * One JSON Schema (draft 2020-12) of every registered state, for readers in other languages. Nested
+   * states (a context's provider states, `stateOf` fields) are checked by their `$type` against `$defs`.
+   */
   jsonSchema(): Record<string, unknown> {
     const definitions: Record<string, unknown> = {};
+    const nested = { $ref: "#/$defs/$nested" };
     for (const type of this.types()) {
-      definitions[type.type] = z.toJSONSchema(type.schema as z.ZodType, {
+      const definition = z.toJSONSchema(type.schema as z.ZodType, {
         io: "input",
         unrepresentable: "any",
         target: "draft-2020-12",
@@ -148,15 +243,40 @@ export class Registry {
             );
             delete context.jsonSchema.$schema;
           }
+          const accepted = stateSchemaTypes(context.zodSchema);
+          if (accepted !== undefined) {
+            for (const key of Object.keys(context.jsonSchema)) delete context.jsonSchema[key];
+            Object.assign(
+              context.jsonSchema,
+              accepted.length === 0
+                ? { type: "object", required: ["$type"], allOf: [nested] }
+                : { anyOf: accepted.map((id) => ({ $ref: `#/$defs/${id}` })) },
+            );
+          }
         },
-      });
+      }) as Record<string, unknown>;
+      delete definition.$schema;
+      const properties = definition.properties as Record<string, Record<string, unknown>> | undefined;
+      if (type.kind !== "state" && properties?.context) {
+        properties.context = { type: "object", additionalProperties: nested };
+      }
+      definitions[type.type] =
+        type.kind === "state"
+          ? { allOf: [definition, { properties: { $type: { const: type.type } }, required: ["$type"] }] }
+          : definition;
     }
+    definitions.$nested = nestedStateSchema(this.types().map((type) => type.type));
     return {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       title: "skein thread state",
-      oneOf: Object.keys(definitions).map((id) => ({
-        allOf: [{ $ref: `#/$defs/${id}` }, { properties: { $type: { const: id } }, required: ["$type"] }],
-      })),
+      oneOf: this.types()
+        .filter((type) => type.kind !== "state")
+        .map((type) => ({
+          allOf: [
+            { $ref: `#/$defs/${type.type}` },
+            { properties: { $type: { const: type.type } }, required: ["$type"] },
+          ],
+        })),
       $defs: definitions,
     };
   }

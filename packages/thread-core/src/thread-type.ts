@@ -57,12 +57,20 @@ export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
    * holding a log under the same id binds it, whatever kind of store wrote the reference.
    */
   storage?: "reference";
+  /**
+   * `true`: a local thread type of your own. Its threads are local threads of whatever store holds them
+   * (append, fork, checkpoint, rollback, views, revisions) that also carry the typed fields `schema`
+   * declares: `store.create("acme.ticket", { subject })`, `thread.update({ fields })`. No `bind` needed.
+   */
+  local?: boolean;
   /** The npm package that provides the type, named in errors. */
   packageName?: string;
 }
 
 export interface ThreadType<State extends ThreadState = ThreadState> extends ThreadTypeDefinition<State> {
   readonly version: number;
+  /** `"state"`: a nested state (`defineStateType`), found inside threads, with no id of its own. */
+  readonly kind?: "thread" | "state";
 }
 
 /**
@@ -72,14 +80,32 @@ export interface ThreadType<State extends ThreadState = ThreadState> extends Thr
 export function defineThreadType<State extends ThreadState>(
   definition: ThreadTypeDefinition<State>,
 ): ThreadType<State> {
+  const version = checkedVersion(definition);
+  if (definition.local && (definition.bind || definition.create || definition.storage)) {
+    throw new TypeError(
+      `thread type "${definition.type}" is local: its store gives it behaviour, so it takes no bind, create or storage`,
+    );
+  }
+  return Object.freeze({ ...definition, version, kind: "thread" as const });
+}
+
+/** The definition's version, checked to have a migration from every earlier one. */
+export function checkedVersion(definition: {
+  type: string;
+  version?: number;
+  migrations?: Record<number, unknown>;
+}): number {
   const version = definition.version ?? 1;
+  if (typeof definition.type !== "string" || definition.type.length === 0) {
+    throw new TypeError("a type needs a non-empty type id");
+  }
   if (!Number.isInteger(version) || version < 1) throw new TypeError("version must be a positive integer");
   for (let from = 1; from < version; from++) {
     if (typeof definition.migrations?.[from] !== "function") {
       throw new TypeError(
-        `thread type "${definition.type}" is at version ${version} but has no migration from ${from}`,
+        `type "${definition.type}" is at version ${version} but has no migration from ${from}`,
       );
     }
   }
-  return Object.freeze({ ...definition, version });
+  return version;
 }

@@ -12,7 +12,8 @@ import {
 import { assertThreadId, newSortableId } from "../ids.js";
 import { assertJsonObjectField, assertJsonValue, cloneJson, type JsonObject } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
-import { type Registry, SKEIN_TYPE_PACKAGES } from "../registry.js";
+import { type ParsedState, type ParseOptions, type Registry, SKEIN_TYPE_PACKAGES } from "../registry.js";
+import { PlainStateThread } from "../store/plain-state-thread.js";
 import type {
   CreateThreadOptions,
   ListOptions,
@@ -21,12 +22,14 @@ import type {
   ThreadStore,
 } from "../store/store.js";
 import type { Thread } from "../thread.js";
-import type { ThreadState } from "../thread-type.js";
+import type { ThreadState, ThreadType } from "../thread-type.js";
+import { FIELDS_KEY, ownFields, parseContext, withLocalFields } from "./local-fields.js";
 import { LocalThread, type LocalThreadHost } from "./local-thread.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type RecordSummary } from "./log-driver.js";
 import { exportLog, importLog, type LogState, LogStateSchema } from "./log-state.js";
 import { AFTER_SCOPED_KEYS, SCOPE_SEPARATOR, ScopedLogDriver } from "./scoped-log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
+import { TypedLocalThread } from "./typed-local-thread.js";
 
 export interface LocalStoreOptions {
   driver: LogDriver;
@@ -72,6 +75,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
   ): Promise<Thread> {
     if (typeof typeOrOptions === "string" && typeOrOptions !== this.nativeType) {
       const type = this.registry.get(typeOrOptions);
+      if (type?.local) return this.#createLocal(type, options ?? {});
       if (!type?.create) {
         throw new UnsupportedOperationError(
           typeOrOptions,
@@ -82,6 +86,36 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       return type.create(options ?? {}, this.#environment());
     }
     const settings = (typeof typeOrOptions === "string" ? options : typeOrOptions) ?? {};
+    return this.#createLog(this.nativeType, settings as CreateThreadOptions);
+  }
+
+  /** A local thread of an application's own type: the store's local thread with the type's fields. */
+  async #createLocal(type: ThreadType, options: Record<string, unknown>): Promise<Thread> {
+    const { id, metadata, context, ...fields } = options as CreateThreadOptions & Record<string, unknown>;
+    const settings = { id: id ?? newSortableId(), metadata: metadata ?? {}, context: context ?? {} };
+    assertThreadId(settings.id);
+    assertJsonObjectField(settings.metadata, "metadata");
+    assertJsonObjectField(settings.context, "context");
+    // Validated and migrated as the whole state before anything is written, so errors name the field.
+    const parsed = this.registry.parse(
+      {
+        ...fields,
+        $type: type.type,
+        $v: type.version,
+        id: settings.id,
+        createdAt: new Date().toISOString(),
+        metadata: settings.metadata,
+        context: settings.context,
+      },
+      { unknown: "preserve" },
+    ) as ThreadState;
+    return this.#createLog(type.type, {
+      ...settings,
+      context: { ...(parsed.context ?? {}), [FIELDS_KEY]: { $v: type.version, ...ownFields(parsed) } },
+    });
+  }
+
+  async #createLog(type: string, settings: CreateThreadOptions): Promise<Thread> {
     const id = settings.id === undefined ? newSortableId() : settings.id;
     assertThreadId(id);
     const metadata = settings.metadata ?? {};
@@ -94,12 +128,13 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     const record: LogRecord = {
       kind: "log",
       id,
-      type: this.nativeType,
+      type,
       createdAt: now,
       updatedAt: now,
       revision: 0,
       metadata: cloneJson(metadata),
-      context: cloneJson(context),
+      // Nested states (context providers' states) validated and migrated before anything is written.
+      context: cloneJson(parseContext(this.registry, context)),
       head: head.id,
       length: 0,
       events: [],
@@ -113,7 +148,25 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     const record = await this.driver.read(id);
     if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
     if (record.kind === "log") return this.bindRecord(record);
+    const typeId = record.state.$type;
+    const type = typeof typeId === "string" ? this.registry.get(typeId) : undefined;
+    if (type && !type.bind && !type.local && type.storage !== "reference" && type.type !== this.nativeType) {
+      throw new UnsupportedOperationError(
+        type.type,
+        "store.get",
+        `it is a plain state type (registered without bind), so there is no thread to bind; read it with store.getState(${JSON.stringify(id)})`,
+      );
+    }
     return this.open(record.state);
+  }
+
+  getState<State extends ThreadState = ThreadState>(id: string): Promise<State>;
+  getState(id: string, options: ParseOptions): Promise<ParsedState>;
+  async getState(id: string, options: ParseOptions = {}): Promise<ParsedState> {
+    assertThreadId(id);
+    const record = await this.driver.read(id);
+    if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
+    return this.registry.parse(record.kind === "state" ? record.state : this.serialize(record), options);
   }
 
   async open(json: unknown): Promise<Thread> {
@@ -131,19 +184,51 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       throw new ThreadNotFoundError(state.id, { source: this.driver.source });
     }
     const type = this.registry.get(state.$type);
+    if (type?.local) {
+      const record = await this.driver.read(state.id);
+      if (record?.kind === "log" && record.type === state.$type) return this.bindRecord(record);
+      // As for memory JSON: a local type's JSON with its whole log brings the thread into a memory store.
+      if (record === undefined && this.nativeType === "memory" && LogStateSchema.safeParse(state).success) {
+        return this.import(state);
+      }
+      throw new ThreadNotFoundError(state.id, { source: this.driver.source });
+    }
     if (type?.storage === "reference") {
       // A reference to a local thread of another store kind (a workflow moved by `skein migrate`): the log
       // with that id in this store is the thread.
       const record = await this.driver.read(state.id);
       if (record?.kind === "log") return this.bindRecord(record);
     }
-    if (!type?.bind) {
-      throw new UnsupportedOperationError(state.$type, "binding", "its type has no behaviour registered.");
-    }
+    if (!type?.bind) return new PlainStateThread(state, this);
     return type.bind(state, this.#environment());
   }
 
-  async save(thread: Thread, options: { ifRevision?: number } = {}): Promise<{ revision: number }> {
+  async save(
+    thread: Thread | ThreadState,
+    options: { ifRevision?: number } = {},
+  ): Promise<{ revision: number }> {
+    if (typeof (thread as Partial<Thread>).toJSON !== "function") {
+      return this.#saveState(thread as ThreadState, options);
+    }
+    return this.#saveThread(thread as Thread, options);
+  }
+
+  /** A plain state of a registered type: validated and migrated, then written as a state document. */
+  async #saveState(json: ThreadState, options: { ifRevision?: number }): Promise<{ revision: number }> {
+    const state = this.registry.parse(json) as ThreadState;
+    const type = this.registry.get(state.$type);
+    if (state.$type === this.nativeType || state.$type === "memory" || type?.local || type?.storage) {
+      throw new UnsupportedOperationError(
+        state.$type,
+        "store.save of its JSON",
+        "its threads are local threads with a log; bring one in with store.import(exported JSON), or save the thread object itself.",
+      );
+    }
+    const record = await this.driver.putState(state.id, cloneJson(state) as JsonObject, options);
+    return { revision: record.revision };
+  }
+
+  async #saveThread(thread: Thread, options: { ifRevision?: number }): Promise<{ revision: number }> {
     if (thread instanceof LocalThread && thread.host === this) return { revision: thread.revision }; // persisted as it changed
     if (thread instanceof LocalThread && thread.type !== "memory") {
       throw new UnsupportedOperationError(
@@ -179,10 +264,28 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     const state = this.registry.parse(json, { unknown: "preserve" });
     const raw = OpaqueThreadState.isInstance(state) ? state.raw : state;
     const log = LogStateSchema.safeParse(raw);
-    if (!OpaqueThreadState.isInstance(state) && log.success && state.$type === "memory") {
+    const localType = OpaqueThreadState.isInstance(state) ? undefined : this.registry.get(state.$type);
+    if (
+      !OpaqueThreadState.isInstance(state) &&
+      log.success &&
+      (state.$type === "memory" || localType?.local)
+    ) {
       const id = options.id ?? state.id;
       assertThreadId(id);
-      const record = await importLog(this.driver, log.data, id);
+      // The parsed state: its nested states (and a local type's fields) validated and migrated.
+      const parsed = LogStateSchema.parse(state);
+      const logState = localType?.local
+        ? {
+            ...parsed,
+            context: { ...parsed.context, [FIELDS_KEY]: { $v: localType.version, ...ownFields(state) } },
+          }
+        : parsed;
+      const record = await importLog(
+        this.driver,
+        logState as typeof parsed,
+        id,
+        localType?.local ? state.$type : undefined,
+      );
       return this.bindRecord(record);
     }
     if (OpaqueThreadState.isInstance(state)) {
@@ -190,7 +293,11 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
         `type ${quoteUntrusted(state.$type)} is not registered here; install its adapter to import it`,
       );
     }
-    if (state.$type === this.nativeType || this.registry.get(state.$type)?.storage === "reference") {
+    if (
+      state.$type === this.nativeType ||
+      this.registry.get(state.$type)?.storage === "reference" ||
+      localType?.local
+    ) {
       throw new InvalidThreadStateError(
         `a ${quoteUntrusted(state.$type)} state only refers to a log its store keeps; import the thread's export (memory JSON) instead`,
       );
@@ -198,11 +305,11 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     const id = options.id ?? state.id;
     assertThreadId(id);
     const document = {
-      ...cloneJson(raw as JsonObject),
+      ...cloneJson(state as JsonObject),
       id,
       ...(typeof raw.revision === "number" ? { revision: 1 } : {}),
     };
-    await this.open(document); // refuse what cannot be opened here before writing anything
+    const opened = await this.open(document); // refuse what cannot be opened here before writing anything
     try {
       await this.driver.putState(id, document, { ifRevision: 0 });
     } catch (error) {
@@ -211,7 +318,8 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       }
       throw error;
     }
-    return this.get(id);
+    // A plain state has no behaviour to bind again: the state it was opened as is the thread.
+    return opened instanceof PlainStateThread ? opened : this.get(id);
   }
 
   async export(id: string): Promise<LogState | ThreadState> {
@@ -219,7 +327,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     const record = await this.driver.read(id);
     if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
     if (record.kind === "state") return cloneJson(record.state) as ThreadState;
-    return exportLog(this.chains, record);
+    return withLocalFields(await exportLog(this.chains, record), record, this.registry) as LogState;
   }
 
   async list(options: ListOptions = {}): Promise<ThreadPage> {
@@ -268,11 +376,11 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
   }
 
   bindRecord(record: LogRecord): Thread {
-    return new LocalThread(this, record);
+    return new TypedLocalThread(this, record);
   }
 
   serialize(record: LogRecord): ThreadState {
-    return this.#serialize(record, this.chains);
+    return withLocalFields(this.#serialize(record, this.chains), record, this.registry);
   }
 
   #environment() {

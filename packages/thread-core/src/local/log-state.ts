@@ -165,7 +165,13 @@ export async function exportLog(
  * Writes an exported thread into a store's log under `id` (default: its own). Segments keep their ids,
  * so forks and checkpoints imported separately share them again; the thread gets a fresh head segment.
  */
-export async function importLog(driver: LogDriver, state: LogState, id = state.id): Promise<LogRecord> {
+export async function importLog(
+  driver: LogDriver,
+  state: LogState,
+  id = state.id,
+  /** The thread's type: the store's own, or a local type of the application's (`acme.ticket`). */
+  type = driver.nativeType,
+): Promise<LogRecord> {
   const segments = orderSegments(state);
   const listed = new Set(segments.map((segment) => segment.id));
   for (const point of [state.end, ...recordPoints(state as Pick<LogRecord, "events">, state.end)]) {
@@ -198,7 +204,7 @@ export async function importLog(driver: LogDriver, state: LogState, id = state.i
   const record: LogRecord = {
     kind: "log",
     id,
-    type: driver.nativeType,
+    type,
     createdAt: state.createdAt,
     updatedAt: state.updatedAt ?? now,
     revision: state.revision,

@@ -1,5 +1,5 @@
 import type { LogState } from "../local/log-state.js";
-import type { Registry } from "../registry.js";
+import type { ParsedState, ParseOptions, Registry } from "../registry.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState, ThreadType } from "../thread-type.js";
 
@@ -43,16 +43,32 @@ export interface ThreadStore {
   /** A new local thread native to this store, or, given a type id, one created through its adapter and saved. */
   create(options?: CreateThreadOptions): Promise<Thread>;
   create(type: string, options?: Record<string, unknown>): Promise<Thread>;
-  /** The thread stored under `id`, bound to its behaviour; `ThreadNotFoundError` if there is none. */
+  /**
+   * The thread stored under `id`, bound to its behaviour; `ThreadNotFoundError` if there is none, and
+   * `UnsupportedOperationError` for a type registered without behaviour (read those with `getState`).
+   */
   get(id: string): Promise<Thread>;
-  /** Binds a state from anywhere (`JSON.parse` of a thread) to its behaviour. */
+  /**
+   * The state stored under `id`, of any type, parsed through the registry: validated, migrated, nested
+   * states resolved; not bound. A local thread gives its JSON (`toJSON()`).
+   */
+  getState<State extends ThreadState = ThreadState>(id: string): Promise<State>;
+  getState(id: string, options: ParseOptions): Promise<ParsedState>;
+  /**
+   * Binds a state from anywhere (`JSON.parse` of a thread) to its behaviour. A type registered without
+   * behaviour gives a `PlainStateThread`: its state, every operation refused.
+   */
   open(state: unknown): Promise<Thread>;
   /**
-   * Persists a thread's state under its id (local threads of this store persist as they change).
+   * Persists a thread's state, or a plain state of any registered type, under its id (local threads of
+   * this store persist as they change). A state is validated and migrated first.
    * `ifRevision` writes only if the stored state is still at that revision (0: not stored yet).
    */
-  save(thread: Thread, options?: { ifRevision?: number }): Promise<{ revision: number }>;
-  /** Brings exported JSON in: a local thread's log becomes a native thread here; other states are saved. */
+  save(thread: Thread | ThreadState, options?: { ifRevision?: number }): Promise<{ revision: number }>;
+  /**
+   * Brings exported JSON in: a local thread's log (memory JSON, or a local type of your own with its
+   * log) becomes a thread native to this store; other states are validated, migrated and saved.
+   */
   import(state: unknown, options?: { id?: string }): Promise<Thread>;
   /** The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. */
   export(id: string): Promise<LogState | ThreadState>;

@@ -6,6 +6,7 @@ import { historyCases } from "./cases/history-cases.js";
 import { importCases } from "./cases/import-cases.js";
 import { jsonCases } from "./cases/json-cases.js";
 import { managerCases } from "./cases/manager-cases.js";
+import { ownTypesCases } from "./cases/own-types-cases.js";
 import { scopeCases } from "./cases/scope-cases.js";
 import { storeCases } from "./cases/store-cases.js";
 import { viewCases } from "./cases/view-cases.js";
@@ -53,6 +54,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       scopeCases,
       workflowCases,
       managerCases,
+      ownTypesCases,
     ]) {
       group(context);
     }

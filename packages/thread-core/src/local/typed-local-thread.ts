@@ -1,0 +1,101 @@
+import { ConcurrencyError, UnsupportedOperationError } from "../errors.js";
+import { assertJsonObjectField } from "../json.js";
+import type { Registry } from "../registry.js";
+import type { AppendOptions, ThreadUpdate } from "../thread.js";
+import type { ThreadState } from "../thread-type.js";
+import {
+  FIELDS_KEY,
+  fieldsState,
+  ownFields,
+  parseContext,
+  parsedContext,
+  publicContext,
+  readFields,
+} from "./local-fields.js";
+import { LocalThread, type LocalThreadHost } from "./local-thread.js";
+
+export interface TypedLocalThreadHost extends LocalThreadHost {
+  readonly registry: Registry;
+}
+
+/** Enough for any realistic contention on one thread's fields and context; past it the store misbehaves. */
+const MAX_ATTEMPTS = 100;
+
+/**
+ * A local thread as a store binds it: its context's nested states parsed through the registry, and, for a
+ * local thread of your own type (`defineThreadType({ …, local: true })`), the typed fields its
+ * schema declares, validated on every change and migrated when read.
+ * @example const ticket = (await store.create("acme.ticket", { subject: "Login broken" })) as TypedLocalThread<Ticket>;
+ */
+export class TypedLocalThread<
+  Fields extends Record<string, unknown> = Record<string, unknown>,
+> extends LocalThread {
+  declare readonly host: TypedLocalThreadHost;
+
+  /** The typed fields, migrated to the registered version of the type. */
+  get fields(): Readonly<Fields> {
+    return (readFields(this.host.registry, this.record as never)?.fields ?? {}) as Fields;
+  }
+
+  /** The context, its nested states (context providers' states) validated and migrated. */
+  override get context(): Readonly<Record<string, unknown>> {
+    return parsedContext(this.host.registry, this.record as never);
+  }
+
+  /**
+   * Replaces metadata and/or context, and merges `fields` over the current fields, validated against the
+   * type's schema before anything is written. The fields and the context are stored together, so a change
+   * to one never overwrites a concurrent change to the other.
+   */
+  override async update(
+    patch: ThreadUpdate & { fields?: Partial<Fields> },
+    options: AppendOptions = {},
+  ): Promise<void> {
+    if (patch.metadata !== undefined) assertJsonObjectField(patch.metadata, "metadata");
+    if (patch.context !== undefined) assertJsonObjectField(patch.context, "context");
+    if (patch.fields !== undefined) assertJsonObjectField(patch.fields, "fields");
+    for (let attempt = 1; ; attempt++) {
+      const record = this.record;
+      const current = readFields(this.host.registry, record as never);
+      const type = this.host.registry.get(record.type);
+      let stored = record.context[FIELDS_KEY];
+      if (patch.fields !== undefined && !current) {
+        throw new UnsupportedOperationError(
+          record.type,
+          "fields",
+          "only threads of a local type of your own (defineThreadType({ …, local: true })) have fields",
+        );
+      }
+      const storedVersion = (record.context[FIELDS_KEY] as { $v?: unknown } | undefined)?.$v ?? 1;
+      if (current && (patch.fields !== undefined || storedVersion !== type?.version)) {
+        const merged = { ...(current?.fields ?? {}), ...(patch.fields ?? {}) };
+        // Validated (and nested states migrated) as the whole state, so errors name the field.
+        const parsed = this.host.registry.parse(
+          fieldsState(record, merged, type?.version ?? current?.version ?? 1),
+        ) as ThreadState;
+        stored = { $v: type?.version ?? 1, ...ownFields(parsed) };
+      }
+      const visible = parseContext(this.host.registry, patch.context ?? publicContext(record.context));
+      const context = stored === undefined ? visible : { ...visible, [FIELDS_KEY]: stored };
+      // Fields and context are one stored object: unless the caller guards the change, guard it here and
+      // retry on a fresh read, so a concurrent change to the part not patched is kept.
+      const guarded = options.ifRevision ?? record.revision;
+      try {
+        await super.update(
+          { ...(patch.metadata ? { metadata: patch.metadata } : {}), context },
+          { ifRevision: guarded },
+        );
+        return;
+      } catch (error) {
+        if (
+          !ConcurrencyError.isInstance(error) ||
+          options.ifRevision !== undefined ||
+          attempt >= MAX_ATTEMPTS
+        ) {
+          throw error;
+        }
+        await this.refresh();
+      }
+    }
+  }
+}
