@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { type LocalStore, openStore, type ThreadStore } from "@skein/thread-core";
+import { type Message, openStore, type ThreadStore } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUi, type UiServer } from "../src/index.js";
 
@@ -176,7 +176,9 @@ describe("the ui server", () => {
   });
 
   it("opens, pages, polls and views a 20,000-message thread reading only what it shows", async () => {
-    const counted = (await openStore("memory:")) as LocalStore;
+    // A memory store is a LocalStore over its log driver; only the driver's read is needed here.
+    type Reader = { readSegment(id: string, from: number, to: number): Promise<Message[]> };
+    const counted = (await openStore("memory:")) as ThreadStore & { driver: Reader };
     const big = await counted.create({ id: "big" });
     await big.append(
       Array.from({ length: 20_000 }, (_, index) => ({ role: "user" as const, text: `m${index}` })),
@@ -185,7 +187,7 @@ describe("the ui server", () => {
     let read = 0;
     const driver = counted.driver;
     const readSegment = driver.readSegment.bind(driver);
-    driver.readSegment = async (id, from, to) => {
+    driver.readSegment = async (id: string, from: number, to: number) => {
       const messages = await readSegment(id, from, to);
       read += messages.length;
       return messages;
