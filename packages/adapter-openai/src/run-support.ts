@@ -1,9 +1,8 @@
 import {
   type RunConfig,
-  runTargetType,
-  SERVICE_THREAD_TYPES,
+  requireServedTarget,
+  servedTarget,
   type Thread,
-  UnsupportedOperationError,
   UnsupportedRunConfigError,
   unhonouredSettings,
 } from "@skein/thread-core";
@@ -30,34 +29,31 @@ const HONOURED = [
   "imageCapabilityNeeded",
 ];
 
+/** Which threads openaiRunner serves (thread-core's `servedTarget` reads it). */
+const REACH = { runner: "openaiRunner", source: SOURCE, serviceTypes: OPENAI_TYPES, local: true };
+
 /**
  * Whether openaiRunner serves `thread`: `openai.conversation` and `openai.responses` threads, and threads
- * whose log skein keeps (memory, fs, redis, postgres, custom types), through their view. Another service's
- * thread (`foundry.*`, `a2a`) is not: its history lives with that service, which would never see the model's
+ * whose log skein keeps (memory, fs, redis, postgres, custom types), through their view, found through any
+ * wrapper and as a workflow's `main` sub-thread. Another service's thread (`foundry.*`, `a2a`, a type that
+ * names its `historyService`) is not: its history lives with that service, which would never see the model's
  * output, and appending the output there would send it to another agent or fail after the model was paid.
  */
 export function servesThread(thread: Thread): boolean {
-  const type = runTargetType(thread);
-  return type !== undefined && (OPENAI_TYPES.has(type) || !SERVICE_THREAD_TYPES.has(type));
+  return servedTarget(thread, REACH) !== undefined;
 }
 
-/** Throws before any request when openaiRunner cannot serve the thread, or cannot honour a run setting. */
-export function assertRunnable(thread: Thread, config: RunConfig | undefined): void {
-  const type = runTargetType(thread);
-  if (!servesThread(thread)) {
-    throw new UnsupportedOperationError(
-      type ?? thread.type,
-      "runs by openaiRunner",
-      type === undefined
-        ? "the workflow has no main sub-thread this process can open. Nothing was sent."
-        : `its history lives with another service; run it with that service's runner, or copy its messages into a local thread. Nothing was sent.`,
-      { source: SOURCE },
-    );
-  }
+/**
+ * The thread the run acts on (`runTarget`), after refusing before any request a thread openaiRunner cannot
+ * serve, or a run setting it cannot honour.
+ */
+export function assertRunnable(thread: Thread, config: RunConfig | undefined): Thread {
+  const target = requireServedTarget(thread, REACH);
+  const type = target.type;
   const refused = unhonouredSettings(config, HONOURED);
-  if (refused.length === 0) return;
+  if (refused.length === 0) return target;
   throw new UnsupportedRunConfigError(
-    type ?? thread.type,
+    type,
     refused,
     refused.includes("embeddingOutputNeeded")
       ? "the Responses API answers with text and tool calls, never embeddings; call client.embeddings.create for those. Nothing was sent."

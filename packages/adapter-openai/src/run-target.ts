@@ -1,35 +1,29 @@
-import type { Message, Thread, ThreadState } from "@skein/thread-core";
+import type { Message, Thread } from "@skein/thread-core";
 import { CONVERSATION_TYPE } from "./conversation-state.js";
 import { RESPONSES_TYPE } from "./responses-state.js";
 
-/** What a run sends for a thread, read from its state so that wrappers (a runtime's run guard) work too. */
+/** What a run sends for a thread. */
 export type RunTarget =
   | { kind: "conversation"; conversationId: string }
   | { kind: "responses"; previousResponseId: string | null; pending: Message[]; revision: number }
   /** Any other thread: the model gets its view and the output is appended. */
   | { kind: "local" };
 
-const REMOTE_TYPES = new Set([CONVERSATION_TYPE, RESPONSES_TYPE, "workflow"]);
-
-/** How to run `thread`; a workflow runs as its main sub-thread, which its append and view stand for. */
-export function runTargetOf(thread: Thread): RunTarget {
-  // Local threads are never serialized here: a memory thread's JSON is its whole log.
-  if (!REMOTE_TYPES.has(thread.type)) return { kind: "local" };
-  return targetOfState(thread.toJSON());
-}
-
-function targetOfState(state: ThreadState): RunTarget {
-  if (state.$type === CONVERSATION_TYPE) {
-    return { kind: "conversation", conversationId: state.conversationId as string };
+/**
+ * How to run `target`, the thread a run acts on (thread-core's `runTarget`: through wrappers, a workflow's
+ * main sub-thread). Only an `openai.*` thread's own small state is read; a local thread is never serialised
+ * (a memory thread's JSON is its whole log).
+ */
+export function runTargetOf(target: Thread): RunTarget {
+  if (target.type === CONVERSATION_TYPE) {
+    return { kind: "conversation", conversationId: target.toJSON().conversationId as string };
   }
-  if (state.$type === RESPONSES_TYPE) {
-    return {
-      kind: "responses",
-      previousResponseId: (state.previousResponseId as string | null) ?? null,
-      pending: (state.pending as Message[]) ?? [],
-      revision: state.revision as number,
-    };
-  }
-  const main = (state.threads as Record<string, ThreadState> | undefined)?.main;
-  return state.$type === "workflow" && main ? targetOfState(main) : { kind: "local" };
+  if (target.type !== RESPONSES_TYPE) return { kind: "local" };
+  const state = target.toJSON();
+  return {
+    kind: "responses",
+    previousResponseId: (state.previousResponseId as string | null) ?? null,
+    pending: (state.pending as Message[]) ?? [],
+    revision: state.revision as number,
+  };
 }

@@ -1,8 +1,10 @@
 import {
   assertInputWithinBudget,
+  assertViewWithinBudget,
   type Message,
   type RunConfig,
   type RunOptions,
+  refuseTransient,
   type Thread,
   type ThreadRunner,
   type ViewOptions,
@@ -47,9 +49,13 @@ export function openaiRunner(options: OpenAIRunnerOptions = {}): ThreadRunner {
     specificationVersion: "v1" as const,
     supports: servesThread,
     run: async (thread: Thread, runOptions: RunOptions = {}) => {
-      assertRunnable(thread, runOptions.config);
+      const target = assertRunnable(thread, runOptions.config);
+      const plan = runTargetOf(target);
+      // The service reads only the history it keeps: messages for this run alone cannot reach it.
+      if (plan.kind !== "local")
+        refuseTransient(target.type, runOptions, { runner: "openaiRunner", source: SOURCE });
       client ??= resolveClient(options);
-      return runThread(client, options, thread, runOptions);
+      return runThread(client, options, thread, plan, runOptions);
     },
   });
 }
@@ -58,11 +64,11 @@ async function runThread(
   client: OpenAI,
   options: OpenAIRunnerOptions,
   thread: Thread,
+  target: RunTarget,
   { signal, config = {} }: RunOptions,
 ): Promise<Message[]> {
   if (signal?.aborted) throw new RunAbortedError(thread.id, []);
   const body = requestBody(config, options as RequestDefaults);
-  const target = runTargetOf(thread);
   const countTokens = options.view?.countTokens;
   const run: RunContext = { client, thread, signal, stream: options.stream ?? true, body, countTokens };
   if (target.kind === "local") return runLocal(run, viewOptions(options.view, config), config.maxInputTokens);
@@ -83,7 +89,7 @@ function withCompaction(
   body: ResponseCreateParamsNonStreaming,
   maxInputTokens: number,
 ): ResponseCreateParamsNonStreaming {
-  if (body.context_management !== undefined) return body;
+  if (body.context_management !== undefined || body.truncation !== undefined) return body;
   return { ...body, context_management: [{ type: "compaction", compact_threshold: maxInputTokens }] };
 }
 
@@ -116,7 +122,8 @@ interface RunContext {
 
 /**
  * Sends the view, appends each output message as the next one completes, the last with the run's usage. A
- * view keeps its newest message even when it alone is over `maxInputTokens`; that is refused, not sent.
+ * view over `maxInputTokens`, or one that had to leave out the thread's newest message (a tool result whose
+ * call does not fit with it), is refused, not sent.
  */
 async function runLocal(
   run: RunContext,
@@ -126,7 +133,7 @@ async function runLocal(
   const messages = await run.thread.view(view);
   if (maxInputTokens !== undefined) {
     const budget = { source: SOURCE, ...(run.countTokens ? { countTokens: run.countTokens } : {}) };
-    assertInputWithinBudget(run.thread.id, messages, maxInputTokens, budget);
+    await assertViewWithinBudget(run.thread, messages, maxInputTokens, budget);
   }
   const input = keepToolCallsPaired(messagesToItems(messages, { kind: "model" }));
   const appended: Message[] = [];

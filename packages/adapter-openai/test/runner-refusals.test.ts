@@ -7,6 +7,7 @@ import {
   UnsupportedOperationError,
   UnsupportedRunConfigError,
   type WorkflowThread,
+  withContextProviders,
 } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiAdapter, openaiRunner } from "../src/index.js";
@@ -113,6 +114,53 @@ describe("openaiRunner.supports and refusals before any request", () => {
       expect(await runner().run(thread, { config: { maxInputTokens: 1000 } })).toHaveLength(1);
     },
   );
+
+  it("sends a truncation of the caller's own instead of compaction", async () => {
+    const thread = await harness.store.create("openai.conversation");
+    await thread.append({ role: "user", text: "hello" });
+    await runner().run(thread, { config: { maxInputTokens: 500, parameters: { truncation: "auto" } } });
+    const body = harness.emulator.requestsTo("responses.create")[0]?.body;
+    expect(body?.truncation).toBe("auto");
+    expect(body?.context_management).toBeUndefined();
+  });
+
+  it("refuses a new tool result that does not fit maxInputTokens with its call, rather than send no input", async () => {
+    const thread = await harness.store.create();
+    await thread.append([
+      { role: "system", text: "Be brief." },
+      { role: "user", text: "search for it" },
+      {
+        role: "assistant",
+        contents: [{ type: "function_call", callId: "c1", name: "search", arguments: {} }],
+      },
+      { role: "tool", contents: [{ type: "function_result", callId: "c1", result: LONG_TEXT }] },
+    ]);
+    const [result] = await thread.messages({ last: 1 });
+    const error = await caught(runner().run(thread, { config: { maxInputTokens: 100 } }));
+    expect(MessageTooLargeError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ messageId: result?.id, maxInputTokens: 100 });
+    expect((error as MessageTooLargeError).tokens).toBeGreaterThan(100);
+    expect(harness.emulator.requestsTo("responses.create")).toHaveLength(0);
+  });
+
+  it("refuses a provider's messages on an openai.conversation, which reads only its own history", async () => {
+    const thread = await harness.store.create("openai.conversation");
+    await thread.append({ role: "user", text: "hello" });
+    const withKnowledge = withContextProviders(runner(), [
+      { name: "kb", invoking: () => ({ messages: [{ role: "user", text: "KNOWLEDGE BASE CONTEXT" }] }) },
+    ]);
+    const error = await caught(withKnowledge.run(thread));
+    expect(UnsupportedOperationError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/messages for one run by openaiRunner/);
+    expect(harness.emulator.requestsTo("responses.create")).toHaveLength(0);
+    // On a local thread the provider's messages are sent in the view.
+    const local = await harness.store.create();
+    await local.append({ role: "user", text: "hello" });
+    await withKnowledge.run(local);
+    expect(JSON.stringify(harness.emulator.requestsTo("responses.create")[0]?.body)).toContain(
+      "KNOWLEDGE BASE CONTEXT",
+    );
+  });
 
   it("refuses embeddingOutputNeeded, and a setting it does not know, before any request", async () => {
     const thread = await harness.store.create();
