@@ -6,8 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { MemorySaver, type StateSnapshot } from "@langchain/langgraph";
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import {
+  Command,
+  interrupt,
+  MemorySaver,
+  MessagesAnnotation,
+  StateGraph,
+  type StateSnapshot,
+} from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { openStore } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -177,5 +184,51 @@ describe("a StateGraph with MessagesAnnotation on a file store", () => {
     await saver.close();
     expect(skein).toEqual(await replay(new MemorySaver()));
     expect(skein.length).toBeGreaterThan(10);
+  });
+
+  it("keeps a subgraph's checkpoints in their own namespace: interrupted inside, resumed, as with MemorySaver", async () => {
+    const replay = async (checkpointer: BaseCheckpointSaver) => {
+      const approval = new StateGraph(MessagesAnnotation)
+        .addNode("ask", () => {
+          const answer = interrupt("approve?");
+          return { messages: [new AIMessage({ content: `approved: ${answer}`, id: "approved" })] };
+        })
+        .addEdge("__start__", "ask")
+        .compile();
+      const graph = new StateGraph(MessagesAnnotation)
+        .addNode("approval", approval)
+        .addNode("finish", (state) => ({
+          messages: [new AIMessage({ content: `done after ${state.messages.length}`, id: "finish" })],
+        }))
+        .addEdge("__start__", "approval")
+        .addEdge("approval", "finish")
+        .compile({ checkpointer });
+      const config = { configurable: { thread_id: "nested" } };
+      await graph.invoke({ messages: [new HumanMessage({ content: "go", id: "go" })] }, config);
+      const waiting = await graph.getState(config, { subgraphs: true });
+      await graph.invoke(new Command({ resume: "yes" }), config);
+      const namespaces = new Set<string>();
+      for await (const tuple of checkpointer.list({ configurable: { thread_id: "nested" } })) {
+        namespaces.add(String(tuple.config.configurable?.checkpoint_ns).split(":")[0] as string);
+      }
+      return {
+        next: waiting.next,
+        inside: (waiting.tasks[0]?.state as StateSnapshot | undefined)?.values.messages.length,
+        interrupts: waiting.tasks[0]?.interrupts.map((pending) => pending.value),
+        messages: lines((await graph.getState(config)).values.messages),
+        namespaces: [...namespaces].sort(),
+      };
+    };
+    const saver = await SkeinCheckpointSaver.open(url);
+    const skein = await replay(saver);
+    await saver.close();
+    expect(skein).toEqual({
+      next: ["approval"],
+      inside: 1,
+      interrupts: ["approve?"],
+      messages: ["human: go", "ai: approved: yes", "ai: done after 2"],
+      namespaces: ["", "approval"],
+    });
+    expect(skein).toEqual(await replay(new MemorySaver()));
   });
 });
