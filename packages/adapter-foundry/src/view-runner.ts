@@ -1,4 +1,4 @@
-import { assertInputWithinBudget, type Message, type RunOptions, type Thread } from "@skein/thread-core";
+import { assertViewWithinBudget, type Message, type RunOptions, type Thread } from "@skein/thread-core";
 import type { FoundryAdapter, FoundryOpenAIClient } from "./adapter-lookup.js";
 import {
   agentReference,
@@ -37,9 +37,10 @@ export async function runOnView(
   const view = await thread.view(
     config?.maxInputTokens === undefined ? {} : { maxTokens: config.maxInputTokens },
   );
-  // A view keeps its newest message even when it alone is over the budget; that is refused, not sent.
+  // A view over the budget, or one that had to leave out the newest message (a tool result whose call does
+  // not fit with it), is refused, not sent.
   if (config?.maxInputTokens !== undefined) {
-    assertInputWithinBudget(thread.id, view, config.maxInputTokens, { source: SOURCE });
+    await assertViewWithinBudget(thread, view, config.maxInputTokens, { source: SOURCE });
   }
   const input = view.flatMap((message) => messageToItems(message, thread.type));
   const client = adapter.openAIClient();

@@ -7,6 +7,7 @@ import {
   UnsupportedOperationError,
   UnsupportedRunConfigError,
   type WorkflowThread,
+  withContextProviders,
 } from "@skein/thread-core";
 import { describe, expect, test } from "vitest";
 import {
@@ -149,6 +150,53 @@ describe("foundryRunner.supports and refusals before any request", () => {
     expect(fixture.emulator.agents.threads.get(thread.threadId)?.runs[0]).toMatchObject({
       max_prompt_tokens: 1000,
     });
+  });
+
+  test("refuses a new local tool result that does not fit maxInputTokens with its call", async () => {
+    const store = await fixture.store();
+    const local = await store.create();
+    await local.append([
+      { role: "system", text: "Be brief." },
+      { role: "user", text: "search for it" },
+      {
+        role: "assistant",
+        contents: [{ type: "function_call", callId: "c1", name: "search", arguments: {} }],
+      },
+      { role: "tool", contents: [{ type: "function_result", callId: "c1", result: LONG_TEXT }] },
+    ]);
+    const [result] = await local.messages({ last: 1 });
+    const { requests, error } = await requestsDuring(() =>
+      viewRunner().run(local, { config: { maxInputTokens: 100 } }),
+    );
+    expect(requests).toBe(0);
+    expect(MessageTooLargeError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ messageId: result?.id, maxInputTokens: 100 });
+  });
+
+  test("does not refuse a foundry.thread whose newest message is the agent's own, however long", async () => {
+    const store = await fixture.store();
+    const thread = (await store.create("foundry.thread", { agentId: "asst_echo" })) as FoundryAgentThread;
+    await thread.append([
+      { role: "user", text: "hello" },
+      { role: "assistant", text: LONG_TEXT },
+    ]);
+    await foundryRunner().run(thread, { config: { maxInputTokens: 100 } });
+    expect(fixture.emulator.agents.threads.get(thread.threadId)?.runs[0]).toMatchObject({
+      max_prompt_tokens: 100,
+    });
+  });
+
+  test("refuses a provider's messages on foundry.conversation, whose agent reads only Foundry's thread", async () => {
+    const store = await fixture.store();
+    const thread = await store.create("foundry.conversation", { agentName: "echo" });
+    await thread.append({ role: "user", text: "hello" });
+    const withKnowledge = withContextProviders(foundryRunner(), [
+      { name: "kb", invoking: () => ({ messages: [{ role: "user", text: "KNOWLEDGE BASE CONTEXT" }] }) },
+    ]);
+    const { runs, error } = await requestsDuring(() => withKnowledge.run(thread));
+    expect(runs).toBe(0);
+    expect(UnsupportedOperationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/messages for one run by foundryRunner/);
   });
 
   test("a runner without the adapter and agent it needs says so before any request", async () => {
