@@ -169,6 +169,15 @@ describe("skein ui in chromium", () => {
     await page.locator("g.node.checkpoint").click();
     await page.locator(".snapshot article.message").first().waitFor();
     await shoot("history.png");
+
+    // The fork's own graph leads back to the thread it came from.
+    await page.locator("g.node.fork-tip").click();
+    await page.getByRole("link", { name: "open fork" }).click();
+    await page.locator("g.node", { hasText: "forked from support-42" }).click();
+    await page.getByRole("link", { name: "open parent" }).click();
+    await page.waitForFunction(
+      () => document.querySelector(".thread-header h2")?.textContent === "support-42",
+    );
   });
 
   it("shows what view({ maxTokens }) sends, the dropped messages greyed, tool calls kept whole", async () => {

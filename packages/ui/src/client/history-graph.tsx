@@ -145,12 +145,18 @@ export function HistoryGraph({ thread, version, revision, write, onWritten }: Hi
                   : `the thread as it was at #${selected.position} (read-only)`}
             </b>
             {selected.forkId ? (
-              <a class="button" href={href("thread", { id: selected.forkId, scope: thread.scope })}>
+              <a
+                class="button"
+                href={href("thread", { id: selected.forkId, scope: thread.scope, tab: "history" })}
+              >
                 open fork
               </a>
             ) : null}
             {selected.forkedFrom ? (
-              <a class="button" href={href("thread", { id: selected.forkedFrom, scope: thread.scope })}>
+              <a
+                class="button"
+                href={href("thread", { id: selected.forkedFrom, scope: thread.scope, tab: "history" })}
+              >
                 open parent
               </a>
             ) : null}

@@ -22,6 +22,8 @@ import { isOpaque, isWorkflow, type Readable, scopedStore } from "./thread-addre
 
 /** The most messages one page request returns, whatever it asks for. */
 export const MAX_PAGE = 200;
+/** The largest budget the context view takes: its answer lists every kept id, so it stays bounded. */
+export const MAX_VIEW_TOKENS = 1_000_000;
 /** The most threads one list request returns. */
 export const MAX_LIST = 100;
 
@@ -159,8 +161,8 @@ export async function contextView(
   maxTokens: number,
   keepSystem: boolean,
 ): Promise<ContextView> {
-  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1)
-    throw new UiRequestError(400, "maxTokens must be a whole number, 1 or more.");
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1 || maxTokens > MAX_VIEW_TOKENS)
+    throw new UiRequestError(400, `maxTokens must be a whole number from 1 to ${MAX_VIEW_TOKENS}.`);
   const kept = await source.view({ maxTokens, keepSystem });
   return {
     length: length ?? kept.length,
