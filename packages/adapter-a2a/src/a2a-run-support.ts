@@ -1,7 +1,9 @@
 import {
-  type RunConfig,
-  runTargetType,
-  SERVICE_THREAD_TYPES,
+  type RunOptions,
+  refuseTransient,
+  requireServedTarget,
+  runTarget,
+  servedTarget,
   type Thread,
   UnsupportedRunConfigError,
   unhonouredSettings,
@@ -9,29 +11,16 @@ import {
 import { A2aThread } from "./a2a-thread.js";
 import { SOURCE, unsupported } from "./errors.js";
 
-/** How deep wrappers and nested workflows may go before the lookup gives up. */
-const MAX_NESTING = 8;
+/** Which threads a2aRunner serves (thread-core's `servedTarget` reads it). */
+const REACH = { runner: "a2aRunner", source: SOURCE, serviceTypes: new Set(["a2a"]), local: true };
 
 /**
- * The `a2a` thread a run is for: the thread itself, the one a wrapper holds as `inner` (thread-service hands
- * runners a wrapper), or a workflow's `main` sub-thread.
+ * The `a2a` thread a run is for (thread-core's `runTarget`: the thread itself, the one a wrapper holds as
+ * `inner`, a workflow's `main` sub-thread), if the run acts on one.
  */
 export function a2aThreadOf(thread: Thread): A2aThread | undefined {
-  let current: unknown = thread;
-  for (let depth = 0; depth < MAX_NESTING && typeof current === "object" && current !== null; depth++) {
-    if (current instanceof A2aThread) return current;
-    const inner = (current as { inner?: unknown }).inner;
-    const main = (current as { thread?: unknown }).thread;
-    if (inner !== undefined) current = inner;
-    else if ((current as Thread).type === "workflow" && typeof main === "function") {
-      try {
-        current = main.call(current, "main");
-      } catch {
-        return undefined; // no main sub-thread, or one this process cannot open
-      }
-    } else return undefined;
-  }
-  return undefined;
+  const target = runTarget(thread);
+  return target instanceof A2aThread ? target : undefined;
 }
 
 /**
@@ -40,10 +29,9 @@ export function a2aThreadOf(thread: Thread): A2aThread | undefined {
  * `a2a.task` (its server writes it), not an `a2a` thread with another agent.
  */
 export function servesThread(thread: Thread, agentUrl: string): boolean {
-  const type = runTargetType(thread);
-  if (type === undefined) return false;
-  if (type === "a2a") return a2aThreadOf(thread)?.agentUrl === agentUrl;
-  return !SERVICE_THREAD_TYPES.has(type);
+  const target = servedTarget(thread, REACH);
+  if (!target) return false;
+  return target.type !== "a2a" || (target instanceof A2aThread && target.agentUrl === agentUrl);
 }
 
 /**
@@ -51,26 +39,16 @@ export function servesThread(thread: Thread, agentUrl: string): boolean {
  * owns its model, instructions and context, and the runner sends it only the new user message, so no run
  * setting (not even `maxInputTokens`: the agent decides what its model reads) can be honoured.
  */
-export function assertRunnable(thread: Thread, agentUrl: string, config: RunConfig | undefined): void {
-  const type = runTargetType(thread) ?? thread.type;
-  const other = a2aThreadOf(thread);
-  if (other && other.agentUrl !== agentUrl) {
-    throw unsupported(
-      "a2a",
-      "running another agent",
-      `the thread talks to ${other.agentUrl}, not ${agentUrl}.`,
-    );
+export function assertRunnable(thread: Thread, agentUrl: string, options: RunOptions): void {
+  const target = requireServedTarget(thread, REACH);
+  const type = target.type;
+  if (type === "a2a" && !(target instanceof A2aThread && target.agentUrl === agentUrl)) {
+    const other = target instanceof A2aThread ? target.agentUrl : "an agent this runner cannot see";
+    throw unsupported("a2a", "running another agent", `the thread talks to ${other}, not ${agentUrl}.`);
   }
-  if (!servesThread(thread, agentUrl)) {
-    throw unsupported(
-      type,
-      "runs by a2aRunner",
-      type === "workflow"
-        ? "the workflow has no main sub-thread this process can open. Nothing was sent."
-        : "its history lives with another service (or, for a2a.task, is written by its A2A server); run it with that service's runner, or copy its messages into a local thread. Nothing was sent.",
-    );
-  }
-  const refused = unhonouredSettings(config, []);
+  // The agent is sent only the new user message: messages for this run alone would never reach it.
+  refuseTransient(type, options, { runner: "a2aRunner", source: SOURCE });
+  const refused = unhonouredSettings(options.config, []);
   if (refused.length === 0) return;
   throw new UnsupportedRunConfigError(
     type,

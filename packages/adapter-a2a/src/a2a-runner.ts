@@ -47,7 +47,7 @@ export function a2aRunner(options: A2aRunnerOptions): ThreadRunner {
     specificationVersion: "v1",
     supports: (thread: Thread) => servesThread(thread, agentUrl),
     run: async (thread: Thread, runOptions: RunOptions = {}) => {
-      assertRunnable(thread, agentUrl, runOptions.config);
+      assertRunnable(thread, agentUrl, runOptions);
       const a2a = a2aThreadOf(thread);
       return a2a ? replyOf(a2a) : runOn(thread, clients, agentUrl, runOptions.signal);
     },

@@ -7,6 +7,7 @@ import {
   UnsupportedOperationError,
   UnsupportedRunConfigError,
   type WorkflowThread,
+  withContextProviders,
 } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type A2aThread, a2aAdapter, a2aRunner } from "../src/index.js";
@@ -104,6 +105,19 @@ describe("a2aRunner.supports and refusals before any request", () => {
       expect((await thread.messages()).map(messageText)).toEqual(["one"]);
     },
   );
+
+  it("refuses a provider's messages, which the agent would never be sent, before sending anything", async () => {
+    const thread = await store.create();
+    await thread.append({ role: "user", text: "hello" });
+    const runner = withContextProviders(a2aRunner({ agentUrl: server.agentUrl("echo") }), [
+      { name: "kb", invoking: () => ({ messages: [{ role: "user", text: "KNOWLEDGE BASE CONTEXT" }] }) },
+    ]);
+    const { requests, error } = await requestsDuring(() => runner.run(thread));
+    expect(requests).toBe(0);
+    expect(UnsupportedOperationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/^\[adapter-a2a\] .*messages for one run by a2aRunner/);
+    expect((await thread.messages()).map(messageText)).toEqual(["hello"]);
+  });
 
   it("refuses settings on an a2a thread before reading the agent's reply", async () => {
     const agentUrl = server.agentUrl("echo");

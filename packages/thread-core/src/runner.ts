@@ -267,7 +267,7 @@ export function refuseTransient(
   throw new UnsupportedOperationError(
     type,
     `messages for one run by ${detail.runner}`,
-    "the service keeps this thread's history and reads only its own, so context providers' messages and attachments cannot be shown to it; give them as instructions, or append them to the thread. Nothing was sent.",
+    "the runner does not send this thread's view (the service reads the history it keeps, or only the new message), so context providers' messages and attachments would never reach it; give them as instructions, or append them to the thread. Nothing was sent.",
     { source: detail.source },
   );
 }
