@@ -81,9 +81,9 @@ export async function importSegments(
     children.push(segmentReferrer(info.id));
     continuedBy.set(info.base.segment, children);
   }
-  for (const [index, segment] of segments.entries()) {
-    if (present[index]) await importSegment(storage, segment.info, segment.messages, 0);
-  }
+  // Each is its own segment's files, so they are checked (and extended) several at a time.
+  const known = segments.filter((_, index) => present[index] !== undefined);
+  await eachAtOnce(known, (segment) => importSegment(storage, segment.info, segment.messages, 0));
   if (fresh.length === 0) return;
   // Appends to staged segments are flushed by the barrier, not one by one.
   const staged = new DurableFiles("batch", storage.layout.temporary);
