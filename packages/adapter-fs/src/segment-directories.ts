@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConflictError, type SegmentInfo } from "@skein/thread-core";
+import { SegmentInfoCache } from "@skein/thread-core/driver";
 import type { DurableFiles } from "./durable-files.js";
 import { CorruptStoreError, hasCode, SOURCE } from "./errors.js";
 import { encodeName } from "./file-names.js";
@@ -31,7 +32,7 @@ export function segmentReferrer(segmentId: string): string {
  * references lock for all of this.
  */
 export class SegmentDirectories {
-  readonly #infos = new Map<string, SegmentFile>();
+  readonly #infos = new SegmentInfoCache<SegmentFile>((segmentId) => this.#readInfo(segmentId));
 
   constructor(
     readonly layout: StoreLayout,
@@ -42,9 +43,11 @@ export class SegmentDirectories {
    * The segment's `segment.json`, or undefined if there is no such segment. Infos never change, so they are
    * cached; `{ cached: false }` asks the disk, for when it matters that another process reclaimed it.
    */
-  async info(segmentId: string, options: { cached?: boolean } = {}): Promise<SegmentFile | undefined> {
-    const cached = options.cached === false ? undefined : this.#infos.get(segmentId);
-    if (cached) return cached;
+  info(segmentId: string, options: { cached?: boolean } = {}): Promise<SegmentFile | undefined> {
+    return this.#infos.get(segmentId, options);
+  }
+
+  async #readInfo(segmentId: string): Promise<SegmentFile | undefined> {
     const path = join(this.layout.segmentDirectory(segmentId), "segment.json");
     let text: string;
     try {
@@ -56,9 +59,6 @@ export class SegmentDirectories {
     const info = parseSegmentFile(text, path);
     if (info.id !== segmentId)
       throw new CorruptStoreError(path, `it describes segment ${JSON.stringify(info.id)}`);
-    // Dropped now and then so that the cache cannot grow without bound.
-    if (this.#infos.size > 10_000) this.#infos.clear();
-    this.#infos.set(segmentId, info);
     return info;
   }
 
@@ -154,7 +154,7 @@ export class SegmentDirectories {
       // Out of segments/ in one rename, so no reader ever sees half a segment.
       const trash = join(this.layout.trash, randomBytes(12).toString("hex"));
       await rename(directory, trash);
-      this.#infos.delete(current.segment);
+      this.#infos.forget(current.segment);
       await this.files.syncDirectory(this.layout.segments);
       await rm(trash, { recursive: true, force: true }).catch(() => undefined);
       current = info?.base

@@ -17,6 +17,7 @@ import {
   ThreadExistsError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
+import { SegmentInfoCache } from "@skein/thread-core/driver";
 import { commitRefusal, importRefusal, stateRefusal } from "./driver-refusals.js";
 import { KeyLayout, segmentKeyList } from "./key-layout.js";
 import { committedRecord, decodeRecord, hashFields } from "./record-codec.js";
@@ -30,7 +31,6 @@ import { DELETE_RECORD } from "./scripts/delete-record.js";
 import { IMPORT_SEGMENT } from "./scripts/import-segment.js";
 import { PUT_STATE } from "./scripts/put-state.js";
 import { READ_RECORD } from "./scripts/read-record.js";
-import { SegmentInfoCache } from "./segment-info-cache.js";
 import { SegmentReader } from "./segment-reader.js";
 import { SegmentReferences } from "./segment-references.js";
 import { fromSortableText, toSortableText } from "./sortable-text.js";

@@ -2,6 +2,7 @@ import { PointNotFoundError, SkeinError } from "../errors.js";
 import type { Message } from "../message.js";
 import type { LogPoint, ReadOptions, ViewOptions } from "../thread.js";
 import type { LogDriver, SegmentInfo } from "./log-driver.js";
+import { SegmentInfoCache } from "./segment-info-cache.js";
 import { selectView } from "./view.js";
 
 /** The most messages one driver read returns, so a full load never asks a backend for everything at once. */
@@ -16,36 +17,50 @@ export interface ChainRange {
 
 /**
  * Reads a thread's messages through its chain of segments. Segment infos never change, so they are
- * cached; reading a range touches only the segments that hold it, whatever the thread's length.
+ * cached (a bounded cache); reading a range touches only the segments that hold it, whatever the thread's length.
  */
 export class SegmentChains {
-  readonly #infos = new Map<string, SegmentInfo>();
+  readonly #infos: SegmentInfoCache;
 
-  constructor(readonly driver: LogDriver) {}
+  /** @param cacheSize how many segment infos to keep; @default SEGMENT_INFO_CACHE_SIZE */
+  constructor(
+    readonly driver: LogDriver,
+    cacheSize?: number,
+  ) {
+    this.#infos = new SegmentInfoCache((id) => driver.segment(id), cacheSize);
+  }
 
   /** The segment's info if it was read before, without waiting. */
   cached(segmentId: string): SegmentInfo | undefined {
-    return this.#infos.get(segmentId);
+    return this.#infos.cached(segmentId);
+  }
+
+  /** How many segment infos are held (bounded by the cache size). */
+  get cachedInfos(): number {
+    return this.#infos.size;
   }
 
   async info(segmentId: string): Promise<SegmentInfo> {
-    const cached = this.#infos.get(segmentId);
-    if (cached) return cached;
-    const info = await this.driver.segment(segmentId);
+    const info = await this.#infos.get(segmentId);
     if (!info) {
       throw new SkeinError(`Segment ${segmentId} is missing: the store is damaged.`, {
         source: this.driver.source,
       });
     }
-    this.#infos.set(segmentId, info);
     return info;
   }
 
   /** The ranges, oldest first, that make up the log ending `offset` messages into `segment`. */
   async chain(segment: string, offset: number): Promise<ChainRange[]> {
+    // Held here, not looked up again: a long chain may be longer than the cache.
+    const walked = new Map<string, SegmentInfo>();
     let current: string | undefined = segment;
-    while (current !== undefined) current = (await this.info(current)).base?.segment;
-    return chainRanges(segment, offset, (id) => this.#infos.get(id) as SegmentInfo);
+    while (current !== undefined) {
+      const info = await this.info(current);
+      walked.set(current, info);
+      current = info.base?.segment;
+    }
+    return chainRanges(segment, offset, (id) => walked.get(id) as SegmentInfo);
   }
 
   /** Messages at positions [from, to) of a chain, asked of the driver in pages of at most READ_PAGE. */

@@ -122,7 +122,7 @@ export function appendCases(context: SuiteContext): void {
       expect(await caught(thread.append(changed, { ifRevision: 0 }))).toBeInstanceOf(ConcurrencyError);
       expect(await caught(thread.append(changed))).toBeInstanceOf(ConflictError);
       const [b] = await thread.append({ id: "b", role: "assistant", text: "b" });
-      const revision = thread.revision;
+      const revision = thread.revision as number;
       const stored = await thread.append([
         { id: "a", role: "user", text: "a" },
         { id: "b", role: "assistant", text: "b" },

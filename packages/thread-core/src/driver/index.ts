@@ -1,0 +1,19 @@
+/**
+ * What a store author imports: the `LogDriver` contract and the pieces thread-core builds on it.
+ * Applications import from `@skein/thread-core`; tests from `@skein/thread-core/testing`.
+ */
+export { HeadMovedError } from "../errors.js";
+export { AppendPlan } from "../local/append-plan.js";
+export { LocalStore, type LocalStoreOptions } from "../local/local-store.js";
+export type {
+  CommitResult,
+  LogChange,
+  LogDriver,
+  LogRecord,
+  RecordSummary,
+  SegmentInfo,
+  StateRecord,
+  StoredRecord,
+} from "../local/log-driver.js";
+export { eventSegments, newHeadSegment } from "../local/log-driver.js";
+export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
