@@ -184,7 +184,7 @@ export function HistoryGraph({ thread, version, revision, write, onWritten }: Hi
           ) : selected.head ? (
             <MessageWindow thread={thread} version={version} compact />
           ) : selected.point ? (
-            <MessageWindow thread={thread} point={selected.point} compact />
+            <MessageWindow key={selected.key} thread={thread} point={selected.point} compact />
           ) : selected.forkId ? null : (
             <p class="muted">
               {selected.position === 0

@@ -49,8 +49,14 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
   const fetchPage = (from: number | undefined, limit = PAGE) =>
     getJson<MessagePage>("/api/messages", { ...thread, at: pointText, from, limit });
 
-  const run = async (task: () => Promise<void>) => {
-    if (loading.current) return;
+  // One read at a time. An edge read asked for meanwhile is dropped (the edge asks again once drawn); a
+  // reload of the end is kept and runs next, so a change seen during a read is not lost.
+  const queued = useRef<(() => Promise<void>) | undefined>(undefined);
+  const run = async (task: () => Promise<void>, keep = false) => {
+    if (loading.current) {
+      if (keep) queued.current = task;
+      return;
+    }
     loading.current = true;
     try {
       await task();
@@ -59,6 +65,9 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
       setError(errorText(caught));
     } finally {
       loading.current = false;
+      const next = queued.current;
+      queued.current = undefined;
+      if (next) void run(next);
     }
   };
 
@@ -67,7 +76,7 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
       const page = await fetchPage(undefined);
       anchor.current = "bottom";
       setSlice(page);
-    });
+    }, true);
 
   const loadAt = (position: number) =>
     run(async () => {
@@ -75,7 +84,7 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
       anchor.current = undefined;
       setSlice(page);
       if (container.current) container.current.scrollTop = 0;
-    });
+    }, true);
 
   const loadEarlier = () =>
     run(async () => {

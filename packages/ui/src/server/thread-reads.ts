@@ -32,12 +32,12 @@ export async function listThreads(
   store: ThreadStore,
   options: { scope?: string; prefix?: string; cursor?: string; limit: number },
 ): Promise<ThreadListPage> {
-  const page = await scopedStore(store, options.scope).list({
+  const scoped = scopedStore(store, options.scope);
+  const page = await scoped.list({
     limit: Math.min(Math.max(1, options.limit), MAX_LIST),
     ...(options.prefix ? { prefix: options.prefix } : {}),
     ...(options.cursor ? { cursor: options.cursor } : {}),
   });
-  const scoped = scopedStore(store, options.scope);
   const items = await Promise.all(
     page.items.map(async (item): Promise<ThreadRow> => {
       // A local thread's count is in its small record; anything else would mean reading it whole.
