@@ -21,6 +21,7 @@ import {
 import type { CheckpointLog } from "./checkpoint-log.js";
 import { type CheckpointContent, readLogEntry, type WritesContent } from "./checkpoint-record.js";
 import { CheckpointRecordError } from "./errors.js";
+import type { Target } from "./langgraph-threads.js";
 import { loadValue, type StoredValue } from "./stored-value.js";
 
 /** The checkpoint a saver last put or read on a skein thread, so the next `put` plans without reading. */
@@ -31,12 +32,6 @@ export interface RecentCheckpoint {
 
 /** Skein threads whose latest checkpoint is remembered; each holds at most one conversation's items. */
 const REMEMBERED_THREADS = 64;
-
-interface Target {
-  threadId: string;
-  namespace: string;
-  skeinId: string;
-}
 
 export interface ListFilter {
   before?: string | undefined;

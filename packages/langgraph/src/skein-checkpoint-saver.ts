@@ -15,7 +15,6 @@ import {
   type OpenStoreOptions,
   openStore,
   type Thread,
-  ThreadExistsError,
   ThreadNotFoundError,
   type ThreadStore,
 } from "@skein/thread-core";
@@ -24,7 +23,9 @@ import { CheckpointLog } from "./checkpoint-log.js";
 import { checkpointMessage, type WritesContent, writesMessage } from "./checkpoint-record.js";
 import { CheckpointTuples, type RecentCheckpoint } from "./checkpoint-tuples.js";
 import { CheckpointConfigError } from "./errors.js";
-import { skeinThreadId, threadPrefix } from "./skein-thread-ids.js";
+import { LangGraphThreads, type Target } from "./langgraph-threads.js";
+import { checkpointIdOf, namespaceOf, threadIdOf } from "./runnable-config.js";
+import { skeinThreadId } from "./skein-thread-ids.js";
 import { storeValue } from "./stored-value.js";
 
 export interface SkeinCheckpointSaverOptions {
@@ -41,15 +42,7 @@ export interface SkeinCheckpointSaverOptions {
   ownsStore?: boolean;
 }
 
-/** Skein thread handles kept open at once; older ones are simply read again when needed. */
-const OPEN_THREADS = 256;
 const MAX_PREFIX = 64;
-
-interface Target {
-  threadId: string;
-  namespace: string;
-  skeinId: string;
-}
 
 /**
  * A LangGraph checkpointer on any skein store. Each (thread_id, checkpoint_ns) is one skein thread whose
@@ -62,7 +55,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
   readonly store: ThreadStore;
   readonly prefix: string;
   readonly #ownsStore: boolean;
-  readonly #threads = new Map<string, Thread>();
+  readonly #threads: LangGraphThreads;
   readonly #tuples: CheckpointTuples;
 
   constructor(options: SkeinCheckpointSaverOptions) {
@@ -73,6 +66,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
       throw new CheckpointConfigError("prefix", `is longer than ${MAX_PREFIX} characters`);
     }
     this.#ownsStore = options.ownsStore ?? false;
+    this.#threads = new LangGraphThreads(this.store, this.prefix);
     this.#tuples = new CheckpointTuples(this.serde, (current) => this.getNextVersion(current));
   }
 
@@ -92,8 +86,8 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const threadId = threadIdOf(config, false);
     if (threadId === undefined) return undefined;
-    const target = this.#target(threadId, namespaceOf(config));
-    const thread = await this.#existing(target.skeinId);
+    const target = this.#threads.target(threadId, namespaceOf(config));
+    const thread = await this.#threads.existing(target.skeinId);
     if (!thread) return undefined;
     const checkpointId = checkpointIdOf(config);
     const log = new CheckpointLog(thread);
@@ -112,8 +106,8 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     const checkpointId = checkpointIdOf(config);
     let remaining = options.limit ?? Number.POSITIVE_INFINITY;
     if (remaining <= 0) return;
-    for await (const target of this.#targets(threadId, namespace)) {
-      const thread = await this.#existing(target.skeinId);
+    for await (const target of this.#threads.targets(threadId, namespace)) {
+      const thread = await this.#threads.existing(target.skeinId);
       if (!thread) continue;
       const tuples = this.#tuples.list(target, new CheckpointLog(thread), {
         before: options.before ? checkpointIdOf(options.before) : undefined,
@@ -138,7 +132,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
     const threadId = threadIdOf(config, true) as string;
-    const target = this.#target(threadId, namespaceOf(config));
+    const target = this.#threads.target(threadId, namespaceOf(config));
     const parentId = checkpointIdOf(config) || undefined;
     const { channel_values: values, ...rest } = checkpoint;
     let known: KnownChannels = new Map();
@@ -188,7 +182,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
         "is missing: writes belong to a checkpoint; pass the config put() returned",
       );
     }
-    const target = this.#target(threadId, namespaceOf(config));
+    const target = this.#threads.target(threadId, namespaceOf(config));
     const content: WritesContent = {
       type: "langgraph.writes",
       checkpointId,
@@ -207,8 +201,8 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    for await (const target of this.#targets(String(threadId), undefined)) {
-      this.#threads.delete(target.skeinId);
+    for await (const target of this.#threads.targets(String(threadId), undefined)) {
+      this.#threads.forget(target.skeinId);
       this.#tuples.forget(target.skeinId);
       await this.store.delete(target.skeinId);
     }
@@ -225,76 +219,19 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     if (this.#ownsStore) await this.store.close();
   }
 
-  #target(threadId: string, namespace: string): Target {
-    return { threadId, namespace, skeinId: skeinThreadId(this.prefix, threadId, namespace) };
-  }
-
-  /** The (thread, namespace) pairs a listing covers: one thread's, or every thread's in the store. */
-  async *#targets(threadId: string | undefined, namespace: string | undefined): AsyncGenerator<Target> {
-    const prefix = threadId === undefined ? this.prefix : threadPrefix(this.prefix, threadId);
-    let cursor: string | undefined;
-    do {
-      const page = await this.store.list({ prefix, ...(cursor ? { cursor } : {}) });
-      for (const item of page.items) {
-        const thread = await this.#existing(item.id);
-        const origin = thread?.metadata.langgraph as { threadId?: unknown; namespace?: unknown } | undefined;
-        if (typeof origin?.threadId !== "string" || typeof origin.namespace !== "string") continue;
-        if (namespace !== undefined && origin.namespace !== namespace) continue;
-        if (threadId !== undefined && origin.threadId !== threadId) continue;
-        yield { threadId: origin.threadId, namespace: origin.namespace, skeinId: item.id };
-      }
-      cursor = page.cursor;
-    } while (cursor);
-  }
-
-  #keep(id: string, thread: Thread): Thread {
-    this.#threads.delete(id);
-    this.#threads.set(id, thread);
-    if (this.#threads.size > OPEN_THREADS) this.#threads.delete(this.#threads.keys().next().value as string);
-    return thread;
-  }
-
-  /** The skein thread if it exists; reading never creates one. */
-  async #existing(id: string): Promise<Thread | undefined> {
-    const known = this.#threads.get(id);
-    if (known) return known;
-    try {
-      return this.#keep(id, await this.store.get(id));
-    } catch (error) {
-      if (ThreadNotFoundError.isInstance(error)) return undefined;
-      throw error;
-    }
-  }
-
-  /** The skein thread, created on the first write; two processes creating it at once end with one. */
-  async #opened(target: Target): Promise<Thread> {
-    const existing = await this.#existing(target.skeinId);
-    if (existing) return existing;
-    try {
-      const created = await this.store.create({
-        id: target.skeinId,
-        metadata: { langgraph: { threadId: target.threadId, namespace: target.namespace } },
-      });
-      return this.#keep(target.skeinId, created);
-    } catch (error) {
-      if (!ThreadExistsError.isInstance(error)) throw error;
-      return this.#keep(target.skeinId, await this.store.get(target.skeinId));
-    }
-  }
-
   /**
    * One atomic append of the message `build` makes against the thread. A thread another process deleted
    * since this saver opened it is made again and the message planned afresh: what it referred to is gone.
    */
   async #append(target: Target, build: (thread: Thread) => Promise<MessageInput>): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const thread = await this.#opened(target);
+      const thread = await this.#threads.opened(target);
       try {
         await thread.append(await build(thread));
         return;
       } catch (error) {
         if (!ThreadNotFoundError.isInstance(error) || attempt > 0) throw error;
-        this.#threads.delete(target.skeinId);
+        this.#threads.forget(target.skeinId);
         this.#tuples.forget(target.skeinId);
       }
     }
@@ -303,42 +240,8 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
   /** A thread deleted under a read (by `deleteThread` elsewhere) reads as empty; other errors stand. */
   #whenGone<T>(id: string, error: unknown, empty: T): T {
     if (!ThreadNotFoundError.isInstance(error)) throw error;
-    this.#threads.delete(id);
+    this.#threads.forget(id);
     this.#tuples.forget(id);
     return empty;
   }
-}
-
-function threadIdOf(config: RunnableConfig, required: boolean): string | undefined {
-  const value: unknown = config.configurable?.thread_id;
-  if (value === undefined || value === null) {
-    if (!required) return undefined;
-    throw new CheckpointConfigError(
-      "thread_id",
-      'is missing: a checkpointer needs one, as in graph.invoke(input, { configurable: { thread_id: "t-1" } })',
-    );
-  }
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  if (typeof value !== "string" || value === "") {
-    throw new CheckpointConfigError(
-      "thread_id",
-      `must be a non-empty string, not ${typeof value === "string" ? "empty" : typeof value}`,
-    );
-  }
-  return value;
-}
-
-function namespaceOf(config: RunnableConfig): string {
-  const value: unknown = config.configurable?.checkpoint_ns ?? "";
-  if (typeof value !== "string")
-    throw new CheckpointConfigError("checkpoint_ns", `must be a string, not ${typeof value}`);
-  return value;
-}
-
-function checkpointIdOf(config: RunnableConfig): string | undefined {
-  const value: unknown = config.configurable?.checkpoint_id;
-  if (value === undefined || value === null || value === "") return undefined;
-  if (typeof value !== "string")
-    throw new CheckpointConfigError("checkpoint_id", `must be a string, not ${typeof value}`);
-  return value;
 }
