@@ -25,6 +25,8 @@ const ALIASES = { structuredOutputSchema: "outputSchema" } as const;
 
 /** Documents deeper than this are refused, so hostile input cannot overflow the stack of anyone reading it. */
 const MAX_DEPTH = 64;
+/** Configurations with more values than this (a shared object counted once per use) are refused. */
+const MAX_VALUES = 100_000;
 
 const CONFIG_SCHEMA = {
   type: "object",
@@ -146,13 +148,24 @@ function describeIssue(error: ErrorObject): string {
   return `${where} ${error.message ?? "is invalid"}`;
 }
 
-/** Where `value` is not plain JSON data (functions, cycles, class instances, non-finite numbers), iteratively. */
+/**
+ * Where `value` is not plain JSON data (functions, cycles, class instances, non-finite numbers), iteratively.
+ * A cycle is an object inside itself, looked for along the path to it only: an object used twice side by side
+ * (one schema given under both names, a schema reusing a sub-schema) is plain JSON, written out twice. The
+ * values visited, shared ones once per use, are bounded, so reuse cannot make the written copy explode.
+ */
 function nonJsonIssues(value: unknown): string[] {
   const issues: string[] = [];
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: "config", depth: 0 }];
-  const seen = new Set<object>();
+  const stack: Array<{ value: unknown; path: string; depth: number; parent: Ancestor | undefined }> = [
+    { value, path: "config", depth: 0, parent: undefined },
+  ];
+  let visited = 0;
   while (stack.length > 0 && issues.length < 10) {
     const current = stack.pop() as (typeof stack)[number];
+    if (++visited > MAX_VALUES) {
+      issues.push(`config holds more than ${MAX_VALUES} values (shared objects count once per use)`);
+      break;
+    }
     const item = current.value as JsonValue | undefined;
     // An absent optional field (`model: undefined`) is simply left out, as JSON.stringify does.
     if (item === undefined || item === null || typeof item === "string" || typeof item === "boolean")
@@ -168,17 +181,29 @@ function nonJsonIssues(value: unknown): string[] {
     const prototype = Object.getPrototypeOf(item);
     if (!Array.isArray(item) && prototype !== Object.prototype && prototype !== null) {
       issues.push(`${current.path} must be a plain object`);
-    } else if (seen.has(item)) {
-      issues.push(`${current.path} appears twice (a cycle or a shared object)`);
+    } else if (holds(current.parent, item)) {
+      issues.push(`${current.path} is a cycle: it holds itself`);
     } else if (current.depth >= MAX_DEPTH) {
       issues.push(`${current.path} is nested deeper than ${MAX_DEPTH} levels`);
     } else {
-      seen.add(item);
+      const parent = { item, parent: current.parent };
       for (const [key, child] of Object.entries(item)) {
         if (key === "__proto__") issues.push(`${current.path} has the key "__proto__"`);
-        else stack.push({ value: child, path: `${current.path}.${key}`, depth: current.depth + 1 });
+        else stack.push({ value: child, path: `${current.path}.${key}`, depth: current.depth + 1, parent });
       }
     }
   }
   return issues;
+}
+
+/** The objects on the path to a value, innermost first. */
+interface Ancestor {
+  item: object;
+  parent: Ancestor | undefined;
+}
+
+/** Whether `item` is on the path `ancestor` ends; at most MAX_DEPTH steps. */
+function holds(ancestor: Ancestor | undefined, item: object): boolean {
+  for (let at = ancestor; at; at = at.parent) if (at.item === item) return true;
+  return false;
 }

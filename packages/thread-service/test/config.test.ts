@@ -34,7 +34,12 @@ describe("thread configuration", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect((await configError({ parameters: cyclic })).issues[0]).toMatch(
-      /config.parameters.self appears twice/,
+      /config.parameters.self is a cycle: it holds itself/,
+    );
+    const deep: Record<string, unknown> = { inner: { list: [] as unknown[] } };
+    ((deep.inner as { list: unknown[] }).list as unknown[]).push(deep);
+    expect((await configError({ parameters: deep })).issues[0]).toMatch(
+      /config.parameters.inner.list.0 is a cycle/,
     );
     expect((await configError({ parameters: { when: new Date() } })).issues).toEqual([
       "config.parameters.when must be a plain object",
@@ -45,6 +50,27 @@ describe("thread configuration", () => {
     expect((await configError({ parameters: { run: () => 1 } })).issues).toEqual([
       "config.parameters.run is a function, not JSON data",
     ]);
+  });
+
+  it("takes one object used twice, under both schema names or inside one schema, which is not a cycle", async () => {
+    const service = createThreadService({ store, runner: scriptedRunner() });
+    const schema = { type: "object", required: ["verdict"] };
+    const both = await service.createThread({
+      config: { outputSchema: schema, structuredOutputSchema: schema },
+    });
+    expect((await service.info(both.threadId)).config.outputSchema).toEqual(schema);
+    const text = { type: "string" };
+    const reused = await service.createThread({
+      config: { outputSchema: { type: "object", properties: { a: text, b: text } } },
+    });
+    expect((await service.info(reused.threadId)).config.outputSchema).toEqual({
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "string" } },
+    });
+    // Reuse is bounded by the values it writes out, not by the objects it holds.
+    let wide: unknown = "leaf";
+    for (let level = 0; level < 40; level++) wide = { left: wide, right: wide };
+    expect((await configError({ parameters: wide })).issues[0]).toMatch(/holds more than 100000 values/);
   });
 
   it("refuses an output schema ajv cannot compile", async () => {
