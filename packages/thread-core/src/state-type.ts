@@ -49,8 +49,11 @@ export function defineStateType<Fields extends Record<string, unknown>>(
   return type;
 }
 
-/** The schemas `stateOf` made, with the type ids each accepts (empty: any registered state). */
-const stateSchemas = new WeakMap<object, readonly string[]>();
+/**
+ * Marks the schemas `stateOf` made with the type ids each accepts (empty: any registered state); a
+ * `Symbol.for` key, so a registry of another installed copy of thread-core recognises them too.
+ */
+const STATE_SCHEMA = Symbol.for("skein.stateOf");
 
 /**
  * A field of a thread or state schema that holds a nested state: its `$type` picks the type through the
@@ -65,11 +68,12 @@ export function stateOf<Fields extends Record<string, unknown>>(
     $type: ids.length === 0 ? z.string().min(1) : z.enum(ids as [string, ...string[]]),
     $v: z.number().int().positive().optional(),
   });
-  stateSchemas.set(schema, ids);
+  Object.defineProperty(schema, STATE_SCHEMA, { value: Object.freeze(ids) });
   return schema as unknown as z.ZodType<TypedState<Fields>, unknown>;
 }
 
 /** The type ids a `stateOf` schema accepts, or undefined when `schema` is not one. */
 export function stateSchemaTypes(schema: unknown): readonly string[] | undefined {
-  return typeof schema === "object" && schema !== null ? stateSchemas.get(schema) : undefined;
+  if (typeof schema !== "object" || schema === null) return undefined;
+  return (schema as { [STATE_SCHEMA]?: readonly string[] })[STATE_SCHEMA];
 }

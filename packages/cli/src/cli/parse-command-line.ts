@@ -14,6 +14,12 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
     placeholder: "TENANT",
     description: "work inside one tenant's scope of the store",
   },
+  types: {
+    type: "string",
+    placeholder: "MODULES",
+    description:
+      "modules that export your own thread and state types, comma-separated (default: $SKEIN_TYPES)",
+  },
   json: { type: "boolean", description: "machine-readable JSON on stdout" },
   help: { type: "boolean", short: "h", description: "show help" },
 };

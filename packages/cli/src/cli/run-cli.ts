@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ThreadStore } from "@skein/thread-core";
 import { ALL_COMMANDS } from "../commands/all-commands.js";
+import { loadTypeModules } from "../store/load-types.js";
 import { openCliStore, storeUrlFrom } from "../store/open-cli-store.js";
 import { UsageError } from "./cli-error.js";
 import type { Command, CommandContext, OptionValues } from "./command.js";
@@ -42,6 +43,10 @@ export async function runCli(args: string[], io: CliIo = processIo()): Promise<E
       await stdout.lines(commandHelp(command));
       return EXIT_CODES.ok;
     }
+    await loadTypeModules(
+      typeof values.types === "string" ? values.types : io.environment.SKEIN_TYPES,
+      process.cwd(),
+    );
     const tenant = typeof values.scope === "string" ? values.scope : undefined;
     const open = async (url: string, scope = tenant): Promise<ThreadStore> => {
       const { store, close } = await openCliStore(url, scope);

@@ -1,5 +1,6 @@
-import type { Message, Thread } from "@skein/thread-core";
-import type { Command } from "../cli/command.js";
+import { type Message, type Thread, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
+import { UsageError } from "../cli/cli-error.js";
+import type { Command, CommandContext } from "../cli/command.js";
 import { integerOption, noMoreArguments, requiredArgument, stringOption } from "../cli/option-values.js";
 import { plural } from "../format/plural.js";
 import { formatTime, transcriptEntry } from "../format/transcript.js";
@@ -31,7 +32,13 @@ export const showCommand: Command = {
     noMoreArguments(context, 1);
     const last = integerOption(context, "last", 0);
     const at = stringOption(context, "at");
-    const thread = await (await context.store()).get(id);
+    const store = await context.store();
+    const thread = await store.get(id).catch((error: unknown) => {
+      // A plain state type has no thread to bind: show its state instead.
+      if (UnsupportedOperationError.isInstance(error)) return undefined;
+      throw error;
+    });
+    if (!thread) return showState(context, store, id, last !== undefined || at !== undefined);
     const read = await reader(thread, at);
     const total = read.length;
     const first = last === undefined ? 0 : Math.max(0, total - last);
@@ -43,6 +50,9 @@ export const showCommand: Command = {
     await context.stdout.line(header(thread, total, at));
     if (Object.keys(thread.metadata).length > 0)
       await context.stdout.line(`metadata ${JSON.stringify(thread.metadata)}`);
+    const fields = (thread as { fields?: Record<string, unknown> }).fields;
+    if (fields && Object.keys(fields).length > 0)
+      await context.stdout.line(`fields ${JSON.stringify(fields)}`);
     let position = first;
     const width = String(total).length;
     for await (const page of read.pages(first)) {
@@ -50,6 +60,20 @@ export const showCommand: Command = {
     }
   },
 };
+
+/** A state of a type without behaviour (no messages): its type and its JSON, parsed and migrated. */
+async function showState(context: CommandContext, store: ThreadStore, id: string, readsMessages: boolean) {
+  if (readsMessages) {
+    throw new UsageError(
+      `${JSON.stringify(id)} is a plain state with no messages; --last and --at do not apply`,
+    );
+  }
+  const state = await store.getState(id, { unknown: "preserve" });
+  const json = JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+  if (context.json) return context.stdout.json({ id, type: json.$type, state: json });
+  await context.stdout.line(`state ${id} (${String(json.$type)}) · version ${String(json.$v ?? 1)}`);
+  await context.stdout.lines(JSON.stringify(json, null, 2));
+}
 
 interface Reader {
   length: number;

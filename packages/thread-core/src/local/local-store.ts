@@ -304,8 +304,8 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     }
     const id = options.id ?? state.id;
     assertThreadId(id);
-    const document = {
-      ...cloneJson(state as JsonObject),
+    const document: JsonObject = {
+      ...(asJson(state) as unknown as JsonObject),
       id,
       ...(typeof raw.revision === "number" ? { revision: 1 } : {}),
     };
@@ -326,7 +326,9 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     assertThreadId(id);
     const record = await this.driver.read(id);
     if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
-    if (record.kind === "state") return cloneJson(record.state) as ThreadState;
+    // Read through the registry like every other read, so an export is migrated and two stores holding
+    // the same thread (one written by an older version) export the same JSON; unknown types stay as stored.
+    if (record.kind === "state") return asJson(this.registry.parse(record.state, { unknown: "preserve" }));
     return withLocalFields(await exportLog(this.chains, record), record, this.registry) as LogState;
   }
 
@@ -399,6 +401,11 @@ function referenceState(record: LogRecord): ThreadState {
     context: cloneJson(record.context),
     revision: record.revision,
   };
+}
+
+/** A parsed state as plain JSON (nested opaque states become the JSON they hold). */
+function asJson(state: unknown): ThreadState {
+  return JSON.parse(JSON.stringify(state)) as ThreadState;
 }
 
 function encodeCursor(id: string): string {
