@@ -145,13 +145,16 @@ export async function exportLog(
   const ranges = await chains.chain(record.head, record.length - headInfo.start);
   const end = chains.pointAt(ranges, SegmentChains.length(ranges));
   const points = recordPoints(record, end);
-  // Warm the cache so the synchronous walk below finds every info.
-  for (const point of points) await chains.chain(point.segment, point.offset);
+  // Every segment a point or its bases name, including one a point reaches at offset 0 (the empty head a
+  // rollback or an import starts), which a chain of the messages before the point does not list.
   const infos = new Map<string, SegmentInfo>();
-  for (const point of points)
-    for (const range of await chains.chain(point.segment, point.offset)) {
-      infos.set(range.segment, await chains.info(range.segment));
+  for (const point of points) {
+    for (let id: string | undefined = point.segment; id !== undefined && !infos.has(id); ) {
+      const info = await chains.info(id);
+      infos.set(id, info);
+      id = info.base?.segment;
     }
+  }
   const needed = neededSegments(points, (id) => infos.get(id) as SegmentInfo);
   const segments = await readEach(
     needed,

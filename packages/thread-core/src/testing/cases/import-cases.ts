@@ -117,4 +117,27 @@ export function importCases(context: SuiteContext): void {
     },
     300_000,
   );
+  conformanceCase(
+    context,
+    "export takes a thread whose history points at an empty head: after two rollbacks, and after an import and a checkpoint",
+    async () => {
+      const thread = await context.store.create({ id: "rolled" });
+      await thread.append({ id: "one", role: "user", text: "one" });
+      const checkpoint = await thread.checkpoint("one");
+      await thread.append({ id: "two", role: "user", text: "two" });
+      await thread.rollback(checkpoint);
+      await thread.rollback(checkpoint);
+      const exported = JSON.parse(JSON.stringify(await context.store.export("rolled")));
+      const copy = await context.store.import(exported, { id: "rolled-copy" });
+      expect((await copy.messages()).map((message) => message.id)).toEqual(["one"]);
+      expect(await copy.history()).toHaveLength((await thread.history()).length);
+      await copy.checkpoint("after import");
+      const again = JSON.parse(JSON.stringify(await context.store.export("rolled-copy")));
+      const third = await context.store.import(again, { id: "rolled-third" });
+      expect((await third.messages()).map((message) => message.id)).toEqual(["one"]);
+      expect((await third.history()).map((event) => event.kind)).toEqual(
+        (await copy.history()).map((event) => event.kind),
+      );
+    },
+  );
 }
