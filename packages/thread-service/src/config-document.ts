@@ -59,17 +59,30 @@ export class ConfigDocuments {
   /**
    * The record with the configuration the thread was created with. A thread without a document (made
    * before documents existed, or imported from another store) is adopted: its configuration as found is
-   * written once, and from then on it is fixed.
+   * written once, and from then on it is fixed. A document whose `createdAt` is not the record's belongs to
+   * an earlier thread of this id (deleted, its document left behind): it is replaced by this thread's own.
    */
   async verified(threadId: string, record: ServiceRecord): Promise<ServiceRecord> {
     const key = cacheKey(threadId, record.createdAt);
     let config = this.#cache.get(key);
     if (config === undefined) {
       const found = await this.#read(threadId);
-      if (found) config = this.#remember(threadId, found);
+      if (found?.createdAt === record.createdAt) config = this.#remember(threadId, found);
+      else if (found) config = await this.#replace(threadId, record);
       else config = await this.#adopt(threadId, record);
     }
     return { ...record, config };
+  }
+
+  /**
+   * Replaces an earlier thread's document with this thread's configuration. Every instance that does this
+   * writes the same document (the one for the record it read), and every reader checks `createdAt`, so a
+   * thread never runs with another's configuration.
+   */
+  async #replace(threadId: string, record: ServiceRecord): Promise<Readonly<ThreadConfig>> {
+    const state = documentOf(threadId, record);
+    await this.store.save(new ConfigDocumentThread(state));
+    return this.#remember(threadId, state);
   }
 
   async #read(threadId: string): Promise<ConfigDocumentState | undefined> {
@@ -89,9 +102,10 @@ export class ConfigDocuments {
       return this.#remember(threadId, state);
     } catch (error) {
       if (!ConcurrencyError.isInstance(error)) throw error;
-      // Another instance wrote it first: its document is the configuration.
+      // Another instance wrote it first: its document is the configuration (if it is this thread's).
       const found = await this.#read(threadId);
       if (!found) throw error;
+      if (found.createdAt !== record.createdAt) return this.#replace(threadId, record);
       return this.#remember(threadId, found);
     }
   }

@@ -76,6 +76,44 @@ describe.each(stores)("the configuration on a %s store", (_name, open) => {
     }
   });
 
+  it("of a thread made again under a deleted thread's id is its own, and read once", async () => {
+    const store = await open();
+    const source = await openStore("memory:");
+    const id = `reused-${randomBytes(4).toString("hex")}`;
+    try {
+      const service = createThreadService({ store, runner: scriptedRunner() });
+      await service.createThread({ id, config: { model: "old-model" } });
+      const { createdAt } = await service.info(id);
+      await store.delete(id); // the application deletes the thread; its configuration document stays
+      // Threads are told apart by their creation time (in milliseconds): the next one is made later.
+      while (new Date().toISOString() <= createdAt) await new Promise((resolve) => setTimeout(resolve, 1));
+      // Another service thread with the same id, exported from another store and imported here.
+      const other = createThreadService({ store: source, runner: scriptedRunner() });
+      await other.createThread({ id, config: { model: "new-model" } });
+      await store.import(await source.export(id));
+      await other.close();
+
+      let reads = 0;
+      const get = store.get.bind(store);
+      store.get = async (threadId: string) => {
+        if (threadId === configIdOf(id)) reads++;
+        return get(threadId);
+      };
+      const infos = [await service.info(id), await service.info(id), await service.info(id)];
+      expect(infos.map((info) => info.config)).toEqual(Array(3).fill({ model: "new-model" }));
+      expect(reads).toBe(1);
+      // A new instance, with nothing cached, reads the replaced document.
+      expect((await createThreadService({ store, runner: scriptedRunner() }).info(id)).config).toEqual({
+        model: "new-model",
+      });
+      await service.close();
+    } finally {
+      await store.delete(id);
+      await store.delete(configIdOf(id));
+      await store.close();
+    }
+  });
+
   it("of a thread without a document (made by an earlier version) is fixed the first time it is read", async () => {
     const store = await open();
     const id = `legacy-${randomBytes(4).toString("hex")}`;
