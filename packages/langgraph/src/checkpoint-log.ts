@@ -11,11 +11,13 @@ const FIRST_PAGE = 16;
 const LARGEST_PAGE = 512;
 /** Messages read around a record that is not cached yet: its ancestors usually sit just before it. */
 const NEIGHBOURHOOD = 64;
+/** Records kept by one reader; a long listing forgets the oldest it read and reads them again if needed. */
+const KEPT_RECORDS = 4096;
 
 /**
  * Reads one skein thread of checkpoint and writes records, by message id or in pages, never the whole log
- * at once. Records read are kept for the life of this object (one saver call), so walking a chain of
- * ancestors costs a read per page, not per record.
+ * at once. Records read are kept for the life of this object (one saver call, up to KEPT_RECORDS), so
+ * walking a chain of ancestors costs a read per page, not per record.
  */
 export class CheckpointLog {
   readonly #records = new Map<string, CheckpointContent>();
@@ -25,7 +27,11 @@ export class CheckpointLog {
   #remember(messages: Message[]): void {
     for (const message of messages) {
       const entry = readLogEntry(this.thread.id, message);
-      if (entry.kind === "checkpoint") this.#records.set(entry.content.checkpointId, entry.content);
+      if (entry.kind !== "checkpoint") continue;
+      this.#records.delete(entry.content.checkpointId);
+      this.#records.set(entry.content.checkpointId, entry.content);
+      if (this.#records.size > KEPT_RECORDS)
+        this.#records.delete(this.#records.keys().next().value as string);
     }
   }
 
