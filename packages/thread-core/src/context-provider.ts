@@ -2,6 +2,7 @@ import { ConcurrencyError } from "./errors.js";
 import type { JsonValue } from "./json.js";
 import { type Message, type MessageInput, normalizeMessage } from "./message.js";
 import type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
+import type { StateType, TypedState } from "./state-type.js";
 import type { Thread, ViewOptions } from "./thread.js";
 
 /** What a provider adds to one run. Nothing of it is stored in the thread. */
@@ -42,6 +43,12 @@ export interface ContextProviderInvoked<State extends JsonValue = JsonValue>
 export interface ContextProvider<State extends JsonValue = JsonValue> {
   /** The key of its state in the thread's `context`; unique among the providers of one runner. */
   readonly name: string;
+  /**
+   * The registered type of its state (`defineStateType`): the state is stored with that `$type` and `$v`,
+   * so every store validates it and migrates it when read, and `contextOf` types it. Register the type in
+   * the store's registry too.
+   */
+  readonly stateType?: StateType;
   /**
    * The state it wants on a new thread (undefined: none). thread-service stores it when it creates a
    * thread; `withContextProviders` uses it for a thread that has no state yet and stores it after the run.
@@ -121,7 +128,7 @@ export async function initialProviderStates(
     const state = await provider.initialState?.(start);
     if (state !== undefined) states[provider.name] = state;
   }
-  return states;
+  return typedStates(providers, states);
 }
 
 /**
@@ -228,7 +235,7 @@ async function storeNextStates(
     const ifRevision = thread.capabilities.revisions ? thread.revision : undefined;
     try {
       await thread.update(
-        { context: { ...thread.context, ...states } },
+        { context: { ...thread.context, ...typedStates(providers, states) } },
         ifRevision === undefined ? {} : { ifRevision },
       );
       return;
@@ -236,4 +243,58 @@ async function storeNextStates(
       if (!ConcurrencyError.isInstance(error) || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
+}
+
+/** Each state of a provider that declares its type, with that type's `$type` and `$v`. */
+function typedStates(
+  providers: readonly ContextProvider[],
+  states: Record<string, JsonValue>,
+): Record<string, JsonValue> {
+  const typed: Record<string, JsonValue> = { ...states };
+  for (const provider of providers) {
+    const state = states[provider.name];
+    if (provider.stateType && state !== null && typeof state === "object" && !Array.isArray(state)) {
+      typed[provider.name] = provider.stateType.of(state) as JsonValue;
+    }
+  }
+  return typed;
+}
+
+/** The state a provider keeps: its state type's, or what its callbacks return. */
+export type ProviderState<Provider> = Provider extends { stateType: StateType<infer Fields> }
+  ? TypedState<Fields>
+  : Provider extends ContextProvider<infer State>
+    ? State
+    : never;
+
+/** A thread's `context` as its providers keep it: each provider's state under its name. */
+export type ProvidersContext<Providers extends readonly { name: string }[]> = {
+  readonly [Provider in Providers[number] as Provider["name"]]?: ProviderState<Provider>;
+};
+
+type JsonFields = { [key: string]: JsonValue };
+
+/**
+ * Declares a context provider whose state has a registered type: its callbacks see that type's fields,
+ * and `contextOf(thread, [provider]).memory` is typed.
+ * @example const memory = defineContextProvider({ name: "memory", stateType: memoryState, initialState: () => ({ facts: [] }) });
+ */
+export function defineContextProvider<const Name extends string, Fields extends JsonFields>(
+  provider: { name: Name; stateType: StateType<Fields> } & Omit<
+    ContextProvider<Fields>,
+    "name" | "stateType"
+  >,
+): ContextProvider<Fields> & { name: Name; stateType: StateType<Fields> } {
+  return provider;
+}
+
+/**
+ * The thread's context typed by its providers' states.
+ * @example const { memory } = contextOf(thread, [memoryProvider]); memory?.facts
+ */
+export function contextOf<const Providers extends readonly { name: string }[]>(
+  thread: Pick<Thread, "context">,
+  _providers: Providers,
+): ProvidersContext<Providers> {
+  return thread.context as ProvidersContext<Providers>;
 }

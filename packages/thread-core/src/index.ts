@@ -6,9 +6,13 @@ export {
   type ContextProviderInvoking,
   type ContextProviderStart,
   checkContextProviders,
+  contextOf,
+  defineContextProvider,
   initialProviderStates,
   type ProvidedContext,
   type ProvidedRun,
+  type ProviderState,
+  type ProvidersContext,
   runWithContextProviders,
   withContextProviders,
 } from "./context-provider.js";
@@ -96,14 +100,15 @@ export {
   type TypedState,
 } from "./state-type.js";
 export {
+  findStoreAdapter,
   type OpenStoreOptions,
   openStore,
   redactUrl,
   redactUrlText,
-  STORE_SCHEMES,
 } from "./store/open-store.js";
 export { PlainStateThread } from "./store/plain-state-thread.js";
 export type * from "./store/store.js";
+export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "./store/store-schemes.js";
 export type * from "./thread.js";
 export {
   type BindEnvironment,

@@ -256,6 +256,7 @@ export class Registry {
         },
       }) as Record<string, unknown>;
       delete definition.$schema;
+      anchorLocalReferences(definition, type.type);
       const properties = definition.properties as Record<string, Record<string, unknown>> | undefined;
       if (type.kind !== "state" && properties?.context) {
         properties.context = { type: "object", additionalProperties: nested };
@@ -280,4 +281,29 @@ export class Registry {
       $defs: definitions,
     };
   }
+}
+
+/**
+ * zod puts schemas a definition reuses in the definition's own `$defs` and refers to them from the root
+ * (`#/$defs/__schema0`); inside the combined schema the root is another document, so point them at the
+ * definition's place in it.
+ */
+function anchorLocalReferences(definition: Record<string, unknown>, typeId: string): void {
+  const local = definition.$defs as Record<string, unknown> | undefined;
+  if (!local) return;
+  const escaped = typeId.replaceAll("~", "~0").replaceAll("/", "~1");
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (!isPlainObject(value)) return;
+    const reference = value.$ref;
+    if (typeof reference === "string" && reference.startsWith("#/$defs/")) {
+      const name = reference.slice("#/$defs/".length);
+      if (Object.hasOwn(local, name)) value.$ref = `#/$defs/${escaped}/$defs/${name}`;
+    }
+    for (const item of Object.values(value)) visit(item);
+  };
+  visit(definition);
 }
