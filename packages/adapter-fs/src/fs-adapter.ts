@@ -1,7 +1,13 @@
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { InvalidStoreUrlError, type LocalStore, type Registry, type SkeinAdapter } from "@skein/thread-core";
+import {
+  InvalidStoreUrlError,
+  type LocalStore,
+  type Registry,
+  registerStoreAdapter,
+  type SkeinAdapter,
+} from "@skein/thread-core";
 import type { Durability } from "./durable-files.js";
 import { SOURCE } from "./errors.js";
 import { type FsStoreOptions, fsStore } from "./fs-store.js";
@@ -72,3 +78,6 @@ export function parseFileUrl(url: URL | string): { directory: string; durability
     throw new InvalidStoreUrlError(text, "it names no directory", { source: SOURCE });
   return { directory, ...(durability ? { durability } : {}) };
 }
+
+// Importing the package is enough for openStore (and the CLI) to open its URLs.
+registerStoreAdapter(fsAdapter);

@@ -1,4 +1,4 @@
-import type { SkeinAdapter } from "@skein/thread-core";
+import { registerStoreAdapter, type SkeinAdapter } from "@skein/thread-core";
 import type { RedisLogDriver } from "./redis-log-driver.js";
 import { type RedisStoreOptions, redisStore } from "./redis-store.js";
 import { redisThreadType } from "./redis-thread-type.js";
@@ -27,3 +27,6 @@ export function redisAdapter(options: RedisAdapterOptions = {}): SkeinAdapter {
     },
   };
 }
+
+// Importing the package is enough for openStore (and the CLI) to open its URLs.
+registerStoreAdapter(redisAdapter);

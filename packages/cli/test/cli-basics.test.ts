@@ -63,7 +63,7 @@ describe("store URLs", () => {
     const result = await skein(["ls", "--store", "ftp://admin:hunter2@example.com/x"]);
     expect(result.code).toBe(6);
     const line = expectOneErrorLine(result.stderr);
-    expect(line).toContain("use memory:, file:, redis: or rediss:");
+    expect(line).toContain("use memory:, file:, redis:, rediss:, postgres:, postgresql:");
     expect(line).not.toContain("hunter2");
   });
 

@@ -7,12 +7,19 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   store: {
     type: "string",
     placeholder: "URL",
-    description: "memory:, file:<path>, redis://…, rediss://… (default: $SKEIN_STORE, else file:./.skein)",
+    description:
+      "memory:, file:<path>, redis://…, rediss://…, postgres://…, or a scheme --adapter loads (default: $SKEIN_STORE, else file:./.skein)",
   },
   scope: {
     type: "string",
     placeholder: "TENANT",
     description: "work inside one tenant's scope of the store",
+  },
+  adapter: {
+    type: "string",
+    placeholder: "PACKAGES",
+    description:
+      "store packages to load for their URL schemes, comma-separated package names or module paths (default: $SKEIN_ADAPTERS)",
   },
   types: {
     type: "string",

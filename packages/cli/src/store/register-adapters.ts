@@ -1,38 +1,25 @@
 import {
   AdapterNotInstalledError,
+  findStoreAdapter,
   type Registry,
-  type SkeinAdapter,
-  SkeinError,
-  STORE_SCHEMES,
+  SKEIN_STORE_PACKAGES,
 } from "@skein/thread-core";
 
 /**
- * Loads every adapter package behind a store URL scheme (fs, redis) and registers its thread types, so
- * `skein schema` describes them without opening a store.
+ * Registers the thread types of every installed store package behind a URL scheme (fs, redis, postgres, and
+ * those `--adapter` loaded), so `skein schema` describes them without opening a store. skein's own store
+ * packages that are not installed are left out.
  */
 export async function registerStoreAdapters(registry: Registry): Promise<void> {
   const seen = new Set<string>();
-  for (const [scheme, known] of Object.entries(STORE_SCHEMES)) {
-    if (seen.has(known.packageName)) continue;
-    seen.add(known.packageName);
-    let module: Record<string, unknown>;
+  for (const scheme of Object.keys(SKEIN_STORE_PACKAGES)) {
     try {
-      module = await known.load();
+      const adapter = await findStoreAdapter(scheme);
+      if (seen.has(adapter.packageName)) continue;
+      seen.add(adapter.packageName);
+      for (const type of adapter.types) registry.ensure(type);
     } catch (error) {
-      if ((error as { code?: string }).code === "ERR_MODULE_NOT_FOUND") {
-        throw new AdapterNotInstalledError(known.packageName, scheme, { cause: error });
-      }
-      throw error;
+      if (!AdapterNotInstalledError.isInstance(error)) throw error;
     }
-    const factory = module[known.factory];
-    if (typeof factory !== "function") {
-      throw new SkeinError(
-        `${known.packageName} does not export ${known.factory}(); is it a matching version?`,
-        {
-          source: "cli",
-        },
-      );
-    }
-    for (const type of (factory as () => SkeinAdapter)().types) registry.ensure(type);
   }
 }

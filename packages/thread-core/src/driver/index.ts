@@ -17,3 +17,10 @@ export type {
 } from "../local/log-driver.js";
 export { eventSegments, newHeadSegment } from "../local/log-driver.js";
 export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
+export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
+export {
+  defineLogStore,
+  type LogStoreDefinition,
+  type LogStoreKit,
+  type StoreBinding,
+} from "./define-log-store.js";

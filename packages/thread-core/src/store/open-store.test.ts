@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { AdapterNotInstalledError, InvalidStoreUrlError } from "../errors.js";
 import { defineThreadType, ThreadStateSchema } from "../thread-type.js";
-import { loadAdapter, openStore } from "./open-store.js";
+import { loadStorePackage, openStore } from "./open-store.js";
 import type { SkeinAdapter } from "./store.js";
 
 describe("openStore", () => {
@@ -42,14 +42,7 @@ describe("openStore", () => {
   });
 
   it("says which package to install for a missing adapter", async () => {
-    const error = await loadAdapter(
-      {
-        packageName: "@skein/adapter-nope",
-        load: () => import("@skein/adapter-nope" as string),
-        factory: "nopeAdapter",
-      },
-      "nope",
-    ).then(
+    const error = await loadStorePackage("@skein/adapter-nope", "nope").then(
       () => new Error("loaded"),
       (caught: unknown) => caught as Error,
     );

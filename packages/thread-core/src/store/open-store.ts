@@ -5,32 +5,7 @@ import { AdapterNotInstalledError, InvalidStoreUrlError, SkeinError } from "../e
 import { createMemoryStore } from "../memory/memory-thread-type.js";
 import type { Registry } from "../registry.js";
 import type { SkeinAdapter, ThreadStore } from "./store.js";
-
-export interface AdapterModule {
-  packageName: string;
-  load: () => Promise<Record<string, unknown>>;
-  /** The factory the package exports, called with no options for a plain URL. */
-  factory: string;
-}
-
-/** Which package opens each URL scheme. Loaded only when a URL asks for it. */
-export const STORE_SCHEMES: Readonly<Record<string, AdapterModule>> = {
-  file: {
-    packageName: "@skein/adapter-fs",
-    load: () => import("@skein/adapter-fs" as string),
-    factory: "fsAdapter",
-  },
-  redis: {
-    packageName: "@skein/adapter-redis",
-    load: () => import("@skein/adapter-redis" as string),
-    factory: "redisAdapter",
-  },
-  rediss: {
-    packageName: "@skein/adapter-redis",
-    load: () => import("@skein/adapter-redis" as string),
-    factory: "redisAdapter",
-  },
-};
+import { registeredStoreAdapter, registeredStoreSchemes, SKEIN_STORE_PACKAGES } from "./store-schemes.js";
 
 export interface OpenStoreOptions {
   /** Adapters to use: for their thread types, and for URL schemes they open. */
@@ -51,16 +26,7 @@ export async function openStore(url: string | URL, options: OpenStoreOptions = {
   const parsed = parseStoreUrl(url);
   const scheme = parsed.protocol.slice(0, -1);
   let opener = adapters.find((adapter) => adapter.schemes.includes(scheme) && adapter.openStore);
-  if (!opener && scheme !== "memory") {
-    const known = STORE_SCHEMES[scheme];
-    if (!known) {
-      throw new InvalidStoreUrlError(
-        redactUrl(parsed),
-        `unknown scheme "${scheme}:"; use memory:, file:, redis: or rediss:`,
-      );
-    }
-    opener = await loadAdapter(known, scheme);
-  }
+  if (!opener && scheme !== "memory") opener = await findStoreAdapter(scheme, parsed);
   for (const adapter of [...adapters, ...(opener ? [opener] : [])]) {
     for (const type of adapter.types) registry.ensure(type);
   }
@@ -68,25 +34,39 @@ export async function openStore(url: string | URL, options: OpenStoreOptions = {
   return (opener.openStore as NonNullable<SkeinAdapter["openStore"]>)(parsed, { registry, adapters });
 }
 
-/** Loads the package behind a scheme; exported for tests. */
-export async function loadAdapter(known: AdapterModule, scheme: string): Promise<SkeinAdapter> {
-  let module: Record<string, unknown>;
+/**
+ * The adapter registered for a URL scheme, importing skein's own package for it first when it is not (its
+ * module registers its schemes when it loads): `AdapterNotInstalledError` names the package to install.
+ * @example const redis = await findStoreAdapter("redis"); redis.types; // [redisThreadType]
+ */
+export async function findStoreAdapter(scheme: string, url?: URL): Promise<SkeinAdapter> {
+  const registered = registeredStoreAdapter(scheme);
+  if (registered) return registered;
+  const packageName = SKEIN_STORE_PACKAGES[scheme];
+  if (packageName) await loadStorePackage(packageName, scheme);
+  const loaded = registeredStoreAdapter(scheme);
+  if (loaded) return loaded;
+  if (packageName) {
+    throw new SkeinError(`${packageName} did not register "${scheme}:"; is it a matching version?`);
+  }
+  const known = [...new Set(["memory", ...Object.keys(SKEIN_STORE_PACKAGES), ...registeredStoreSchemes()])];
+  throw new InvalidStoreUrlError(
+    url ? redactUrl(url) : `${scheme}:`,
+    `unknown scheme "${scheme}:"; use ${known.map((name) => `${name}:`).join(", ")}, or pass the adapter that opens it (openStore(url, { adapters }), skein --adapter <package>)`,
+  );
+}
+
+/** Imports a store package by name; a missing one is an `AdapterNotInstalledError` with the install command. */
+export async function loadStorePackage(packageName: string, scheme: string): Promise<void> {
   try {
-    module = await known.load();
+    await import(packageName);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(known.packageName)) {
-      throw new AdapterNotInstalledError(known.packageName, scheme, { cause: error });
+    if (code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes(packageName)) {
+      throw new AdapterNotInstalledError(packageName, scheme, { cause: error });
     }
     throw error;
   }
-  const factory = module[known.factory];
-  if (typeof factory !== "function") {
-    throw new SkeinError(
-      `${known.packageName} does not export ${known.factory}(); is it a matching version?`,
-    );
-  }
-  return (factory as () => SkeinAdapter)();
 }
 
 function parseStoreUrl(url: string | URL): URL {

@@ -1,0 +1,98 @@
+import { defaultRegistry } from "../create-registry.js";
+import { SkeinError } from "../errors.js";
+import { LocalStore } from "../local/local-store.js";
+import { defineLocalThreadType } from "../local/local-thread-type.js";
+import type { LogDriver } from "../local/log-driver.js";
+import type { Registry } from "../registry.js";
+import type { SkeinAdapter } from "../store/store.js";
+import { registerStoreAdapter } from "../store/store-schemes.js";
+import type { ThreadType } from "../thread-type.js";
+
+/** What a store built on a `LogDriver` is: its type, its package, its URL schemes and how to make a driver. */
+export interface LogStoreDefinition<Options extends object> {
+  /** The thread type of the store's local threads, which `store.create()` makes (`postgres`). */
+  type: string;
+  /** The npm package, named in errors and install hints (`@skein/adapter-postgres`). */
+  packageName: string;
+  /** URL schemes without the colon (`["postgres", "postgresql"]`); registered for `openStore` and the CLI. */
+  schemes: readonly string[];
+  /** The driver of one store; its `nativeType` must be `type`. */
+  createDriver(options: Options): LogDriver;
+  /** The options a store URL gives, with the adapter's `options` (which win over the URL's) merged in. */
+  optionsFromUrl(url: URL, options: Partial<Options>): Options;
+  /** What `store.url` reports for these options: never a password. */
+  describe(options: Options): string;
+  /** Optional: run by `openStore` before it hands the store out, so that a wrong URL fails at once. */
+  verify?(driver: LogDriver): Promise<void>;
+}
+
+/** Where a store's threads are parsed and bound. */
+export interface StoreBinding {
+  /** @default defaultRegistry() */
+  registry?: Registry;
+  /** Adapters of other thread types the store keeps. @default [] */
+  adapters?: readonly SkeinAdapter[];
+}
+
+/** What `defineLogStore` gives: export them as `xThreadType`, `xStore` and `xAdapter`. */
+export interface LogStoreKit<Options extends object> {
+  threadType: ThreadType;
+  /** A store with these options (and a client in them, if your options take one). */
+  store(options: Options & StoreBinding): LocalStore;
+  /** The adapter behind the store's URL schemes, for `openStore(url, { adapters })` and the CLI. */
+  adapter(options?: Partial<Options>): SkeinAdapter;
+}
+
+/**
+ * Turns a `LogDriver` into a store: the thread type, the `xStore(options)` factory and the `xAdapter()` that
+ * `openStore` and `skein --adapter` use. The adapter's URL schemes are registered when this runs, so
+ * importing the package is enough for `openStore("sqlite:…")` to find it.
+ * @example export const { threadType: sqliteThreadType, store: sqliteStore, adapter: sqliteAdapter } = defineLogStore({ … });
+ */
+export function defineLogStore<Options extends object>(
+  definition: LogStoreDefinition<Options>,
+): LogStoreKit<Options> {
+  const threadType = defineLocalThreadType(
+    definition.type,
+    definition.packageName,
+    `${definition.schemes[0] ?? definition.type}:`,
+  );
+  const store = (options: Options & StoreBinding): LocalStore => {
+    const registry = options.registry ?? defaultRegistry();
+    registry.ensure(threadType);
+    const driver = definition.createDriver(options);
+    if (driver.nativeType !== definition.type) {
+      throw new SkeinError(
+        `${definition.packageName}'s driver makes "${driver.nativeType}" threads, but the store is of type "${definition.type}".`,
+      );
+    }
+    return new LocalStore({
+      driver,
+      registry,
+      url: definition.describe(options),
+      adapters: options.adapters,
+    });
+  };
+  const adapter = (options: Partial<Options> = {}): SkeinAdapter => ({
+    specificationVersion: "v1",
+    packageName: definition.packageName,
+    schemes: definition.schemes,
+    types: [threadType],
+    async openStore(url, context) {
+      const opened = store({
+        ...definition.optionsFromUrl(url, options),
+        registry: context.registry,
+        adapters: context.adapters,
+      });
+      try {
+        await definition.verify?.(opened.driver);
+      } catch (error) {
+        await opened.close();
+        throw error;
+      }
+      return opened;
+    },
+  });
+  registerStoreAdapter(adapter);
+  return { threadType, store, adapter };
+}
