@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,7 +12,13 @@ import { launchChromium } from "./chromium.js";
 import { fillStore, XSS_ID, XSS_TEXTS, XSS_URI } from "./fill-store.js";
 
 const CLI = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
-const DOCS = fileURLToPath(new URL("../docs/", import.meta.url));
+// Screenshots go to .test-results; SKEIN_UI_SCREENSHOTS=docs refreshes the README's (they change on every run).
+const SCREENSHOTS = fileURLToPath(
+  new URL(
+    process.env.SKEIN_UI_SCREENSHOTS === "docs" ? "../docs/" : "../.test-results/screenshots/",
+    import.meta.url,
+  ),
+);
 const run = promisify(execFile);
 
 describe("skein ui in chromium", () => {
@@ -26,6 +32,7 @@ describe("skein ui in chromium", () => {
   const failures: string[] = [];
 
   beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
     directory = mkdtempSync(join(tmpdir(), "skein-ui-"));
     storeUrl = `file:${directory}`;
     store = await openStore(storeUrl);
@@ -52,7 +59,7 @@ describe("skein ui in chromium", () => {
     await page.goto(`${ui.url}${hash}`);
     await page.locator(".top .brand").waitFor();
   };
-  const shoot = (name: string) => page.screenshot({ path: join(DOCS, name) });
+  const shoot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, name) });
 
   it("lists threads a page at a time, by id prefix, in a scope", async () => {
     await open();
@@ -78,7 +85,7 @@ describe("skein ui in chromium", () => {
       expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
     ]);
     await page.screenshot({
-      path: join(DOCS, "threads.png"),
+      path: join(SCREENSHOTS, "threads.png"),
       clip: { x: 0, y: 0, width: 1100, height: 250 },
     });
 
