@@ -16,6 +16,7 @@ import {
   type ViewOptions,
 } from "@skein/thread-core";
 import { LeaseLostError } from "./errors.js";
+import { leaseGuarded } from "./lease-guarded-thread.js";
 import { isConcurrencyError } from "./optimistic-update.js";
 import type { HeldLease } from "./thread-lease.js";
 
@@ -52,6 +53,7 @@ export class FencedThread implements Thread {
   /** The revision the next write must find; undefined for a thread without revisions. */
   #fence: number | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  #inner: Thread | undefined;
 
   constructor(thread: Thread, lease: HeldLease, messageId: string) {
     this.#thread = thread;
@@ -77,6 +79,15 @@ export class FencedThread implements Thread {
   }
   get context(): Readonly<Record<string, unknown>> {
     return this.#thread.context;
+  }
+
+  /**
+   * The fenced thread, for runners that need its type's own behaviour (thread-core's `runTarget` finds it
+   * here): every call through it checks the lease first, and its writes are this fence's (`leaseGuarded`).
+   */
+  get inner(): Thread {
+    this.#inner ??= leaseGuarded(this.#thread, this, () => this.#assertHeld());
+    return this.#inner;
   }
 
   append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {

@@ -83,7 +83,12 @@ export async function runMessage(run: MessageRun): Promise<SendResult> {
         runner: validating,
         providers: run.providers,
         thread: view,
-        options: { signal: controller.signal, config: runConfigOf(config) },
+        // Attachments are shown in the view for this run only; a runner that sends no view refuses them.
+        options: {
+          signal: controller.signal,
+          config: runConfigOf(config),
+          ...(attachments.length === 0 ? {} : { transient: attachments }),
+        },
         input: [stored],
       }),
       controller.signal,

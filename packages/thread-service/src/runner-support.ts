@@ -1,4 +1,5 @@
 import { type Thread, type ThreadRunner, UnsupportedOperationError } from "@skein/thread-core";
+import { RunThread } from "./run-thread.js";
 
 /**
  * Refuses a thread the service's runner cannot serve (`runner.supports(thread)`), when the thread is created
@@ -12,7 +13,9 @@ export async function assertRunnerSupports(
 ): Promise<void> {
   let supported: boolean;
   try {
-    supported = runner.supports(thread);
+    // Asked of a wrapper, as the runner will be handed the thread at every send (RunThread around the
+    // lease fence, both exposing `inner`), so both find the same thread through thread-core's runTarget.
+    supported = runner.supports(new RunThread(thread, [], "", () => {}));
   } catch (error) {
     if (options.created) await thread.delete().catch(() => {});
     throw error;

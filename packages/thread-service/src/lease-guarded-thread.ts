@@ -1,0 +1,39 @@
+import type { Thread } from "@skein/thread-core";
+
+/** The writes a fence makes itself, with its `ifRevision`, rather than let through with a lease check only. */
+const FENCED_WRITES = new Set<PropertyKey>(["append", "update", "rollback", "checkpoint", "fork", "delete"]);
+
+/**
+ * `thread` as a leased run's runner reaches it through `FencedThread.inner` (thread-core's `runTarget`), for
+ * its type's own behaviour (an `a2a` thread's reply, a Foundry thread's `runAgent`): every method called on
+ * it first checks that the lease is still held, its writes are `fence`'s own (so they carry the fence's
+ * `ifRevision`), and a thread one of its methods returns (a workflow's `thread("main")`) is guarded the same
+ * way, with the lease check only. Properties are read from the thread itself, whose methods may use private
+ * fields a proxy does not have.
+ */
+export function leaseGuarded(thread: Thread, fence: Thread | undefined, assertHeld: () => void): Thread {
+  return new Proxy(thread, {
+    get(target, key) {
+      if (fence && FENCED_WRITES.has(key)) {
+        const write = Reflect.get(fence, key, fence) as (...args: unknown[]) => unknown;
+        return write.bind(fence);
+      }
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        assertHeld();
+        const result = (value as (...args: unknown[]) => unknown).apply(target, args);
+        return isThread(result) ? leaseGuarded(result, undefined, assertHeld) : result;
+      };
+    },
+  });
+}
+
+function isThread(value: unknown): value is Thread {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as Thread).type === "string" &&
+    typeof (value as Thread).append === "function"
+  );
+}
