@@ -18,7 +18,10 @@ import { LruCache } from "./lru-cache.js";
 import { chatPrefix, type PairKey, pairKey, pairMetadata } from "./pair-key.js";
 import { ThreadManagerError } from "./thread-manager-error.js";
 
-/** A pair thread's state (memory thread JSON, with its whole log) as `save` gets it. */
+/**
+ * A pair thread's state (memory thread JSON, with its whole log) as `save` gets it: every save serialises and
+ * sends the whole log, so its cost grows with the thread's length (a store's appends do not).
+ */
 export type PairState = ThreadState & { revision: number };
 
 export interface ThreadManagerSaveOptions {
