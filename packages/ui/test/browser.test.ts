@@ -67,7 +67,7 @@ describe("skein ui in chromium", () => {
     expect(await page.locator("a.thread-link").count()).toBe(50);
     await page.getByRole("button", { name: "next" }).click();
     await page.locator("a.thread-link", { hasText: "trip-plan" }).waitFor();
-    expect(await page.locator("a.thread-link").count()).toBe(63 - 50);
+    expect(await page.locator("a.thread-link").count()).toBe(64 - 50);
     await page.getByRole("button", { name: "previous" }).click();
     await page.locator("a.thread-link", { hasText: "bulk-000" }).waitFor();
 
@@ -125,6 +125,18 @@ describe("skein ui in chromium", () => {
     );
     expect(await page.locator(".usage").textContent()).toContain("inputTokens 412");
     await shoot("thread.png");
+  });
+
+  it("shows image data inline and files and links as text", async () => {
+    await open("#/thread?id=parts");
+    await page.locator("img.data-image").waitFor();
+    expect(await page.locator("img.data-image").getAttribute("src")).toMatch(/^data:image\/png;base64,iVBOR/);
+    expect(
+      await page.locator("img.data-image").evaluate((image) => (image as HTMLImageElement).naturalWidth),
+    ).toBe(1);
+    expect(await page.locator(".part", { hasText: "file" }).textContent()).toContain("booking.pdf");
+    expect(await page.locator(".uri").textContent()).toBe("https://example.com/porto");
+    expect(await page.locator("article a").count()).toBe(0);
   });
 
   it("opens a 3,000-message thread on its last page and reads more only as the reader scrolls", async () => {

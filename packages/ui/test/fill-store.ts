@@ -9,6 +9,10 @@ export const XSS_TEXTS = [
 export const XSS_URI = "javascript:window.__skeinXss='uri'";
 export const XSS_ID = "<img src=x onerror=\"window.__skeinXss='id'\">";
 
+/** A 1×1 PNG. */
+const PIXEL_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
 /** What the browser tests read: a support chat with a checkpoint, a fork and a rollback, and more. */
 export async function fillStore(store: ThreadStore): Promise<{ checkpoint: Checkpoint }> {
   const thread = await store.create({ id: "support-42", metadata: { user: "u-7" } });
@@ -68,6 +72,17 @@ export async function fillStore(store: ThreadStore): Promise<{ checkpoint: Check
     },
   ]);
   await store.create({ id: XSS_ID });
+
+  const parts = await store.create({ id: "parts" });
+  await parts.append({
+    role: "user",
+    contents: [
+      { type: "text", text: "Here is the map and the booking." },
+      { type: "data", mediaType: "image/png", data: PIXEL_PNG },
+      { type: "file", fileId: "file_42", name: "booking.pdf", mediaType: "application/pdf" },
+      { type: "uri", uri: "https://example.com/porto" },
+    ],
+  });
 
   const long = await store.create({ id: "long" });
   await long.append(
