@@ -48,7 +48,10 @@ describe("defineLogStore", () => {
   });
 
   it("names every scheme it can open when a URL's is unknown", async () => {
-    const error = await openStore("nosuch://x").catch((caught: unknown) => caught as Error);
+    const error = await openStore("nosuch://x").then(
+      () => new Error("opened"),
+      (caught: unknown) => caught as Error,
+    );
     expect(error).toBeInstanceOf(InvalidStoreUrlError);
     expect(error.message).toContain("acmelog:");
     expect(error.message).toContain("postgres:");

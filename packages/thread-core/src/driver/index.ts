@@ -18,6 +18,7 @@ export type {
 export { eventSegments, newHeadSegment } from "../local/log-driver.js";
 export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
+export { type LogDriverSuiteOptions, runLogDriverSuite } from "../testing/log-driver-suite.js";
 export {
   defineLogStore,
   type LogStoreDefinition,

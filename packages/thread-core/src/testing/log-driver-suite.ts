@@ -1,0 +1,318 @@
+import assert from "node:assert/strict";
+import {
+  ConcurrencyError,
+  ConflictError,
+  HeadMovedError,
+  type SkeinError,
+  ThreadExistsError,
+  ThreadNotFoundError,
+} from "../errors.js";
+import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "../local/log-driver.js";
+import { type Message, normalizeMessage } from "../message.js";
+import type { HistoryEvent } from "../thread.js";
+
+/** The test functions of your runner (vitest, jest, mocha, node:test): the suite imports none. */
+export interface LogDriverSuiteOptions {
+  /** Shown in test names, e.g. "postgres". */
+  name: string;
+  /** A driver on a fresh, empty store for each case; the suite closes it afterwards. */
+  createDriver: () => Promise<LogDriver> | LogDriver;
+  /** Runs after each case's driver is closed (remove a temp directory, drop a schema). */
+  cleanup?: () => Promise<void>;
+  describe: (name: string, body: () => void) => unknown;
+  it: (name: string, body: () => Promise<void>, timeout?: number) => unknown;
+  /** Cases to skip, by name, each with the reason; needs `skip` of your runner's `it`. */
+  skip?: Record<string, string>;
+}
+
+type Case = (driver: LogDriver) => Promise<void>;
+
+/**
+ * The `LogDriver` contract as named cases, run against a driver directly (beside the store-level
+ * `runConformanceSuite`): a new backend learns here which step of a commit it got wrong.
+ * @example runLogDriverSuite({ name: "sqlite", createDriver: () => new SqliteLogDriver(":memory:"), describe, it });
+ */
+export function runLogDriverSuite(options: LogDriverSuiteOptions): void {
+  options.describe(`log driver: ${options.name}`, () => {
+    for (const [name, body] of Object.entries(CASES)) {
+      const reason = options.skip?.[name];
+      if (reason !== undefined) {
+        options.it(`${name} (skipped: ${reason})`, async () => {});
+        continue;
+      }
+      options.it(name, async () => {
+        const driver = await options.createDriver();
+        try {
+          await body(driver);
+        } finally {
+          await driver.close().catch(() => undefined);
+          await options.cleanup?.();
+        }
+      });
+    }
+  });
+}
+
+const message = (id: string, text = id, role: Message["role"] = "user"): Message =>
+  normalizeMessage({ id, role, text });
+const ids = (messages: Message[]) => messages.map((value) => value.id);
+
+async function newThread(driver: LogDriver, id: string): Promise<LogRecord> {
+  const now = new Date().toISOString();
+  const head = newHeadSegment(driver, id, null, 0);
+  const record: LogRecord = {
+    kind: "log",
+    id,
+    type: driver.nativeType,
+    createdAt: now,
+    updatedAt: now,
+    revision: 0,
+    metadata: {},
+    context: {},
+    head: head.id,
+    length: 0,
+    events: [],
+  };
+  await driver.createLog(record, head);
+  return record;
+}
+
+/** A head segment id for `threadId`, placed where its driver wants it (a Redis Cluster slot). */
+function headOf(driver: LogDriver, threadId: string): string {
+  return newHeadSegment(driver, threadId, null, 0).id;
+}
+
+async function rejects(promise: Promise<unknown>, type: { isInstance(value: unknown): boolean }) {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(type.isInstance(error), `expected another error, got ${(error as SkeinError).name}: ${error}`);
+    return error as SkeinError;
+  }
+  assert.fail("expected the call to throw, but it succeeded");
+}
+
+const CASES: Record<string, Case> = {
+  "createLog makes a thread read gives back; a taken id is ThreadExistsError": async (driver) => {
+    const record = await newThread(driver, "t");
+    await rejects(newThread(driver, "t"), ThreadExistsError);
+    assert.deepEqual(await driver.read("t"), record);
+    assert.equal(await driver.read("missing"), undefined);
+    const head = (await driver.segment(record.head)) as SegmentInfo;
+    assert.deepEqual({ base: head.base, start: head.start }, { base: null, start: 0 });
+  },
+
+  "commit appends new messages and returns them as stored, bumping the revision once": async (driver) => {
+    const record = await newThread(driver, "t");
+    const appended = [message("a"), message("s", "rules", "system"), message("b")];
+    const result = await driver.commit("t", { expectHead: record.head, append: appended, known: record });
+    assert.equal(result.held, undefined);
+    assert.deepEqual(result.messages, JSON.parse(JSON.stringify(appended)));
+    assert.deepEqual(
+      { revision: result.record.revision, length: result.record.length },
+      { revision: 1, length: 3 },
+    );
+    assert.deepEqual(await driver.read("t"), result.record);
+    assert.deepEqual(ids(await driver.readSegment(record.head, 0, 10)), ["a", "s", "b"]);
+    assert.deepEqual(ids(await driver.readSegment(record.head, 1, 2)), ["s"]);
+    assert.deepEqual(await driver.systemOffsets(record.head, 3), [1]);
+    assert.deepEqual(await driver.systemOffsets(record.head, 1), []);
+    assert.deepEqual(await driver.locate(record.head, "b", 3), { offset: 2 });
+    assert.equal(await driver.locate(record.head, "b", 2), undefined);
+    assert.equal(await driver.locate(record.head, "nope", 3), undefined);
+  },
+
+  "ids the head holds already are answered with the stored messages, and nothing is written": async (
+    driver,
+  ) => {
+    const record = await newThread(driver, "t");
+    const first = await driver.commit("t", { expectHead: record.head, append: [message("a")] });
+    const retried = { ...message("a", "other text"), createdAt: "2020-01-01T00:00:00.000Z" };
+    const again = await driver.commit("t", {
+      expectHead: record.head,
+      append: [message("b"), retried],
+      metadata: { step: 2 },
+      known: first.record,
+    });
+    assert.deepEqual(again.held, first.messages);
+    const stored = (await driver.read("t")) as LogRecord;
+    assert.deepEqual(
+      { revision: stored.revision, length: stored.length, metadata: stored.metadata },
+      {
+        revision: 1,
+        length: 1,
+        metadata: {},
+      },
+    );
+    assert.deepEqual(ids(await driver.readSegment(record.head, 0, 10)), ["a"]);
+  },
+
+  "commit refuses, writing nothing: a missing thread, a stale ifRevision, a moved head, in that order":
+    async (driver) => {
+      const record = await newThread(driver, "t");
+      await driver.commit("t", { expectHead: record.head, append: [message("a")] });
+      await rejects(
+        driver.commit("missing", { expectHead: headOf(driver, "missing"), append: [message("x")] }),
+        ThreadNotFoundError,
+      );
+      const stale = await rejects(
+        driver.commit("t", { expectHead: headOf(driver, "t"), ifRevision: 0, append: [message("x")] }),
+        ConcurrencyError,
+      );
+      assert.equal((stale as ConcurrencyError).actualRevision, 1);
+      await rejects(
+        driver.commit("t", { expectHead: headOf(driver, "t"), append: [message("x")] }),
+        HeadMovedError,
+      );
+      await driver.putState("state", { $type: "acme.note", id: "state" });
+      await rejects(
+        driver.commit("state", { expectHead: headOf(driver, "state"), append: [message("x")] }),
+        ThreadNotFoundError,
+      );
+      assert.deepEqual(ids(await driver.readSegment(record.head, 0, 10)), ["a"]);
+      assert.equal(((await driver.read("t")) as LogRecord).revision, 1);
+    },
+
+  "a checkpoint's point is the end after the append; metadata and context are replaced": async (driver) => {
+    const record = await newThread(driver, "t");
+    const event: HistoryEvent = {
+      kind: "checkpoint",
+      checkpoint: {
+        id: "cp-1",
+        threadId: "t",
+        point: { segment: record.head, offset: 0, position: 0 },
+        createdAt: new Date().toISOString(),
+      },
+      at: new Date().toISOString(),
+      revision: 0,
+    };
+    const result = await driver.commit("t", {
+      expectHead: record.head,
+      append: [message("a"), message("b")],
+      event,
+      metadata: { step: 1 },
+      context: { notes: { n: 1 } },
+    });
+    assert.equal(result.record.revision, 1);
+    assert.deepEqual(result.record.metadata, { step: 1 });
+    assert.deepEqual(result.record.context, { notes: { n: 1 } });
+    const recorded = result.record.events.at(-1) as Extract<HistoryEvent, { kind: "checkpoint" }>;
+    assert.deepEqual(recorded.checkpoint.point, { segment: record.head, offset: 2, position: 2 });
+    assert.equal(recorded.revision, 1);
+    assert.deepEqual(await driver.read("t"), result.record);
+  },
+
+  "a rollback fills its from with the end, then starts the new head": async (driver) => {
+    const record = await newThread(driver, "t");
+    await driver.commit("t", { expectHead: record.head, append: [message("a"), message("b")] });
+    const to = { segment: record.head, offset: 1, position: 1 };
+    const newHead = newHeadSegment(driver, "t", { segment: record.head, offset: 1 }, 1);
+    const at = new Date().toISOString();
+    const result = await driver.commit("t", {
+      expectHead: record.head,
+      newHead,
+      event: { kind: "rollback", from: to, to, target: "a", at, revision: 0 },
+      append: [message("c")],
+    });
+    assert.equal(result.held, undefined);
+    assert.deepEqual(
+      { head: result.record.head, length: result.record.length },
+      { head: newHead.id, length: 2 },
+    );
+    const rollback = result.record.events.at(-1) as Extract<HistoryEvent, { kind: "rollback" }>;
+    assert.deepEqual(rollback.from, { segment: record.head, offset: 2, position: 2 });
+    assert.deepEqual(ids(await driver.readSegment(newHead.id, 0, 10)), ["c"]);
+    // The abandoned segment is still there for history() and checkpoints.
+    assert.deepEqual(ids(await driver.readSegment(record.head, 0, 10)), ["a", "b"]);
+    assert.deepEqual((await driver.segment(newHead.id))?.base, { segment: record.head, offset: 1 });
+  },
+
+  "states are kept apart from logs, with their own revisions; list pages in id order": async (driver) => {
+    await newThread(driver, "log");
+    await rejects(driver.putState("log", { $type: "acme.note", id: "log" }), ConflictError);
+    assert.equal((await driver.putState("state", { $type: "acme.note", id: "state" })).revision, 1);
+    await rejects(
+      driver.putState("state", { $type: "acme.note", id: "state" }, { ifRevision: 0 }),
+      ConcurrencyError,
+    );
+    const next = await driver.putState("state", { $type: "acme.other", id: "state" }, { ifRevision: 1 });
+    assert.deepEqual(
+      { revision: next.revision, state: next.state },
+      {
+        revision: 2,
+        state: { $type: "acme.other", id: "state" },
+      },
+    );
+    assert.deepEqual((await driver.read("state"))?.kind, "state");
+    await driver.putState("b/1", { $type: "acme.note", id: "b/1" });
+    await driver.putState("b/2", { $type: "acme.note", id: "b/2" });
+    const all = await driver.list({ limit: 10 });
+    assert.deepEqual(
+      all.map((summary) => [summary.id, summary.type]),
+      [
+        ["b/1", "acme.note"],
+        ["b/2", "acme.note"],
+        ["log", driver.nativeType],
+        ["state", "acme.other"],
+      ],
+    );
+    assert.deepEqual(
+      (await driver.list({ prefix: "b/", after: "b/1", limit: 10 })).map((s) => s.id),
+      ["b/2"],
+    );
+    assert.deepEqual(
+      (await driver.list({ after: "b/2", limit: 1 })).map((s) => s.id),
+      ["log"],
+    );
+  },
+
+  "delete removes a record; deleting again is false": async (driver) => {
+    await newThread(driver, "t");
+    await driver.putState("s", { $type: "acme.note", id: "s" });
+    assert.equal(await driver.delete("t"), true);
+    assert.equal(await driver.delete("s"), true);
+    assert.equal(await driver.delete("t"), false);
+    assert.equal(await driver.read("t"), undefined);
+    assert.deepEqual(await driver.list({ limit: 10 }), []);
+  },
+
+  "importSegment writes a segment no thread heads, by the rules": async (driver) => {
+    const info: SegmentInfo = {
+      id: "imported/../segment",
+      base: null,
+      start: 0,
+      createdAt: new Date().toISOString(),
+    };
+    await driver.importSegment(info, [message("a"), message("b")], 0);
+    await driver.importSegment(info, [message("b"), message("c")], 1);
+    await driver.importSegment(info, [message("a")], 0);
+    assert.deepEqual(ids(await driver.readSegment(info.id, 0, 10)), ["a", "b", "c"]);
+    assert.deepEqual(await driver.segment(info.id), info);
+    await rejects(driver.importSegment(info, [message("x")], 0), ConflictError);
+    await rejects(driver.importSegment(info, [message("a", "changed")], 0), ConflictError);
+    await rejects(driver.importSegment(info, [message("z")], 5), ConflictError);
+    await rejects(driver.importSegment({ ...info, id: "other" }, [message("a")], 2), ConflictError);
+    const record = await newThread(driver, "live");
+    await rejects(
+      driver.importSegment({ ...info, id: record.head }, [message("intruder")], 0),
+      ConflictError,
+    );
+    assert.deepEqual(await driver.readSegment(record.head, 0, 10), []);
+    assert.deepEqual(await driver.locate(info.id, "c", 3), { offset: 2 });
+  },
+
+  "read with the caller's known record answers as a fresh read would": async (driver) => {
+    const record = await newThread(driver, "t");
+    const first = await driver.commit("t", { expectHead: record.head, append: [message("a")] });
+    assert.deepEqual(await driver.read("t", first.record), first.record);
+    const second = await driver.commit("t", { expectHead: record.head, metadata: { moved: true } });
+    assert.deepEqual(await driver.read("t", first.record), second.record);
+    const behind = await driver.commit("t", {
+      expectHead: record.head,
+      append: [message("b")],
+      known: first.record,
+    });
+    assert.deepEqual(behind.record, await driver.read("t"));
+    assert.deepEqual(behind.record.metadata, { moved: true });
+  },
+};
