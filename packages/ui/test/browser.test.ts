@@ -306,12 +306,15 @@ describe("skein ui in chromium", () => {
     try {
       await page.goto(`${writable.url}#/thread?id=support-42&tab=history`);
       await page.locator("g.node.checkpoint").click();
+      const reread = page.waitForResponse((response) => response.url().includes("/api/thread?"));
       await page.getByRole("button", { name: "fork here" }).click();
       await page.locator(".write-status").waitFor();
       const forked = await page.locator(".write-status").textContent();
       expect(forked).toMatch(/^Forked support-42 into \S+\. open$/);
       const forkId = /into (\S+)\./.exec(forked ?? "")?.[1] as string;
       expect((await (await store.get(forkId)).messages()).length).toBe(5);
+      // The page re-reads the thread after a write; that read must be over before the thread moves on elsewhere.
+      await reread;
 
       // Another process appends after the page read the revision: the rollback must not happen.
       await run("node", [CLI, "append", "support-42", "--text", "A late change", "--store", storeUrl]);
