@@ -207,7 +207,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     thread: Thread | ThreadState,
     options: { ifRevision?: number } = {},
   ): Promise<{ revision: number }> {
-    if (typeof (thread as Partial<Thread>).toJSON !== "function") {
+    if (typeof (thread as Partial<Thread> | null)?.toJSON !== "function") {
       return this.#saveState(thread as ThreadState, options);
     }
     return this.#saveThread(thread as Thread, options);

@@ -134,6 +134,11 @@ export function ownTypesCases(context: SuiteContext): void {
       expect((invalid as InvalidThreadStateError).path).toEqual(["total"]);
       const unknown = await caught(store.save({ $type: "conformance.unregistered", id: "bad" }));
       expect(UnknownThreadTypeError.isInstance(unknown)).toBe(true);
+      // Not a state at all: a typed error too, never a raw TypeError.
+      for (const nonsense of [null, 42, "text", []]) {
+        const error = await caught(store.save(nonsense as unknown as ThreadState));
+        expect(InvalidThreadStateError.isInstance(error)).toBe(true);
+      }
       expect((await store.list()).items).toEqual([]);
     },
   );
