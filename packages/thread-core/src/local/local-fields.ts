@@ -1,3 +1,4 @@
+import { InvalidThreadStateError } from "../errors.js";
 import { cloneJson, isPlainObject, type JsonObject } from "../json.js";
 import type { Registry } from "../registry.js";
 import type { ThreadState } from "../thread-type.js";
@@ -9,6 +10,16 @@ import type { LogRecord } from "./log-driver.js";
  * forks and exports as the rest of the thread. The thread's `context` never shows it.
  */
 export const FIELDS_KEY = "$fields";
+
+/** Refuses a context that names the fields key: only a local type's own fields are stored there. */
+export function assertNoFieldsKey(context: Record<string, unknown>): void {
+  if (Object.hasOwn(context, FIELDS_KEY)) {
+    throw new InvalidThreadStateError(
+      `the context key ${JSON.stringify(FIELDS_KEY)} is reserved for a local thread type's fields; give the context state another name`,
+      ["context", FIELDS_KEY],
+    );
+  }
+}
 
 /** The keys every local thread's JSON has; the others are a local type's own fields. */
 const THREAD_KEYS = new Set([

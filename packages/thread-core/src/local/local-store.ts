@@ -23,7 +23,7 @@ import type {
 } from "../store/store.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState, ThreadType } from "../thread-type.js";
-import { FIELDS_KEY, ownFields, parseContext, withLocalFields } from "./local-fields.js";
+import { assertNoFieldsKey, FIELDS_KEY, ownFields, parseContext, withLocalFields } from "./local-fields.js";
 import { LocalThread, type LocalThreadHost } from "./local-thread.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type RecordSummary } from "./log-driver.js";
 import { exportLog, importLog, type LogState, LogStateSchema } from "./log-state.js";
@@ -96,6 +96,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     assertThreadId(settings.id);
     assertJsonObjectField(settings.metadata, "metadata");
     assertJsonObjectField(settings.context, "context");
+    assertNoFieldsKey(settings.context);
     // Validated and migrated as the whole state before anything is written, so errors name the field.
     const parsed = this.registry.parse(
       {
@@ -123,6 +124,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     // Refused here what export could not carry or import would refuse.
     assertJsonObjectField(metadata, "metadata");
     assertJsonObjectField(context, "context");
+    if (type === this.nativeType) assertNoFieldsKey(context);
     const now = new Date().toISOString();
     const head = newHeadSegment(this.driver, id, null, 0);
     const record: LogRecord = {
@@ -274,6 +276,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       assertThreadId(id);
       // The parsed state: its nested states (and a local type's fields) validated and migrated.
       const parsed = LogStateSchema.parse(state);
+      assertNoFieldsKey(parsed.context);
       const logState = localType?.local
         ? {
             ...parsed,

@@ -4,6 +4,7 @@ import type { Registry } from "../registry.js";
 import type { AppendOptions, ThreadUpdate } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
 import {
+  assertNoFieldsKey,
   FIELDS_KEY,
   fieldsState,
   ownFields,
@@ -52,7 +53,10 @@ export class TypedLocalThread<
     options: AppendOptions = {},
   ): Promise<void> {
     if (patch.metadata !== undefined) assertJsonObjectField(patch.metadata, "metadata");
-    if (patch.context !== undefined) assertJsonObjectField(patch.context, "context");
+    if (patch.context !== undefined) {
+      assertJsonObjectField(patch.context, "context");
+      assertNoFieldsKey(patch.context);
+    }
     if (patch.fields !== undefined) assertJsonObjectField(patch.fields, "fields");
     for (let attempt = 1; ; attempt++) {
       const record = this.record;

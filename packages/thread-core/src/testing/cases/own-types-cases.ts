@@ -114,7 +114,9 @@ export function ownTypesCases(context: SuiteContext): void {
       ).toBe(true);
       const exported = await store.export("receipt-1");
       expect(await store.delete("receipt-1")).toBe(true);
-      await expect(store.getState("receipt-1")).rejects.toSatisfy((error) => ThreadNotFoundError.isInstance(error));
+      await expect(store.getState("receipt-1")).rejects.toSatisfy((error) =>
+        ThreadNotFoundError.isInstance(error),
+      );
       const imported = await store.import(exported);
       expect(imported.toJSON()).toMatchObject({ id: "receipt-1", total: 14, currency: "EUR" });
       expect((await store.getState("receipt-1")).total).toBe(14);
@@ -187,6 +189,11 @@ export function ownTypesCases(context: SuiteContext): void {
       expect(ticket.revision).toBe(revision);
       await ticket.update({ fields: { priority: "low" } });
       await ticket.update({ context: { triage: { seen: true } } }); // the context does not touch the fields
+      // The key the fields are kept under is no context state's name.
+      const reserved = await caught(ticket.update({ context: { $fields: { subject: "x" } } }));
+      expect(InvalidThreadStateError.isInstance(reserved)).toBe(true);
+      const plain = await caught(store.create({ id: "plain", context: { $fields: {} } }));
+      expect(InvalidThreadStateError.isInstance(plain)).toBe(true);
       const again = (await store.get("ticket-1")) as TypedLocalThread<Ticket>;
       expect(again.fields).toEqual({ subject: "Login broken", priority: "low" });
       expect(again.context).toEqual({ triage: { seen: true } });
@@ -212,7 +219,9 @@ export function ownTypesCases(context: SuiteContext): void {
       // Bad fields at creation are refused before anything is written.
       const refused = await caught(store.create("conformance.ticket", { id: "ticket-bad", subject: "" }));
       expect(InvalidThreadStateError.isInstance(refused)).toBe(true);
-      await expect(store.get("ticket-bad")).rejects.toSatisfy((error) => ThreadNotFoundError.isInstance(error));
+      await expect(store.get("ticket-bad")).rejects.toSatisfy((error) =>
+        ThreadNotFoundError.isInstance(error),
+      );
     },
   );
 
