@@ -39,7 +39,7 @@ function caught(run: () => unknown): Error {
 describe("registering your own types", () => {
   it("refuses ids of skein's own types and namespaces, and another package's namespace", () => {
     const schema = ThreadStateSchema;
-    for (const type of ["redis", "fs", "openai.mine", "foundry.x", "skein.mine"]) {
+    for (const type of ["redis", "fs", "openai.mine", "foundry.x", "skein.mine", "thread-service.lease"]) {
       const error = caught(() => createRegistry().register(defineThreadType({ type, schema })));
       expect(ThreadTypeClashError.isInstance(error)).toBe(true);
       expect(error.message).toContain("namespace of your own");

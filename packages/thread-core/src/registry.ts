@@ -37,6 +37,7 @@ const RESERVED_NAMESPACES: Readonly<Record<string, string>> = {
   openai: "@skein/adapter-openai",
   foundry: "@skein/adapter-foundry",
   a2a: "@skein/adapter-a2a",
+  "thread-service": "@skein/thread-service",
 };
 
 /** Where a state sits: the root thread, or nested inside one (a context provider's state, a `stateOf` field). */
