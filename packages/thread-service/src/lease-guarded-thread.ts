@@ -1,5 +1,8 @@
 import type { Thread } from "@skein/thread-core";
 
+/** Methods of threads that answer at once rather than with a promise (a workflow's sub-thread lookups). */
+const SYNC_METHODS = new Set<PropertyKey>(["toJSON", "thread", "keys"]);
+
 /** The writes a fence makes itself, with its `ifRevision`, rather than let through with a lease check only. */
 const FENCED_WRITES = new Set<PropertyKey>(["append", "update", "rollback", "checkpoint", "fork", "delete"]);
 
@@ -21,7 +24,15 @@ export function leaseGuarded(thread: Thread, fence: Thread | undefined, assertHe
       const value = Reflect.get(target, key, target) as unknown;
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
-        assertHeld();
+        // A thread's operations return promises: a lost lease is a rejection, as their own failures are.
+        if (SYNC_METHODS.has(key)) assertHeld();
+        else {
+          try {
+            assertHeld();
+          } catch (error) {
+            return Promise.reject(error);
+          }
+        }
         const result = (value as (...args: unknown[]) => unknown).apply(target, args);
         return isThread(result) ? leaseGuarded(result, undefined, assertHeld) : result;
       };

@@ -5,6 +5,7 @@ import { a2aAdapter, a2aRunner } from "@skein/adapter-a2a";
 import type { FoundryAdapter, foundryRunner as FoundryRunner } from "@skein/adapter-foundry";
 import { openaiRunner } from "@skein/adapter-openai";
 import {
+  ConcurrencyError,
   messageText,
   openStore,
   runTarget,
@@ -123,9 +124,44 @@ describe("thread-service with foundryRunner", () => {
     expect(target.type).toBe("foundry.conversation");
     lease.markLost();
     const runs = foundry.http.requests.length;
-    expect(() => target.runAgent()).toThrow(LeaseLostError);
+    await expect(target.runAgent()).rejects.toBeInstanceOf(LeaseLostError);
     await expect(target.append({ role: "user", text: "late" })).rejects.toBeInstanceOf(LeaseLostError);
     expect(foundry.http.requests.length).toBe(runs);
+    await lease.release();
+    await store.close();
+  });
+});
+
+describe("the lease fence's inner thread", () => {
+  it("guards a workflow's main sub-thread too, and sends its writes through the fence", async () => {
+    const store = await openStore("memory:");
+    store.registry.ensure(leaseThreadType);
+    const workflow = await store.create("workflow", { threads: ["main"] });
+    const lease = await new ThreadLeases(store, "instance-1", 60_000).tryAcquire(workflow.id);
+    if (!lease) throw new Error("the lease of a new thread is free");
+    const fenced = new FencedThread(workflow, lease, "message-1");
+    const main = runTarget(fenced) as Thread;
+    expect(main.type).toBe("memory");
+    await main.append({ role: "user", text: "while held" });
+    // A write through the inner workflow is the fence's own: it carries the fence's revision.
+    const inner = (fenced as unknown as { inner: Thread }).inner;
+    await inner.append({ role: "user", text: "through the fence" });
+    await workflow.update({ metadata: { by: "someone else" } }); // moves the revision under the fence
+    await inner.append({ role: "user", text: "after a retry" }); // the fence confirms its lease and retries
+    // A stale ifRevision of the caller's own is judged by the fence, after it confirmed its lease.
+    const stale = await inner
+      .append({ role: "user", text: "stale" }, { ifRevision: 0 })
+      .catch((error) => error);
+    expect(ConcurrencyError.isInstance(stale)).toBe(true);
+    expect((stale as Error).message).toMatch(/^\[thread-service\]/);
+    lease.markLost();
+    await expect(main.messages()).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(inner.append({ role: "user", text: "late" })).rejects.toBeInstanceOf(LeaseLostError);
+    expect((await (await store.get(workflow.id)).messages()).map(messageText)).toEqual([
+      "while held",
+      "through the fence",
+      "after a retry",
+    ]);
     await lease.release();
     await store.close();
   });
