@@ -188,6 +188,10 @@ for (const kind of STORE_KINDS) {
         ["a", "b/c"],
         ["a".repeat(300), ""],
         [`${"a".repeat(300)}x`, "n".repeat(300)],
+        ["a\u0000", "\n"],
+        ["a\ud800", ""],
+        ["a\udc00", ""],
+        ["../../etc", "__proto__"],
       ];
       for (const [index, [threadId, namespace]] of pairs.entries()) {
         await saver.put(
@@ -216,6 +220,29 @@ for (const kind of STORE_KINDS) {
           await saver.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: namespace } }),
         ).toBeDefined();
       }
+    });
+
+    it("parallel tasks writing to one checkpoint from two savers at once all land, each once", async () => {
+      const config = await saver.put(
+        { configurable: { thread_id: "parallel" } },
+        checkpointOf([], 0),
+        metadata(0),
+        {},
+      );
+      const other = new SkeinCheckpointSaver({ store: store.store });
+      await Promise.all(
+        Array.from({ length: 20 }, (_, task) =>
+          (task % 2 ? other : saver).putWrites(
+            config,
+            [["results", task]],
+            `task-${String(task).padStart(2, "0")}`,
+          ),
+        ),
+      );
+      const writes = (await other.getTuple(config))?.pendingWrites ?? [];
+      expect(writes.map(([taskId, , value]) => [taskId, value])).toEqual(
+        Array.from({ length: 20 }, (_, task) => [`task-${String(task).padStart(2, "0")}`, task]),
+      );
     });
 
     it("says what is missing from a config, with a typed error, and writes nothing", async () => {
