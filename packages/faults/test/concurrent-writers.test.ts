@@ -1,7 +1,8 @@
 import { openStore } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
-import { fileStore, redisStore, type SharedStore } from "./support/backends.js";
+import { fileStore, postgresStore, redisStore, type SharedStore } from "./support/backends.js";
 import { exited, printed, type RunningChild, runChild, startChild } from "./support/child-processes.js";
+import { usePostgres } from "./support/test-postgres.js";
 import { useRedis } from "./support/test-redis.js";
 
 const WRITERS = 8;
@@ -9,10 +10,12 @@ const APPENDS = 250;
 const READERS = 3;
 
 const redis = useRedis();
+const postgres = usePostgres();
 
 describe.each([
   ["fs", () => fileStore("writers")],
   ["redis", async () => redisStore(redis.url(), "writers")],
+  ["postgres", async () => postgresStore(postgres.url(), "writers")],
 ] as Array<[string, () => Promise<SharedStore>]>)(
   "%s: many processes appending to one thread",
   (name, open) => {

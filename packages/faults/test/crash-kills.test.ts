@@ -1,8 +1,9 @@
 import { openStore, type Thread } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
-import { fileStore, redisStore, type SharedStore } from "./support/backends.js";
+import { fileStore, postgresStore, redisStore, type SharedStore } from "./support/backends.js";
 import { exited, printed, type RunningChild, runChild, startChild } from "./support/child-processes.js";
 import { chooseSeed, seededRandom } from "./support/seeded-random.js";
+import { usePostgres } from "./support/test-postgres.js";
 import { useRedis } from "./support/test-redis.js";
 
 /** Rounds of two writers, each killed at its own random moment: 50 kills per backend. */
@@ -12,6 +13,7 @@ const WRITERS_PER_ROUND = 2;
 const MAX_KILL_DELAY_MS = 150;
 
 const redis = useRedis();
+const postgres = usePostgres();
 
 /** What a crash writer appends as its `index`-th batch: 1–3 messages, text of varying length. */
 function expectedBatch(writer: string, index: number): { ids: string[]; text: (id: string) => string } {
@@ -82,6 +84,7 @@ class ThreadCheck {
 describe.each([
   ["fs", () => fileStore("crashes")],
   ["redis", async () => redisStore(redis.url(), "crashes")],
+  ["postgres", async () => postgresStore(postgres.url(), "crashes")],
 ] as Array<[string, () => Promise<SharedStore>]>)("%s: writers killed with SIGKILL", (name, open) => {
   it(`keeps every acknowledged append through ${ROUNDS * WRITERS_PER_ROUND} kills at random moments`, async () => {
     const seed = chooseSeed();

@@ -8,6 +8,13 @@ import { openStore, SkeinError, type ThreadStore } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisServer, startRedisServer } from "./support/redis-servers.js";
 import { temporaryDirectory } from "./support/temporary-directories.js";
+import {
+  dropSchema,
+  postgresStoreUrl,
+  schemaTables,
+  uniqueSchema,
+  usePostgres,
+} from "./support/test-postgres.js";
 import { allKeys, redisStoreUrl, uniquePrefix } from "./support/test-redis.js";
 
 /** A name under the system's temporary directory that a path traversal would create. */
@@ -186,6 +193,8 @@ async function exercise(store: ThreadStore): Promise<void> {
   expect(await refused(() => store.get("refused-segments"))).toBe("ThreadNotFoundError");
 }
 
+const postgres = usePostgres();
+
 describe("hostile thread ids", () => {
   let server: RedisServer;
   beforeAll(async () => {
@@ -233,6 +242,24 @@ describe("hostile thread ids", () => {
     }
     expect(existsSync(join(parent, escapeName))).toBe(false);
     expect(existsSync(join(tmpdir(), escapeName))).toBe(false);
+  });
+
+  it("postgres: stored apart, each as itself, every table in the store's schema", async () => {
+    const schema = uniqueSchema("hostile-ids");
+    const store = await openStore(postgresStoreUrl(postgres.url(), schema));
+    await exercise(store);
+    await exercise(store.scope("tenant"));
+    await store.close();
+    const { tables, schemas } = await schemaTables(postgres.url(), schema);
+    expect(tables).toEqual([
+      "skein_events",
+      "skein_messages",
+      "skein_meta",
+      "skein_records",
+      "skein_segments",
+    ]);
+    expect(schemas).toEqual([schema]);
+    await dropSchema(postgres.url(), schema);
   });
 
   it("redis: stored apart, each as itself, every key under the store's prefix", async () => {

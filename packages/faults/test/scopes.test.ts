@@ -7,10 +7,12 @@ import {
   type ThreadStore,
 } from "@skein/thread-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { fileStore, redisStore, type SharedStore } from "./support/backends.js";
+import { fileStore, postgresStore, redisStore, type SharedStore } from "./support/backends.js";
+import { usePostgres } from "./support/test-postgres.js";
 import { useRedis } from "./support/test-redis.js";
 
 const redis = useRedis();
+const postgres = usePostgres();
 const opened: ThreadStore[] = [];
 afterAll(async () => {
   for (const store of opened.splice(0)) await store.close();
@@ -20,6 +22,7 @@ const backends = [
   ["memory", async () => ({ url: "memory:", cleanup: async () => {} })],
   ["fs", () => fileStore("scopes")],
   ["redis", async () => redisStore(redis.url(), "scopes")],
+  ["postgres", async () => postgresStore(postgres.url(), "scopes")],
 ] as Array<[string, () => Promise<SharedStore>]>;
 
 /** What the other tenant must never change: tenant a's thread as it reads. */

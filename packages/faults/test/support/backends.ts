@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { temporaryDirectory } from "./temporary-directories.js";
+import { dropSchema, postgresStoreUrl, uniqueSchema } from "./test-postgres.js";
 import { deleteKeys, redisStoreUrl, uniquePrefix } from "./test-redis.js";
 
 /** A store every process of a test can open by URL, and how to clean up after it. */
@@ -23,4 +24,10 @@ export function redisStore(
 ): SharedStore {
   const prefix = uniquePrefix(name);
   return { url: redisStoreUrl(serverUrl, prefix, parameters), cleanup: () => deleteKeys(serverUrl, prefix) };
+}
+
+/** A fresh postgres store: a schema no one else uses on the server at `serverUrl`, dropped afterwards. */
+export function postgresStore(serverUrl: string, name: string): SharedStore {
+  const schema = uniqueSchema(name);
+  return { url: postgresStoreUrl(serverUrl, schema), cleanup: () => dropSchema(serverUrl, schema) };
 }

@@ -1,0 +1,47 @@
+import { SkeinError, StoreUnavailableError } from "@skein/thread-core";
+
+export const SOURCE = "adapter-postgres";
+export const source = { source: SOURCE };
+
+/** The tables were written by a newer release of this package: refuse rather than misread them. */
+export class UnsupportedSchemaVersionError extends SkeinError {
+  constructor(
+    readonly found: number,
+    readonly supported: number,
+  ) {
+    super(
+      `The store's tables are at schema version ${found}; this @skein/adapter-postgres knows up to ${supported}. Upgrade the package.`,
+      source,
+    );
+  }
+}
+
+/** SQLSTATEs of a transaction that lost a race and can simply run again. */
+export const RETRYABLE_STATES = new Set(["40001", "40P01"]);
+
+/**
+ * An error of node-postgres as skein reports it: a lost or refused connection is a `StoreUnavailableError`
+ * (retryable); a server error keeps its SQLSTATE in the message. Never the connection string.
+ */
+export function postgresError(error: unknown, displayUrl: string): Error {
+  if (SkeinError.isInstance(error)) return error;
+  const { code, message } = error as { code?: string; message?: string };
+  if (
+    typeof code === "string" &&
+    /^[0-9A-Z]{5}$/.test(code) &&
+    !code.startsWith("08") &&
+    !code.startsWith("57P")
+  ) {
+    return new SkeinError(`PostgreSQL at ${displayUrl} refused a statement (${code}): ${message}`, {
+      ...source,
+      cause: error,
+    });
+  }
+  return new StoreUnavailableError(
+    `PostgreSQL at ${displayUrl} is unavailable: ${message ?? String(error)}`,
+    {
+      ...source,
+      cause: error,
+    },
+  );
+}

@@ -1,0 +1,102 @@
+import { redactedError, SkeinError, StoreClosedError } from "@skein/thread-core";
+import type { Pool, PoolClient } from "pg";
+import { postgresError, RETRYABLE_STATES, source } from "./errors.js";
+import { ensureSchema } from "./schema.js";
+import type { TableNames } from "./table-names.js";
+
+/** How often a transaction that lost a race (deadlock, serialization failure) runs again. */
+const RACE_RETRIES = 20;
+
+export interface PostgresConnectionOptions {
+  pool: Pool;
+  /** Whether `close()` ends the pool: true for a pool the store created from a URL. */
+  ownsPool: boolean;
+  names: TableNames;
+  /** The URL for messages, without its password. */
+  displayUrl: string;
+}
+
+/**
+ * The store's pool: every call runs in one transaction on one pooled client, after the tables exist (made
+ * or migrated on first use), with errors mapped to skein's.
+ */
+export class PostgresConnection {
+  readonly pool: Pool;
+  readonly names: TableNames;
+  readonly displayUrl: string;
+  readonly #ownsPool: boolean;
+  #schema: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresConnectionOptions) {
+    this.pool = options.pool;
+    this.#ownsPool = options.ownsPool;
+    this.names = options.names;
+    this.displayUrl = options.displayUrl;
+  }
+
+  /** Runs `work` inside BEGIN … COMMIT (rolled back if it throws), once more when it lost a race. */
+  async transaction<Result>(work: (client: PoolClient) => Promise<Result>): Promise<Result> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.#client();
+      let broken = false;
+      try {
+        await client.query("BEGIN");
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {
+          broken = true;
+        });
+        const state = (error as { code?: string }).code;
+        if (state && RETRYABLE_STATES.has(state) && attempt < RACE_RETRIES) continue;
+        throw this.#mapped(error);
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  /** One statement outside a transaction (reads that need no lock). */
+  async query<Row>(text: string, values: unknown[]): Promise<Row[]> {
+    const client = await this.#client();
+    try {
+      return (await client.query(text, values)).rows as Row[];
+    } catch (error) {
+      throw this.#mapped(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsPool) await this.pool.end();
+  }
+
+  async #client(): Promise<PoolClient> {
+    if (this.#closed) throw new StoreClosedError(source);
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw this.#mapped(error);
+    }
+    try {
+      this.#schema ??= ensureSchema(client, this.names);
+      await this.#schema;
+    } catch (error) {
+      this.#schema = undefined;
+      client.release();
+      throw this.#mapped(error);
+    }
+    return client;
+  }
+
+  #mapped(error: unknown): Error {
+    if (SkeinError.isInstance(error)) return error;
+    return postgresError(redactedError(error), this.displayUrl);
+  }
+}

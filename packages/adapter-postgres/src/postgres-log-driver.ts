@@ -1,0 +1,357 @@
+import {
+  type CommitResult,
+  ConcurrencyError,
+  ConflictError,
+  eventSegments,
+  type HistoryEvent,
+  type JsonObject,
+  type LogChange,
+  type LogDriver,
+  type LogRecord,
+  type Message,
+  messageConflict,
+  type RecordSummary,
+  type SegmentInfo,
+  SkeinError,
+  type StateRecord,
+  type StoredRecord,
+  ThreadExistsError,
+  ThreadNotFoundError,
+} from "@skein/thread-core";
+import { HeadMovedError } from "@skein/thread-core/driver";
+import type { PoolClient } from "pg";
+import { SOURCE, source } from "./errors.js";
+import { idFromKey, idKey, prefixEnd } from "./id-keys.js";
+import { fromJsonb } from "./jsonb-value.js";
+import type { PostgresConnection } from "./postgres-connection.js";
+import { type RecordRow, RecordRows } from "./record-rows.js";
+import { type SegmentRow, SegmentRows, segmentInfo } from "./segment-rows.js";
+
+/**
+ * Local thread logs in PostgreSQL. Every change is one transaction that locks the thread's record row
+ * first, so ids, revisions and the head are checked where they are written; reads of a range of messages
+ * use the primary key (segment, offset), never a scan.
+ */
+export class PostgresLogDriver implements LogDriver {
+  readonly specificationVersion = "v1";
+  readonly source = SOURCE;
+  readonly nativeType = "postgres";
+  readonly #records: RecordRows;
+  readonly #segments: SegmentRows;
+
+  constructor(readonly connection: PostgresConnection) {
+    this.#records = new RecordRows(connection.names);
+    this.#segments = new SegmentRows(connection.names);
+  }
+
+  async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
+    const rows = await this.connection.query<RecordRow>(
+      `SELECT * FROM ${this.connection.names.records} WHERE key = $1`,
+      [idKey(id)],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    if (row.kind === "state") return this.#records.state(row);
+    if (
+      known?.id === id &&
+      known.revision === Number(row.revision) &&
+      known.head === idFromKey(row.head as Buffer)
+    ) {
+      return known;
+    }
+    const events = await this.connection.query<{ event: unknown }>(
+      `SELECT event FROM ${this.connection.names.events} WHERE record = $1 ORDER BY seq`,
+      [idKey(id)],
+    );
+    return this.#records.log(
+      row,
+      events.map((event) => fromJsonb<HistoryEvent>(event.event)),
+    );
+  }
+
+  async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
+    await this.connection.transaction(async (client) => {
+      const inserted = await this.#records.insertLog(client, record);
+      if (!inserted) throw new ThreadExistsError(record.id, source);
+      await this.#segments.create(client, head, 1);
+      const taken = record.events.flatMap(eventSegments);
+      if (!(await this.#segments.retain(client, taken))) {
+        const fork = record.events.find((event) => event.kind === "fork");
+        if (fork) throw new ThreadNotFoundError(fork.parentId, source);
+        throw new SkeinError(
+          `A segment thread ${JSON.stringify(record.id)} needs is gone from the store.`,
+          source,
+        );
+      }
+      await this.#records.insertEvents(client, record.id, 0, record.events);
+    });
+  }
+
+  commit(id: string, change: LogChange): Promise<CommitResult> {
+    return this.connection.transaction(async (client) => {
+      const row = await this.#records.lock(client, id);
+      if (row?.kind !== "log") throw new ThreadNotFoundError(id, source);
+      const revision = Number(row.revision);
+      if (change.ifRevision !== undefined && change.ifRevision !== revision) {
+        throw new ConcurrencyError(id, change.ifRevision, revision, source);
+      }
+      const headId = idFromKey(row.head as Buffer);
+      if (headId !== change.expectHead) throw new HeadMovedError(id, source);
+      const record = await this.#current(client, row, change.known);
+      const append = change.append ?? [];
+      const head = (await this.#segments.get(client, headId)) as SegmentRow;
+      const headOffset = Number(row.length) - Number(head.start);
+      if (!change.newHead && append.length > 0) {
+        const held = await this.#segments.held(
+          client,
+          headId,
+          append.map((message) => message.id),
+          headOffset,
+        );
+        if (held.length > 0) return { record, messages: [], held };
+      }
+      return this.#apply(client, record, head, change);
+    });
+  }
+
+  /** Steps 2, 4 and 5 of `LogChange` on a checked record. */
+  async #apply(
+    client: PoolClient,
+    record: LogRecord,
+    head: SegmentRow,
+    change: LogChange,
+  ): Promise<CommitResult> {
+    const append = change.append ?? [];
+    const next: LogRecord = { ...record };
+    const event = change.event && (JSON.parse(JSON.stringify(change.event)) as HistoryEvent);
+    let start = Number(head.start);
+    if (change.newHead) {
+      if (event?.kind === "rollback") event.from = endOf(record, start);
+      await this.#segments.create(client, change.newHead, 1);
+      next.head = change.newHead.id;
+      next.length = change.newHead.start;
+      start = change.newHead.start;
+    }
+    await this.#segments.write(client, next.head, append, next.length - start);
+    next.length += append.length;
+    if (event?.kind === "checkpoint") event.checkpoint.point = endOf(next, start);
+    if (change.metadata) next.metadata = JSON.parse(JSON.stringify(change.metadata));
+    if (change.context) next.context = JSON.parse(JSON.stringify(change.context));
+    const changed = Boolean(
+      change.newHead || append.length > 0 || event || change.metadata || change.context,
+    );
+    if (!changed) return { record, messages: [] };
+    next.revision = record.revision + 1;
+    next.updatedAt = new Date().toISOString();
+    if (event) {
+      event.revision = next.revision;
+      next.events = [...record.events, event];
+      // What the event points at stays alive while the history holds it.
+      if (!(await this.#segments.retain(client, eventSegments(event)))) {
+        throw new ThreadNotFoundError(record.id, source);
+      }
+      await this.#records.insertEvents(client, record.id, record.events.length, [event]);
+    }
+    await this.#records.updateLog(client, next, Boolean(change.metadata), Boolean(change.context));
+    if (change.newHead) await this.#segments.release(client, [record.head]);
+    return { record: next, messages: JSON.parse(JSON.stringify(append)) as Message[] };
+  }
+
+  /** The record as stored, from the caller's `known` copy when it is still current. */
+  async #current(client: PoolClient, row: RecordRow, known: LogRecord | undefined): Promise<LogRecord> {
+    const id = row.id;
+    if (
+      known?.id === id &&
+      known.revision === Number(row.revision) &&
+      known.head === idFromKey(row.head as Buffer)
+    ) {
+      return known;
+    }
+    const { rows } = await client.query(
+      `SELECT event FROM ${this.connection.names.events} WHERE record = $1 ORDER BY seq`,
+      [idKey(id)],
+    );
+    return this.#records.log(
+      row,
+      rows.map((event) => fromJsonb<HistoryEvent>(event.event)),
+    );
+  }
+
+  putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {
+    return this.connection.transaction(async (client) => {
+      const updatedAt = new Date().toISOString();
+      const revision = await this.#records.putState(client, id, state, updatedAt, options.ifRevision);
+      if (revision === undefined) {
+        const row = await this.#records.lock(client, id);
+        if (row?.kind === "log") {
+          throw new ConflictError(
+            `Thread ${JSON.stringify(id)} is a local thread of this store; its state is its log.`,
+            undefined,
+            source,
+          );
+        }
+        throw new ConcurrencyError(id, options.ifRevision as number, Number(row?.revision ?? 0), source);
+      }
+      return { kind: "state", id, revision, updatedAt, state: JSON.parse(JSON.stringify(state)) };
+    });
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.connection.transaction(async (client) => {
+      const row = await this.#records.lock(client, id);
+      if (!row) return false;
+      await client.query(`DELETE FROM ${this.connection.names.records} WHERE key = $1`, [idKey(id)]);
+      if (row.kind === "log") {
+        const { rows } = await client.query(
+          `DELETE FROM ${this.connection.names.events} WHERE record = $1 RETURNING event`,
+          [idKey(id)],
+        );
+        const events = rows.map((event) => fromJsonb<HistoryEvent>(event.event));
+        await this.#segments.release(client, [
+          idFromKey(row.head as Buffer),
+          ...events.flatMap(eventSegments),
+        ]);
+      }
+      return true;
+    });
+  }
+
+  async list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {
+    const prefix = options.prefix ?? "";
+    const low = options.after !== undefined && options.after >= prefix ? options.after : undefined;
+    const rows = await this.connection.query<{ key: Buffer; type: string; updated_at: string }>(
+      `SELECT key, type, updated_at FROM ${this.connection.names.records}
+       WHERE key >= $1 AND ($2::bytea IS NULL OR key > $2) AND ($3::bytea IS NULL OR key < $3)
+       ORDER BY key LIMIT $4`,
+      [
+        idKey(prefix),
+        low === undefined ? null : idKey(low),
+        prefix === "" ? null : (prefixEnd(prefix) ?? null),
+        options.limit,
+      ],
+    );
+    return rows.map((row) => ({ id: idFromKey(row.key), type: row.type, updatedAt: row.updated_at }));
+  }
+
+  async segment(id: string): Promise<SegmentInfo | undefined> {
+    const rows = await this.connection.query<SegmentRow>(
+      `SELECT * FROM ${this.connection.names.segments} WHERE key = $1`,
+      [idKey(id)],
+    );
+    return rows[0] && segmentInfo(rows[0]);
+  }
+
+  async readSegment(id: string, from: number, to: number): Promise<Message[]> {
+    if (to <= from) return [];
+    const rows = await this.connection.query<{ message: unknown }>(
+      `SELECT message FROM ${this.connection.names.messages}
+       WHERE segment = $1 AND "offset" >= $2 AND "offset" < $3 ORDER BY "offset"`,
+      [idKey(id), from, to],
+    );
+    return rows.map((row) => fromJsonb<Message>(row.message));
+  }
+
+  async locate(id: string, messageId: string, before: number) {
+    const rows = await this.connection.query<{ offset: string }>(
+      `SELECT "offset" FROM ${this.connection.names.messages} WHERE segment = $1 AND id = $2 AND "offset" < $3`,
+      [idKey(id), idKey(messageId), before],
+    );
+    return rows[0] && { offset: Number(rows[0].offset) };
+  }
+
+  async systemOffsets(id: string, before: number): Promise<number[]> {
+    const rows = await this.connection.query<{ offset: string }>(
+      `SELECT "offset" FROM ${this.connection.names.messages}
+       WHERE segment = $1 AND system AND "offset" < $2 ORDER BY "offset"`,
+      [idKey(id), before],
+    );
+    return rows.map((row) => Number(row.offset));
+  }
+
+  importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
+    return this.connection.transaction(async (client) => {
+      let segment = await this.#segments.get(client, info.id, true);
+      if (!segment) {
+        if (from !== 0)
+          throw new ConflictError(
+            `Segment ${info.id} is missing its first ${from} messages.`,
+            undefined,
+            source,
+          );
+        if (info.base && !(await this.#segments.get(client, info.base.segment))) {
+          throw new ConflictError(
+            `Segment ${info.id} continues ${info.base.segment}, which is not in the store.`,
+            undefined,
+            source,
+          );
+        }
+        await this.#segments.create(client, info, 0);
+        segment = (await this.#segments.get(client, info.id, true)) as SegmentRow;
+      }
+      const length = Number(segment.length);
+      const existing = Math.max(0, Math.min(messages.length, length - from));
+      const stored = await this.readSegmentIn(client, info.id, from, from + existing);
+      for (let index = 0; index < existing; index++) {
+        const message = messages[index] as Message;
+        const held = stored[index] as Message;
+        if (held.id !== message.id) {
+          throw new ConflictError(
+            `Segment ${info.id} holds another message at offset ${from + index}.`,
+            message.id,
+            source,
+          );
+        }
+        const conflict = messageConflict(held, message, SOURCE);
+        if (conflict) throw conflict;
+      }
+      const fresh = messages.slice(existing);
+      if (fresh.length === 0) return;
+      if (from + existing !== length)
+        throw new ConflictError(`Segment ${info.id} has a gap at ${from + existing}.`, undefined, source);
+      const { rows } = await client.query(
+        `SELECT 1 FROM ${this.connection.names.records} WHERE head = $1 LIMIT 1`,
+        [idKey(info.id)],
+      );
+      if (rows.length > 0) {
+        throw new ConflictError(
+          `Segment ${info.id} is a live thread's head and cannot be extended by an import.`,
+          undefined,
+          source,
+        );
+      }
+      const clash = await this.#segments.held(
+        client,
+        info.id,
+        fresh.map((message) => message.id),
+        length,
+      );
+      if (clash.length > 0 || new Set(fresh.map((message) => message.id)).size < fresh.length) {
+        throw new ConflictError(`Segment ${info.id} would hold a message id twice.`, clash[0]?.id, source);
+      }
+      await this.#segments.write(client, info.id, fresh, length);
+    });
+  }
+
+  async readSegmentIn(client: PoolClient, id: string, from: number, to: number): Promise<Message[]> {
+    if (to <= from) return [];
+    const { rows } = await client.query(
+      `SELECT message FROM ${this.connection.names.messages}
+       WHERE segment = $1 AND "offset" >= $2 AND "offset" < $3 ORDER BY "offset"`,
+      [idKey(id), from, to],
+    );
+    return rows.map((row) => fromJsonb<Message>(row.message));
+  }
+
+  /** Checks that the server answers and the tables exist, so a store opened on a wrong URL fails at once. */
+  async ping(): Promise<void> {
+    await this.connection.query("SELECT 1", []);
+  }
+
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+}
+
+function endOf(record: LogRecord, headStart: number) {
+  return { segment: record.head, offset: record.length - headStart, position: record.length };
+}

@@ -1,0 +1,149 @@
+import type { HistoryEvent, JsonObject, LogRecord, StateRecord } from "@skein/thread-core";
+import type { PoolClient } from "pg";
+import { idFromKey, idKey } from "./id-keys.js";
+import { fromJsonb, toJsonb } from "./jsonb-value.js";
+import type { TableNames } from "./table-names.js";
+
+/** A record row as read: a local thread's log head (`log`) or a saved state (`state`). */
+export interface RecordRow {
+  key: Buffer;
+  id: string;
+  kind: "log" | "state";
+  type: string;
+  revision: string;
+  created_at: string | null;
+  updated_at: string;
+  metadata: unknown;
+  metadata_text: string | null;
+  context: unknown;
+  context_text: string | null;
+  state: unknown;
+  state_text: string | null;
+  head: Buffer | null;
+  length: string | null;
+}
+
+/** The records table inside a transaction. */
+export class RecordRows {
+  constructor(readonly names: TableNames) {}
+
+  /** The row, locked until the transaction ends: every change to a thread takes this lock first. */
+  async lock(client: PoolClient, id: string): Promise<RecordRow | undefined> {
+    const { rows } = await client.query(`SELECT * FROM ${this.names.records} WHERE key = $1 FOR UPDATE`, [
+      idKey(id),
+    ]);
+    return rows[0] as RecordRow | undefined;
+  }
+
+  /** Inserts a log record; false if the id is taken. */
+  async insertLog(client: PoolClient, record: LogRecord): Promise<boolean> {
+    const { rowCount } = await client.query(
+      `INSERT INTO ${this.names.records}
+         (key, id, kind, type, revision, created_at, updated_at, metadata, context, head, length,
+          metadata_text, context_text)
+       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12)
+       ON CONFLICT (key) DO NOTHING`,
+      [
+        idKey(record.id),
+        record.id,
+        record.type,
+        record.revision,
+        record.createdAt,
+        record.updatedAt,
+        toJsonb(record.metadata),
+        toJsonb(record.context),
+        idKey(record.head),
+        record.length,
+        JSON.stringify(record.metadata),
+        JSON.stringify(record.context),
+      ],
+    );
+    return rowCount === 1;
+  }
+
+  async insertEvents(client: PoolClient, id: string, first: number, events: HistoryEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await client.query(
+      `INSERT INTO ${this.names.events} (record, seq, event)
+       SELECT $1, s, e::jsonb FROM unnest($2::integer[], $3::text[]) AS t(s, e)`,
+      [idKey(id), events.map((_, index) => first + index), events.map((event) => toJsonb(event))],
+    );
+  }
+
+  async updateLog(client: PoolClient, next: LogRecord, metadata: boolean, context: boolean): Promise<void> {
+    const values: unknown[] = [idKey(next.id), next.revision, next.updatedAt, idKey(next.head), next.length];
+    let set = "";
+    for (const [changed, column, value] of [
+      [metadata, "metadata", next.metadata],
+      [context, "context", next.context],
+    ] as const) {
+      if (!changed) continue;
+      values.push(toJsonb(value), JSON.stringify(value));
+      set += `, ${column} = $${values.length - 1}::jsonb, ${column}_text = $${values.length}`;
+    }
+    await client.query(
+      `UPDATE ${this.names.records} SET revision = $2, updated_at = $3, head = $4, length = $5${set} WHERE key = $1`,
+      values,
+    );
+  }
+
+  /**
+   * Writes a state in one statement, checked inside it: the new revision, or undefined when the id holds a
+   * log or `ifRevision` does not match (the caller reads the row to say which).
+   */
+  async putState(
+    client: PoolClient,
+    id: string,
+    state: JsonObject,
+    updatedAt: string,
+    ifRevision: number | undefined,
+  ): Promise<number | undefined> {
+    const values = [idKey(id), id, String(state.$type), updatedAt, toJsonb(state), JSON.stringify(state)];
+    const insert = `INSERT INTO ${this.names.records} (key, id, kind, type, revision, updated_at, state, state_text)
+      VALUES ($1, $2, 'state', $3, 1, $4, $5::jsonb, $6)`;
+    let text: string;
+    if (ifRevision === 0) text = `${insert} ON CONFLICT (key) DO NOTHING RETURNING revision`;
+    else if (ifRevision === undefined) {
+      text = `${insert} ON CONFLICT (key) DO UPDATE
+        SET revision = ${this.names.records}.revision + 1, type = EXCLUDED.type,
+            updated_at = EXCLUDED.updated_at, state = EXCLUDED.state, state_text = EXCLUDED.state_text
+        WHERE ${this.names.records}.kind = 'state' RETURNING revision`;
+    } else {
+      text = `UPDATE ${this.names.records}
+        SET revision = revision + 1, type = $3, updated_at = $4, state = $5::jsonb, state_text = $6
+        WHERE key = $1 AND $2::text IS NOT NULL AND kind = 'state' AND revision = $7 RETURNING revision`;
+      values.push(String(ifRevision));
+    }
+    const { rows } = await client.query(text, values);
+    return rows[0] ? Number(rows[0].revision) : undefined;
+  }
+
+  state(row: RecordRow): StateRecord {
+    return {
+      kind: "state",
+      id: row.id,
+      revision: Number(row.revision),
+      updatedAt: row.updated_at,
+      state:
+        row.state_text === null
+          ? fromJsonb<JsonObject>(row.state)
+          : (JSON.parse(row.state_text) as JsonObject),
+    };
+  }
+
+  log(row: RecordRow, events: HistoryEvent[]): LogRecord {
+    return {
+      kind: "log",
+      id: row.id,
+      type: row.type,
+      createdAt: row.created_at as string,
+      updatedAt: row.updated_at,
+      revision: Number(row.revision),
+      metadata: row.metadata_text === null ? fromJsonb(row.metadata) : JSON.parse(row.metadata_text),
+      context: row.context_text === null ? fromJsonb(row.context) : JSON.parse(row.context_text),
+      head: idFromKey(row.head as Buffer),
+      length: Number(row.length),
+      events,
+    };
+  }
+}

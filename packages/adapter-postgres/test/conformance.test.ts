@@ -1,0 +1,13 @@
+import { runConformanceSuite } from "@skein/thread-core/testing";
+import { postgresStore } from "../src/index.js";
+import { databaseUrl, dropSchema, uniqueSchema } from "./test-postgres.js";
+
+let schema = "";
+runConformanceSuite({
+  name: "postgres",
+  createStore: async () => {
+    schema = uniqueSchema("conformance");
+    return postgresStore({ url: databaseUrl(), schema });
+  },
+  cleanup: () => dropSchema(schema),
+});

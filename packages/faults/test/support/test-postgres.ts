@@ -1,0 +1,70 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+import { startPostgres } from "../../../../scripts/postgres-server.mjs";
+
+/**
+ * The PostgreSQL a test file uses: `DATABASE_URL`, else a throw-away server this file starts (as an
+ * unprivileged user when we are root) and removes.
+ */
+export function usePostgres(): { url(): string } {
+  let server: { url: string; stop: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    server = await startPostgres({ install: true });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    url: () => {
+      if (!server) throw new Error("PostgreSQL is not started yet: call url() inside a test");
+      return server.url;
+    },
+  };
+}
+
+/** A schema no other test or run uses. */
+export function uniqueSchema(name: string): string {
+  return `skein_faults_${name.replace(/[^a-z0-9_]/gi, "_")}_${randomBytes(5).toString("hex")}`.toLowerCase();
+}
+
+/** The store URL for `schema` on the server at `url`. */
+export function postgresStoreUrl(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set("schema", schema);
+  return parsed.href;
+}
+
+/** Every table in `schema`, and every schema of the server (to check nothing was written outside it). */
+export async function schemaTables(
+  url: string,
+  schema: string,
+): Promise<{ tables: string[]; schemas: string[] }> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    const tables = await client.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1",
+      [schema],
+    );
+    const schemas = await client.query(
+      "SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
+    );
+    return {
+      tables: tables.rows.map((row) => row.table_name as string).sort(),
+      schemas: schemas.rows.map((row) => row.table_schema as string).sort(),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
