@@ -285,7 +285,8 @@ export class PostgresLogDriver implements LogDriver {
             source,
           );
         }
-        await this.#segments.create(client, info, 0);
+        // Concurrent imports of one segment (forks share it): the first creates it, the rest wait for its row.
+        await this.#segments.createIfMissing(client, info, 0);
         segment = (await this.#segments.get(client, info.id, true)) as SegmentRow;
       }
       const length = Number(segment.length);

@@ -1,5 +1,6 @@
-import type { Message, SegmentInfo } from "@skein/thread-core";
+import { ConflictError, type Message, type SegmentInfo } from "@skein/thread-core";
 import type { PoolClient } from "pg";
+import { source } from "./errors.js";
 import { idFromKey, idKey } from "./id-keys.js";
 import { fromJsonb, toJsonb } from "./jsonb-value.js";
 import type { TableNames } from "./table-names.js";
@@ -43,9 +44,19 @@ export class SegmentRows {
 
   /** Creates a segment with `refs` references; it takes one on its base. */
   async create(client: PoolClient, info: SegmentInfo, refs: number): Promise<void> {
-    await client.query(
+    if (!(await this.createIfMissing(client, info, refs))) {
+      throw new ConflictError(`Segment ${info.id} exists already.`, undefined, source);
+    }
+  }
+
+  /**
+   * Creates a segment unless it exists (another import made it first: that one holds the base's
+   * reference); true if this call created it.
+   */
+  async createIfMissing(client: PoolClient, info: SegmentInfo, refs: number): Promise<boolean> {
+    const { rowCount } = await client.query(
       `INSERT INTO ${this.names.segments} (key, base, base_offset, start, created_at, refs)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING`,
       [
         idKey(info.id),
         info.base ? idKey(info.base.segment) : null,
@@ -55,7 +66,9 @@ export class SegmentRows {
         refs,
       ],
     );
+    if (rowCount === 0) return false;
     if (info.base) await this.retain(client, [info.base.segment]);
+    return true;
   }
 
   /** Takes a reference on each segment; false if one is missing (nothing is then taken: roll back). */

@@ -301,6 +301,21 @@ const CASES: Record<string, Case> = {
     assert.deepEqual(await driver.locate(info.id, "c", 3), { offset: 2 });
   },
 
+  "concurrent imports of one segment write it once": async (driver) => {
+    const info: SegmentInfo = {
+      id: "shared-base",
+      base: null,
+      start: 0,
+      createdAt: new Date().toISOString(),
+    };
+    const messages = [message("a"), message("b")];
+    await Promise.all(Array.from({ length: 6 }, () => driver.importSegment(info, messages, 0)));
+    assert.deepEqual(ids(await driver.readSegment(info.id, 0, 10)), ["a", "b"]);
+    const child: SegmentInfo = { ...info, id: "child", base: { segment: info.id, offset: 2 }, start: 2 };
+    await Promise.all(Array.from({ length: 4 }, () => driver.importSegment(child, [message("c")], 0)));
+    assert.deepEqual(ids(await driver.readSegment(child.id, 0, 10)), ["c"]);
+  },
+
   "read with the caller's known record answers as a fresh read would": async (driver) => {
     const record = await newThread(driver, "t");
     const first = await driver.commit("t", { expectHead: record.head, append: [message("a")] });

@@ -1,0 +1,118 @@
+import { ConcurrencyError, openStore, StoreUnavailableError } from "@skein/thread-core";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  postgresAdapter,
+  postgresStore,
+  SCHEMA_VERSION,
+  UnsupportedSchemaVersionError,
+} from "../src/index.js";
+import { databaseUrl, dropSchema, uniqueSchema } from "./test-postgres.js";
+
+const schemas: string[] = [];
+function schema(name: string): string {
+  const made = uniqueSchema(name);
+  schemas.push(made);
+  return made;
+}
+afterAll(async () => {
+  for (const made of schemas) await dropSchema(made);
+});
+
+async function sql<Row = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client(databaseUrl());
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+describe("postgres store", () => {
+  it("creates its tables on first open, records the schema version, and refuses tables of a newer one", async () => {
+    const name = schema("version");
+    const store = postgresStore({ url: databaseUrl(), schema: name, tablePrefix: "agents_" });
+    await store.create({ id: "t" });
+    const rows = await sql<{ value: string }>(
+      `SELECT value FROM "${name}"."agents_meta" WHERE name = 'schema_version'`,
+    );
+    expect(rows).toEqual([{ value: String(SCHEMA_VERSION) }]);
+    await store.close();
+
+    await sql(
+      `UPDATE "${name}"."agents_meta" SET value = '${SCHEMA_VERSION + 1}' WHERE name = 'schema_version'`,
+    );
+    const newer = postgresStore({ url: databaseUrl(), schema: name, tablePrefix: "agents_" });
+    const error = await newer.get("t").catch((caught: unknown) => caught as Error);
+    expect(UnsupportedSchemaVersionError.isInstance(error)).toBe(true);
+    await newer.close();
+  });
+
+  it("opens postgres:// and postgresql:// URLs with schema and tablePrefix from the query, never showing the password", async () => {
+    const name = schema("url");
+    const url = new URL(databaseUrl());
+    url.password = "s3cret-pw";
+    url.searchParams.set("schema", name);
+    url.searchParams.set("tablePrefix", "x_");
+    const store = await openStore(url.href);
+    expect(store.nativeType).toBe("postgres");
+    expect(store.url).not.toContain("s3cret-pw");
+    await (await store.create({ id: "via-url" })).append({ role: "user", text: "hi" });
+    await store.close();
+    url.protocol = "postgresql:";
+    const again = await openStore(url.href, { adapters: [postgresAdapter()] });
+    expect(await (await again.get("via-url")).messages()).toHaveLength(1);
+    await again.close();
+    expect(await sql(`SELECT 1 FROM "${name}"."x_records"`)).toHaveLength(1);
+  });
+
+  it("uses a Pool passed in and leaves it open on close", async () => {
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: 2 });
+    const store = postgresStore({ pool, schema: schema("pool") });
+    expect(store.url).toBe("postgres://(pool)");
+    const thread = await store.create();
+    await thread.append({ role: "user", text: "a" });
+    await expect(thread.append({ role: "user", text: "b" }, { ifRevision: 0 })).rejects.toBeInstanceOf(
+      ConcurrencyError,
+    );
+    await store.close();
+    expect((await pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    await pool.end();
+  });
+
+  it("reads the last messages and lists threads through indexes, never a scan", async () => {
+    const name = schema("plans");
+    const store = postgresStore({ url: databaseUrl(), schema: name });
+    const thread = await store.create({ id: "long" });
+    for (let batch = 0; batch < 20; batch++) {
+      await thread.append(
+        Array.from({ length: 100 }, (_, index) => ({ role: "user" as const, text: `${batch}-${index}` })),
+      );
+    }
+    expect((await thread.messages({ last: 3 })).map((message) => message.contents[0])).toEqual(
+      [97, 98, 99].map((index) => ({ type: "text", text: `19-${index}` })),
+    );
+    const head = (await sql<{ head: Buffer }>(`SELECT head FROM "${name}".skein_records`))[0]?.head as Buffer;
+    await sql(`ANALYZE "${name}".skein_messages`);
+    const plan = (
+      await sql<{ "QUERY PLAN": string }>(
+        `EXPLAIN SELECT message FROM "${name}".skein_messages WHERE segment = $1 AND "offset" >= 1997 AND "offset" < 2000 ORDER BY "offset"`,
+        [head],
+      )
+    )
+      .map((row) => row["QUERY PLAN"])
+      .join("\n");
+    expect(plan).toMatch(/Index/);
+    expect(plan).not.toMatch(/Seq Scan/);
+    await store.close();
+  });
+
+  it("an unreachable server is a StoreUnavailableError without the password", async () => {
+    const error = await openStore("postgres://skein:pw-hidden@127.0.0.1:1/postgres").catch(
+      (caught: unknown) => caught as Error,
+    );
+    expect(StoreUnavailableError.isInstance(error)).toBe(true);
+    expect(error.message).not.toContain("pw-hidden");
+  });
+});
