@@ -1,0 +1,112 @@
+import type { Content, FunctionCallContent, FunctionResultContent } from "@skein/thread-core";
+import type { UIMessage } from "ai";
+import { callInput, contentExtra, type Json, SKEIN_DATA_PART, TYPE_PREFIX } from "./namespace.js";
+import { dataUrl } from "./ui-part-to-contents.js";
+
+type Part = UIMessage["parts"][number];
+
+/** UI part types this version of the SDK validates, which an `ai-sdk.<type>` content comes back as. */
+const NAMESPACED_PARTS = new Set(["source-url", "source-document", "step-start"]);
+
+/**
+ * The UI parts of skein contents, in order. A `function_result` joins the tool part of its `function_call`
+ * (found in `calls`, which holds the message's tool parts so far, across folded tool messages); a content with
+ * no UI part is a `data-skein` part holding it unchanged.
+ */
+export function contentsToUIParts(
+  contents: readonly Content[],
+  calls: Map<string, Part & { state: string }>,
+): Part[] {
+  const parts: Part[] = [];
+  for (const content of contents) {
+    const part = contentToUIPart(content, calls);
+    if (part) parts.push(part);
+  }
+  return parts;
+}
+
+function contentToUIPart(content: Content, calls: Map<string, Part & { state: string }>): Part | undefined {
+  const extra = contentExtra(content);
+  switch (content.type) {
+    case "text":
+    case "reasoning":
+      return { ...extra, type: content.type, text: content.text as string } as Part;
+    case "data": {
+      const { mediaType, data, name } = content as { mediaType: string; data: string; name?: string };
+      return file(mediaType, dataUrl(mediaType, data), name, extra);
+    }
+    case "uri": {
+      const { mediaType, uri, name } = content as { mediaType?: string; uri: string; name?: string };
+      return mediaType === undefined ? skeinPart(content) : file(mediaType, uri, name, extra);
+    }
+    case "function_call":
+      return toolPart(content as FunctionCallContent, extra, calls);
+    case "function_result": {
+      const result = content as FunctionResultContent;
+      const call = calls.get(result.callId);
+      if (!call) return skeinPart(content);
+      completeCall(call, result);
+      return undefined;
+    }
+    default: {
+      const type = content.type.startsWith(TYPE_PREFIX) ? content.type.slice(TYPE_PREFIX.length) : undefined;
+      if (type && (NAMESPACED_PARTS.has(type) || type.startsWith("data-"))) {
+        const { type: _type, ...rest } = content;
+        return { ...rest, type } as Part;
+      }
+      return skeinPart(content);
+    }
+  }
+}
+
+function file(mediaType: string, url: string, name: string | undefined, extra: Json | undefined): Part {
+  return {
+    ...extra,
+    type: "file",
+    mediaType,
+    url,
+    ...(name === undefined ? {} : { filename: name }),
+  } as Part;
+}
+
+function skeinPart(content: Content): Part {
+  return { type: SKEIN_DATA_PART, data: content } as Part;
+}
+
+/**
+ * A `function_call` as a tool part. One this package wrote keeps its part's type and state; any other is a
+ * `tool-<name>` part, `input-available` until a `function_result` completes it.
+ */
+function toolPart(
+  content: FunctionCallContent,
+  extra: Json | undefined,
+  calls: Map<string, Part & { state: string }>,
+): Part {
+  const { noInput: _noInput, input: _input, ...kept } = extra ?? {};
+  const input = callInput(content, extra);
+  const type = typeof kept.type === "string" ? kept.type : `tool-${content.name}`;
+  const part = {
+    state: "input-available",
+    ...kept,
+    type,
+    toolCallId: content.callId,
+    ...(type === "dynamic-tool" ? { toolName: content.name } : {}),
+    ...(input === undefined ? {} : { input }),
+  } as Part & { state: string };
+  calls.set(content.callId, part);
+  return part;
+}
+
+/** Gives a tool part the outcome its `function_result` holds, as the state the part was saved in says. */
+function completeCall(call: Part & { state: string }, result: FunctionResultContent): void {
+  const part = call as Record<string, unknown>;
+  const saved = typeof part.state === "string" && part.state.startsWith("output-") ? part.state : undefined;
+  if (saved === "output-denied") return;
+  if (saved === "output-error" || (saved === undefined && result.isError === true)) {
+    part.state = "output-error";
+    part.errorText = typeof result.result === "string" ? result.result : JSON.stringify(result.result);
+    return;
+  }
+  part.state = "output-available";
+  part.output = result.result;
+}

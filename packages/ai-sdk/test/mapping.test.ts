@@ -1,0 +1,216 @@
+import { type Message, MessageListSchema, normalizeMessage } from "@skein/thread-core";
+import { convertToModelMessages, validateUIMessages } from "ai";
+import { describe, expect, it } from "vitest";
+import { fromModelMessages, fromUIMessages, toModelMessages, toUIMessages } from "../src/index.js";
+import { everyModelPart, everyUIPart } from "./fixtures.js";
+
+/** As a store gives messages back: JSON. */
+function stored(messages: Message[]): Message[] {
+  return JSON.parse(JSON.stringify(messages));
+}
+
+describe("UI messages", () => {
+  it("round-trip every part type and tool state, equal, through JSON, and pass validateUIMessages", async () => {
+    const messages = stored(fromUIMessages(everyUIPart));
+    expect(MessageListSchema.safeParse(messages).success).toBe(true);
+    const back = toUIMessages(messages);
+    expect(back).toEqual(everyUIPart);
+    await expect(validateUIMessages({ messages: back })).resolves.toBeDefined();
+  });
+
+  it("use skein's own content types where one fits", () => {
+    const [, user, assistant] = fromUIMessages(everyUIPart);
+    expect(user?.contents.map((content) => content.type)).toEqual([
+      "text",
+      "data",
+      "uri",
+      "uri",
+      "ai-sdk.data-note",
+    ]);
+    expect(user?.contents[1]).toMatchObject({ type: "data", mediaType: "image/png", name: "tiny.png" });
+    const contents = assistant?.contents ?? [];
+    const byCall = (callId: string) => contents.filter((content) => content.callId === callId);
+    expect(byCall("c-output")).toMatchObject([
+      { type: "function_call", name: "weather", arguments: { city: "Oslo" } },
+      { type: "function_result", result: { celsius: -3 } },
+    ]);
+    expect(byCall("c-error")[1]).toMatchObject({
+      type: "function_result",
+      result: "no such city",
+      isError: true,
+    });
+    expect(byCall("c-denied")[1]).toMatchObject({
+      type: "function_result",
+      result: "never the root",
+      isError: true,
+    });
+    expect(byCall("c-denied-silent")[1]).toMatchObject({
+      result: "Tool call execution denied.",
+      isError: true,
+    });
+    expect(byCall("c-requested")).toHaveLength(1);
+    expect(byCall("d-available")[0]).toMatchObject({
+      type: "function_call",
+      name: "mcp_search",
+      arguments: "[1,2]",
+    });
+    expect(contents.map((content) => content.type)).toContain("ai-sdk.source-url");
+    expect(user?.metadata).toEqual({
+      "ai-sdk": { from: "ui", metadata: { sentAt: "2026-11-23T01:00:00.000Z", tags: ["a", "b"] } },
+    });
+  });
+
+  it("give the SDK the same prompt from a thread as from the UI messages", async () => {
+    const messages = stored(fromUIMessages(everyUIPart));
+    const expected = await convertToModelMessages(everyUIPart);
+    expect(await convertToModelMessages(toUIMessages(messages))).toEqual(expected);
+    expect(await toModelMessages(messages)).toEqual(expected);
+  });
+});
+
+describe("model messages", () => {
+  it("round-trip every part type and output kind, equal, through JSON", async () => {
+    const messages = stored(fromModelMessages(everyModelPart));
+    expect(MessageListSchema.safeParse(messages).success).toBe(true);
+    expect(await toModelMessages(messages)).toEqual(everyModelPart);
+  });
+
+  it("use function_call and function_result, which every skein reader understands", () => {
+    const [, , user, assistant, tool] = fromModelMessages(everyModelPart);
+    expect(user?.contents.map((content) => content.type)).toEqual([
+      "text",
+      "data",
+      "uri",
+      "data",
+      "data",
+      "data",
+      "data",
+      "uri",
+    ]);
+    expect(assistant?.contents[2]).toMatchObject({
+      type: "function_call",
+      callId: "t1",
+      arguments: { city: "Paris" },
+    });
+    expect(assistant?.contents[6]).toMatchObject({ type: "ai-sdk.tool-approval-request", approvalId: "a1" });
+    expect(tool?.contents[1]).toMatchObject({
+      type: "function_result",
+      callId: "t1",
+      result: { celsius: 21 },
+    });
+    expect(tool?.contents[2]).toMatchObject({ type: "function_result", result: "overflow", isError: true });
+  });
+
+  it("read as valid UI messages", async () => {
+    const uiMessages = toUIMessages(stored(fromModelMessages(everyModelPart)));
+    await expect(validateUIMessages({ messages: uiMessages })).resolves.toBeDefined();
+    // The tool message folds into the assistant message before it.
+    expect(uiMessages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "user",
+      "assistant",
+      "assistant",
+    ]);
+    expect(
+      uiMessages[3]?.parts.find((part) => "toolCallId" in part && part.toolCallId === "t1"),
+    ).toMatchObject({
+      type: "tool-weather",
+      state: "output-available",
+      output: { celsius: 21 },
+    });
+  });
+});
+
+describe("messages other skein writers wrote", () => {
+  const thread = [
+    { role: "user", text: "weather in Paris?" },
+    {
+      role: "assistant",
+      contents: [{ type: "function_call", callId: "call_1", name: "weather", arguments: '{"city":"Paris"}' }],
+    },
+    { role: "tool", contents: [{ type: "function_result", callId: "call_1", result: { celsius: 21 } }] },
+    {
+      role: "tool",
+      contents: [{ type: "function_result", callId: "call_2", result: "lost", isError: true }],
+    },
+    {
+      role: "assistant",
+      contents: [
+        { type: "text", text: "21 degrees." },
+        { type: "usage", inputTokens: 10, outputTokens: 3 },
+      ],
+    },
+  ].map((input) => normalizeMessage(input));
+
+  it("fold tool messages into the assistant message before them, and pass validateUIMessages", async () => {
+    const uiMessages = toUIMessages(thread);
+    await expect(validateUIMessages({ messages: uiMessages })).resolves.toBeDefined();
+    expect(uiMessages).toEqual([
+      { id: thread[0]?.id, role: "user", parts: [{ type: "text", text: "weather in Paris?" }] },
+      {
+        id: thread[1]?.id,
+        role: "assistant",
+        parts: [
+          {
+            type: "tool-weather",
+            toolCallId: "call_1",
+            state: "output-available",
+            input: { city: "Paris" },
+            output: { celsius: 21 },
+          },
+          {
+            type: "data-skein",
+            data: { type: "function_result", callId: "call_2", result: "lost", isError: true },
+          },
+        ],
+      },
+      {
+        id: thread[4]?.id,
+        role: "assistant",
+        parts: [
+          { type: "text", text: "21 degrees." },
+          { type: "data-skein", data: { type: "usage", inputTokens: 10, outputTokens: 3 } },
+        ],
+      },
+    ]);
+  });
+
+  it("give the model their calls and results, without usage records", async () => {
+    expect(await toModelMessages(thread)).toEqual([
+      { role: "user", content: [{ type: "text", text: "weather in Paris?" }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "call_1", toolName: "weather", input: { city: "Paris" } }],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "call_1",
+            toolName: "weather",
+            output: { type: "json", value: { celsius: 21 } },
+          },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "call_2",
+            toolName: "unknown",
+            output: { type: "error-text", value: "lost" },
+          },
+        ],
+      },
+      { role: "assistant", content: [{ type: "text", text: "21 degrees." }] },
+    ]);
+  });
+
+  it("come back unchanged through data-skein parts when the UI messages are saved again", () => {
+    const again = fromUIMessages(toUIMessages(thread));
+    expect(again[2]?.contents).toEqual(thread[4]?.contents);
+  });
+});
