@@ -1,5 +1,7 @@
+export { loadChat, type SaveChatOptions, type SaveChatResult, saveChat } from "./chat.js";
 export { ChatMismatchError, MessageMappingError } from "./errors.js";
 export { fromModelMessages } from "./from-model-messages.js";
 export { fromUIMessages } from "./from-ui-messages.js";
+export { type PersistChatOptions, type PersistChatStreamOptions, persistChat } from "./persist-chat.js";
 export { type ToModelMessagesOptions, toModelMessages } from "./to-model-messages.js";
 export { toUIMessages } from "./to-ui-messages.js";

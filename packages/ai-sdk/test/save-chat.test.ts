@@ -1,0 +1,137 @@
+import { ConcurrencyError, normalizeMessage, type ThreadStore } from "@skein/thread-core";
+import type { UIMessage } from "ai";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ChatMismatchError, loadChat, saveChat, toUIMessages } from "../src/index.js";
+import { everyUIPart } from "./fixtures.js";
+import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
+
+const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
+const assistant = (id: string, ...parts: UIMessage["parts"]): UIMessage => ({ id, role: "assistant", parts });
+const asking: UIMessage["parts"][number] = {
+  type: "tool-delete",
+  toolCallId: "call-1",
+  state: "approval-requested",
+  input: { path: "/tmp/x" },
+  approval: { id: "approval-1" },
+};
+
+describe.each(STORE_KINDS)("saveChat and loadChat on a %s store", (kind) => {
+  let test: TestStore;
+  let store: ThreadStore;
+  beforeEach(async () => {
+    test = await freshStore(kind);
+    store = test.store;
+  });
+  afterEach(() => test.dispose());
+
+  it("append what is new and load the chat back equal", async () => {
+    const thread = await store.create();
+    await saveChat(thread, everyUIPart.slice(0, 2));
+    const result = await saveChat(thread, everyUIPart);
+    expect(result.appended.map((message) => message.id)).toEqual(["assistant-1", "assistant-empty"]);
+    expect(await loadChat(await store.get(thread.id))).toEqual(everyUIPart);
+  });
+
+  it("write nothing when the same chat is saved twice", async () => {
+    const thread = await store.create();
+    const first = await saveChat(thread, everyUIPart);
+    const again = await saveChat(thread, everyUIPart);
+    expect(again).toEqual({ appended: [], revision: first.revision });
+    await thread.refresh();
+    expect(thread.revision).toBe(first.revision);
+    expect(await thread.history()).toEqual([]);
+  });
+
+  it("replace a message re-sent with new parts, in one change, keeping the old one in history", async () => {
+    const thread = await store.create();
+    const asked = [user("u1", "delete /tmp/x"), assistant("a1", { type: "step-start" }, asking)];
+    const saved = await saveChat(thread, asked);
+    const approved = [
+      asked[0] as UIMessage,
+      assistant("a1", { type: "step-start" }, {
+        ...asking,
+        state: "approval-responded",
+        approval: { id: "approval-1", approved: true },
+      } as UIMessage["parts"][number]),
+    ];
+    const replaced = await saveChat(thread, approved);
+    expect(replaced.replacedFrom).toBe("a1");
+    expect(replaced.revision).toBe((saved.revision ?? 0) + 1);
+    expect(await loadChat(thread)).toEqual(approved);
+    const [rollback] = await thread.history();
+    expect(rollback).toMatchObject({ kind: "rollback" });
+    if (rollback?.kind !== "rollback") throw new Error("expected a rollback event");
+    const before = await thread.at(rollback.from);
+    expect(toUIMessages(await before.messages())).toEqual(asked);
+    // Saving the new version again is a no-op.
+    expect((await saveChat(thread, approved)).appended).toEqual([]);
+  });
+
+  it("replace a regenerated answer, and the whole chat from its first message", async () => {
+    const thread = await store.create();
+    await saveChat(thread, [user("u1", "hi"), assistant("a1", { type: "text", text: "hello" })]);
+    const regenerated = [user("u1", "hi"), assistant("a2", { type: "text", text: "hey" })];
+    expect((await saveChat(thread, regenerated)).replacedFrom).toBe("a1");
+    expect(await loadChat(thread)).toEqual(regenerated);
+    const edited = [user("u1", "hi there"), assistant("a3", { type: "text", text: "hey there" })];
+    expect((await saveChat(thread, edited)).replacedFrom).toBe("u1");
+    expect(await loadChat(thread)).toEqual(edited);
+  });
+
+  it("append a list of only new messages, and refuse one that starts with a new message before stored ones", async () => {
+    const thread = await store.create();
+    await saveChat(thread, [user("u1", "hi"), assistant("a1", { type: "text", text: "hello" })]);
+    await saveChat(thread, [user("u2", "more")]);
+    expect((await loadChat(thread)).map((message) => message.id)).toEqual(["u1", "a1", "u2"]);
+    const error = await saveChat(thread, [user("u0", "?"), user("u2", "more")]).catch((caught) => caught);
+    expect(ChatMismatchError.isInstance(error)).toBe(true);
+    // A client that sent an older list (fewer messages) changes nothing.
+    expect((await saveChat(thread, [user("u1", "hi")])).appended).toEqual([]);
+    expect((await loadChat(thread)).map((message) => message.id)).toEqual(["u1", "a1", "u2"]);
+  });
+
+  it("refuse a stale ifRevision, writing nothing", async () => {
+    const thread = await store.create();
+    const { revision } = await saveChat(thread, [user("u1", "hi")]);
+    await saveChat(thread, [user("u1", "hi"), assistant("a1", { type: "text", text: "hello" })]);
+    for (const messages of [
+      [user("u1", "hi"), assistant("a1", { type: "text", text: "hello" }), user("u2", "again")],
+      [user("u1", "hi"), assistant("a1", { type: "text", text: "changed" })],
+    ]) {
+      const error = await saveChat(thread, messages, { ifRevision: revision }).catch((caught) => caught);
+      expect(ConcurrencyError.isInstance(error)).toBe(true);
+    }
+    expect((await loadChat(thread)).map((message) => message.id)).toEqual(["u1", "a1"]);
+  });
+
+  it("write nothing when a chat other writers made (tool messages folded) is saved as loaded", async () => {
+    const thread = await store.create();
+    await thread.append(
+      [
+        { role: "user", text: "weather?" },
+        {
+          role: "assistant",
+          contents: [{ type: "function_call", callId: "c1", name: "weather", arguments: {} }],
+        },
+        { role: "tool", contents: [{ type: "function_result", callId: "c1", result: "sunny" }] },
+        { role: "assistant", text: "Sunny." },
+      ].map((input) => normalizeMessage(input)),
+    );
+    const chat = await loadChat(thread);
+    expect(chat).toHaveLength(3);
+    const revision = thread.revision;
+    expect((await saveChat(thread, chat)).appended).toEqual([]);
+    // A continuation of the folded message replaces both skein messages it was read from.
+    const continued = [
+      ...chat.slice(0, 2),
+      { ...chat[2], parts: [{ type: "text", text: "Sunny, 21°." }] } as UIMessage,
+    ];
+    await saveChat(thread, continued);
+    expect(await loadChat(thread)).toEqual(continued);
+    expect(thread.revision).toBe((revision ?? 0) + 1);
+    const folded = [...chat.slice(0, 1), assistant(chat[1]?.id ?? "", { type: "text", text: "never mind" })];
+    await saveChat(thread, folded);
+    expect(await loadChat(thread)).toEqual(folded);
+    expect(await thread.messages()).toHaveLength(2);
+  });
+});
