@@ -22,7 +22,7 @@ import { HeadMovedError } from "@skein/thread-core/driver";
 import type { PoolClient } from "pg";
 import { SOURCE, source } from "./errors.js";
 import { idFromKey, idKey, prefixEnd } from "./id-keys.js";
-import { fromJsonb } from "./jsonb-value.js";
+import { fromJsonb, toJsonb } from "./jsonb-value.js";
 import type { PostgresConnection } from "./postgres-connection.js";
 import { type RecordRow, RecordRows } from "./record-rows.js";
 import { type SegmentRow, SegmentRows, segmentInfo } from "./segment-rows.js";
@@ -88,6 +88,9 @@ export class PostgresLogDriver implements LogDriver {
   }
 
   commit(id: string, change: LogChange): Promise<CommitResult> {
+    const plain =
+      !change.newHead && !change.event && !change.metadata && !change.context && !change.operations;
+    if (plain && (change.append?.length ?? 0) > 0 && change.known?.id === id) return this.#append(id, change);
     return this.connection.transaction(async (client) => {
       const row = await this.#records.lock(client, id);
       if (row?.kind !== "log") throw new ThreadNotFoundError(id, source);
@@ -114,6 +117,54 @@ export class PostgresLogDriver implements LogDriver {
     });
   }
 
+  /**
+   * A plain append in one statement (the append function of schema.ts). The record is built from the
+   * caller's `known` copy when nothing else changed it since; else it is read afresh.
+   */
+  async #append(id: string, change: LogChange): Promise<CommitResult> {
+    const append = change.append as Message[];
+    const known = change.known as LogRecord;
+    const updatedAt = new Date().toISOString();
+    const rows = await this.connection.query<{
+      outcome: string;
+      revision: string;
+      length: string;
+      held: unknown[];
+    }>(
+      `SELECT * FROM ${this.connection.names.append}($1, $2, $3, $4, $5::bytea[], $6::boolean[], $7::text[])`,
+      [
+        idKey(id),
+        change.ifRevision ?? null,
+        idKey(change.expectHead),
+        updatedAt,
+        append.map((message) => idKey(message.id)),
+        append.map((message) => message.role === "system"),
+        append.map((message) => toJsonb(message)),
+      ],
+    );
+    const [row] = rows as [{ outcome: string; revision: string; length: string; held: unknown[] }];
+    switch (row.outcome) {
+      case "notfound":
+        throw new ThreadNotFoundError(id, source);
+      case "concurrency":
+        throw new ConcurrencyError(id, change.ifRevision as number, Number(row.revision), source);
+      case "headmoved":
+        throw new HeadMovedError(id, source);
+      case "held": {
+        const held = row.held.map((message) => fromJsonb<Message>(message));
+        return { record: known, messages: [], held };
+      }
+    }
+    const revision = Number(row.revision);
+    const messages = JSON.parse(JSON.stringify(append)) as Message[];
+    if (revision === known.revision + 1 && known.head === change.expectHead) {
+      return { record: { ...known, revision, length: Number(row.length), updatedAt }, messages };
+    }
+    // Another writer changed the thread since the caller read it: its metadata or history may be new. The
+    // read may see later changes too, never fewer than this one.
+    return { record: (await this.read(id)) as LogRecord, messages };
+  }
+
   /** Steps 2, 4 and 5 of `LogChange` on a checked record. */
   async #apply(
     client: PoolClient,
@@ -137,8 +188,9 @@ export class PostgresLogDriver implements LogDriver {
     if (event?.kind === "checkpoint") event.checkpoint.point = endOf(next, start);
     if (change.metadata) next.metadata = JSON.parse(JSON.stringify(change.metadata));
     if (change.context) next.context = JSON.parse(JSON.stringify(change.context));
+    if (change.operations) next.operations = JSON.parse(JSON.stringify(change.operations));
     const changed = Boolean(
-      change.newHead || append.length > 0 || event || change.metadata || change.context,
+      change.newHead || append.length > 0 || event || change.metadata || change.context || change.operations,
     );
     if (!changed) return { record, messages: [] };
     next.revision = record.revision + 1;
@@ -152,7 +204,13 @@ export class PostgresLogDriver implements LogDriver {
       }
       await this.#records.insertEvents(client, record.id, record.events.length, [event]);
     }
-    await this.#records.updateLog(client, next, Boolean(change.metadata), Boolean(change.context));
+    await this.#records.updateLog(
+      client,
+      next,
+      Boolean(change.metadata),
+      Boolean(change.context),
+      Boolean(change.operations),
+    );
     if (change.newHead) await this.#segments.release(client, [record.head]);
     return { record: next, messages: JSON.parse(JSON.stringify(append)) as Message[] };
   }

@@ -19,6 +19,7 @@ export interface RecordRow {
   context_text: string | null;
   state: unknown;
   state_text: string | null;
+  operations: unknown;
   head: Buffer | null;
   length: string | null;
 }
@@ -40,8 +41,8 @@ export class RecordRows {
     const { rowCount } = await client.query(
       `INSERT INTO ${this.names.records}
          (key, id, kind, type, revision, created_at, updated_at, metadata, context, head, length,
-          metadata_text, context_text)
-       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12)
+          metadata_text, context_text, operations)
+       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13::jsonb)
        ON CONFLICT (key) DO NOTHING`,
       [
         idKey(record.id),
@@ -56,6 +57,7 @@ export class RecordRows {
         record.length,
         JSON.stringify(record.metadata),
         JSON.stringify(record.context),
+        record.operations === undefined ? null : toJsonb(record.operations),
       ],
     );
     return rowCount === 1;
@@ -70,7 +72,13 @@ export class RecordRows {
     );
   }
 
-  async updateLog(client: PoolClient, next: LogRecord, metadata: boolean, context: boolean): Promise<void> {
+  async updateLog(
+    client: PoolClient,
+    next: LogRecord,
+    metadata: boolean,
+    context: boolean,
+    operations: boolean,
+  ): Promise<void> {
     const values: unknown[] = [idKey(next.id), next.revision, next.updatedAt, idKey(next.head), next.length];
     let set = "";
     for (const [changed, column, value] of [
@@ -80,6 +88,10 @@ export class RecordRows {
       if (!changed) continue;
       values.push(toJsonb(value), JSON.stringify(value));
       set += `, ${column} = $${values.length - 1}::jsonb, ${column}_text = $${values.length}`;
+    }
+    if (operations) {
+      values.push(toJsonb(next.operations ?? null));
+      set += `, operations = $${values.length}::jsonb`;
     }
     await client.query(
       `UPDATE ${this.names.records} SET revision = $2, updated_at = $3, head = $4, length = $5${set} WHERE key = $1`,
@@ -144,6 +156,7 @@ export class RecordRows {
       head: idFromKey(row.head as Buffer),
       length: Number(row.length),
       events,
+      ...(row.operations === null ? {} : { operations: fromJsonb<LogRecord["operations"]>(row.operations) }),
     };
   }
 }

@@ -25,6 +25,7 @@ const MIGRATIONS: Array<(names: TableNames) => string> = [
       context_text text,
       state jsonb,
       state_text text,
+      operations jsonb,
       head bytea,
       length bigint
     );
@@ -54,6 +55,49 @@ const MIGRATIONS: Array<(names: TableNames) => string> = [
     );
     CREATE UNIQUE INDEX ON ${names.messages} (segment, id);
     CREATE INDEX ON ${names.messages} (segment, "offset") WHERE system;
+    -- A plain append in one statement (one round trip), with every check of LogChange inside it: locks the
+    -- record; answers notfound, concurrency (with the revision), headmoved, or held (the stored messages under
+    -- appended ids, nothing written); else writes the messages after the head's last and bumps the revision.
+    CREATE FUNCTION ${names.append}(
+      p_key bytea, p_if_revision bigint, p_head bytea, p_updated_at text,
+      p_ids bytea[], p_system boolean[], p_messages text[]
+    ) RETURNS TABLE (outcome text, revision bigint, length bigint, held jsonb[])
+    LANGUAGE plpgsql AS $fn$
+    DECLARE
+      r record;
+      head_start bigint;
+      head_offset bigint;
+      found_held jsonb[];
+      n integer := cardinality(p_ids);
+    BEGIN
+      SELECT t.kind, t.revision, t.head, t.length INTO r FROM ${names.records} t WHERE t.key = p_key FOR UPDATE;
+      IF NOT FOUND OR r.kind <> 'log' THEN
+        RETURN QUERY SELECT 'notfound'::text, NULL::bigint, NULL::bigint, NULL::jsonb[]; RETURN;
+      END IF;
+      IF p_if_revision IS NOT NULL AND p_if_revision <> r.revision THEN
+        RETURN QUERY SELECT 'concurrency'::text, r.revision, r.length, NULL::jsonb[]; RETURN;
+      END IF;
+      IF r.head <> p_head THEN
+        RETURN QUERY SELECT 'headmoved'::text, r.revision, r.length, NULL::jsonb[]; RETURN;
+      END IF;
+      SELECT s.start INTO head_start FROM ${names.segments} s WHERE s.key = r.head;
+      head_offset := r.length - head_start;
+      -- One unique-index probe per appended id (a join, so that no plan scans the messages).
+      SELECT array_agg(m.message) INTO found_held FROM unnest(p_ids) AS q(id)
+        JOIN ${names.messages} m ON m.segment = r.head AND m.id = q.id
+        WHERE m."offset" < head_offset;
+      IF found_held IS NOT NULL THEN
+        RETURN QUERY SELECT 'held'::text, r.revision, r.length, found_held; RETURN;
+      END IF;
+      INSERT INTO ${names.messages} (segment, "offset", id, system, message)
+        SELECT r.head, head_offset + t.ord - 1, t.i, t.s, t.m::jsonb
+        FROM unnest(p_ids, p_system, p_messages) WITH ORDINALITY AS t(i, s, m, ord);
+      UPDATE ${names.segments} SET length = head_offset + n WHERE key = r.head;
+      UPDATE ${names.records} SET revision = r.revision + 1, updated_at = p_updated_at, length = r.length + n
+        WHERE key = p_key;
+      RETURN QUERY SELECT 'ok'::text, r.revision + 1, r.length + n, NULL::jsonb[];
+    END
+    $fn$;
   `,
 ];
 

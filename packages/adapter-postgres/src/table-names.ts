@@ -9,6 +9,8 @@ export interface TableNames {
   events: string;
   segments: string;
   messages: string;
+  /** The function that appends in one statement (see schema.ts). */
+  append: string;
   /** A name for indexes and the migration lock, unique per schema and prefix. */
   prefix: string;
 }
@@ -31,6 +33,7 @@ export function tableNames(schema: string, prefix: string): TableNames {
     events: name("events"),
     segments: name("segments"),
     messages: name("messages"),
+    append: name("append"),
     prefix: `${schema}.${prefix}`,
   };
 }

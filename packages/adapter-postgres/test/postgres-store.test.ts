@@ -109,7 +109,8 @@ describe("postgres store", () => {
   });
 
   it("an unreachable server is a StoreUnavailableError without the password", async () => {
-    const error = await openStore("postgres://skein:pw-hidden@127.0.0.1:1/postgres").catch(
+    const error = await openStore("postgres://skein:pw-hidden@127.0.0.1:1/postgres").then(
+      () => new Error("opened"),
       (caught: unknown) => caught as Error,
     );
     expect(StoreUnavailableError.isInstance(error)).toBe(true);

@@ -7,6 +7,8 @@ import { inProcessResults } from "./in-process.js";
 import { type LangGraphRow, langgraphRows } from "./langgraph-scenario.js";
 import { printTable } from "./measure.js";
 import { parseResults } from "./parse-scenario.js";
+import { postgresResults, postgresScalingTarget } from "./postgres-scenario.js";
+import { withPostgres } from "./postgres-server.js";
 import { redisResults } from "./redis-scenario.js";
 import { withRedis } from "./redis-server.js";
 import { benchmarksMarkdown } from "./report.js";
@@ -23,94 +25,107 @@ function section(title: string): void {
   console.log(`\n${title}`);
 }
 
-await withRedis(async (redisUrl) => {
-  console.log(`skein bench${quick ? " (quick)" : ""} — Node ${process.version}, medians of ${rounds} rounds`);
-  const results: Result[] = [];
-  results.push(...(await inProcessResults(rounds)));
-  results.push(...(await filesResults(rounds)));
-  if (redisUrl) results.push(...(await redisResults(redisUrl, rounds)));
-  else
-    results.push({
-      scenario: "redis",
-      subject: "all",
-      metric: "append and load",
-      skipped: "no redis-server here and REDIS_URL unset",
-    });
-  results.push(...(await parseResults(quick ? 5 : 15)));
-  section("Speed beside the raw limit and peers (ratio to the first row of each metric)");
-  printTable(["scenario", "metric", "subject", "median", "ratio", "note"], ratioRows(results));
+await withPostgres(async (postgresUrl) =>
+  withRedis(async (redisUrl) => {
+    console.log(
+      `skein bench${quick ? " (quick)" : ""} — Node ${process.version}, medians of ${rounds} rounds`,
+    );
+    const results: Result[] = [];
+    results.push(...(await inProcessResults(rounds)));
+    results.push(...(await filesResults(rounds)));
+    if (redisUrl) results.push(...(await redisResults(redisUrl, rounds)));
+    else
+      results.push({
+        scenario: "redis",
+        subject: "all",
+        metric: "append and load",
+        skipped: "no redis-server here and REDIS_URL unset",
+      });
+    if (postgresUrl) results.push(...(await postgresResults(postgresUrl, rounds)));
+    else
+      results.push({
+        scenario: "postgres",
+        subject: "all",
+        metric: "append and load",
+        skipped: "no PostgreSQL here and DATABASE_URL unset",
+      });
+    results.push(...(await parseResults(quick ? 5 : 15)));
+    section("Speed beside the raw limit and peers (ratio to the first row of each metric)");
+    printTable(["scenario", "metric", "subject", "median", "ratio", "note"], ratioRows(results));
 
-  section("Scaling: one operation on a thread of 10 vs 100,000 messages");
-  const targets: ScalingTarget[] = [
-    { name: "memory", open: () => openStore("memory:") },
-    { name: "fs", open: async () => openStore(`file://${temporaryDirectory()}`), runs: quick ? 30 : 100 },
-  ];
-  if (redisUrl) targets.push({ name: "redis", open: () => openStore(redisUrl), runs: quick ? 50 : 200 });
-  const scaling: string[][] = [];
-  for (const target of targets) {
-    process.stderr.write(`  scaling: ${target.name}…\n`);
-    try {
-      scaling.push(...(await scalingRows(target)));
-    } catch (error) {
-      scaling.push([target.name, "all", "—", "—", `not run: ${(error as Error).message.split("\n")[0]}`]);
+    section("Scaling: one operation on a thread of 10 vs 100,000 messages");
+    const targets: ScalingTarget[] = [
+      { name: "memory", open: () => openStore("memory:") },
+      { name: "fs", open: async () => openStore(`file://${temporaryDirectory()}`), runs: quick ? 30 : 100 },
+    ];
+    if (redisUrl) targets.push({ name: "redis", open: () => openStore(redisUrl), runs: quick ? 50 : 200 });
+    if (postgresUrl) targets.push(postgresScalingTarget(postgresUrl, quick ? 50 : 200));
+    const scaling: string[][] = [];
+    for (const target of targets) {
+      process.stderr.write(`  scaling: ${target.name}…\n`);
+      try {
+        scaling.push(...(await scalingRows(target)));
+      } catch (error) {
+        scaling.push([target.name, "all", "—", "—", `not run: ${(error as Error).message.split("\n")[0]}`]);
+      }
     }
-  }
-  scaling.push(await rawReadRow());
-  printTable(["store", "operation", "10 msgs", "100,000 msgs", "ratio"], scaling);
+    scaling.push(await rawReadRow());
+    printTable(["store", "operation", "10 msgs", "100,000 msgs", "ratio"], scaling);
 
-  section("Storage: a 1,000-message thread");
-  const storage: StorageRow[] = [...(await storageRows(redisUrl)), ...(await growthRows())];
-  printTable(
-    ["subject", "bytes", "per message", "ratio"],
-    storage.map((row) => [
-      row.subject,
-      String(row.bytes),
-      row.perMessage.toFixed(0),
-      `${row.ratio.toFixed(2)}×`,
-    ]),
-  );
+    section("Storage: a 1,000-message thread");
+    const storage: StorageRow[] = [...(await storageRows(redisUrl)), ...(await growthRows())];
+    printTable(
+      ["subject", "bytes", "per message", "ratio"],
+      storage.map((row) => [
+        row.subject,
+        String(row.bytes),
+        row.perMessage.toFixed(0),
+        `${row.ratio.toFixed(2)}×`,
+      ]),
+    );
 
-  const langgraphSteps = quick ? 200 : 1000;
-  section(
-    `LangGraph checkpointers: ${langgraphSteps} one-message chat turns (graph.invoke), bytes kept and time`,
-  );
-  const langgraph: LangGraphRow[] = await langgraphRows(redisUrl, langgraphSteps);
-  printTable(
-    ["saver", "bytes", "per step", "seconds", "messages kept"],
-    langgraph.map((row) => [
-      row.subject,
-      String(row.bytes),
-      row.bytesPerStep.toFixed(0),
-      row.seconds.toFixed(2),
-      String(row.messages),
-    ]),
-  );
+    const langgraphSteps = quick ? 200 : 1000;
+    section(
+      `LangGraph checkpointers: ${langgraphSteps} one-message chat turns (graph.invoke), bytes kept and time`,
+    );
+    const langgraph: LangGraphRow[] = await langgraphRows(redisUrl, langgraphSteps);
+    printTable(
+      ["saver", "bytes", "per step", "seconds", "messages kept"],
+      langgraph.map((row) => [
+        row.subject,
+        String(row.bytes),
+        row.bytesPerStep.toFixed(0),
+        row.seconds.toFixed(2),
+        String(row.messages),
+      ]),
+    );
 
-  section("Runtime: thread-service with a no-op runner, 10 messages on each of many threads");
-  const runtime: RuntimeRow[] = await runtimeRows(redisUrl, quick ? 200 : 1000);
-  printTable(
-    ["store", "messages", "seconds", "messages/s", "per-thread order"],
-    runtime.map((row) => [
-      row.store,
-      String(row.messages),
-      row.seconds.toFixed(2),
-      row.messagesPerSecond.toFixed(0),
-      row.orderVerified ? "verified" : "BROKEN",
-    ]),
-  );
+    section("Runtime: thread-service with a no-op runner, 10 messages on each of many threads");
+    const runtime: RuntimeRow[] = await runtimeRows(redisUrl, quick ? 200 : 1000);
+    printTable(
+      ["store", "messages", "seconds", "messages/s", "per-thread order"],
+      runtime.map((row) => [
+        row.store,
+        String(row.messages),
+        row.seconds.toFixed(2),
+        row.messagesPerSecond.toFixed(0),
+        row.orderVerified ? "verified" : "BROKEN",
+      ]),
+    );
 
-  if (!quick) {
-    const figures = {
-      node: process.version,
-      date: new Date().toISOString(),
-      results,
-      scaling,
-      storage,
-      langgraph,
-      runtime,
-    };
-    writeFileSync(`${root}bench-results.json`, `${JSON.stringify(figures, null, 2)}\n`);
-    writeFileSync(`${root}BENCHMARKS.md`, benchmarksMarkdown(figures));
-    console.log("\nwrote BENCHMARKS.md and bench-results.json");
-  }
-});
+    if (!quick) {
+      const figures = {
+        node: process.version,
+        date: new Date().toISOString(),
+        results,
+        scaling,
+        storage,
+        langgraph,
+        runtime,
+      };
+      writeFileSync(`${root}bench-results.json`, `${JSON.stringify(figures, null, 2)}\n`);
+      writeFileSync(`${root}BENCHMARKS.md`, benchmarksMarkdown(figures));
+      console.log("\nwrote BENCHMARKS.md and bench-results.json");
+    }
+  }),
+);

@@ -1,0 +1,69 @@
+import { postgresStore } from "@skein/adapter-postgres";
+import { openStore } from "@skein/thread-core";
+import pg from "pg";
+import type { Result } from "./compare.js";
+import { type AppendLoadSubject, appendAndLoadResults } from "./in-process.js";
+import type { ScalingTarget } from "./scaling.js";
+import { rawRecord, workloadMessages } from "./workload.js";
+
+/**
+ * skein's postgres store beside raw node-postgres on the same pool: a single-row INSERT of the same JSON
+ * (jsonb) per append, and one SELECT of a thread's rows, parsed, per load. The raw rows promise nothing
+ * (no revision, no id check, no order under concurrency): they are the floor.
+ */
+export async function postgresResults(url: string, rounds: number, count = 1000): Promise<Result[]> {
+  const messages = workloadMessages(count);
+  const schema = `bench_${process.pid}_${Date.now().toString(36)}`;
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  await pool.query(`CREATE SCHEMA ${schema}`);
+  await pool.query(
+    `CREATE TABLE ${schema}.raw_messages (thread text NOT NULL, seq integer NOT NULL, message jsonb NOT NULL, PRIMARY KEY (thread, seq))`,
+  );
+  let run = 0;
+  const subjects: Array<[string, () => Promise<AppendLoadSubject>]> = [
+    [
+      "raw pg INSERT one row / SELECT + parse",
+      async () => {
+        const thread = `raw-${run++}`;
+        return {
+          append: (index) =>
+            pool.query(
+              `INSERT INTO ${schema}.raw_messages (thread, seq, message) VALUES ($1, $2, $3::jsonb)`,
+              [thread, index, JSON.stringify(rawRecord(messages[index] as never, index))],
+            ),
+          load: async () =>
+            (
+              await pool.query(`SELECT message FROM ${schema}.raw_messages WHERE thread = $1 ORDER BY seq`, [
+                thread,
+              ])
+            ).rows.length,
+        };
+      },
+    ],
+    [
+      "skein postgres store (same pool)",
+      async () => {
+        const skein = postgresStore({ pool, schema });
+        const thread = await skein.create();
+        return {
+          append: (index) => thread.append(messages[index] as { role: "user"; text: string }),
+          load: async () => (await thread.messages()).length,
+          close: () => skein.close(),
+        };
+      },
+    ],
+  ];
+  try {
+    return await appendAndLoadResults("postgres", rounds, count, subjects);
+  } finally {
+    await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+    await pool.end();
+  }
+}
+
+/** The 10 vs 100,000 scaling rows on a fresh schema of the server at `url`. */
+export function postgresScalingTarget(url: string, runs: number): ScalingTarget {
+  const target = new URL(url);
+  target.searchParams.set("schema", `bench_scaling_${process.pid}_${Date.now().toString(36)}`);
+  return { name: "postgres", open: () => openStore(target.href), runs };
+}
