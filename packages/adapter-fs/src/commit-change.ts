@@ -55,7 +55,9 @@ export async function commitChange(storage: FsStorage, id: string, change: LogCh
   const held = change.newHead ? [] : await heldMessages(headLog, tail.count, append);
   if (held.length > 0) return { record, messages: [], held };
   const written = append.map(asStored);
-  const rewritesRecord = Boolean(change.newHead || change.event || change.metadata || change.context);
+  const rewritesRecord = Boolean(
+    change.newHead || change.event || change.metadata || change.context || change.operations,
+  );
   if (!rewritesRecord && append.length === 0) return { record, messages: written };
 
   const now = Date.now();
@@ -98,6 +100,7 @@ function nextRecord(record: LogRecord, change: LogChange, headStart: number, app
   if (event?.kind === "checkpoint") event.checkpoint.point = endOf(next, start);
   if (change.metadata) next.metadata = JSON.parse(JSON.stringify(change.metadata));
   if (change.context) next.context = JSON.parse(JSON.stringify(change.context));
+  if (change.operations) next.operations = JSON.parse(JSON.stringify(change.operations));
   if (event) {
     event.revision = next.revision;
     next.events = [...record.events, event];

@@ -46,6 +46,7 @@ export function decodeRecord(id: string, fields: Record<string, string>, events:
     head: fromSortableText(fields.head as string),
     length: Number(fields.length),
     events: events.map((event) => JSON.parse(event) as HistoryEvent),
+    ...(fields.operations === undefined ? {} : { operations: JSON.parse(fields.operations) }),
   } satisfies LogRecord;
 }
 
@@ -73,6 +74,11 @@ export function committedRecord(id: string, change: LogChange, reply: unknown[],
     head: change.newHead?.id ?? known.head,
     length: Number(length),
     events: typeof event === "string" ? [...known.events, JSON.parse(event) as HistoryEvent] : known.events,
+    ...(change.operations
+      ? { operations: cloneJson(change.operations) }
+      : known.operations
+        ? { operations: known.operations }
+        : {}),
   };
 }
 

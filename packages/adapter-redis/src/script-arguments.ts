@@ -32,7 +32,7 @@ export function commitArguments(
     flags += message.role === "system" ? "1" : "0";
   }
   args.push(flags);
-  if (!newHead && !event && !change.metadata && !change.context) return args;
+  if (!newHead && !event && !change.metadata && !change.context && !change.operations) return args;
   const template = eventTemplate(event);
   // The point the script fills: the end after the append (a checkpoint) or before the new head (a rollback).
   const pointSegment = event?.kind === "checkpoint" ? (newHead?.id ?? change.expectHead) : change.expectHead;
@@ -47,6 +47,7 @@ export function commitArguments(
     template.open,
     template.close,
     JSON.stringify(pointSegment),
+    change.operations ? JSON.stringify(change.operations) : "",
   );
   return args;
 }
@@ -67,6 +68,7 @@ export function createLogArguments(record: LogRecord, head: SegmentInfo, ttlSeco
     String(head.start),
     head.createdAt,
     String(ttlSeconds),
+    record.operations ? JSON.stringify(record.operations) : "",
     ...record.events.map((event) => JSON.stringify(event)),
   ];
 }

@@ -336,3 +336,16 @@ export class MessageTooLargeError extends SkeinError {
     );
   }
 }
+
+/** An `operationId` that is not 1–256 characters of text; nothing was written. */
+export class InvalidOperationIdError extends SkeinError {
+  constructor(
+    readonly operationId: unknown,
+    options?: SkeinErrorOptions,
+  ) {
+    super(
+      `Invalid operation id ${quoteUntrusted(operationId, 40)}: use a string of 1–256 characters, the same for each retry of one change.`,
+      options,
+    );
+  }
+}

@@ -34,6 +34,7 @@ export { LocalStore, type LocalStoreOptions } from "./local/local-store.js";
 export { LOCAL_CAPABILITIES, LocalThread, type LocalThreadHost } from "./local/local-thread.js";
 export { defineLocalThreadType } from "./local/local-thread-type.js";
 export type {
+  AppliedOperation,
   CommitResult,
   LogChange,
   LogDriver,
@@ -43,7 +44,7 @@ export type {
   StateRecord,
   StoredRecord,
 } from "./local/log-driver.js";
-export { eventSegments, newHeadSegment } from "./local/log-driver.js";
+export { eventSegments, newHeadSegment, OPERATIONS_KEPT } from "./local/log-driver.js";
 export {
   exportLog,
   importLog,
@@ -110,6 +111,7 @@ export { PlainStateThread } from "./store/plain-state-thread.js";
 export type * from "./store/store.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "./store/store-schemes.js";
 export type * from "./thread.js";
+export { START } from "./thread.js";
 export {
   type BindEnvironment,
   defineThreadType,

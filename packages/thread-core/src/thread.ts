@@ -17,6 +17,20 @@ export interface ThreadCapabilities {
 export interface AppendOptions {
   /** Write only if the thread is still at this revision, else `ConcurrencyError` and nothing is written. */
   ifRevision?: number;
+  /**
+   * The caller's id for this change (1–256 characters). A change whose operation id the thread has applied
+   * already writes nothing and returns the first application's result, even when that appended nothing.
+   * Local threads keep the ids of their last `OPERATIONS_KEPT` (100) changes with the thread.
+   */
+  operationId?: string;
+}
+
+export interface RollbackOptions extends AppendOptions {
+  /**
+   * Messages to append after the rollback, in the same atomic change. A retry with the same messages is a
+   * no-op: when the thread already ends, right after the target, with equal messages under these ids.
+   */
+  append?: MessageInput | MessageInput[];
 }
 
 export interface ReadOptions {
@@ -24,7 +38,12 @@ export interface ReadOptions {
   last?: number;
   /** Only messages after the one with this id. */
   after?: string;
-  /** At most this many messages, from the first that matches. */
+  /** Only messages before the one with this id. */
+  before?: string;
+  /**
+   * At most this many messages, from the first that matches; with `before` and no `after`, the last this many
+   * before it, so `{ before, limit }` pages backwards.
+   */
   limit?: number;
 }
 
@@ -54,8 +73,14 @@ export interface LogPoint {
   position: number;
 }
 
-/** Where to go: a checkpoint (or its id), a message id (the point just after it), or a point from `history()`. */
+/**
+ * Where to go: a checkpoint (or its id), a message id (the point just after it), a point from `history()`, or
+ * `"start"` (before the first message; no checkpoint needed, so a message with the id "start" is not a target).
+ */
 export type PointTarget = Checkpoint | LogPoint | string;
+
+/** The target before a thread's first message. */
+export const START = "start";
 
 export interface Checkpoint {
   id: string;
@@ -97,15 +122,21 @@ export interface Thread<State extends ThreadState = ThreadState> {
   /** Appends one message or many, atomically; returns them as stored. Re-sent equal messages are no-ops. */
   append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]>;
   messages(options?: ReadOptions): Promise<Message[]>;
+  /**
+   * One message by id, or undefined; local threads find it in O(log n) or better. Optional: types that
+   * cannot look a message up by id do not have it.
+   */
+  message?(id: string): Promise<Message | undefined>;
   /** The newest messages that fit the budget, tool calls kept whole, in chronological order. */
   view(options?: ViewOptions): Promise<Message[]>;
   fork(options?: ForkOptions): Promise<Thread>;
   checkpoint(label?: string): Promise<Checkpoint>;
   /**
    * Makes a checkpoint (or the point after a message) the end of the thread; the abandoned part stays in
-   * history. Local threads resolve to nothing; workflows to a report of what was and was not rolled back.
+   * history. Local threads resolve to the messages `{ append }` added, as stored; workflows to a report of
+   * what was and was not rolled back.
    */
-  rollback(target: PointTarget, options?: AppendOptions): Promise<unknown>;
+  rollback(target: PointTarget, options?: RollbackOptions): Promise<unknown>;
   /** A read-only view of the thread at a checkpoint, after a message, or at a point from `history()`. */
   at(target: PointTarget): Promise<ThreadSnapshot>;
   history(): Promise<HistoryEvent[]>;

@@ -7,7 +7,8 @@ import { defineLuaScript } from "./lua-script.js";
  * number of messages n, then per message its id and JSON, then a flag per message ("1" for a system message)
  * as one string; then, only for a change that does more than append: new head id or "", its base (JSON),
  * start and createdAt, metadata or "", context or "", event kind ("", checkpoint, rollback, other), event
- * JSON before the point, event JSON after it up to the revision, the point's segment (JSON).
+ * JSON before the point, event JSON after it up to the revision, the point's segment (JSON), the record's
+ * operations (JSON) or "".
  * Returns {"notfound"}, {"concurrency", revision}, {"headmoved"}, {"held", {stored JSON, …}} (messages the
  * head holds under appended ids: nothing was written; thread-core compares them and sends the rest), or {"ok",
  * revision, length, event JSON or nil, released head base or nil}, followed by the record's fields and
@@ -30,6 +31,7 @@ local flags = ARGV[last + 1]
 -- The rest of the change, when there is more than an append ("" where absent).
 local c = last + 1
 local new_head, metadata, context, kind = ARGV[c + 1] or '', ARGV[c + 5] or '', ARGV[c + 6] or '', ARGV[c + 7] or ''
+local operations = ARGV[c + 11] or ''
 local target = new_head ~= '' and 7 or 3
 local first_offset = 0
 
@@ -88,11 +90,12 @@ if kind == 'checkpoint' then
   point = point_at(KEYS[target])
   redis.call('HINCRBY', KEYS[target], 'refs', 1)
 end
-if changed or metadata ~= '' or context ~= '' or kind ~= '' then
+if changed or metadata ~= '' or context ~= '' or kind ~= '' or operations ~= '' then
   revision = revision + 1
   local fields = { 'revision', revision, 'updatedAt', ARGV[3], 'length', length }
   if metadata ~= '' then fields[#fields + 1] = 'metadata' fields[#fields + 1] = metadata end
   if context ~= '' then fields[#fields + 1] = 'context' fields[#fields + 1] = context end
+  if operations ~= '' then fields[#fields + 1] = 'operations' fields[#fields + 1] = operations end
   redis.call('HSET', KEYS[1], unpack(fields))
   if kind ~= '' then
     event = ARGV[c + 8] .. point .. ARGV[c + 9] .. revision .. '}'

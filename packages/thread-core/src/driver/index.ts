@@ -6,6 +6,7 @@ export { HeadMovedError } from "../errors.js";
 export { AppendPlan } from "../local/append-plan.js";
 export { LocalStore, type LocalStoreOptions } from "../local/local-store.js";
 export type {
+  AppliedOperation,
   CommitResult,
   LogChange,
   LogDriver,
@@ -15,7 +16,7 @@ export type {
   StateRecord,
   StoredRecord,
 } from "../local/log-driver.js";
-export { eventSegments, newHeadSegment } from "../local/log-driver.js";
+export { eventSegments, newHeadSegment, OPERATIONS_KEPT } from "../local/log-driver.js";
 export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
 export { type LogDriverSuiteOptions, runLogDriverSuite } from "../testing/log-driver-suite.js";

@@ -1,7 +1,14 @@
-import { ConcurrencyError, PointNotFoundError, SkeinError, ThreadNotFoundError } from "../errors.js";
+import {
+  ConcurrencyError,
+  HeadMovedError,
+  InvalidOperationIdError,
+  PointNotFoundError,
+  SkeinError,
+  ThreadNotFoundError,
+} from "../errors.js";
 import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
 import { assertJsonObjectField, cloneJson } from "../json.js";
-import { type Message, type MessageInput, normalizeMessage } from "../message.js";
+import { type Message, type MessageInput, messageConflict, normalizeMessage } from "../message.js";
 import type {
   AppendOptions,
   Checkpoint,
@@ -10,6 +17,7 @@ import type {
   LogPoint,
   PointTarget,
   ReadOptions,
+  RollbackOptions,
   Thread,
   ThreadCapabilities,
   ThreadSnapshot,
@@ -19,11 +27,13 @@ import type {
 import type { ThreadState } from "../thread-type.js";
 import { AppendPlan } from "./append-plan.js";
 import {
+  type AppliedOperation,
   type CommitResult,
   type LogChange,
   type LogDriver,
   type LogRecord,
   newHeadSegment,
+  OPERATIONS_KEPT,
 } from "./log-driver.js";
 import { eventPoints } from "./log-state.js";
 import { type ChainRange, SegmentChains } from "./segment-chain.js";
@@ -49,6 +59,9 @@ export const LOCAL_CAPABILITIES: ThreadCapabilities = Object.freeze({
 
 /** How often a change is retried when another writer moved the head segment (a concurrent rollback). */
 const HEAD_MOVED_RETRIES = 50;
+
+/** The target before the first message (`START` in thread.ts; repeated here to keep that file types only). */
+const START_TARGET = "start";
 
 /**
  * A thread whose messages are a log of segments in a store (memory, files, Redis). Every operation
@@ -88,35 +101,54 @@ export class LocalThread implements Thread {
   }
 
   async append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
-    const inputs = Array.isArray(input) ? input : [input];
-    const items = inputs.map((item, index) => normalizeMessage(item, Array.isArray(input) ? [index] : []));
+    const items = normalizeInputs(input);
+    if (options.operationId !== undefined) {
+      return this.#once(options, (record, ifRevision) =>
+        this.#appendOn(record, items, ifRevision, options.operationId),
+      );
+    }
     if (items.length === 0) return [];
-    return this.#withHead(async (record) => {
-      const plan = new AppendPlan(items, this.host.driver.source);
-      if (plan.conflict) await this.#refuse(plan.conflict, options.ifRevision);
-      // Messages already in an ancestor segment are immutable there: settle them here, the rest atomically.
-      const rootHead = this.host.chains.cached(record.head)?.base === null;
-      if (!rootHead) {
-        const ancestors = await this.#ancestorMatches(record, plan.pending());
-        try {
-          plan.settle(ancestors);
-        } catch (error) {
-          await this.#refuse(error as Error, options.ifRevision);
-        }
+    return this.#withHead((record) => this.#appendOn(record, items, options.ifRevision));
+  }
+
+  async #appendOn(
+    record: LogRecord,
+    items: Message[],
+    ifRevision: number | undefined,
+    operationId?: string,
+  ): Promise<Message[]> {
+    const plan = new AppendPlan(items, this.host.driver.source);
+    if (plan.conflict) await this.#refuse(plan.conflict, ifRevision);
+    // Messages already in an ancestor segment are immutable there: settle them here, the rest atomically.
+    const rootHead = this.host.chains.cached(record.head)?.base === null;
+    if (!rootHead) {
+      const ancestors = await this.#ancestorMatches(record, plan.pending());
+      try {
+        plan.settle(ancestors);
+      } catch (error) {
+        await this.#refuse(error as Error, ifRevision);
       }
-      for (;;) {
-        const append = plan.pending();
-        if (append.length === 0 && options.ifRevision === undefined) return plan.stored([]);
-        const result = await this.#commit({
-          expectHead: record.head,
-          ifRevision: options.ifRevision,
-          append,
-        });
-        if (!result.held) return plan.stored(result.messages);
-        // The head holds some ids already (a retry): nothing was written; compare them, send the rest.
-        plan.settle(result.held);
-      }
-    });
+    }
+    const headOffset = await this.#headOffset(record);
+    for (;;) {
+      const append = plan.pending();
+      if (append.length === 0 && ifRevision === undefined) return plan.stored([]);
+      const end = { segment: record.head, offset: headOffset + append.length };
+      const result = await this.#commit({
+        expectHead: record.head,
+        ifRevision,
+        append,
+        ...this.#operationChange(record, operationId, end, items),
+      });
+      if (!result.held) return plan.stored(result.messages);
+      // The head holds some ids already (a retry): nothing was written; compare them, send the rest.
+      plan.settle(result.held);
+    }
+  }
+
+  /** One message by id, or undefined: one driver lookup per segment of the thread's chain. */
+  async message(id: string): Promise<Message | undefined> {
+    return this.host.chains.message(await this.#currentChain(), id);
   }
 
   async messages(options: ReadOptions = {}): Promise<Message[]> {
@@ -184,20 +216,68 @@ export class LocalThread implements Thread {
     return cloneJson(event.checkpoint);
   }
 
-  async rollback(target: PointTarget, options: AppendOptions = {}): Promise<void> {
-    await this.#withHead(async (record) => {
-      const point = await this.#resolveFresh(record, target);
-      const now = new Date().toISOString();
-      const newHead = newHeadSegment(this.host.driver, this.id, point, point.position);
-      const targetName =
-        typeof target === "string" ? target : "id" in target ? target.id : `${point.segment}:${point.offset}`;
-      return this.#commit({
-        expectHead: record.head,
-        ifRevision: options.ifRevision,
-        newHead,
-        event: { kind: "rollback", from: point, to: point, target: targetName, at: now, revision: 0 },
-      });
+  /**
+   * Makes `target` the end of the thread and appends `options.append` after it, in one atomic change; the
+   * abandoned part stays in `history()`. Resolves to the appended messages as stored.
+   */
+  async rollback(target: PointTarget, options: RollbackOptions = {}): Promise<Message[]> {
+    const items = options.append === undefined ? [] : normalizeInputs(options.append);
+    if (options.operationId !== undefined) {
+      return this.#once(options, (record, ifRevision) =>
+        this.#rollbackOn(record, target, items, ifRevision, options.operationId),
+      );
+    }
+    return this.#withHead((record) => this.#rollbackOn(record, target, items, options.ifRevision));
+  }
+
+  async #rollbackOn(
+    record: LogRecord,
+    target: PointTarget,
+    items: Message[],
+    ifRevision: number | undefined,
+    operationId?: string,
+  ): Promise<Message[]> {
+    const point = await this.#resolveFresh(record, target);
+    const plan = new AppendPlan(items, this.host.driver.source);
+    if (plan.conflict) await this.#refuse(plan.conflict, ifRevision);
+    if (items.length > 0) {
+      // The new head continues the target's prefix: ids held there are settled as an append settles them.
+      const prefix = await this.host.chains.chain(point.segment, point.offset);
+      const held = await this.#matchesIn(prefix, plan.pending());
+      try {
+        plan.settle(held);
+      } catch (error) {
+        await this.#refuse(error as Error, ifRevision);
+      }
+      const done = await this.#endsWith(record, prefix, point.position, plan.pending());
+      if (done) {
+        // A retry: no messages to write, but a stale `ifRevision` is still refused (by a commit that changes
+        // nothing), and an operation id is recorded.
+        if (ifRevision !== undefined) {
+          const end = { segment: record.head, offset: await this.#headOffset(record) };
+          await this.#commit({
+            expectHead: record.head,
+            ifRevision,
+            ...this.#operationChange(record, operationId, end, items),
+          });
+        }
+        return plan.stored(done);
+      }
+    }
+    const now = new Date().toISOString();
+    const newHead = newHeadSegment(this.host.driver, this.id, point, point.position);
+    const targetName =
+      typeof target === "string" ? target : "id" in target ? target.id : `${point.segment}:${point.offset}`;
+    const append = plan.pending();
+    const result = await this.#commit({
+      expectHead: record.head,
+      ifRevision,
+      newHead,
+      ...(append.length > 0 ? { append } : {}),
+      event: { kind: "rollback", from: point, to: point, target: targetName, at: now, revision: 0 },
+      ...this.#operationChange(record, operationId, { segment: newHead.id, offset: append.length }, items),
     });
+    return plan.stored(result.messages);
   }
 
   async at(target: PointTarget): Promise<ThreadSnapshot> {
@@ -271,7 +351,7 @@ export class LocalThread implements Thread {
       try {
         return await change(this.#record);
       } catch (error) {
-        const moved = SkeinError.isInstance(error) && error.name === "HeadMovedError";
+        const moved = HeadMovedError.isInstance(error);
         if (!moved || attempt >= HEAD_MOVED_RETRIES) throw error;
         await this.refresh();
       }
@@ -282,14 +362,95 @@ export class LocalThread implements Thread {
   async #ancestorMatches(record: LogRecord, items: Message[]): Promise<Message[]> {
     const head = await this.host.chains.info(record.head);
     if (!head.base || items.length === 0) return [];
-    const ranges = await this.host.chains.chain(head.base.segment, head.base.offset);
-    const found = await Promise.all(
-      items.map(async (message) => {
-        const at = await this.host.chains.locate(ranges, message.id);
-        return at && this.host.chains.read(ranges, at.position, at.position + 1);
-      }),
-    );
-    return found.flatMap((messages) => messages ?? []);
+    return this.#matchesIn(await this.host.chains.chain(head.base.segment, head.base.offset), items);
+  }
+
+  /** The stored messages of a chain under ids of `items`. */
+  async #matchesIn(ranges: ChainRange[], items: Message[]): Promise<Message[]> {
+    const found = await Promise.all(items.map((message) => this.host.chains.message(ranges, message.id)));
+    return found.filter((message): message is Message => message !== undefined);
+  }
+
+  /**
+   * The thread's last messages when it already ends, right after the prefix `prefix` of `position`
+   * messages, with messages equal to `items` (a rollback with these messages applied before); else undefined.
+   */
+  async #endsWith(
+    record: LogRecord,
+    prefix: ChainRange[],
+    position: number,
+    items: Message[],
+  ): Promise<Message[] | undefined> {
+    const current = await this.host.chains.chain(record.head, await this.#headOffset(record));
+    if (SegmentChains.length(current) !== position + items.length) return undefined;
+    // The same prefix: its last message is the same stored message (same segment and offset) in both chains.
+    if (position > 0 && !sameSlot(current, prefix, position - 1)) return undefined;
+    const tail = await this.host.chains.read(current, position, position + items.length);
+    const equal = tail.every((stored, index) => {
+      const item = items[index] as Message;
+      return stored.id === item.id && messageConflict(stored, item) === undefined;
+    });
+    return equal ? tail : undefined;
+  }
+
+  /**
+   * Runs a change under an operation id: a fresh read first; an id the thread applied already answers with
+   * that application's result and writes nothing. Otherwise the change is pinned to the revision read (the
+   * caller's `ifRevision`, when given), so no other change, nor another try of this one, lands in between;
+   * when another writer did move the thread, it reads again and retries.
+   */
+  async #once<Result extends Message[]>(
+    options: AppendOptions,
+    change: (record: LogRecord, ifRevision: number) => Promise<Result>,
+  ): Promise<Message[]> {
+    const operationId = options.operationId as string;
+    if (typeof operationId !== "string" || operationId.length === 0 || operationId.length > 256) {
+      throw new InvalidOperationIdError(operationId, { source: this.host.driver.source });
+    }
+    for (let attempt = 0; ; attempt++) {
+      await this.refresh();
+      const applied = this.#record.operations?.find((operation) => operation.id === operationId);
+      if (applied) return this.#replay(applied);
+      try {
+        return await change(this.#record, options.ifRevision ?? this.#record.revision);
+      } catch (error) {
+        const raced =
+          HeadMovedError.isInstance(error) ||
+          (options.ifRevision === undefined && ConcurrencyError.isInstance(error));
+        if (!raced || attempt >= HEAD_MOVED_RETRIES) throw error;
+      }
+    }
+  }
+
+  /** The `operations` part of a change made under `operationId`: the record's kept ones and this one. */
+  #operationChange(
+    record: LogRecord,
+    operationId: string | undefined,
+    end: AppliedOperation["end"],
+    items: Message[],
+  ): Pick<LogChange, "operations"> {
+    if (operationId === undefined) return {};
+    const operation: AppliedOperation = {
+      id: operationId,
+      revision: record.revision + 1,
+      end,
+      messages: items.map((message) => message.id),
+    };
+    return { operations: [...(record.operations ?? []), operation].slice(-OPERATIONS_KEPT) };
+  }
+
+  /** An applied operation's result, read back from the log as it ended right after it. */
+  async #replay(operation: AppliedOperation): Promise<Message[]> {
+    if (operation.messages.length === 0) return [];
+    const ranges = await this.host.chains.chain(operation.end.segment, operation.end.offset);
+    const found = await Promise.all(operation.messages.map((id) => this.host.chains.message(ranges, id)));
+    return found.map((message, index) => {
+      if (message) return message;
+      throw new SkeinError(
+        `Message ${operation.messages[index]} of operation ${operation.id} is missing: the store is damaged.`,
+        { source: this.host.driver.source },
+      );
+    });
   }
 
   /**
@@ -329,9 +490,13 @@ export class LocalThread implements Thread {
     }
   }
 
-  /** A checkpoint of this thread, a checkpoint id, a message id (the point just after it), or a point of its history. */
+  /**
+   * A checkpoint of this thread, a checkpoint id, a message id (the point just after it), a point of its
+   * history, or "start".
+   */
   async #resolvePoint(ranges: ChainRange[], target: PointTarget | null): Promise<LogPoint> {
     if (target === null) return this.host.chains.pointAt(ranges, SegmentChains.length(ranges));
+    if (target === START_TARGET) return this.host.chains.pointAt(ranges, 0);
     const source = { source: this.host.driver.source };
     if (typeof target !== "string" && !("id" in target)) {
       // Only points this thread has recorded: a point is never a way into another thread's segments.
@@ -350,4 +515,19 @@ export class LocalThread implements Thread {
     if (!found) throw new PointNotFoundError(this.id, target, source);
     return this.host.chains.pointAt(ranges, found.position + 1);
   }
+}
+
+function normalizeInputs(input: MessageInput | MessageInput[]): Message[] {
+  const inputs = Array.isArray(input) ? input : [input];
+  return inputs.map((item, index) => normalizeMessage(item, Array.isArray(input) ? [index] : []));
+}
+
+/** Whether position `at` is the same stored message (segment and offset) in both chains. */
+function sameSlot(a: ChainRange[], b: ChainRange[], at: number): boolean {
+  const slot = (ranges: ChainRange[]) => {
+    const range = ranges.find((candidate) => at >= candidate.start && at < candidate.start + candidate.count);
+    return range && `${range.segment}\u0000${at - range.start}`;
+  };
+  const left = slot(a);
+  return left !== undefined && left === slot(b);
 }

@@ -83,6 +83,25 @@ export interface LogRecord {
   length: number;
   /** Checkpoints, rollbacks and the fork the thread came from, oldest first. */
   events: HistoryEvent[];
+  /**
+   * The last `OPERATIONS_KEPT` changes made with an `operationId`, oldest first; absent when none was. A
+   * driver stores it as it stores `metadata`: thread-core computes it and hands it over in `LogChange`.
+   */
+  operations?: AppliedOperation[];
+}
+
+/** How many operation ids a local thread keeps: an operation retried after this many newer ones is applied again. */
+export const OPERATIONS_KEPT = 100;
+
+/** A change applied under the caller's operation id, kept so that a retry of it is a no-op. */
+export interface AppliedOperation {
+  id: string;
+  /** The thread's revision after the change. */
+  revision: number;
+  /** The end of the log right after the change; `messages` are read back from the chain ending here. */
+  end: { segment: string; offset: number };
+  /** The ids of the messages the change returned, in order. */
+  messages: string[];
 }
 
 export interface StateRecord {
@@ -112,8 +131,12 @@ export interface RecordSummary {
  *    the driver writes nothing at all (no step runs) and answers `{ held }`, the stored messages under
  *    those ids; thread-core compares them (equal: skipped, different: `ConflictError`) and commits the rest;
  * 4. for a checkpoint event, fills `event.checkpoint.point` with the end after the append;
- * 5. replaces metadata / context when given; and if anything changed, bumps `revision`, sets `updatedAt`,
- *    fills `event.revision` and records the event.
+ * 5. replaces metadata / context / operations when given; and if anything changed (a change that carries
+ *    `operations` always does), bumps `revision`, sets `updatedAt`, fills `event.revision` and records the event.
+ *
+ * A rollback that also appends (`newHead` and `append`) writes the messages into the new head, which is
+ * empty: no `held` answer. A change with `operations` always has `ifRevision`, so thread-core knows the log
+ * it was planned on is the one it lands on.
  */
 export interface LogChange {
   ifRevision?: number;
@@ -123,6 +146,8 @@ export interface LogChange {
   event?: HistoryEvent;
   metadata?: Record<string, unknown>;
   context?: Record<string, unknown>;
+  /** The record's operations after the change, to store in place of its current ones. */
+  operations?: AppliedOperation[];
   /**
    * The record the caller planned the change on (its last read or commit). A driver whose record still
    * has this revision and head may build the result from it instead of reading metadata, context and

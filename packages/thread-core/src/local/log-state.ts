@@ -46,6 +46,14 @@ export const HistoryEventSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("fork"), parentId: z.string(), from: LogPointSchema, at: timestamp, revision }),
 ]);
 
+/** A change applied under an operation id (`AppliedOperation`). */
+const AppliedOperationSchema = z.object({
+  id: z.string().min(1).max(256),
+  revision,
+  end: z.object({ segment: SegmentIdSchema, offset: z.number().int().nonnegative() }),
+  messages: z.array(z.string()),
+});
+
 const SegmentStateSchema = z.object({
   id: SegmentIdSchema,
   base: z.object({ segment: SegmentIdSchema, offset: z.number().int().nonnegative() }).nullable(),
@@ -65,6 +73,8 @@ export const LogStateSchema = ThreadStateSchema.extend({
   end: z.object({ segment: SegmentIdSchema, offset: z.number().int().nonnegative() }),
   segments: z.array(SegmentStateSchema),
   events: z.array(HistoryEventSchema).default([]),
+  /** The last changes made with an operation id (absent when none was), so retries stay no-ops after an import. */
+  operations: z.array(AppliedOperationSchema).optional(),
 });
 export type LogState = z.infer<typeof LogStateSchema>;
 
@@ -132,6 +142,7 @@ export function buildLogState(
     end: { segment: end.segment, offset: end.offset },
     segments: segments.map(([info, messages]) => ({ ...cloneJson(info), messages })),
     events: cloneJson(record.events),
+    ...(record.operations?.length ? { operations: cloneJson(record.operations) } : {}),
   } as LogState;
 }
 
@@ -177,7 +188,12 @@ export async function importLog(
 ): Promise<LogRecord> {
   const segments = orderSegments(state);
   const listed = new Set(segments.map((segment) => segment.id));
-  for (const point of [state.end, ...recordPoints(state as Pick<LogRecord, "events">, state.end)]) {
+  const operationEnds = (state.operations ?? []).map((operation) => operation.end);
+  for (const point of [
+    state.end,
+    ...recordPoints(state as Pick<LogRecord, "events">, state.end),
+    ...operationEnds,
+  ]) {
     await assertSegmentKnown(driver, listed, point.segment);
   }
   for (const segment of segments) {
@@ -216,6 +232,7 @@ export async function importLog(
     head: head.id,
     length,
     events: cloneJson(state.events) as HistoryEvent[],
+    ...(state.operations?.length ? { operations: cloneJson(state.operations) } : {}),
   };
   await driver.createLog(record, head);
   return record;

@@ -87,18 +87,32 @@ export class SegmentChains {
     return undefined;
   }
 
-  /** `thread.messages({ last, after, limit })` over a chain. */
+  /** `thread.messages({ last, after, before, limit })` over a chain. */
   async messages(ranges: ChainRange[], threadId: string, options: ReadOptions): Promise<Message[]> {
-    const length = SegmentChains.length(ranges);
     let from = 0;
-    if (options.after !== undefined) {
-      const found = await this.locate(ranges, options.after);
-      if (!found) throw new PointNotFoundError(threadId, options.after, { source: this.driver.source });
-      from = found.position + 1;
+    let end = SegmentChains.length(ranges);
+    const position = async (id: string) => {
+      const found = await this.locate(ranges, id);
+      if (!found) throw new PointNotFoundError(threadId, id, { source: this.driver.source });
+      return found.position;
+    };
+    if (options.after !== undefined) from = (await position(options.after)) + 1;
+    if (options.before !== undefined) end = await position(options.before);
+    if (options.last !== undefined) from = Math.max(from, end - Math.max(0, options.last));
+    let to = end;
+    if (options.limit !== undefined) {
+      const limit = Math.max(0, options.limit);
+      // `{ before, limit }` pages backwards: the last `limit` before the message.
+      if (options.before !== undefined && options.after === undefined) from = Math.max(from, end - limit);
+      else to = Math.min(end, from + limit);
     }
-    if (options.last !== undefined) from = Math.max(from, length - Math.max(0, options.last));
-    const to = options.limit === undefined ? length : Math.min(length, from + Math.max(0, options.limit));
     return from < to ? this.read(ranges, from, to) : [];
+  }
+
+  /** The message with this id in a chain, or undefined: one lookup per segment, one read. */
+  async message(ranges: ChainRange[], messageId: string): Promise<Message | undefined> {
+    const found = await this.locate(ranges, messageId);
+    return found && (await this.read(ranges, found.position, found.position + 1))[0];
   }
 
   /** `thread.view(options)` over a chain: reads newest first, only as far as the budget reaches. */

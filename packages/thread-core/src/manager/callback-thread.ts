@@ -10,6 +10,7 @@ import type {
   HistoryEvent,
   PointTarget,
   ReadOptions,
+  RollbackOptions,
   Thread,
   ThreadCapabilities,
   ThreadSnapshot,
@@ -121,6 +122,10 @@ export class CallbackThread implements Thread {
     return this.#inner.messages(options);
   }
 
+  message(id: string): Promise<Message | undefined> {
+    return this.#inner.message(id);
+  }
+
   view(options?: ViewOptions): Promise<Message[]> {
     return this.#inner.view(options);
   }
@@ -134,7 +139,7 @@ export class CallbackThread implements Thread {
     return this.#exclusive(() => this.#inner.checkpoint(label));
   }
 
-  rollback(target: PointTarget, options?: AppendOptions): Promise<void> {
+  rollback(target: PointTarget, options?: RollbackOptions): Promise<Message[]> {
     return this.#exclusive(() => this.#inner.rollback(target, options));
   }
 

@@ -54,7 +54,11 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     this.#assertOpen();
     if (this.#records.has(record.id)) throw new ThreadExistsError(record.id);
     this.#addSegment(head);
-    this.#records.set(record.id, { ...copyRecord(record), events: freezeEvents(cloneJson(record.events)) });
+    this.#records.set(record.id, {
+      ...copyRecord(record),
+      events: freezeEvents(cloneJson(record.events)),
+      ...(record.operations ? { operations: deepFreeze(cloneJson(record.operations)) } : {}),
+    });
     this.#retainRecord(record);
   }
 
@@ -93,7 +97,8 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     if (event?.kind === "checkpoint") event.checkpoint.point = this.#end(record);
     if (change.metadata) record.metadata = cloneJson(change.metadata);
     if (change.context) record.context = cloneJson(change.context);
-    changed ||= Boolean(event || change.metadata || change.context);
+    if (change.operations) record.operations = deepFreeze(cloneJson(change.operations));
+    changed ||= Boolean(event || change.metadata || change.context || change.operations);
     if (changed) {
       record.revision++;
       record.updatedAt = new Date().toISOString();

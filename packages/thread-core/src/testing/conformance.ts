@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import type { ThreadStore } from "../store/store.js";
 import { appendCases } from "./cases/append-cases.js";
+import { editCases } from "./cases/edit-cases.js";
 import { formatCases } from "./cases/format-cases.js";
 import { historyCases } from "./cases/history-cases.js";
 import { importCases } from "./cases/import-cases.js";
@@ -50,6 +51,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       jsonCases,
       importCases,
       historyCases,
+      editCases,
       viewCases,
       scopeCases,
       workflowCases,

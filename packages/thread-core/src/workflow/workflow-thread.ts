@@ -17,6 +17,7 @@ import type {
   HistoryEvent,
   PointTarget,
   ReadOptions,
+  RollbackOptions,
   Thread,
   ThreadCapabilities,
   ThreadSnapshot,
@@ -153,6 +154,12 @@ export class WorkflowThread implements Thread<WorkflowState> {
   messages(options?: ReadOptions): Promise<Message[]> {
     return this.thread().messages(options);
   }
+  /** A message of the main sub-thread, when its type looks messages up by id. */
+  message(id: string): Promise<Message | undefined> {
+    const main = this.thread();
+    if (!main.message) throw new UnsupportedOperationError(main.type, "message(id)");
+    return main.message(id);
+  }
   view(options?: ViewOptions): Promise<Message[]> {
     return this.thread().view(options);
   }
@@ -205,7 +212,14 @@ export class WorkflowThread implements Thread<WorkflowState> {
    * Restores the execution state and rolls back every sub-thread to the checkpoint; the report names each
    * sub-thread that could not be rolled back and why. Nothing is skipped silently.
    */
-  async rollback(target: PointTarget, options: AppendOptions = {}): Promise<WorkflowRollbackReport> {
+  async rollback(target: PointTarget, options: RollbackOptions = {}): Promise<WorkflowRollbackReport> {
+    if (options.append !== undefined || options.operationId !== undefined) {
+      throw new UnsupportedOperationError(
+        "workflow",
+        "rollback with append or operationId",
+        "roll back the workflow, then append to its sub-thread (workflow.thread(key))",
+      );
+    }
     const { report, execution, threads, event } = await restoreCheckpoint(
       this,
       this.#state.checkpoints,
