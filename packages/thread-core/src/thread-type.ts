@@ -18,11 +18,13 @@ export const ThreadStateSchema = z.looseObject({
 
 export interface ThreadState {
   $type: string;
-  $v?: number;
+  // `| undefined` on optional fields: what zod infers for `.optional()`, so a user's schema
+  // (`ThreadStateSchema.extend(…)`) fits here with `exactOptionalPropertyTypes` on.
+  $v?: number | undefined;
   id: string;
-  createdAt?: string;
-  metadata?: Record<string, unknown>;
-  context?: Record<string, unknown>;
+  createdAt?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  context?: Record<string, unknown> | undefined;
   [field: string]: unknown;
 }
 

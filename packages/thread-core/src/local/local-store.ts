@@ -380,6 +380,11 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     await this.driver.close();
   }
 
+  /** `await using store = await openStore(url)` closes the store at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
   bindRecord(record: LogRecord): Thread {
     return new TypedLocalThread(this, record);
   }

@@ -80,6 +80,8 @@ export interface ThreadStore {
    */
   scope(tenant: string): ThreadStore;
   close(): Promise<void>;
+  /** `close()`, so `await using store = await openStore(url)` closes the store when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** What an adapter package's factory (`fsAdapter(options)`) returns. */
