@@ -1,0 +1,146 @@
+import { openStore } from "@skein/thread-core";
+import { convertToModelMessages, streamText, type UIMessage } from "ai";
+import type { MockLanguageModelV3 } from "ai/test";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadChat, persistChat, saveChat, toModelMessages } from "../src/index.js";
+import { answering, stalling } from "./mock-model.js";
+import { freshStore, type TestStore } from "./stores.js";
+
+const png = Buffer.from("a tiny png").toString("base64");
+
+/** A chat as a client holds it after a few turns: files, reasoning, tool calls in two steps, an error. */
+const chat: UIMessage[] = [
+  { id: "s1", role: "system", parts: [{ type: "text", text: "Answer briefly." }] },
+  {
+    id: "u1",
+    role: "user",
+    parts: [
+      { type: "text", text: "What is in this picture, and the weather?" },
+      { type: "file", mediaType: "image/png", url: `data:image/png;base64,${png}`, filename: "cat.png" },
+    ],
+  },
+  {
+    id: "a1",
+    role: "assistant",
+    metadata: { model: "mock" },
+    parts: [
+      { type: "step-start" },
+      { type: "reasoning", text: "Two questions.", state: "done" },
+      {
+        type: "tool-weather",
+        toolCallId: "c1",
+        state: "output-available",
+        input: { city: "Paris" },
+        output: { celsius: 21 },
+      },
+      { type: "step-start" },
+      {
+        type: "tool-weather",
+        toolCallId: "c2",
+        state: "output-error",
+        input: { city: "Atlantis" },
+        errorText: "unknown city",
+      },
+      { type: "text", text: "A cat; 21 °C in Paris.", state: "done" },
+      { type: "source-url", sourceId: "src-1", url: "https://example.com/weather" },
+    ],
+  },
+  { id: "u2", role: "user", parts: [{ type: "text", text: "Thanks!" }] },
+];
+
+/** The prompt a mock model is sent when `streamText` runs on `messages`. */
+async function promptFor(messages: Awaited<ReturnType<typeof convertToModelMessages>>): Promise<unknown> {
+  const model = answering("ok");
+  await streamText({ model, messages, allowSystemInMessages: true }).consumeStream();
+  return (model as MockLanguageModelV3).doStreamCalls[0]?.prompt;
+}
+
+let test: TestStore;
+beforeEach(async () => {
+  test = await freshStore("fs");
+});
+afterEach(() => test.dispose());
+
+describe("streamText on a chat kept in a thread", () => {
+  it("sends the model exactly the prompt the SDK builds from the original messages", async () => {
+    const thread = await test.store.create();
+    await saveChat(thread, chat);
+    const expected = await promptFor(await convertToModelMessages(chat));
+
+    // Another store on the same files, as another process would open it.
+    const other = await openStore(test.url);
+    const again = await other.get(thread.id);
+    expect(await promptFor(await convertToModelMessages(await loadChat(again)))).toEqual(expected);
+    expect(await promptFor(await toModelMessages(await again.messages()))).toEqual(expected);
+    await other.close();
+  });
+
+  it("saves the answer under a sortable id through persistChat's onFinish", async () => {
+    const thread = await test.store.create();
+    const messages = chat.slice(0, 2);
+    const options = await persistChat({ thread, messages });
+    expect(options.originalMessages).toBe(messages);
+    const finished = new Promise<void>((resolve) => {
+      const onFinish = options.onFinish;
+      options.onFinish = async (event) => {
+        await onFinish(event);
+        resolve();
+      };
+    });
+    const response = streamText({
+      model: answering("A cat."),
+      messages: await convertToModelMessages(messages),
+      allowSystemInMessages: true,
+    }).toUIMessageStreamResponse(options);
+    await response.text();
+    await finished;
+    const saved = await loadChat(thread);
+    expect(saved.slice(0, 2)).toEqual(messages);
+    expect(saved[2]).toMatchObject({
+      role: "assistant",
+      parts: [{ type: "step-start" }, { type: "text", text: "A cat." }],
+    });
+    expect(saved[2]?.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it("saves what completed when the stream is aborted", async () => {
+    const thread = await test.store.create();
+    const messages = chat.slice(0, 2);
+    const options = await persistChat({ thread, messages });
+    const finished = new Promise<boolean>((resolve) => {
+      const onFinish = options.onFinish;
+      options.onFinish = async (event) => {
+        await onFinish(event);
+        resolve(event.isAborted);
+      };
+    });
+    const { model, started } = stalling();
+    const abort = new AbortController();
+    const response = streamText({
+      model,
+      messages: await convertToModelMessages(messages),
+      abortSignal: abort.signal,
+      allowSystemInMessages: true,
+    }).toUIMessageStreamResponse(options);
+    // Read until the client has the first part whole and the second begun, then stop the stream.
+    const reader = (response.body as ReadableStream<Uint8Array>)
+      .pipeThrough(new TextDecoderStream())
+      .getReader();
+    let seen = "";
+    while (!seen.includes("The second, cut")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the stream ended before it was aborted");
+      seen += value;
+    }
+    await started;
+    abort.abort();
+    while (!(await reader.read()).done) {}
+    expect(await finished).toBe(true);
+    const saved = await loadChat(thread);
+    expect(saved.slice(0, 2)).toEqual(messages);
+    expect(saved[2]?.parts).toEqual([
+      { type: "step-start" },
+      { type: "text", text: "The first part.", state: "done" },
+    ]);
+  });
+});
