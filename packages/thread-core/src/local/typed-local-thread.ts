@@ -71,7 +71,9 @@ export class TypedLocalThread<
         );
       }
       const storedVersion = (record.context[FIELDS_KEY] as { $v?: unknown } | undefined)?.$v ?? 1;
-      if (current && (patch.fields !== undefined || storedVersion !== type?.version)) {
+      // Fields stored at an older version are written back migrated; a type not registered here is left as it is.
+      const migrate = type?.local === true && storedVersion !== type.version;
+      if (current && (patch.fields !== undefined || migrate)) {
         const merged = { ...(current?.fields ?? {}), ...(patch.fields ?? {}) };
         // Validated (and nested states migrated) as the whole state, so errors name the field.
         const parsed = this.host.registry.parse(

@@ -246,6 +246,16 @@ export function ownTypesCases(context: SuiteContext): void {
       id: "old-copy",
     })) as TypedLocalThread<Ticket>;
     expect(copy.fields).toEqual({ subject: "Printer", priority: "high" });
+    // A process without the type still changes the thread's context and metadata, fields left as they are.
+    const unaware = sameStorage(store, createRegistry());
+    const carried = await unaware.get("old-ticket");
+    await carried.update({ metadata: { seen: true } });
+    expect((await older.get("old-ticket")).toJSON()).toMatchObject({
+      $v: 1,
+      urgent: true,
+      metadata: { seen: true },
+    });
+    await read.refresh();
     // A change writes the fields at the current version, which the older type then cannot read.
     await read.update({ metadata: { touched: true } });
     expect(UnsupportedVersionError.isInstance(await caught(older.export("old-ticket")))).toBe(true);
