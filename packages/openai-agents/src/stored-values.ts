@@ -1,0 +1,60 @@
+import { SessionItemError } from "./session-errors.js";
+
+/** The key of an encoded byte array: `{ "$skein.bytes": base64 }`. */
+const BYTES = "$skein.bytes";
+/** The key that wraps an object whose own keys would read as an encoding: `{ "$skein.object": { … } }`. */
+const OBJECT = "$skein.object";
+
+/**
+ * An item value as JSON a skein message can hold: bytes (`Uint8Array`, as `providerData` may carry) become
+ * base64 under a marker key, and an object that happens to use a marker key is wrapped, so `decodeValue`
+ * gives back a value deep-equal to the original. Values JSON cannot give back equal are refused before
+ * anything is written.
+ */
+export function encodeValue(value: unknown, path: Array<string | number> = []): unknown {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new SessionItemError(path, "is a number JSON cannot hold");
+    return value;
+  }
+  if (value instanceof Uint8Array) return { [BYTES]: Buffer.from(value).toString("base64") };
+  if (Array.isArray(value)) {
+    return value.map((item, index) => {
+      if (item === undefined) throw new SessionItemError([...path, index], "is undefined in an array");
+      return encodeValue(item, [...path, index]);
+    });
+  }
+  if (typeof value === "object" && isPlainObject(value)) {
+    const encoded: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      // An absent key and an undefined one read back alike (as the SDK's JSON comparison treats them).
+      if (item !== undefined) encoded[key] = encodeValue(item, [...path, key]);
+    }
+    return BYTES in encoded || OBJECT in encoded ? { [OBJECT]: encoded } : encoded;
+  }
+  throw new SessionItemError(path, `is a ${typeof value === "object" ? "class instance" : typeof value}`);
+}
+
+/** The value `encodeValue` was given. */
+export function decodeValue(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(decodeValue);
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length === 1 && keys[0] === BYTES && typeof record[BYTES] === "string") {
+    return new Uint8Array(Buffer.from(record[BYTES], "base64"));
+  }
+  const inner =
+    keys.length === 1 && keys[0] === OBJECT && isPlainObject(record[OBJECT])
+      ? (record[OBJECT] as Record<string, unknown>)
+      : record;
+  const decoded: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(inner)) decoded[key] = decodeValue(item);
+  return decoded;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
