@@ -105,11 +105,12 @@ export class RedisConnection {
     if (!this.#options.ownsClient || this.#ready) return undefined;
     const client = this.#options.client;
     if (this.#connected) return this.#connected;
-    // A server that refuses the handshake (a wrong password) makes the client retry forever; say so at once.
+    // A server that refuses the handshake (a wrong password), or a port where nothing listens, makes the
+    // client retry forever; say so at once.
     if (!this.#listening) {
       this.#listening = true;
       client.on?.("error", (error) => {
-        if (!this.#ready && isErrorReply(error)) this.#refuseConnect?.(error);
+        if (!this.#ready && (isErrorReply(error) || isConnectionRefused(error))) this.#refuseConnect?.(error);
       });
     }
     const refused = new Promise<never>((_, reject) => {
@@ -121,6 +122,8 @@ export class RedisConnection {
         this.#ready = true;
       },
       (error) => {
+        // Refused before it ever connected: stop its retries, so the next call connects afresh.
+        if (isConnectionRefused(error) && client.isOpen) client.destroy();
         // A client that gave up (a cluster whose root nodes did not answer) is asked again on the next call.
         if (!client.isOpen) this.#connected = undefined;
         throw error;
@@ -167,6 +170,14 @@ export class RedisConnection {
       );
     }
     const message = String((error as Error)?.message ?? error);
+    if (isConnectionRefused(error)) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const what = code === "ENOTFOUND" ? "could not be found" : "refused the connection";
+      return new StoreUnavailableError(
+        `Redis at ${url} ${what} (${code}): nothing answers there. Start Redis, or check the host and port in the URL.`,
+        { source: "adapter-redis", cause: error },
+      );
+    }
     if (isErrorReply(error) && /^(WRONGPASS|NOAUTH|NOPERM)\b/.test(message)) {
       return new SkeinError(
         `Redis at ${url} refused the credentials: ${message} Check the user and password in the URL.`,
@@ -190,6 +201,12 @@ export class RedisConnection {
 }
 
 class TimeoutReached extends Error {}
+
+/** A socket error that no retry soon will cure: nothing listens on the port, or the host is not known. */
+function isConnectionRefused(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ECONNREFUSED" || code === "ENOTFOUND";
+}
 
 export function isClusterClient(client: RedisAnyClient): client is RedisClusterClient {
   return "masters" in client;
