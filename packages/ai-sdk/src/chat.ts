@@ -2,7 +2,7 @@ import { ConcurrencyError, type Message, type Thread, UnsupportedOperationError 
 import type { UIMessage } from "ai";
 import { SOURCE } from "./errors.js";
 import { fromUIMessages } from "./from-ui-messages.js";
-import { planSave } from "./save-plan.js";
+import { planSave, type StoredChat } from "./save-plan.js";
 import { groupUIMessages, toUIMessages } from "./to-ui-messages.js";
 
 /** How often a save that replaces part of the thread reads it again when another writer changed it meanwhile. */
@@ -43,9 +43,7 @@ export async function saveChat(
   options: SaveChatOptions = {},
 ): Promise<SaveChatResult> {
   for (let attempt = 0; ; attempt++) {
-    const stored = groupUIMessages(await thread.messages());
-    // The revision the plan was made at: a replacement is refused if the thread moved on since.
-    const seen = thread.revision;
+    const { stored, seen } = await readStoredChat(thread, uiMessages);
     const plan = planSave(thread.id, stored, uiMessages);
     if (plan.kind === "none") return { appended: [], revision: thread.revision };
     const messages = fromUIMessages(plan.messages);
@@ -72,4 +70,36 @@ export async function saveChat(
       if (!retry || !ConcurrencyError.isInstance(error)) throw error;
     }
   }
+}
+
+/**
+ * The part of the thread a save needs, and the revision it was read at (a replacement is refused if the thread
+ * moved on since). A thread that looks messages up by id is read from the client's first message on, so a
+ * client that sends only its new messages costs a few lookups, not a read of the whole chat.
+ */
+async function readStoredChat(
+  thread: Thread,
+  uiMessages: readonly UIMessage[],
+): Promise<{ stored: StoredChat; seen: number | undefined }> {
+  const first = uiMessages[0];
+  if (!thread.message || !first) {
+    const groups = groupUIMessages(await thread.messages());
+    const seen = thread.revision;
+    const ids = new Set(groups.map((group) => group.message.id));
+    return { stored: { groups, before: undefined, holds: (id) => ids.has(id) }, seen };
+  }
+  const found = await thread.message(first.id);
+  const seen = thread.revision;
+  if (!found) {
+    const held = await Promise.all(
+      uiMessages.map(async (message) => (await thread.message?.(message.id)) !== undefined),
+    );
+    const ids = new Set(uiMessages.filter((_, index) => held[index]).map((message) => message.id));
+    return { stored: { groups: [], before: undefined, holds: (id) => ids.has(id) }, seen };
+  }
+  const [before] = await thread.messages({ before: first.id, limit: 1 });
+  const suffix = await thread.messages(before ? { after: before.id } : {});
+  const groups = groupUIMessages(suffix);
+  const ids = new Set(groups.map((group) => group.message.id));
+  return { stored: { groups, before: before?.id, holds: (id) => ids.has(id) }, seen };
 }

@@ -17,31 +17,39 @@ export type SavePlan =
   | { kind: "replace"; target: string; from: string; messages: UIMessage[] };
 
 /**
+ * The part of a thread a save is planned on: its UI messages from some message on (all of them, or from the
+ * client's first message), the skein message before that part, and which of the client's ids the thread holds.
+ */
+export interface StoredChat {
+  groups: UIMessageGroup[];
+  /** The id of the skein message before `groups`, or undefined when they start the thread. */
+  before: string | undefined;
+  /** Whether the thread holds a message with this id (anywhere, not only in `groups`). */
+  holds: (id: string) => boolean;
+}
+
+/**
  * Lines the client's messages up with the thread's, from the first of them on: equal messages are kept, and at
  * the first one that differs (the same id with new parts, or another message where the thread has one) the
  * thread is made to hold the client's messages from there. A list of messages the thread does not hold at all
  * is appended, so a client that sends only its new message works too.
  */
-export function planSave(
-  threadId: string,
-  stored: readonly UIMessageGroup[],
-  uiMessages: readonly UIMessage[],
-): SavePlan {
+export function planSave(threadId: string, stored: StoredChat, uiMessages: readonly UIMessage[]): SavePlan {
   assertUniqueIds(uiMessages);
   const first = uiMessages[0];
   if (!first) return { kind: "none" };
-  const positions = new Map(stored.map((group, index) => [group.message.id, index]));
-  const anchor = positions.get(first.id);
-  if (anchor === undefined) {
-    const held = uiMessages.find((message) => positions.has(message.id));
+  const { groups } = stored;
+  const anchor = groups.findIndex((group) => group.message.id === first.id);
+  if (anchor < 0) {
+    const held = uiMessages.find((message) => stored.holds(message.id));
     if (held) throw new ChatMismatchError(threadId, first.id);
     return { kind: "append", messages: [...uiMessages] };
   }
   let given = 0;
   let kept = anchor;
-  while (given < uiMessages.length && kept < stored.length) {
+  while (given < uiMessages.length && kept < groups.length) {
     const message = uiMessages[given] as UIMessage;
-    const group = stored[kept] as UIMessageGroup;
+    const group = groups[kept] as UIMessageGroup;
     if (message.id !== group.message.id || !sameMessage(message, group.message)) break;
     given++;
     kept++;
@@ -49,9 +57,9 @@ export function planSave(
   // Everything the client sent is in the thread (it may hold more after: the client sent an older list).
   if (given === uiMessages.length) return { kind: "none" };
   const rest = uiMessages.slice(given);
-  if (kept === stored.length) return { kind: "append", messages: rest };
-  const replaced = stored[kept] as UIMessageGroup;
-  const target = kept === 0 ? START : (stored[kept - 1] as UIMessageGroup).last;
+  if (kept === groups.length) return { kind: "append", messages: rest };
+  const replaced = groups[kept] as UIMessageGroup;
+  const target = kept === 0 ? (stored.before ?? START) : (groups[kept - 1] as UIMessageGroup).last;
   return { kind: "replace", target, from: replaced.message.id, messages: rest };
 }
 

@@ -1,4 +1,4 @@
-import { ConcurrencyError, normalizeMessage, type ThreadStore } from "@skein/thread-core";
+import { ConcurrencyError, normalizeMessage, type Thread } from "@skein/thread-core";
 import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChatMismatchError, loadChat, saveChat, toUIMessages } from "../src/index.js";
@@ -15,12 +15,34 @@ const asking: UIMessage["parts"][number] = {
   approval: { id: "approval-1" },
 };
 
-describe.each(STORE_KINDS)("saveChat and loadChat on a %s store", (kind) => {
+/**
+ * The thread as a type without `message(id)` would give it (the method is optional on `Thread`): saveChat then
+ * reads the whole chat instead of the part from the client's first message on.
+ */
+function withoutLookup(thread: Thread): Thread {
+  return new Proxy(thread, {
+    get(target, key) {
+      if (key === "message") return undefined;
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+const VARIANTS = STORE_KINDS.flatMap((kind) => [
+  { kind, reads: "from the first given message", open: (thread: Thread) => thread },
+  { kind, reads: "the whole chat", open: withoutLookup },
+]);
+
+describe.each(VARIANTS)("saveChat and loadChat on a $kind store, reading $reads", ({ kind, open }) => {
   let test: TestStore;
-  let store: ThreadStore;
+  let store: { create(): Promise<Thread>; get(id: string): Promise<Thread> };
   beforeEach(async () => {
     test = await freshStore(kind);
-    store = test.store;
+    store = {
+      create: async () => open(await test.store.create()),
+      get: async (id) => open(await test.store.get(id)),
+    };
   });
   afterEach(() => test.dispose());
 
