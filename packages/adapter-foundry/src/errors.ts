@@ -174,3 +174,17 @@ export class FoundryConfigurationError extends SkeinError {
     super(detail, { source: SOURCE, ...options });
   }
 }
+
+/**
+ * The Azure credential could not give a token (no login, a wrong or expired secret, no managed identity), so
+ * no request was sent. Its `cause` is the credential's error, scrubbed.
+ */
+export class FoundryCredentialError extends SkeinError {
+  constructor(detail: string, options: SkeinErrorOptions = {}) {
+    super(
+      `The Azure credential gave no token for Foundry: ${redactSecrets(detail)} ` +
+        "Sign in (az login), or pass foundryAdapter({ credential }) a credential that works here.",
+      { source: SOURCE, ...options },
+    );
+  }
+}

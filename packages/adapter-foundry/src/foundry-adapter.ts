@@ -1,7 +1,7 @@
 import { AgentsClient } from "@azure/ai-agents";
 import { AIProjectClient } from "@azure/ai-projects";
 import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
-import { rememberSecret } from "@skein/thread-core";
+import { redactedError, rememberSecret } from "@skein/thread-core";
 import {
   FOUNDRY_ADAPTER,
   type FoundryAdapter,
@@ -12,7 +12,7 @@ import {
 } from "./adapter-lookup.js";
 import { foundryThreadType } from "./classic/agent-thread-type.js";
 import { foundryConversationType } from "./conversation/conversation-thread-type.js";
-import { FoundryConfigurationError } from "./errors.js";
+import { FoundryConfigurationError, FoundryCredentialError } from "./errors.js";
 
 /**
  * How the clients send requests. Production leaves this unset and the SDKs use their own HTTPS transports.
@@ -119,7 +119,15 @@ export function foundryAdapter(options: FoundryAdapterOptions = {}): FoundryAdap
 function rememberingTokens(credential: TokenCredential): TokenCredential {
   return {
     async getToken(scopes, options) {
-      const token = await credential.getToken(scopes, options);
+      let token: Awaited<ReturnType<TokenCredential["getToken"]>>;
+      try {
+        token = await credential.getToken(scopes, options);
+      } catch (error) {
+        // Both SDKs pass this on (the openai client inside its own error), so mapServiceError finds it.
+        throw new FoundryCredentialError(error instanceof Error ? error.message : String(error), {
+          cause: redactedError(error),
+        });
+      }
       rememberSecret(token?.token);
       return token;
     },

@@ -71,6 +71,9 @@ const EXCERPT_LENGTH = 300;
  */
 export function mapServiceError(error: unknown, context: CallContext): unknown {
   if (SkeinError.isInstance(error)) return error;
+  // The openai client wraps what its token function threw (a FoundryCredentialError) in an OpenAIError.
+  const wrapped = skeinCause(error);
+  if (wrapped) return wrapped;
   if (error instanceof SyntaxError) {
     // The openai client parses a 200 body with JSON.parse: V8's message quotes the start of the body.
     return new FoundryServiceError(
@@ -109,6 +112,16 @@ export function mapServiceError(error: unknown, context: CallContext): unknown {
     return new FoundryUnavailableError(said, details, facts.retryAfterMs, options);
   }
   return new FoundryServiceError(said, details, options);
+}
+
+/** The first SkeinError in an error's `cause` chain, if any. */
+function skeinCause(error: unknown): SkeinError | undefined {
+  let cause = (error as { cause?: unknown } | undefined)?.cause;
+  for (let depth = 0; cause !== undefined && depth < 8; depth++) {
+    if (SkeinError.isInstance(cause)) return cause;
+    cause = (cause as { cause?: unknown } | null)?.cause;
+  }
+  return undefined;
 }
 
 /** Errors of the two SDKs' HTTP layers, and system errors (refused connections) below them. */
