@@ -90,6 +90,16 @@ describe("your own types through the CLI", () => {
     }
   });
 
+  it("skein schema with --types describes them, nested states by $type", async () => {
+    const schema = JSON.parse(await skeinOk(["--types", V2, "schema"], { store: "memory:" }));
+    expect(Object.keys(schema.$defs)).toEqual(
+      expect.arrayContaining(["acme.ticket", "acme.memory", "acme.note", "acme.receipt", "$nested"]),
+    );
+    expect(schema.$defs["acme.ticket"].properties.notes.items).toEqual({
+      anyOf: [{ $ref: "#/$defs/acme.note" }],
+    });
+  });
+
   it("--types that exports no types is a usage error", async () => {
     const empty = fileURLToPath(new URL("./own-types/no-types.mjs", import.meta.url));
     const result = await skein(["--types", empty, "ls"], { store: "memory:" });

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { z } from "zod";
+import { contextOf, defineContextProvider, withContextProviders } from "../../context-provider.js";
 import { createRegistry } from "../../create-registry.js";
 import {
   ConcurrencyError,
@@ -13,6 +14,7 @@ import { LocalStore } from "../../local/local-store.js";
 import type { LogDriver } from "../../local/log-driver.js";
 import type { TypedLocalThread } from "../../local/typed-local-thread.js";
 import type { Registry } from "../../registry.js";
+import type { ThreadRunner } from "../../runner.js";
 import { defineStateType, stateOf } from "../../state-type.js";
 import type { ThreadStore } from "../../store/store.js";
 import { defineThreadType, type ThreadState, ThreadStateSchema } from "../../thread-type.js";
@@ -297,6 +299,47 @@ export function ownTypesCases(context: SuiteContext): void {
         ticket.update({ fields: { notes: [{ $type: "conformance.note", $v: 2, text: "" }] } }),
       );
       expect((badNote as InvalidThreadStateError).path).toEqual(["notes", 0, "text"]);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a context provider's state is stored with its state type and migrated when read",
+    async () => {
+      const { store } = context;
+      registerOwnTypes(store.registry);
+      const memory = defineContextProvider({
+        name: "memory",
+        stateType: memoryStateType,
+        initialState: () => ({ facts: [] }),
+        invoked: ({ state, messages }) => ({
+          facts: [...(state?.facts ?? []), ...messages.map((message) => message.id)],
+        }),
+      });
+      const runner: ThreadRunner = {
+        specificationVersion: "v1",
+        supports: () => true,
+        run: (thread) => thread.append({ role: "assistant", text: "ok" }),
+      };
+      // A state written at version 1 by a process that does not know the type (kept as it was) is read migrated.
+      const unaware = sameStorage(store, createRegistry().register(ticketV1Type));
+      await unaware.create("conformance.ticket", {
+        id: "remembering",
+        subject: "Remember",
+        urgent: false,
+        context: { memory: { $type: "conformance.memory", $v: 1, fact: "tea" } },
+      });
+      const ticket = await store.get("remembering");
+      expect(ticket.context).toEqual({ memory: { $type: "conformance.memory", $v: 2, facts: ["tea"] } });
+      await ticket.append({ id: "u1", role: "user", text: "hi" });
+      await withContextProviders(runner, [memory]).run(ticket);
+      const again = await store.get("remembering");
+      expect(contextOf(again, [memory]).memory).toEqual({
+        $type: "conformance.memory",
+        $v: 2,
+        facts: ["tea", "u1"],
+      });
+      expect((again as TypedLocalThread<Ticket>).fields).toEqual({ subject: "Remember", priority: "normal" });
     },
   );
 
