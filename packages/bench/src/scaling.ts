@@ -36,13 +36,28 @@ export async function scalingRows(target: ScalingTarget): Promise<string[][]> {
     const threads: Thread[] = [];
     for (const size of SIZES) threads.push(await filledThread(store, size));
     const anchors = await Promise.all(threads.map((thread) => thread.checkpoint("anchor")));
+    // A message in the middle of each thread, before its anchor, so every rollback keeps it.
+    const middles = await Promise.all(
+      threads.map(async (thread, index) => {
+        const [middle] = await thread.messages({ last: Math.ceil((SIZES[index] as number) / 2), limit: 1 });
+        return (middle as { id: string }).id;
+      }),
+    );
+    let operationCount = 0;
     const operations: Record<string, (thread: Thread, index: number) => Promise<unknown>> = {
       append: (thread) => thread.append({ role: "user", text: "one more" }),
+      "append({ operationId })": (thread) =>
+        thread.append({ role: "user", text: "one more" }, { operationId: `op-${operationCount++}` }),
       fork: (thread) => thread.fork(),
       checkpoint: (thread) => thread.checkpoint(),
       rollback: (thread, index) => thread.rollback(anchors[index] as Checkpoint),
+      "rollback({ append })": (thread, index) =>
+        thread.rollback(anchors[index] as Checkpoint, { append: { role: "user", text: "edited" } }),
       "view(last 20)": (thread) => thread.view({ maxMessages: 20 }),
       "messages(last 20)": (thread) => thread.messages({ last: 20 }),
+      "message(id)": (thread, index) => thread.message?.(middles[index] as string) as Promise<unknown>,
+      "messages({ before, limit: 20 })": (thread, index) =>
+        thread.messages({ before: middles[index] as string, limit: 20 }),
     };
     const rows: string[][] = [];
     for (const [name, operation] of Object.entries(operations)) {

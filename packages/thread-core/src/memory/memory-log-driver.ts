@@ -97,7 +97,14 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     if (event?.kind === "checkpoint") event.checkpoint.point = this.#end(record);
     if (change.metadata) record.metadata = cloneJson(change.metadata);
     if (change.context) record.context = cloneJson(change.context);
-    if (change.operations) record.operations = deepFreeze(cloneJson(change.operations));
+    if (change.operations) {
+      // Entries kept from the stored record are frozen already: shared, so a commit copies only the new one.
+      record.operations = Object.freeze(
+        change.operations.map((operation) =>
+          Object.isFrozen(operation) ? operation : deepFreeze(cloneJson(operation)),
+        ),
+      ) as typeof change.operations;
+    }
     changed ||= Boolean(event || change.metadata || change.context || change.operations);
     if (changed) {
       record.revision++;
