@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { run } from "@openai/agents-core";
+import { run, type SessionHistoryTransactionArgs } from "@openai/agents-core";
 import { openStore, type ThreadStore } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type OpenAIEmulator, startEmulator } from "../../adapter-openai/test/emulator/emulator.js";
-import { createSkeinSession } from "../src/index.js";
+import { createSkeinSession, SkeinSession } from "../src/index.js";
 import { weatherAgent } from "./weather-agent.js";
 
 const child = fileURLToPath(new URL("./children/resume-run.ts", import.meta.url));
@@ -86,5 +86,36 @@ describe("run(agent, input, { session }) with the SDK's Responses model", () => 
       "message",
     ]);
     expect(items[0]).toEqual({ type: "message", role: "user", content: "What is the weather in Oslo?" });
+  });
+
+  it("an output guardrail's blocked turn is kept by the runner's history transaction, applied once", async () => {
+    const agent = weatherAgent(emulator.url, emulator.apiKey, { approval: false }).clone({
+      outputGuardrails: [
+        { name: "block", execute: async () => ({ tripwireTriggered: true, outputInfo: {} }) },
+      ],
+    });
+    const transactions: SessionHistoryTransactionArgs[] = [];
+    class RecordingSession extends SkeinSession {
+      override async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+        transactions.push(structuredClone(args));
+        return super.applyHistoryTransaction(args);
+      }
+    }
+    const session = new RecordingSession(
+      (await createSkeinSession({ store, sessionId: "chat-guarded" })).thread,
+    );
+    await expect(run(agent, "What is the weather in Rome?", { session })).rejects.toThrow(/guardrail/i);
+    expect(transactions.map((args) => args.transaction.type)).toEqual(["append_items"]);
+    const items = await session.getItems();
+    expect(items.map((item) => item.type)).toEqual(["message", "function_call", "function_call_result"]);
+
+    // The runner's own transaction, retried by another process: nothing changes.
+    await session.thread.refresh();
+    const revision = session.thread.revision;
+    const other = await createSkeinSession({ store, sessionId: "chat-guarded" });
+    await other.applyHistoryTransaction(transactions[0] as SessionHistoryTransactionArgs);
+    expect(await other.getItems()).toEqual(items);
+    await session.thread.refresh();
+    expect(session.thread.revision).toBe(revision);
   });
 });
