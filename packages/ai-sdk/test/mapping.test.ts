@@ -104,13 +104,11 @@ describe("model messages", () => {
   it("read as valid UI messages", async () => {
     const uiMessages = toUIMessages(stored(fromModelMessages(everyModelPart)));
     await expect(validateUIMessages({ messages: uiMessages })).resolves.toBeDefined();
-    // The tool message folds into the assistant message before it.
-    expect(uiMessages.map((message) => message.role)).toEqual([
-      "system",
-      "user",
-      "user",
-      "assistant",
-      "assistant",
+    // The assistant turn (calls, the tool message, the answer) is one UI message, a step-start between steps.
+    expect(uiMessages.map((message) => message.role)).toEqual(["system", "user", "user", "assistant"]);
+    expect(uiMessages[3]?.parts.slice(-2)).toEqual([
+      { type: "step-start" },
+      { type: "text", text: "The answer." },
     ]);
     expect(
       uiMessages[3]?.parts.find((part) => "toolCallId" in part && part.toolCallId === "t1"),
@@ -143,7 +141,7 @@ describe("messages other skein writers wrote", () => {
     },
   ].map((input) => normalizeMessage(input));
 
-  it("fold tool messages into the assistant message before them, and pass validateUIMessages", async () => {
+  it("fold an assistant turn into one UI message, results completing their calls, and pass validateUIMessages", async () => {
     const uiMessages = toUIMessages(thread);
     await expect(validateUIMessages({ messages: uiMessages })).resolves.toBeDefined();
     expect(uiMessages).toEqual([
@@ -163,17 +161,37 @@ describe("messages other skein writers wrote", () => {
             type: "data-skein",
             data: { type: "function_result", callId: "call_2", result: "lost", isError: true },
           },
-        ],
-      },
-      {
-        id: thread[4]?.id,
-        role: "assistant",
-        parts: [
+          { type: "step-start" },
           { type: "text", text: "21 degrees." },
           { type: "data-skein", data: { type: "usage", inputTokens: 10, outputTokens: 3 } },
         ],
       },
     ]);
+  });
+
+  it("complete calls made in separate messages before their results, as the OpenAI Agents bridge writes them", async () => {
+    const calls = [
+      { role: "user", text: "compare Paris and Oslo" },
+      {
+        role: "assistant",
+        contents: [{ type: "function_call", callId: "p", name: "weather", arguments: { city: "Paris" } }],
+      },
+      {
+        role: "assistant",
+        contents: [{ type: "function_call", callId: "o", name: "weather", arguments: { city: "Oslo" } }],
+      },
+      { role: "tool", contents: [{ type: "function_result", callId: "p", result: { celsius: 21 } }] },
+      { role: "tool", contents: [{ type: "function_result", callId: "o", result: { celsius: -3 } }] },
+    ].map((input) => normalizeMessage(input));
+    const [, turn] = toUIMessages(calls);
+    expect(turn?.parts.map((part) => ("state" in part ? part.state : part.type))).toEqual([
+      "output-available",
+      "step-start",
+      "output-available",
+    ]);
+    // The SDK sends each step's call before its result: a prompt a model takes.
+    const prompt = await convertToModelMessages(toUIMessages(calls));
+    expect(prompt.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant", "tool"]);
   });
 
   it("give the model their calls and results, without usage records", async () => {
@@ -211,6 +229,6 @@ describe("messages other skein writers wrote", () => {
 
   it("come back unchanged through data-skein parts when the UI messages are saved again", () => {
     const again = fromUIMessages(toUIMessages(thread));
-    expect(again[2]?.contents).toEqual(thread[4]?.contents);
+    expect(again[1]?.contents.slice(-2)).toEqual(thread[4]?.contents);
   });
 });

@@ -126,7 +126,7 @@ describe.each(VARIANTS)("saveChat and loadChat on a $kind store, reading $reads"
     expect((await loadChat(thread)).map((message) => message.id)).toEqual(["u1", "a1"]);
   });
 
-  it("write nothing when a chat other writers made (tool messages folded) is saved as loaded", async () => {
+  it("write nothing when a chat other writers made is saved as loaded, and replace its whole turn", async () => {
     const thread = await store.create();
     await thread.append(
       [
@@ -137,23 +137,23 @@ describe.each(VARIANTS)("saveChat and loadChat on a $kind store, reading $reads"
         },
         { role: "tool", contents: [{ type: "function_result", callId: "c1", result: "sunny" }] },
         { role: "assistant", text: "Sunny." },
+        { role: "user", text: "thanks" },
       ].map((input) => normalizeMessage(input)),
     );
     const chat = await loadChat(thread);
-    expect(chat).toHaveLength(3);
+    // The assistant turn (call, result, answer) is one UI message.
+    expect(chat.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
     const revision = thread.revision;
     expect((await saveChat(thread, chat)).appended).toEqual([]);
-    // A continuation of the folded message replaces both skein messages it was read from.
-    const continued = [
-      ...chat.slice(0, 2),
-      { ...chat[2], parts: [{ type: "text", text: "Sunny, 21°." }] } as UIMessage,
+    expect(thread.revision).toBe(revision);
+    // A new version of that turn replaces the three skein messages it was read from, and what followed.
+    const changed = [
+      chat[0] as UIMessage,
+      assistant(chat[1]?.id ?? "", { type: "text", text: "Sunny, 21°." }),
     ];
-    await saveChat(thread, continued);
-    expect(await loadChat(thread)).toEqual(continued);
-    expect(thread.revision).toBe((revision ?? 0) + 1);
-    const folded = [...chat.slice(0, 1), assistant(chat[1]?.id ?? "", { type: "text", text: "never mind" })];
-    await saveChat(thread, folded);
-    expect(await loadChat(thread)).toEqual(folded);
+    expect((await saveChat(thread, changed)).replacedFrom).toBe(chat[1]?.id);
+    expect(await loadChat(thread)).toEqual(changed);
     expect(await thread.messages()).toHaveLength(2);
+    expect(thread.revision).toBe((revision ?? 0) + 1);
   });
 });
