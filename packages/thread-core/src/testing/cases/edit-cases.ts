@@ -4,10 +4,12 @@ import {
   ConflictError,
   InvalidOperationIdError,
   PointNotFoundError,
+  UnsupportedOperationError,
 } from "../../errors.js";
 import { OPERATIONS_KEPT } from "../../local/log-driver.js";
 import type { Message } from "../../message.js";
 import type { Thread } from "../../thread.js";
+import type { WorkflowThread } from "../../workflow/workflow-thread.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const ids = async (thread: Pick<Thread, "messages">) =>
@@ -219,6 +221,23 @@ export function editCases(context: SuiteContext): void {
       // The oldest was forgotten: applied again.
       await thread.append({ role: "user", text: "0" }, { operationId: "op-0" });
       expect((await thread.messages()).length).toBe(OPERATIONS_KEPT + 2);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a workflow reads its main sub-thread's messages by id, and refuses rollback with append or operationId",
+    async () => {
+      const workflow = (await context.store.create("workflow", { threads: ["main"] })) as WorkflowThread;
+      await workflow.append([say("a"), say("b")], { operationId: "w-1" });
+      expect(await workflow.append(say("other"), { operationId: "w-1" })).toHaveLength(2);
+      expect((await workflow.message("b"))?.id).toBe("b");
+      const checkpoint = await workflow.checkpoint();
+      for (const options of [{ append: say("x") }, { operationId: "w-2" }]) {
+        const error = await caught(workflow.rollback(checkpoint, options));
+        expect(UnsupportedOperationError.isInstance(error)).toBe(true);
+      }
+      expect(await ids(workflow)).toEqual(["a", "b"]);
     },
   );
 }
