@@ -75,3 +75,5 @@ export async function main(url = "memory:"): Promise<string> {
   await store.close();
   return `${fork.type} ${ticket.fields.priority}; remembers "${remembered?.facts.join(", ")}"; old ticket: ${old.priority}`;
 }
+
+console.log(await main()); // acme.ticket normal; remembers "I use Firefox"; old ticket: high
