@@ -112,6 +112,45 @@ describe.each(VARIANTS)("saveChat and loadChat on a $kind store, reading $reads"
     expect((await loadChat(thread)).map((message) => message.id)).toEqual(["u1", "a1", "u2"]);
   });
 
+  it("plan a replacement again when another writer changed the thread between the read and the write", async () => {
+    const thread = await store.create();
+    await saveChat(thread, [user("u1", "hi"), assistant("a1", { type: "text", text: "hello" })]);
+    // Another writer edits the first message right after saveChat's read, before its write.
+    let raced = false;
+    const racing = new Proxy(thread, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target);
+        if (key !== "messages" || typeof value !== "function")
+          return typeof value === "function" ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          const read = await value.apply(target, args);
+          if (!raced) {
+            raced = true;
+            const other = await store.get(thread.id);
+            await other.rollback("start", {
+              append: { id: "u1", role: "user", text: "hi, edited elsewhere" },
+            });
+          }
+          return read;
+        };
+      },
+    });
+    const edited = [user("u1", "hi"), assistant("a1", { type: "text", text: "hello again" })];
+    const result = await saveChat(racing, edited);
+    expect(raced).toBe(true);
+    // Planned on the stale read, the save would have kept the other writer's u1 under the client's answer; planned
+    // again, the thread holds what the client holds, and the other version stays in history.
+    expect(result.replacedFrom).toBe("u1");
+    expect(await loadChat(thread)).toEqual(edited);
+    const rollbacks = (await thread.history()).filter((event) => event.kind === "rollback");
+    expect(rollbacks).toHaveLength(2);
+    const last = rollbacks[1];
+    if (last?.kind !== "rollback") throw new Error("expected a rollback event");
+    expect(toUIMessages(await (await thread.at(last.from)).messages())).toEqual([
+      user("u1", "hi, edited elsewhere"),
+    ]);
+  });
+
   it("refuse a stale ifRevision, writing nothing", async () => {
     const thread = await store.create();
     const { revision } = await saveChat(thread, [user("u1", "hi")]);
