@@ -5,6 +5,10 @@ import { dataUrl } from "./ui-part-to-contents.js";
 
 type Part = UIMessage["parts"][number];
 
+/** The approval parts of model messages (`fromModelMessages`), which set the approval state of their call's tool part. */
+const APPROVAL_REQUEST = `${TYPE_PREFIX}tool-approval-request`;
+const APPROVAL_RESPONSE = `${TYPE_PREFIX}tool-approval-response`;
+
 /** UI part types this version of the SDK validates, which an `ai-sdk.<type>` content comes back as. */
 const NAMESPACED_PARTS = new Set(["source-url", "source-document", "step-start"]);
 
@@ -48,6 +52,9 @@ function contentToUIPart(content: Content, calls: Map<string, Part & { state: st
       completeCall(call, result);
       return undefined;
     }
+    case APPROVAL_REQUEST:
+    case APPROVAL_RESPONSE:
+      return applyApproval(content, calls) ? undefined : skeinPart(content);
     default: {
       const type = content.type.startsWith(TYPE_PREFIX) ? content.type.slice(TYPE_PREFIX.length) : undefined;
       if (type && (NAMESPACED_PARTS.has(type) || type.startsWith("data-"))) {
@@ -97,11 +104,42 @@ function toolPart(
   return part;
 }
 
+/**
+ * A model message's approval request or response as the state of its call's tool part (`approval-requested`,
+ * `approval-responded`); false when the call is not in this UI message, or not waiting for that step.
+ */
+function applyApproval(content: Content, calls: Map<string, Part & { state: string }>): boolean {
+  const approval = content as Json;
+  if (content.type === APPROVAL_REQUEST) {
+    const part = calls.get(String(approval.toolCallId)) as Record<string, unknown> | undefined;
+    if (part?.state !== "input-available") return false;
+    const { type: _type, toolCallId: _toolCallId, approvalId, ...rest } = approval;
+    part.state = "approval-requested";
+    part.approval = { id: approvalId, ...rest };
+    return true;
+  }
+  const part = [...calls.values()].find(
+    (candidate) => (candidate as { approval?: { id?: unknown } }).approval?.id === approval.approvalId,
+  ) as Record<string, unknown> | undefined;
+  if (part?.state !== "approval-requested" || typeof approval.approved !== "boolean") return false;
+  part.state = "approval-responded";
+  part.approval = {
+    ...(part.approval as Json),
+    approved: approval.approved,
+    ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}),
+  };
+  return true;
+}
+
 /** Gives a tool part the outcome its `function_result` holds, as the state the part was saved in says. */
 function completeCall(call: Part & { state: string }, result: FunctionResultContent): void {
   const part = call as Record<string, unknown>;
   const saved = typeof part.state === "string" && part.state.startsWith("output-") ? part.state : undefined;
   if (saved === "output-denied") return;
+  if (saved === undefined && (part.approval as { approved?: boolean } | undefined)?.approved === false) {
+    part.state = "output-denied";
+    return;
+  }
   if (saved === "output-error" || (saved === undefined && result.isError === true)) {
     part.state = "output-error";
     part.errorText = typeof result.result === "string" ? result.result : JSON.stringify(result.result);

@@ -1,5 +1,5 @@
 import { type Message, MessageListSchema, normalizeMessage } from "@skein/thread-core";
-import { convertToModelMessages, validateUIMessages } from "ai";
+import { convertToModelMessages, type ModelMessage, validateUIMessages } from "ai";
 import { describe, expect, it } from "vitest";
 import { fromModelMessages, fromUIMessages, toModelMessages, toUIMessages } from "../src/index.js";
 import { everyModelPart, everyUIPart } from "./fixtures.js";
@@ -117,6 +117,83 @@ describe("model messages", () => {
       state: "output-available",
       output: { celsius: 21 },
     });
+  });
+});
+
+describe("model messages with tool approvals", () => {
+  const call = (toolCallId: string) => ({
+    type: "tool-call" as const,
+    toolCallId,
+    toolName: "remove",
+    input: { path: toolCallId },
+  });
+  const request = (toolCallId: string) => ({
+    type: "tool-approval-request" as const,
+    approvalId: `ap-${toolCallId}`,
+    toolCallId,
+  });
+  const response = (toolCallId: string, approved: boolean) => ({
+    type: "tool-approval-response" as const,
+    approvalId: `ap-${toolCallId}`,
+    approved,
+    ...(approved ? {} : { reason: "not that one" }),
+  });
+
+  it("read as the tool parts' approval states", async () => {
+    const modelMessages: ModelMessage[] = [
+      { role: "user", content: "clean up" },
+      {
+        role: "assistant",
+        content: [call("a"), request("a"), call("b"), request("b"), call("c"), request("c")],
+      },
+      {
+        role: "tool",
+        content: [
+          response("a", true),
+          {
+            type: "tool-result",
+            toolCallId: "a",
+            toolName: "remove",
+            output: { type: "json", value: { removed: "a" } },
+          },
+          response("b", false),
+          {
+            type: "tool-result",
+            toolCallId: "b",
+            toolName: "remove",
+            output: { type: "execution-denied", reason: "not that one" },
+          },
+        ],
+      },
+    ];
+    const stored = JSON.parse(JSON.stringify(fromModelMessages(modelMessages)));
+    expect(await toModelMessages(stored)).toEqual(modelMessages);
+    const uiMessages = toUIMessages(stored);
+    await expect(validateUIMessages({ messages: uiMessages })).resolves.toBeDefined();
+    expect(uiMessages[1]?.parts).toEqual([
+      {
+        type: "tool-remove",
+        toolCallId: "a",
+        state: "output-available",
+        input: { path: "a" },
+        output: { removed: "a" },
+        approval: { id: "ap-a", approved: true },
+      },
+      {
+        type: "tool-remove",
+        toolCallId: "b",
+        state: "output-denied",
+        input: { path: "b" },
+        approval: { id: "ap-b", approved: false, reason: "not that one" },
+      },
+      {
+        type: "tool-remove",
+        toolCallId: "c",
+        state: "approval-requested",
+        input: { path: "c" },
+        approval: { id: "ap-c" },
+      },
+    ]);
   });
 });
 
