@@ -14,9 +14,12 @@ export interface ThreadCapabilities {
   revisions: boolean;
 }
 
-export interface AppendOptions {
+export interface UpdateOptions {
   /** Write only if the thread is still at this revision, else `ConcurrencyError` and nothing is written. */
   ifRevision?: number;
+}
+
+export interface AppendOptions extends UpdateOptions {
   /**
    * The caller's id for this change (1–256 characters). A change whose operation id the thread has applied
    * already writes nothing and returns the first application's result, even when that appended nothing.
@@ -141,7 +144,7 @@ export interface Thread<State extends ThreadState = ThreadState> {
   at(target: PointTarget): Promise<ThreadSnapshot>;
   history(): Promise<HistoryEvent[]>;
   /** Replaces metadata and/or context state. */
-  update(patch: ThreadUpdate, options?: AppendOptions): Promise<void>;
+  update(patch: ThreadUpdate, options?: UpdateOptions): Promise<void>;
   /** Reads the latest revision, metadata and context from where the thread lives. */
   refresh(): Promise<void>;
   toJSON(): State;

@@ -5,6 +5,7 @@ import {
   PointNotFoundError,
   SkeinError,
   ThreadNotFoundError,
+  UnsupportedOperationError,
 } from "../errors.js";
 import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
 import { assertJsonObjectField, cloneJson } from "../json.js";
@@ -22,6 +23,7 @@ import type {
   ThreadCapabilities,
   ThreadSnapshot,
   ThreadUpdate,
+  UpdateOptions,
   ViewOptions,
 } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
@@ -298,7 +300,13 @@ export class LocalThread implements Thread {
     return cloneJson(this.#record.events);
   }
 
-  async update(patch: ThreadUpdate, options: AppendOptions = {}): Promise<void> {
+  async update(patch: ThreadUpdate, options: UpdateOptions = {}): Promise<void> {
+    if ((options as AppendOptions).operationId !== undefined) {
+      // Only appends and rollbacks are kept by operation id; an update is refused rather than run unguarded.
+      throw new UnsupportedOperationError(this.type, "update with operationId", "use ifRevision", {
+        source: this.host.driver.source,
+      });
+    }
     if (patch.metadata !== undefined) assertJsonObjectField(patch.metadata, "metadata");
     if (patch.context !== undefined) assertJsonObjectField(patch.context, "context");
     await this.#withHead((record) =>

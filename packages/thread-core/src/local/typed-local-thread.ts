@@ -89,7 +89,7 @@ export class TypedLocalThread<
       try {
         await super.update(
           { ...(patch.metadata ? { metadata: patch.metadata } : {}), context },
-          { ifRevision: guarded },
+          { ...options, ifRevision: guarded },
         );
         return;
       } catch (error) {

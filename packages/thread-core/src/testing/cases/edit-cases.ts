@@ -198,6 +198,9 @@ export function editCases(context: SuiteContext): void {
       expect(await caught(thread.append(say("q"), { operationId: "" }))).toBeInstanceOf(
         InvalidOperationIdError,
       );
+      // Updates are not kept by operation id: refused, not run unguarded.
+      const update = thread.update({ metadata: { a: 1 } }, { operationId: "op-6" } as never);
+      expect(UnsupportedOperationError.isInstance(await caught(update))).toBe(true);
     },
   );
 
