@@ -63,3 +63,37 @@ function streamOf(parts: LanguageModelV3StreamPart[]): ReadableStream<LanguageMo
     },
   });
 }
+
+/**
+ * A mock model that calls `tool` with `input` until the prompt holds a tool result, then answers with that
+ * result's value.
+ */
+export function callingThenAnswering(tool: string, input: unknown): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doStream: async ({ prompt }) => {
+      const result = prompt
+        .flatMap((message) => (message.role === "tool" ? message.content : []))
+        .find((part) => part.type === "tool-result");
+      const output = result?.type === "tool-result" ? result.output : undefined;
+      const parts: LanguageModelV3StreamPart[] = output
+        ? [
+            { type: "text-start", id: "t1" },
+            {
+              type: "text-delta",
+              id: "t1",
+              delta: `Done: ${JSON.stringify("value" in output ? output.value : output)}`,
+            },
+            { type: "text-end", id: "t1" },
+          ]
+        : [{ type: "tool-call", toolCallId: "call-1", toolName: tool, input: JSON.stringify(input) }];
+      const finishReason = { unified: output ? "stop" : "tool-calls", raw: undefined } as const;
+      return {
+        stream: streamOf([
+          { type: "stream-start", warnings: [] },
+          ...parts,
+          { type: "finish", finishReason, usage },
+        ]),
+      };
+    },
+  });
+}

@@ -1,9 +1,9 @@
 import { openStore } from "@skein/thread-core";
-import { convertToModelMessages, streamText, type UIMessage } from "ai";
+import { convertToModelMessages, jsonSchema, stepCountIs, streamText, tool, type UIMessage } from "ai";
 import type { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadChat, persistChat, saveChat, toModelMessages } from "../src/index.js";
-import { answering, stalling } from "./mock-model.js";
+import { loadChat, persistChat, saveChat, toModelMessages, toUIMessages } from "../src/index.js";
+import { answering, callingThenAnswering, stalling } from "./mock-model.js";
 import { freshStore, type TestStore } from "./stores.js";
 
 const png = Buffer.from("a tiny png").toString("base64");
@@ -142,5 +142,62 @@ describe("streamText on a chat kept in a thread", () => {
       { type: "step-start" },
       { type: "text", text: "The first part.", state: "done" },
     ]);
+  });
+
+  it("carries a tool approval across two requests, each on its own store over the same files", async () => {
+    const tools = {
+      remove: tool({
+        inputSchema: jsonSchema<{ path: string }>({
+          type: "object",
+          properties: { path: { type: "string" } },
+        }),
+        needsApproval: true,
+        execute: async ({ path }) => ({ removed: path }),
+      }),
+    };
+    /** One request of a route: its own store, the chat the client holds, the response read to its end. */
+    const request = async (messages: UIMessage[]) => {
+      const store = await openStore(test.url);
+      const thread = await store.get("chat-approval");
+      const result = streamText({
+        model: callingThenAnswering("remove", { path: "/tmp/a" }),
+        messages: await convertToModelMessages(messages, { tools }),
+        tools,
+        stopWhen: stepCountIs(3),
+      });
+      await result.toUIMessageStreamResponse(await persistChat({ thread, messages })).text();
+      const saved = await loadChat(await store.get("chat-approval"));
+      await store.close();
+      return saved;
+    };
+    await test.store.create({ id: "chat-approval" });
+
+    const asked = await request([
+      { id: "u1", role: "user", parts: [{ type: "text", text: "remove /tmp/a" }] },
+    ]);
+    const part = asked[1]?.parts.find((candidate) => candidate.type === "tool-remove");
+    expect(part).toMatchObject({ state: "approval-requested", input: { path: "/tmp/a" } });
+
+    const approved = structuredClone(asked);
+    const approving = approved[1]?.parts.find((candidate) => candidate.type === "tool-remove") as {
+      state: string;
+      approval: { id: string; approved?: boolean };
+    };
+    approving.state = "approval-responded";
+    approving.approval.approved = true;
+    const done = await request(approved);
+
+    expect(done.map((message) => message.id)).toEqual(asked.map((message) => message.id));
+    expect(done[1]?.parts.find((candidate) => candidate.type === "tool-remove")).toMatchObject({
+      state: "output-available",
+      output: { removed: "/tmp/a" },
+      approval: { approved: true },
+    });
+    expect(done[1]?.parts.at(-1)).toMatchObject({ type: "text", text: 'Done: {"removed":"/tmp/a"}' });
+    // The asked-for version of the message stays in the thread's history.
+    const thread = await test.store.get("chat-approval");
+    const [rollback] = await thread.history();
+    if (rollback?.kind !== "rollback") throw new Error("expected a rollback event");
+    expect(toUIMessages(await (await thread.at(rollback.from)).messages())).toEqual(asked);
   });
 });
