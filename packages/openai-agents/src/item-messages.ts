@@ -1,6 +1,7 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import type { Content, JsonValue, Message, MessageInput, Role } from "@skein/thread-core";
-import { decodeValue, encodeValue } from "./stored-values.js";
+import { SessionItemError } from "./session-errors.js";
+import { contentReference, decodeValue, encodeValue, isWrapped } from "./stored-values.js";
 
 /**
  * Where a message keeps the item it was made from, encoded (`encodeValue`), so the session gives back
@@ -10,23 +11,85 @@ export const ITEM_KEY = "openaiAgentsItem";
 
 type Item = Record<string, unknown>;
 
-/** A session item as a skein message: skein contents for other readers, the item itself for the session. */
+/**
+ * A session item as a skein message: skein contents for other readers, and the item itself for the session,
+ * where every text, arguments and output the contents hold is a reference to its content, so it is stored once.
+ */
 export function itemToMessage(item: AgentInputItem): MessageInput {
-  const encoded = encodeValue(item) as Item;
-  return {
-    role: roleOf(item as unknown as Item),
-    contents: contentsOf(item as unknown as Item),
-    metadata: { [ITEM_KEY]: encoded },
-  } as MessageInput;
+  const source = item as unknown as Item;
+  const stored = encodeValue(item) as Item;
+  const contents: Content[] = [];
+  /** Adds a content; the stored item refers to it in place of `field` of `into` (unless `into` was wrapped). */
+  const add = (content: Content, into?: unknown, field?: string) => {
+    contents.push(content);
+    if (into && field && !isWrapped(into)) (into as Item)[field] = contentReference(contents.length - 1);
+  };
+  const top = isWrapped(stored) ? undefined : stored;
+  switch (source.type ?? "message") {
+    case "message":
+      if (typeof source.content === "string") add({ type: "text", text: source.content }, top, "content");
+      else {
+        asArray(source.content).forEach((part, index) => {
+          const into = top && asArray(top.content)[index];
+          for (const [content, field] of partContents(part as Item)) add(content, into, field);
+        });
+      }
+      break;
+    case "function_call":
+      add(
+        {
+          type: "function_call",
+          callId: String(source.callId),
+          name: String(source.name),
+          arguments: parsedArguments(source.arguments),
+        },
+        typeof source.arguments === "string" ? top : undefined,
+        "arguments",
+      );
+      break;
+    case "function_call_result":
+      add(
+        {
+          type: "function_result",
+          callId: String(source.callId),
+          result: encodeValue(source.output) as JsonValue,
+          ...(source.status === "incomplete" ? { isError: true } : {}),
+        } as Content,
+        top,
+        "output",
+      );
+      break;
+    case "reasoning":
+      for (const key of ["content", "rawContent"]) {
+        asArray(source[key]).forEach((part, index) => {
+          const text = (part as Item).text;
+          if (typeof text === "string")
+            add({ type: "reasoning", text }, top && asArray(top[key])[index], "text");
+        });
+      }
+      break;
+  }
+  return { role: roleOf(source), contents, metadata: { [ITEM_KEY]: stored } } as MessageInput;
 }
 
 /** The items a message stands for: the session's own item, or items made from another writer's contents. */
 export function messageToItems(message: Message): AgentInputItem[] {
   const stored = message.metadata?.[ITEM_KEY];
   if (stored !== undefined && stored !== null && typeof stored === "object") {
-    return [decodeValue(stored) as AgentInputItem];
+    return [decodeValue(stored, (index) => referenced(message.contents[index])) as AgentInputItem];
   }
   return itemsFromContents(message);
+}
+
+/** What a content reference stands for: the text, the arguments as the model wrote them, or the output. */
+function referenced(content: Content | undefined): unknown {
+  const part = (content ?? {}) as Item;
+  if (content?.type === "text" || content?.type === "reasoning") return part.text;
+  if (content?.type === "function_call") {
+    return typeof part.arguments === "string" ? part.arguments : JSON.stringify(part.arguments);
+  }
+  if (content?.type === "function_result") return decodeValue(part.result);
+  throw new SessionItemError([], "refers to a content the message does not hold");
 }
 
 function roleOf(item: Item): Role {
@@ -39,53 +102,22 @@ function roleOf(item: Item): Role {
   return typeof type === "string" && type.endsWith("_result") ? "tool" : "assistant";
 }
 
-/** The item in skein content types, as far as they reach (text, reasoning, calls, results, files, images). */
-function contentsOf(item: Item): Content[] {
-  switch (item.type ?? "message") {
-    case "message":
-      return typeof item.content === "string"
-        ? [{ type: "text", text: item.content }]
-        : asArray(item.content).flatMap((part) => partContents(part as Item));
-    case "function_call":
-      return [
-        {
-          type: "function_call",
-          callId: String(item.callId),
-          name: String(item.name),
-          arguments: parsedArguments(item.arguments),
-        },
-      ];
-    case "function_call_result":
-      return [
-        {
-          type: "function_result",
-          callId: String(item.callId),
-          result: encodeValue(item.output) as JsonValue,
-          ...(item.status === "incomplete" ? { isError: true } : {}),
-        } as Content,
-      ];
-    case "reasoning":
-      return [...asArray(item.content), ...asArray(item.rawContent)].flatMap((part) =>
-        typeof (part as Item).text === "string"
-          ? [{ type: "reasoning", text: (part as Item).text as string }]
-          : [],
-      );
-    default:
-      return [];
-  }
-}
-
-function partContents(part: Item): Content[] {
+/** A message part's contents, each with the field of the part it stands for (none for files and images). */
+function partContents(part: Item): Array<[Content, string | undefined]> {
   switch (part.type) {
     case "input_text":
     case "output_text":
-      return [{ type: "text", text: String(part.text) }];
+      return typeof part.text === "string" ? [[{ type: "text", text: part.text }, "text"]] : [];
     case "refusal":
-      return [{ type: "text", text: String(part.refusal) }];
+      return typeof part.refusal === "string" ? [[{ type: "text", text: part.refusal }, "refusal"]] : [];
     case "input_image":
-      return reference(part.image, "image");
+      return reference(part.image, "image").map((content) => [content, undefined]);
     case "input_file":
-      return reference(part.file, undefined, typeof part.filename === "string" ? part.filename : undefined);
+      return reference(
+        part.file,
+        undefined,
+        typeof part.filename === "string" ? part.filename : undefined,
+      ).map((content) => [content, undefined]);
     default:
       return [];
   }

@@ -2,8 +2,24 @@ import { SessionItemError } from "./session-errors.js";
 
 /** The key of an encoded byte array: `{ "$skein.bytes": base64 }`. */
 const BYTES = "$skein.bytes";
+/**
+ * The key of a value the message's contents hold already: `{ "$skein.ref": index }` stands for a part of
+ * `contents[index]` (its text, its arguments, its result), so a message stores its text once.
+ */
+const REFERENCE = "$skein.ref";
 /** The key that wraps an object whose own keys would read as an encoding: `{ "$skein.object": { … } }`. */
 const OBJECT = "$skein.object";
+const MARKERS = [BYTES, REFERENCE, OBJECT];
+
+/** Whether `encodeValue` wrapped this object (its own keys looked like an encoding): its fields are not its own. */
+export function isWrapped(value: unknown): boolean {
+  return typeof value === "object" && value !== null && OBJECT in value && Object.keys(value).length === 1;
+}
+
+/** A value stored as a reference to the content at `index` (see `decodeValue`'s `resolve`). */
+export function contentReference(index: number): Record<string, number> {
+  return { [REFERENCE]: index };
+}
 
 /**
  * An item value as JSON a skein message can hold: bytes (`Uint8Array`, as `providerData` may carry) become
@@ -30,27 +46,34 @@ export function encodeValue(value: unknown, path: Array<string | number> = []): 
       // An absent key and an undefined one read back alike (as the SDK's JSON comparison treats them).
       if (item !== undefined) encoded[key] = encodeValue(item, [...path, key]);
     }
-    return BYTES in encoded || OBJECT in encoded ? { [OBJECT]: encoded } : encoded;
+    return MARKERS.some((marker) => marker in encoded) ? { [OBJECT]: encoded } : encoded;
   }
   throw new SessionItemError(path, `is a ${typeof value === "object" ? "class instance" : typeof value}`);
 }
 
-/** The value `encodeValue` was given. */
-export function decodeValue(value: unknown): unknown {
+/** The value `encodeValue` was given; `resolve` gives the value a content reference stands for. */
+export function decodeValue(value: unknown, resolve: (index: number) => unknown = unresolved): unknown {
   if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(decodeValue);
+  if (Array.isArray(value)) return value.map((item) => decodeValue(item, resolve));
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   if (keys.length === 1 && keys[0] === BYTES && typeof record[BYTES] === "string") {
     return new Uint8Array(Buffer.from(record[BYTES], "base64"));
+  }
+  if (keys.length === 1 && keys[0] === REFERENCE && typeof record[REFERENCE] === "number") {
+    return resolve(record[REFERENCE]);
   }
   const inner =
     keys.length === 1 && keys[0] === OBJECT && isPlainObject(record[OBJECT])
       ? (record[OBJECT] as Record<string, unknown>)
       : record;
   const decoded: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(inner)) decoded[key] = decodeValue(item);
+  for (const [key, item] of Object.entries(inner)) decoded[key] = decodeValue(item, resolve);
   return decoded;
+}
+
+function unresolved(index: number): never {
+  throw new SessionItemError([], `refers to content ${index}, which is not there`);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,12 @@
 import type { AgentInputItem } from "@openai/agents-core";
 import { type Message, type Thread, ThreadNotFoundError } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createSkeinSession, SessionHistoryError, type SkeinSession } from "../src/index.js";
+import {
+  createSkeinSession,
+  SessionHistoryError,
+  SessionItemError,
+  type SkeinSession,
+} from "../src/index.js";
 import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 const user = (text: string): AgentInputItem => ({ role: "user", content: text });
@@ -50,7 +55,7 @@ describe.each(STORE_KINDS)("SkeinSession on %s", (kind) => {
       reasoning,
       call("call_1", "Paris"),
       result("call_1", "sunny"),
-      assistant("Sunny."),
+      assistant("Sunny.", "msg_1"),
     ];
     await session.addItems(items);
     expect(await session.getItems()).toEqual(items);
@@ -68,6 +73,33 @@ describe.each(STORE_KINDS)("SkeinSession on %s", (kind) => {
       ["assistant", [{ type: "text", text: "Sunny." }]],
     ]);
     expect(await session.getSessionId()).toBe("chat-1");
+    // Each text, arguments and output is stored once: the kept item refers to the contents.
+    for (const message of messages) {
+      const stored = JSON.stringify(message.metadata);
+      for (const text of ["weather in Paris?", "thinking", "Paris", "sunny", "Sunny."]) {
+        expect(stored).not.toContain(text);
+      }
+    }
+  });
+
+  it("gives back items whose own keys look like the encoding, and refuses values it could not give back", async () => {
+    const odd = {
+      role: "user",
+      content: [
+        { type: "input_text", text: "hi", providerData: { "$skein.ref": 0, "$skein.object": { a: 1 } } },
+      ],
+      providerData: { "$skein.bytes": "AAAA" },
+    } as unknown as AgentInputItem;
+    const plainArguments = { ...call("c2", "Rome"), arguments: '{ "city": "Rome" }' } as AgentInputItem;
+    await session.addItems([odd, plainArguments]);
+    expect(await session.getItems()).toEqual([odd, plainArguments]);
+    const bad = {
+      role: "user",
+      content: "x",
+      providerData: { when: new Date() },
+    } as unknown as AgentInputItem;
+    expect(SessionItemError.isInstance(await caught(session.addItems([bad])))).toBe(true);
+    expect(await session.getItems()).toHaveLength(2);
   });
 
   it("getItems(limit) gives the latest items in order, across pages", async () => {
