@@ -1,4 +1,11 @@
-import { ConcurrencyError, type Message, type Thread, UnsupportedOperationError } from "@skein/thread-core";
+import {
+  ConcurrencyError,
+  isServiceThread,
+  type Message,
+  runTarget,
+  type Thread,
+  UnsupportedOperationError,
+} from "@skein/thread-core";
 import type { UIMessage } from "ai";
 import { SOURCE } from "./errors.js";
 import { fromUIMessages } from "./from-ui-messages.js";
@@ -42,6 +49,16 @@ export async function saveChat(
   uiMessages: readonly UIMessage[],
   options: SaveChatOptions = {},
 ): Promise<SaveChatResult> {
+  const target = runTarget(thread) ?? thread;
+  if (isServiceThread(target)) {
+    // The service gives messages ids of its own and keeps no metadata: a save could not tell what it holds.
+    throw new UnsupportedOperationError(
+      target.type,
+      "saveChat",
+      "its service names messages itself and keeps no skein metadata, so a second save could not find what the first wrote; keep the chat in a thread skein keeps (memory, file, redis) and run the service's runner on it",
+      { source: SOURCE },
+    );
+  }
   for (let attempt = 0; ; attempt++) {
     const { stored, seen } = await readStoredChat(thread, uiMessages);
     const plan = planSave(thread.id, stored, uiMessages);

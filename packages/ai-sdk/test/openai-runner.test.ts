@@ -1,5 +1,5 @@
-import { openaiRunner } from "@skein/adapter-openai";
-import { type Message, openStore, type ThreadStore } from "@skein/thread-core";
+import { openaiAdapter, openaiRunner } from "@skein/adapter-openai";
+import { type Message, openStore, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
 import { validateUIMessages } from "ai";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -100,5 +100,23 @@ describe("a chat openaiRunner wrote", () => {
     const chat = await loadChat(thread);
     await expect(validateUIMessages({ messages: chat })).resolves.toEqual(chat);
     expect(chat).toHaveLength(3);
+  });
+
+  it("is read from an openai.conversation, and saveChat refuses one before writing anything", async () => {
+    const client = new OpenAI({ apiKey: emulator.apiKey, baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    const remote = await openStore("memory:", { adapters: [openaiAdapter({ client })] });
+    const thread = await remote.create("openai.conversation");
+    await thread.append({ role: "user", text: "hi" });
+    const chat = await loadChat(thread);
+    await expect(validateUIMessages({ messages: chat })).resolves.toEqual(chat);
+    // The service names messages itself: a second save could not find what the first wrote.
+    const hello = { id: "u2", role: "user" as const, parts: [{ type: "text" as const, text: "hello" }] };
+    const error = await saveChat(thread, [...chat, hello]).catch((caught) => caught);
+    expect(UnsupportedOperationError.isInstance(error)).toBe(true);
+    expect(String(error.message)).toMatch(
+      /^\[ai-sdk\] Thread type "openai.conversation" does not support saveChat/,
+    );
+    expect(await loadChat(thread)).toEqual(chat);
+    await remote.close();
   });
 });
