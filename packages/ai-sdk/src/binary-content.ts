@@ -15,10 +15,14 @@ export function binaryToContent(
 ): { content: Json; keep: Json } {
   const keep: Json = mediaType === undefined ? { noMediaType: true } : {};
   const type = mediaType ?? fallbackMediaType;
-  const data = (base64: string, encoding: Encoding) => {
-    const content = { type: "data", mediaType: type, data: base64 };
-    if (!DataContentSchema.safeParse(content).success) return undefined;
-    return { content, keep: { ...keep, encoding } };
+  const bytes = (base64: string, encoding: Encoding) => ({
+    content: { type: "data", mediaType: type, data: base64 },
+    keep: { ...keep, encoding },
+  });
+  // Text given as base64 may not be: it is held as `data` only when it is.
+  const text = (base64: string, encoding: Encoding) => {
+    const found = bytes(base64, encoding);
+    return DataContentSchema.safeParse(found.content).success ? found : undefined;
   };
   const uri = (text: string, encoding: Encoding) => ({
     content: { type: "uri", uri: text, ...(mediaType === undefined ? {} : { mediaType }) },
@@ -26,30 +30,23 @@ export function binaryToContent(
   });
   if (value instanceof URL) return uri(value.href, "url");
   if (value instanceof ArrayBuffer) {
-    return data(Buffer.from(value).toString("base64"), "arraybuffer") ?? unreachable();
+    return bytes(Buffer.from(value).toString("base64"), "arraybuffer");
   }
   if (value instanceof Uint8Array) {
     const encoding = Buffer.isBuffer(value) ? "buffer" : "uint8array";
-    return (
-      data(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64"), encoding) ??
-      unreachable()
-    );
+    return bytes(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64"), encoding);
   }
   if (typeof value === "string") {
     const prefix = dataUrl(type, "");
     if (mediaType !== undefined && value.startsWith(prefix)) {
-      const found = data(value.slice(prefix.length), "data-url");
+      const found = text(value.slice(prefix.length), "data-url");
       if (found) return found;
     }
     if (/^[a-z][a-z\d+.-]*:/i.test(value)) return uri(value, "string");
-    const found = data(value, "base64");
+    const found = text(value, "base64");
     if (found) return found;
   }
   throw new MessageMappingError("file data must be bytes, base64, a data URL or a URL", path);
-}
-
-function unreachable(): never {
-  throw new Error("base64 of bytes is always valid base64");
 }
 
 /** The value `binaryToContent` was given, from the content and what it kept. */

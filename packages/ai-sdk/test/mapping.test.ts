@@ -1,7 +1,13 @@
 import { type Message, MessageListSchema, normalizeMessage } from "@skein/thread-core";
-import { convertToModelMessages, type ModelMessage, validateUIMessages } from "ai";
+import { convertToModelMessages, type ModelMessage, type UIMessage, validateUIMessages } from "ai";
 import { describe, expect, it } from "vitest";
-import { fromModelMessages, fromUIMessages, toModelMessages, toUIMessages } from "../src/index.js";
+import {
+  fromModelMessages,
+  fromUIMessages,
+  MessageMappingError,
+  toModelMessages,
+  toUIMessages,
+} from "../src/index.js";
 import { everyModelPart, everyUIPart } from "./fixtures.js";
 
 /** As a store gives messages back: JSON. */
@@ -307,5 +313,26 @@ describe("messages other skein writers wrote", () => {
   it("come back unchanged through data-skein parts when the UI messages are saved again", () => {
     const again = fromUIMessages(toUIMessages(thread));
     expect(again[1]?.contents.slice(-2)).toEqual(thread[4]?.contents);
+  });
+});
+
+describe("what cannot be mapped", () => {
+  it("is a MessageMappingError naming where, before anything is written", () => {
+    const caught = (task: () => unknown) => {
+      try {
+        task();
+      } catch (error) {
+        return error;
+      }
+      throw new Error("expected the mapping to fail");
+    };
+    const role = caught(() => fromUIMessages([{ id: "x", role: "tool", parts: [] } as unknown as UIMessage]));
+    expect(MessageMappingError.isInstance(role)).toBe(true);
+    expect((role as MessageMappingError).message).toMatch(/^\[ai-sdk\] Cannot map the message at 0: /);
+    const image = caught(() =>
+      fromModelMessages([{ role: "user", content: [{ type: "image", image: 42 as unknown as string }] }]),
+    );
+    expect(MessageMappingError.isInstance(image)).toBe(true);
+    expect((image as MessageMappingError).path).toEqual([0, "content", 0, "image"]);
   });
 });

@@ -1,7 +1,7 @@
 import { ConcurrencyError, normalizeMessage, type Thread } from "@skein/thread-core";
 import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ChatMismatchError, loadChat, saveChat, toUIMessages } from "../src/index.js";
+import { ChatMismatchError, loadChat, MessageMappingError, saveChat, toUIMessages } from "../src/index.js";
 import { everyUIPart } from "./fixtures.js";
 import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
@@ -107,6 +107,8 @@ describe.each(VARIANTS)("saveChat and loadChat on a $kind store, reading $reads"
     expect((await loadChat(thread)).map((message) => message.id)).toEqual(["u1", "a1", "u2"]);
     const error = await saveChat(thread, [user("u0", "?"), user("u2", "more")]).catch((caught) => caught);
     expect(ChatMismatchError.isInstance(error)).toBe(true);
+    const twice = await saveChat(thread, [user("u3", "a"), user("u3", "b")]).catch((caught) => caught);
+    expect(MessageMappingError.isInstance(twice)).toBe(true);
     // A client that sent an older list (fewer messages) changes nothing.
     expect((await saveChat(thread, [user("u1", "hi")])).appended).toEqual([]);
     expect((await loadChat(thread)).map((message) => message.id)).toEqual(["u1", "a1", "u2"]);
