@@ -33,6 +33,7 @@ export const everyUIPart: UIMessage[] = [
         state: "input-streaming",
         input: { city: "Pa" },
         rawInput: '{"city":"Pa',
+        inputEncoding: "json",
       },
       { type: "tool-weather", toolCallId: "c-stream-empty", state: "input-streaming" },
       { type: "tool-weather", toolCallId: "c-available", state: "input-available", input: { city: "Paris" } },
@@ -41,7 +42,12 @@ export const everyUIPart: UIMessage[] = [
         toolCallId: "c-requested",
         state: "approval-requested",
         input: { path: "/tmp/x" },
-        approval: { id: "ap-1", signature: "sig" },
+        approval: {
+          id: "ap-1",
+          signature: "sig",
+          descriptor: { risk: "high" },
+          inputSchemaInput: { path: "/tmp/x" },
+        },
       },
       {
         type: "tool-delete",
@@ -81,6 +87,7 @@ export const everyUIPart: UIMessage[] = [
         state: "output-error",
         input: { city: "?" },
         errorText: "no such city",
+        resultProviderMetadata: providerMetadata,
       },
       {
         type: "tool-weather",
