@@ -70,6 +70,15 @@ export function editCases(context: SuiteContext): void {
       await thread.refresh();
       expect(thread.revision).toBe(revision);
       expect(await ids(thread)).toEqual(["a", "z"]);
+
+      // A checkpoint taken just after a rollback (at the start of an empty segment) is recognised on retry too.
+      await rollback(thread, "a");
+      const checkpoint = await thread.checkpoint();
+      const count = await rollbacks(thread);
+      await rollback(thread, checkpoint, { append: say("k") });
+      await rollback(thread, checkpoint, { append: say("k") });
+      expect(await ids(thread)).toEqual(["a", "k"]);
+      expect(await rollbacks(thread)).toBe(count + 1);
     },
   );
 
