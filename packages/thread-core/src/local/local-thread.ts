@@ -407,9 +407,9 @@ export class LocalThread implements Thread {
    * caller's `ifRevision`, when given), so no other change, nor another try of this one, lands in between;
    * when another writer did move the thread, it reads again and retries.
    */
-  async #once<Result extends Message[]>(
+  async #once(
     options: AppendOptions,
-    change: (record: LogRecord, ifRevision: number) => Promise<Result>,
+    change: (record: LogRecord, ifRevision: number) => Promise<Message[]>,
   ): Promise<Message[]> {
     const operationId = options.operationId as string;
     if (typeof operationId !== "string" || operationId.length === 0 || operationId.length > 256) {
