@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import ts from "typescript";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { publicPackages } from "./public-packages.js";
 
 const directory = fileURLToPath(new URL("../.test-results/commonjs-consumer/", import.meta.url));
@@ -40,11 +40,14 @@ function compile(extension: ".ts" | ".mts"): string[] {
   });
 }
 
-describe("a CommonJS consumer", () => {
+beforeAll(() => {
   rmSync(directory, { recursive: true, force: true });
   mkdirSync(directory, { recursive: true });
+  // No "type": "module": a .ts file here is CommonJS, as in a CommonJS project.
   writeFileSync(join(directory, "package.json"), '{ "private": true }\n');
+});
 
+describe("a CommonJS consumer", () => {
   it("finds entry points to import", () => {
     expect(entryPoints).toContain("@skein/thread-core");
     expect(entryPoints).toContain("@skein/thread-core/testing");
