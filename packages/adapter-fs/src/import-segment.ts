@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import { ConflictError, type Message, messageConflict, type SegmentInfo } from "@skein/thread-core";
+import { importConflicts } from "@skein/thread-core/driver";
 import { DurableFiles } from "./durable-files.js";
 import { SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
@@ -17,11 +18,10 @@ export async function importSegment(
   messages: Message[],
   from: number,
 ): Promise<void> {
-  const conflict = (detail: string, messageId?: string) =>
-    new ConflictError(`Segment ${segment.id} ${detail}`, messageId, { source: SOURCE });
+  const refuse = importConflicts(segment.id, SOURCE);
   const existing = await storage.segments.info(segment.id, { cached: false });
   if (!existing) {
-    if (from !== 0) throw conflict(`is missing its first ${from} messages.`);
+    if (from !== 0) throw refuse.missingStart(from);
     await storage.segments.create(segment, {});
   }
   const log = storage.log(segment.id);
@@ -29,20 +29,19 @@ export async function importSegment(
   const present = await log.readMessages(from, Math.min(count, from + messages.length));
   for (const [index, message] of present.entries()) {
     const expected = messages[index] as Message;
-    if (message.id !== expected.id)
-      throw conflict(`holds another message at offset ${from + index}.`, expected.id);
+    if (message.id !== expected.id) throw refuse.otherMessage(from + index, expected.id);
     // The same id with other content: an import never keeps the stored text silently.
     const differs = messageConflict(message, expected, SOURCE);
     if (differs) throw differs;
   }
   const rest = messages.slice(present.length);
   if (rest.length === 0) return;
-  const gap = conflict(`has a gap at ${from + present.length}.`);
+  const gap = refuse.gap(from + present.length);
   if (from + present.length !== count) throw gap;
   if (existing?.owner !== undefined) {
     const owner = await storage.records.read(existing.owner);
     if (owner?.kind === "log" && owner.head === segment.id) {
-      throw conflict("is a live thread's head and cannot be extended by an import.");
+      throw refuse.liveHead();
     }
   }
   const tail = await log.repair();

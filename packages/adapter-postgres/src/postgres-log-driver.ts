@@ -18,7 +18,7 @@ import {
   ThreadExistsError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
-import { HeadMovedError } from "@skein/thread-core/driver";
+import { HeadMovedError, importConflicts } from "@skein/thread-core/driver";
 import type { PoolClient } from "pg";
 import { SOURCE, source } from "./errors.js";
 import { idFromKey, idKey, prefixEnd } from "./id-keys.js";
@@ -327,21 +327,13 @@ export class PostgresLogDriver implements LogDriver {
   }
 
   importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
+    const refuse = importConflicts(info.id, SOURCE);
     return this.connection.transaction(async (client) => {
       let segment = await this.#segments.get(client, info.id, true);
       if (!segment) {
-        if (from !== 0)
-          throw new ConflictError(
-            `Segment ${info.id} is missing its first ${from} messages.`,
-            undefined,
-            source,
-          );
+        if (from !== 0) throw refuse.missingStart(from);
         if (info.base && !(await this.#segments.get(client, info.base.segment))) {
-          throw new ConflictError(
-            `Segment ${info.id} continues ${info.base.segment}, which is not in the store.`,
-            undefined,
-            source,
-          );
+          throw refuse.missingBase(info.base.segment);
         }
         // Concurrent imports of one segment (forks share it): the first creates it, the rest wait for its row.
         await this.#segments.createIfMissing(client, info, 0);
@@ -353,40 +345,23 @@ export class PostgresLogDriver implements LogDriver {
       for (let index = 0; index < existing; index++) {
         const message = messages[index] as Message;
         const held = stored[index] as Message;
-        if (held.id !== message.id) {
-          throw new ConflictError(
-            `Segment ${info.id} holds another message at offset ${from + index}.`,
-            message.id,
-            source,
-          );
-        }
+        if (held.id !== message.id) throw refuse.otherMessage(from + index, message.id);
         const conflict = messageConflict(held, message, SOURCE);
         if (conflict) throw conflict;
       }
       const fresh = messages.slice(existing);
       if (fresh.length === 0) return;
-      if (from + existing !== length)
-        throw new ConflictError(`Segment ${info.id} has a gap at ${from + existing}.`, undefined, source);
+      if (from + existing !== length) throw refuse.gap(from + existing);
       const { rows } = await client.query(
         `SELECT 1 FROM ${this.connection.names.records} WHERE head = $1 LIMIT 1`,
         [idKey(info.id)],
       );
-      if (rows.length > 0) {
-        throw new ConflictError(
-          `Segment ${info.id} is a live thread's head and cannot be extended by an import.`,
-          undefined,
-          source,
-        );
-      }
-      const clash = await this.#segments.held(
-        client,
-        info.id,
-        fresh.map((message) => message.id),
-        length,
-      );
-      if (clash.length > 0 || new Set(fresh.map((message) => message.id)).size < fresh.length) {
-        throw new ConflictError(`Segment ${info.id} would hold a message id twice.`, clash[0]?.id, source);
-      }
+      if (rows.length > 0) throw refuse.liveHead();
+      const ids = fresh.map((message) => message.id);
+      const clash = await this.#segments.held(client, info.id, ids, length);
+      const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
+      if (clash.length > 0 || repeated !== undefined)
+        throw refuse.twice(clash[0]?.id ?? (repeated as string));
       await this.#segments.write(client, info.id, fresh, length);
     });
   }

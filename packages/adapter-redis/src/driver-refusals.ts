@@ -7,6 +7,7 @@ import {
   SkeinError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
+import { importConflicts } from "@skein/thread-core/driver";
 
 const source = { source: "adapter-redis" };
 
@@ -30,33 +31,18 @@ export function importRefusal(
 ): SkeinError {
   const offset = Number(reply[1]);
   const messageId = messages[offset - from]?.id;
+  const refuse = importConflicts(segmentId, source.source);
   switch (reply[0]) {
     case "missing":
-      return new ConflictError(
-        `Segment ${segmentId} is missing its first ${from} messages.`,
-        undefined,
-        source,
-      );
+      return refuse.missingStart(from);
     case "other":
-      return new ConflictError(
-        `Segment ${segmentId} holds another message at offset ${offset}.`,
-        messageId,
-        source,
-      );
+      return refuse.otherMessage(offset, messageId as string);
     case "gap":
-      return new ConflictError(`Segment ${segmentId} has a gap at ${offset}.`, messageId, source);
+      return refuse.gap(offset, messageId);
     case "live":
-      return new ConflictError(
-        `Segment ${segmentId} is a live thread's head and cannot be extended by an import.`,
-        undefined,
-        source,
-      );
+      return refuse.liveHead();
     default:
-      return new ConflictError(
-        `Segment ${segmentId} would hold message ${JSON.stringify(messageId)} twice.`,
-        messageId,
-        source,
-      );
+      return refuse.twice(messageId as string);
   }
 }
 

@@ -1,6 +1,5 @@
 import {
   type CommitResult,
-  ConflictError,
   eventSegments,
   type JsonObject,
   type LogChange,
@@ -17,7 +16,7 @@ import {
   ThreadExistsError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
-import { SegmentInfoCache } from "@skein/thread-core/driver";
+import { importConflicts, SegmentInfoCache } from "@skein/thread-core/driver";
 import { commitRefusal, importRefusal, stateRefusal } from "./driver-refusals.js";
 import { KeyLayout, segmentKeyList } from "./key-layout.js";
 import { committedRecord, decodeRecord, hashFields } from "./record-codec.js";
@@ -259,11 +258,7 @@ export class RedisLogDriver implements LogDriver {
     // A new segment holds a reference to its base, taken before the segment exists.
     const taken = !exists && info.base ? [info.base.segment] : [];
     if (taken.length > 0 && !(await this.#references.retain(taken))) {
-      throw new ConflictError(
-        `Segment ${info.id} continues ${info.base?.segment}, which is not in the store.`,
-        undefined,
-        source,
-      );
+      throw importConflicts(info.id, source.source).missingBase(info.base?.segment as string);
     }
     const reply = (await this.connection.script(
       IMPORT_SEGMENT,

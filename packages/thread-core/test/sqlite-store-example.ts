@@ -13,6 +13,7 @@ import {
   type CommitResult,
   defineLogStore,
   HeadMovedError,
+  importConflicts,
   type LogChange,
   type LogDriver,
   type LogRecord,
@@ -241,14 +242,10 @@ export class SqliteLogDriver implements LogDriver {
   }
 
   async importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
+    const refuse = importConflicts(info.id, source.source);
     this.db.transaction(() => {
       if (!this.db.prepare("SELECT 1 FROM segments WHERE id = ?").get(info.id)) {
-        if (from !== 0)
-          throw new ConflictError(
-            `Segment ${info.id} is missing its first ${from} messages.`,
-            undefined,
-            source,
-          );
+        if (from !== 0) throw refuse.missingStart(from);
         this.#insertSegment(info);
       }
       const length = Number(
@@ -261,27 +258,14 @@ export class SqliteLogDriver implements LogDriver {
           .prepare('SELECT json FROM messages WHERE segment = ? AND "offset" = ?')
           .get(info.id, from + index);
         const held = JSON.parse(String(row?.json)) as Message;
-        if (held.id !== message.id) {
-          throw new ConflictError(
-            `Segment ${info.id} holds another message at offset ${from + index}.`,
-            message.id,
-            source,
-          );
-        }
+        if (held.id !== message.id) throw refuse.otherMessage(from + index, message.id);
         const conflict = messageConflict(held, message, source.source);
         if (conflict) throw conflict;
       }
       const fresh = messages.slice(existing);
       if (fresh.length === 0) return;
-      if (from + existing !== length)
-        throw new ConflictError(`Segment ${info.id} has a gap at ${length}.`, undefined, source);
-      if (this.db.prepare("SELECT 1 FROM records WHERE head = ?").get(info.id)) {
-        throw new ConflictError(
-          `Segment ${info.id} is a live thread's head and cannot be extended.`,
-          undefined,
-          source,
-        );
-      }
+      if (from + existing !== length) throw refuse.gap(length);
+      if (this.db.prepare("SELECT 1 FROM records WHERE head = ?").get(info.id)) throw refuse.liveHead();
       for (const [index, message] of fresh.entries()) {
         this.db
           .prepare('INSERT INTO messages (segment, "offset", id, system, json) VALUES (?, ?, ?, ?, ?)')

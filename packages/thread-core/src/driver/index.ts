@@ -4,6 +4,7 @@
  */
 export { HeadMovedError } from "../errors.js";
 export { AppendPlan } from "../local/append-plan.js";
+export { importConflicts } from "../local/import-conflicts.js";
 export { LocalStore, type LocalStoreOptions } from "../local/local-store.js";
 export type {
   AppliedOperation,

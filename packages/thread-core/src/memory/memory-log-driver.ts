@@ -7,6 +7,7 @@ import {
   ThreadNotFoundError,
 } from "../errors.js";
 import { cloneJson, type JsonObject } from "../json.js";
+import { importConflicts } from "../local/import-conflicts.js";
 import {
   type CommitResult,
   eventSegments,
@@ -204,9 +205,10 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
 
   async importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
     this.#assertOpen();
+    const refuse = importConflicts(info.id, this.source);
     let segment = this.#segments.get(info.id);
     if (!segment) {
-      if (from !== 0) throw new ConflictError(`Segment ${info.id} is missing its first ${from} messages.`);
+      if (from !== 0) throw refuse.missingStart(from);
       segment = this.#addSegment(info);
       this.#references.set(info.id, 0);
     }
@@ -216,10 +218,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       const stored = segment.messages[from + index] as Message;
       const message = messages[index] as Message;
       if (stored.id !== message.id) {
-        throw new ConflictError(
-          `Segment ${info.id} holds another message at offset ${from + index}.`,
-          message.id,
-        );
+        throw refuse.otherMessage(from + index, message.id);
       }
       // The same id with other content: an import never keeps the stored text silently.
       const conflict = messageConflict(stored, message);
@@ -228,12 +227,10 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     const fresh = messages.slice(existing);
     if (fresh.length === 0) return;
     if (from + existing !== segment.messages.length) {
-      throw new ConflictError(`Segment ${info.id} has a gap at ${from + existing}.`);
+      throw refuse.gap(from + existing);
     }
     if (this.#isLiveHead(info.id)) {
-      throw new ConflictError(
-        `Segment ${info.id} is a live thread's head and cannot be extended by an import.`,
-      );
+      throw refuse.liveHead();
     }
     for (const message of fresh) {
       const offset = segment.messages.length;
