@@ -175,6 +175,26 @@ describe.each(STORE_KINDS)("SkeinSession on %s", (kind) => {
     expect((await session.getItems(1))[0]).toEqual(user("more"));
   });
 
+  it("concurrent pops from two processes remove different items; concurrent tries of one transaction apply it once", async () => {
+    await session.addItems([user("a"), user("b"), user("c"), user("d")]);
+    const other = await createSkeinSession({ store: test.store, sessionId: "chat-1" });
+    const popped = await Promise.all([
+      session.popItem(),
+      other.popItem(),
+      session.popItem(),
+      other.popItem(),
+    ]);
+    expect(popped.map((item) => (item as { content: string }).content).sort()).toEqual(["a", "b", "c", "d"]);
+    expect(await session.getItems()).toEqual([]);
+    const append = { type: "append_items" as const, items: [user("once")] };
+    await Promise.all(
+      [session, other, session, other].map((each) =>
+        each.applyHistoryTransaction({ operationId: "op-once", transaction: append }),
+      ),
+    );
+    expect(await session.getItems()).toEqual([user("once")]);
+  });
+
   it("replace_function_call rewrites the call in one change, keeping what follows", async () => {
     await session.addItems([user("q"), call("c1", "Oslo"), result("c1", "rain"), assistant("Rain.")]);
     const replacement = { ...call("c1", "Bergen"), providerData: { rewritten: true } } as AgentInputItem & {
