@@ -1,5 +1,11 @@
 import type { AgentInputItem } from "@openai/agents-core";
-import { type Message, type Thread, ThreadNotFoundError } from "@skein/thread-core";
+import {
+  type Message,
+  type Thread,
+  ThreadNotFoundError,
+  UnsupportedOperationError,
+  type WorkflowThread,
+} from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createSkeinSession,
@@ -242,11 +248,18 @@ describe.each(STORE_KINDS)("SkeinSession on %s", (kind) => {
 });
 
 describe("createSkeinSession", () => {
-  it("makes a new id when none is given, and refuses a missing store thread type it cannot use", async () => {
+  it("makes a new id when none is given, and refuses a thread type it cannot use", async () => {
     const test = await freshStore("memory");
     const session = await createSkeinSession({ store: test.store });
     expect(await session.getSessionId()).toMatch(/.+/);
     expect(ThreadNotFoundError.isInstance(await caught(test.store.get("nope")))).toBe(true);
+    // A workflow is refused with the way to use it: one of its sub-threads is a session.
+    const workflow = (await test.store.create("workflow", { threads: ["main"] })) as WorkflowThread;
+    const refused = await caught(createSkeinSession({ thread: workflow }));
+    expect(UnsupportedOperationError.isInstance(refused)).toBe(true);
+    const main = await createSkeinSession({ thread: workflow.thread("main") });
+    await main.addItems([user("hi")]);
+    expect(await main.getItems()).toEqual([user("hi")]);
     await test.dispose();
   });
 });
