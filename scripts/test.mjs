@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // `npm test`: builds every package, starts what the tests need (a loopback redis-server unless REDIS_URL
-// is set), runs every package's vitest suite one package at a time, and ends with one line
-// `N passed, N failed, N skipped` summed over all packages. Exits non-zero on any failure or when no test ran.
+// is set, a throw-away PostgreSQL unless DATABASE_URL is), runs every package's vitest suite one package at
+// a time, and ends with one line `N passed, N failed, N skipped` summed over all packages. Exits non-zero on
+// any failure or when no test ran.
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startPostgres } from "./postgres-server.mjs";
 import { startRedis } from "./redis-server.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -77,6 +79,12 @@ async function main() {
     return { url: undefined, stop: async () => {} };
   });
   if (redis.url) env.REDIS_URL = redis.url;
+  // One PostgreSQL for the run (unless DATABASE_URL is set); each test works in a schema of its own.
+  const postgres = await startPostgres({ log, install: true }).catch((error) => {
+    log(`${error.message}; PostgreSQL tests will fail`);
+    return { url: undefined, stop: async () => {} };
+  });
+  if (postgres.url) env.DATABASE_URL = postgres.url;
   let code;
   try {
     code = await run("npx", [
@@ -92,6 +100,7 @@ async function main() {
     ]);
   } finally {
     await redis.stop();
+    await postgres.stop();
   }
 
   const totals = tally(directories);

@@ -35,25 +35,15 @@ export function postgresStoreUrl(url: string, schema: string): string {
   return parsed.href;
 }
 
-/** Every table in `schema`, and every schema of the server (to check nothing was written outside it). */
-export async function schemaTables(
-  url: string,
-  schema: string,
-): Promise<{ tables: string[]; schemas: string[] }> {
+/** Every table of the server outside PostgreSQL's own schemas, as [schema, table]. */
+export async function serverTables(url: string): Promise<Array<[string, string]>> {
   const client = new pg.Client(url);
   await client.connect();
   try {
-    const tables = await client.query(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1",
-      [schema],
+    const { rows } = await client.query(
+      "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
     );
-    const schemas = await client.query(
-      "SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
-    );
-    return {
-      tables: tables.rows.map((row) => row.table_name as string).sort(),
-      schemas: schemas.rows.map((row) => row.table_schema as string).sort(),
-    };
+    return rows.map((row) => [row.table_schema as string, row.table_name as string]);
   } finally {
     await client.end();
   }
