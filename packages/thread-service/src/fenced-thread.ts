@@ -41,6 +41,11 @@ const MAX_ATTEMPTS = 100;
  * Operations run one at a time, so the revision the fence reads after a write is that write's own, never
  * one a concurrent read brought in.
  *
+ * A write lands on the thread that keeps the revision it is checked against: a workflow's `append` goes to
+ * its main sub-thread, whose revision is its own counter, so appends are fenced there (a fence of the
+ * sub-thread sharing the lease); the workflow's own `update` and `rollback` are fenced at the workflow's
+ * revision. Every sub-thread a fenced thread hands out (`thread(key)` through `inner`) is fenced the same way.
+ *
  * What the fence cannot cover: threads without revisions (remote conversations) and `checkpoint`,
  * `fork` and `delete`, which take no `ifRevision`. Those are refused when the lease has run out by this
  * process's clock, just before they are sent; a process frozen after that check may still send them.
@@ -52,13 +57,22 @@ export class FencedThread implements Thread {
   readonly #messageId: string;
   /** The revision the next write must find; undefined for a thread without revisions. */
   #fence: number | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  /** Shared with the fences of its sub-threads: a read of the workflow reads its main sub-thread too. */
+  readonly #turns: Turns;
   #inner: Thread | undefined;
+  /** The fences of the sub-threads this thread handed out, by sub-thread id (a workflow has a few). */
+  readonly #subFences = new Map<string, FencedThread>();
 
-  constructor(thread: Thread, lease: HeldLease, messageId: string) {
+  constructor(
+    thread: Thread,
+    lease: HeldLease,
+    messageId: string,
+    turns: Turns = { tail: Promise.resolve() },
+  ) {
     this.#thread = thread;
     this.#lease = lease;
     this.#messageId = messageId;
+    this.#turns = turns;
     this.#fence = thread.capabilities.revisions ? thread.revision : undefined;
   }
 
@@ -86,11 +100,24 @@ export class FencedThread implements Thread {
    * here): every call through it checks the lease first, and its writes are this fence's (`leaseGuarded`).
    */
   get inner(): Thread {
-    this.#inner ??= leaseGuarded(this.#thread, this, () => this.#assertHeld());
+    this.#inner ??= leaseGuarded(
+      this.#thread,
+      this,
+      () => this.#assertHeld(),
+      (sub) => this.#fenceOf(sub),
+    );
     return this.#inner;
   }
 
   append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
+    // A workflow appends to its main sub-thread: the fence is that thread's revision, not the workflow's.
+    let main: FencedThread | undefined;
+    try {
+      main = this.#mainFence();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (main) return main.append(input, options);
     return this.#fenced(options.ifRevision, (ifRevision) =>
       this.#thread.append(input, { ...options, ...ifRevision }),
     );
@@ -175,6 +202,28 @@ export class FencedThread implements Thread {
     });
   }
 
+  /** For a workflow, the fence of the main sub-thread its appends land on; undefined for any other thread. */
+  #mainFence(): FencedThread | undefined {
+    const workflow = this.#thread as Partial<{ thread(key?: string): Thread }>;
+    if (this.#thread.type !== "workflow" || typeof workflow.thread !== "function") return undefined;
+    this.#assertHeld();
+    return this.#fenceOf(workflow.thread("main"));
+  }
+
+  /**
+   * A sub-thread wrapped in a fence sharing this one's lease. One fence per sub-thread, so its revision
+   * carries from write to write; its first fence is read now, while the lease is held (as this one's was).
+   */
+  #fenceOf(sub: Thread): FencedThread {
+    if (sub instanceof FencedThread) return sub;
+    let fence = this.#subFences.get(sub.id);
+    if (!fence) {
+      fence = new FencedThread(sub, this.#lease, this.#messageId, this.#turns);
+      this.#subFences.set(sub.id, fence);
+    }
+    return fence;
+  }
+
   #unfenced<T>(write: () => Promise<T>): Promise<T> {
     return this.#inTurn(() => {
       this.#assertHeld();
@@ -204,8 +253,13 @@ export class FencedThread implements Thread {
   }
 
   #inTurn<T>(operation: () => Promise<T>): Promise<T> {
-    const result = this.#queue.then(operation);
-    this.#queue = result.catch(() => {});
+    const result = this.#turns.tail.then(operation);
+    this.#turns.tail = result.catch(() => {});
     return result;
   }
+}
+
+/** The one-at-a-time order of a fence's operations, shared by a thread's fence and its sub-threads' fences. */
+interface Turns {
+  tail: Promise<unknown>;
 }

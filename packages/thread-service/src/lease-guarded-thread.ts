@@ -10,14 +10,19 @@ const FENCED_WRITES = new Set<PropertyKey>(["append", "update", "rollback", "che
  * `thread` as a leased run's runner reaches it through `FencedThread.inner` (thread-core's `runTarget`), for
  * its type's own behaviour (an `a2a` thread's reply, a Foundry thread's `runAgent`): every method called on
  * it first checks that the lease is still held, its writes are `fence`'s own (so they carry the fence's
- * `ifRevision`), and a thread one of its methods returns (a workflow's `thread("main")`) is guarded the same
- * way, with the lease check only. Properties are read from the thread itself, whose methods may use private
+ * `ifRevision`), and a thread one of its methods returns (a workflow's `thread("main")`) is handed out as
+ * `fenceOf` wraps it (a fence of its own sharing the lease, so its writes carry its own revision). Properties are read from the thread itself, whose methods may use private
  * fields a proxy does not have.
  */
-export function leaseGuarded(thread: Thread, fence: Thread | undefined, assertHeld: () => void): Thread {
+export function leaseGuarded(
+  thread: Thread,
+  fence: Thread,
+  assertHeld: () => void,
+  fenceOf: (sub: Thread) => Thread,
+): Thread {
   return new Proxy(thread, {
     get(target, key) {
-      if (fence && FENCED_WRITES.has(key)) {
+      if (FENCED_WRITES.has(key)) {
         const write = Reflect.get(fence, key, fence) as (...args: unknown[]) => unknown;
         return write.bind(fence);
       }
@@ -34,7 +39,7 @@ export function leaseGuarded(thread: Thread, fence: Thread | undefined, assertHe
           }
         }
         const result = (value as (...args: unknown[]) => unknown).apply(target, args);
-        return isThread(result) ? leaseGuarded(result, undefined, assertHeld) : result;
+        return isThread(result) ? fenceOf(result) : result;
       };
     },
   });
