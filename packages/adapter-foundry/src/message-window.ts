@@ -23,13 +23,16 @@ export interface PagedMessages {
 }
 
 /**
- * `messages({ last, after, limit })` over a paged remote list: `last` reads newest first and stops after
- * k messages (O(k) requests' worth, not the thread's length); the rest reads oldest first.
+ * `messages({ last, after, before, limit })` over a paged remote list, with the local threads' meaning:
+ * `last` reads newest first and stops after k messages (O(k) requests' worth, not the thread's length);
+ * `before` reads newest first from that message back (its id is the cursor), so `{ before, limit }` pages
+ * backwards; the rest reads oldest first. An id the thread does not hold is a `PointNotFoundError`.
  */
 export async function readWindow(source: PagedMessages, options: ReadOptions = {}): Promise<Message[]> {
   const last = count(options.last);
   const limit = count(options.limit);
   if (options.after !== undefined) await source.assertPoint(options.after);
+  if (options.before !== undefined) return readBefore(source, options.before, options.after, last, limit);
   if (last === undefined) {
     const messages: Message[] = [];
     for await (const page of pagesOf(source, { after: options.after, pageLimit: limit }))
@@ -96,6 +99,46 @@ async function readNewest(
     cursor = lastMessage.id;
   }
   return newest;
+}
+
+/**
+ * The messages before `before` (and after `after`, when given), oldest first, then `last` and `limit` as
+ * local threads apply them. Without `after` it reads only the `min(last, limit)` messages it keeps.
+ */
+async function readBefore(
+  source: PagedMessages,
+  before: string,
+  after: string | undefined,
+  last: number | undefined,
+  limit: number | undefined,
+): Promise<Message[]> {
+  await source.assertPoint(before);
+  if (after === before) return [];
+  const wanted = after === undefined ? Math.min(last ?? Infinity, limit ?? Infinity) : Infinity;
+  const older: Message[] = [];
+  let cursor = before;
+  let reachedAfter = false;
+  while (older.length < wanted && !reachedAfter) {
+    const page = await source.readPage({
+      order: "desc",
+      after: cursor,
+      limit: Math.min(PAGE_SIZE, wanted - older.length),
+    });
+    for (const message of page.messages) {
+      if (message.id === after) reachedAfter = true;
+      if (reachedAfter || older.length === wanted) break;
+      older.push(message);
+    }
+    const lastMessage = page.messages.at(-1);
+    if (!page.hasMore || !lastMessage) break;
+    cursor = lastMessage.id;
+  }
+  // `after` exists (checked first); not met going back from `before`, it comes later: nothing lies between.
+  if (after !== undefined && !reachedAfter) return [];
+  let window = older.reverse();
+  if (last !== undefined) window = window.slice(Math.max(0, window.length - last));
+  if (limit === undefined) return window;
+  return after === undefined ? window.slice(Math.max(0, window.length - limit)) : window.slice(0, limit);
 }
 
 function count(value: number | undefined): number | undefined {

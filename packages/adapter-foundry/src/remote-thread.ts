@@ -10,6 +10,7 @@ import {
   type PointTarget,
   type ReadOptions,
   SkeinError,
+  START,
   selectView,
   type Thread,
   type ThreadCapabilities,
@@ -103,14 +104,17 @@ export abstract class RemoteThread<State extends ThreadState> implements Thread<
     );
   }
 
-  /** Copies the messages up to `at` (a message id; default all) into a new remote thread, page by page. */
+  /**
+   * Copies the messages up to `at` (a message id, or `"start"` for none; default all) into a new remote
+   * thread, page by page.
+   */
   async fork(options: ForkOptions = {}): Promise<Thread> {
     const at = this.#forkPoint(options.at);
     if (options.id !== undefined) assertThreadId(options.id);
-    if (at !== undefined) await this.assertPoint(at);
+    if (at !== undefined && at !== START) await this.assertPoint(at);
     const copy = await this.createCopy();
     try {
-      for await (const page of pagesOf(this)) {
+      for await (const page of at === START ? [] : pagesOf(this)) {
         const end = at === undefined ? -1 : page.findIndex((message) => message.id === at);
         await copy.write(end === -1 ? page : page.slice(0, end + 1));
         if (end !== -1) break;
@@ -202,7 +206,16 @@ export abstract class RemoteThread<State extends ThreadState> implements Thread<
     return { requestTimeoutMs: this.adapter.settings.requestTimeoutMs, signal };
   }
 
+  /** Refuses the change options Foundry cannot honour (`ifRevision`, `operationId`), before any request. */
   protected rejectRevision(options: AppendOptions | undefined): void {
+    if (options?.operationId !== undefined) {
+      throw new UnsupportedOperationError(
+        this.type,
+        "operationId",
+        "Foundry keeps no record of applied operations, so a retry could not be recognised; nothing was written.",
+        { source: SOURCE },
+      );
+    }
     if (options?.ifRevision !== undefined) {
       throw new UnsupportedOperationError(
         this.type,

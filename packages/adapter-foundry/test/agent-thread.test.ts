@@ -80,6 +80,26 @@ describe("foundry.thread", () => {
     await expect(thread.messages({ after: "msg_missing" })).rejects.toBeInstanceOf(PointNotFoundError);
   });
 
+  test("pages backwards with { before, limit } across pages, as local threads do", async () => {
+    const { thread, stored } = await agentThreadWith(120);
+    const range = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, index) => `line ${from + index}`);
+    expect(texts(await thread.messages({ before: stored[110]?.id, limit: 3 }))).toEqual(range(107, 110));
+    expect(texts(await thread.messages({ before: stored[115]?.id, limit: 110 }))).toEqual(range(5, 115));
+    expect(await thread.messages({ before: stored[0]?.id })).toEqual([]);
+    expect(texts(await thread.messages({ after: stored[3]?.id, before: stored[9]?.id, limit: 2 }))).toEqual(
+      range(4, 6),
+    );
+    await expect(thread.messages({ before: "msg_missing" })).rejects.toBeInstanceOf(PointNotFoundError);
+  });
+
+  test('forks at "start" into a new, empty classic thread', async () => {
+    const { thread } = await agentThreadWith(3);
+    const fork = await thread.fork({ at: "start" });
+    expect(fork.toJSON().threadId).not.toBe(thread.threadId);
+    expect(await fork.messages()).toEqual([]);
+  });
+
   test("keeps the service's ids and times, and images in user messages", async () => {
     const { thread } = await agentThreadWith(0);
     const [message] = await thread.append({
@@ -146,6 +166,12 @@ describe("foundry.thread", () => {
     await expect(thread.fork({ at: { segment: "s", offset: 0, position: 0 } })).rejects.toBeInstanceOf(
       UnsupportedOperationError,
     );
+    await expect(thread.rollback("start")).rejects.toMatchObject({ capability: "rollback" });
+    await expect(thread.at("start")).rejects.toBeInstanceOf(UnsupportedOperationError);
+    await expect(thread.append({ role: "user", text: "x" }, { operationId: "op-1" })).rejects.toMatchObject({
+      type: "foundry.thread",
+      capability: "operationId",
+    });
     expect(await thread.messages()).toHaveLength(2);
   });
 

@@ -87,6 +87,32 @@ describe("foundry.conversation", () => {
     await expect(thread.messages({ after: "msg_missing" })).rejects.toBeInstanceOf(PointNotFoundError);
   });
 
+  test("pages backwards with { before, limit } across pages, as local threads do", async () => {
+    const { thread, stored } = await conversationWith(150);
+    const range = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, index) => `message ${from + index}`);
+    expect(texts(await thread.messages({ before: stored[140]?.id, limit: 3 }))).toEqual(range(137, 140));
+    expect(texts(await thread.messages({ before: stored[130]?.id, limit: 120 }))).toEqual(range(10, 130));
+    expect(texts(await thread.messages({ before: stored[2]?.id }))).toEqual(range(0, 2));
+    expect(await thread.messages({ before: stored[0]?.id })).toEqual([]);
+    expect(texts(await thread.messages({ after: stored[3]?.id, before: stored[9]?.id, limit: 2 }))).toEqual(
+      range(4, 6),
+    );
+    expect(texts(await thread.messages({ after: stored[3]?.id, before: stored[9]?.id, last: 2 }))).toEqual(
+      range(7, 9),
+    );
+    expect(await thread.messages({ after: stored[9]?.id, before: stored[3]?.id })).toEqual([]);
+    await expect(thread.messages({ before: "msg_missing" })).rejects.toBeInstanceOf(PointNotFoundError);
+  });
+
+  test('forks at "start" into a new, empty conversation', async () => {
+    const { thread } = await conversationWith(3);
+    const fork = await thread.fork({ at: "start" });
+    expect(fork.id).not.toBe(thread.id);
+    expect(await fork.messages()).toEqual([]);
+    expect(await thread.messages()).toHaveLength(3);
+  });
+
   test("keeps calls, results and media through the conversation's item shapes", async () => {
     const { thread } = await conversationWith(0);
     const stored = await thread.append([
@@ -169,6 +195,13 @@ describe("foundry.conversation", () => {
     await expect(thread.append({ role: "user", text: "x" }, { ifRevision: 0 })).rejects.toBeInstanceOf(
       UnsupportedOperationError,
     );
+    // Nothing records an operation id, so a retry would append again: refused, not ignored.
+    await expect(thread.append({ role: "user", text: "x" }, { operationId: "op-1" })).rejects.toMatchObject({
+      type: "foundry.conversation",
+      capability: "operationId",
+    });
+    await expect(thread.rollback("start")).rejects.toBeInstanceOf(UnsupportedOperationError);
+    await expect(thread.at("start")).rejects.toBeInstanceOf(UnsupportedOperationError);
     expect(await thread.messages()).toHaveLength(3);
   });
 
