@@ -1,4 +1,4 @@
-import { SkeinError, type SkeinErrorOptions } from "@skein/thread-core";
+import { redactedError, redactSecrets, SkeinError, type SkeinErrorOptions } from "@skein/thread-core";
 
 export { ThreadNotFoundError } from "@skein/thread-core";
 
@@ -52,7 +52,11 @@ export class ThreadKilledError extends SkeinError {
   }
 }
 
-/** Processing a message failed: the runner threw, or one of the subclasses below says more. */
+/**
+ * Processing a message failed: the runner threw, or one of the subclasses below says more. `detail` and
+ * `cause` are often a runner's or a service's own error, which may quote a credential a client holds: both
+ * are scrubbed of remembered secrets here, as this error reaches `send`'s caller and the `failed` event.
+ */
 export class ThreadProcessingError extends SkeinError {
   constructor(
     readonly threadId: string,
@@ -60,9 +64,11 @@ export class ThreadProcessingError extends SkeinError {
     detail: string,
     options?: SkeinErrorOptions,
   ) {
+    const scrubbed =
+      options?.cause === undefined ? options : { ...options, cause: redactedError(options.cause) };
     super(
-      `Processing message ${JSON.stringify(messageId)} of thread ${JSON.stringify(threadId)} failed: ${detail}`,
-      withSource(options),
+      `Processing message ${JSON.stringify(messageId)} of thread ${JSON.stringify(threadId)} failed: ${redactSecrets(detail)}`,
+      withSource(scrubbed),
     );
   }
 }
