@@ -8,6 +8,5 @@ export {
   type RedisSingleClient,
 } from "./redis-connection.js";
 export { RedisLogDriver, type RedisLogDriverOptions } from "./redis-log-driver.js";
-export { type RedisStoreOptions, redisStore } from "./redis-store.js";
-export { redisThreadType } from "./redis-thread-type.js";
+export { type RedisStoreOptions, redisStore, redisThreadType } from "./redis-store.js";
 export { parseRedisUrl, type RedisUrlSettings } from "./redis-url.js";

@@ -1,32 +1,13 @@
-import { registerStoreAdapter, type SkeinAdapter } from "@skein/thread-core";
-import type { RedisLogDriver } from "./redis-log-driver.js";
-import { type RedisStoreOptions, redisStore } from "./redis-store.js";
-import { redisThreadType } from "./redis-thread-type.js";
+import type { SkeinAdapter } from "@skein/thread-core";
+import { type RedisStoreOptions, redisAdapterOf } from "./redis-store.js";
 
 export type RedisAdapterOptions = Omit<RedisStoreOptions, "url" | "registry" | "adapters">;
 
 /**
- * The adapter behind `redis://` and `rediss://` store URLs. `openStore` checks that Redis answers.
+ * The adapter behind `redis://` and `rediss://` store URLs. `openStore` checks that Redis answers. Importing
+ * the package registers it, so `openStore` (and the CLI) open such URLs without it being passed in.
  * @example const store = await openStore("redis://127.0.0.1:7000?cluster=true", { adapters: [redisAdapter()] });
  */
 export function redisAdapter(options: RedisAdapterOptions = {}): SkeinAdapter {
-  return {
-    specificationVersion: "v1",
-    packageName: "@skein/adapter-redis",
-    schemes: ["redis", "rediss"],
-    types: [redisThreadType],
-    async openStore(url, context) {
-      const store = redisStore({ ...options, url, registry: context.registry, adapters: context.adapters });
-      try {
-        await (store.driver as RedisLogDriver).ping();
-      } catch (error) {
-        await store.close();
-        throw error;
-      }
-      return store;
-    },
-  };
+  return redisAdapterOf(options);
 }
-
-// Importing the package is enough for openStore (and the CLI) to open its URLs.
-registerStoreAdapter(redisAdapter);

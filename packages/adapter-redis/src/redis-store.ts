@@ -1,17 +1,16 @@
 import {
-  defaultRegistry,
   InvalidStoreUrlError,
-  LocalStore,
+  type LocalStore,
   type Registry,
   redactUrl,
   redactUrlText,
   type SkeinAdapter,
   SkeinError,
 } from "@skein/thread-core";
+import { defineLogStore } from "@skein/thread-core/driver";
 import { createOwnedClient } from "./create-redis-client.js";
 import { isClusterClient, type RedisAnyClient, RedisConnection } from "./redis-connection.js";
 import { RedisLogDriver } from "./redis-log-driver.js";
-import { redisThreadType } from "./redis-thread-type.js";
 import { parseRedisUrl } from "./redis-url.js";
 
 export interface RedisStoreOptions {
@@ -48,11 +47,30 @@ export interface RedisStoreOptions {
 const DEFAULT_URL = "redis://127.0.0.1:6379";
 const DEFAULT_TIMEOUT_MS = 5000;
 
+/** `redis`: local threads in Redis or Redis Cluster; its JSON refers to a thread by id. */
+export const {
+  threadType: redisThreadType,
+  store: storeOf,
+  adapter: redisAdapterOf,
+} = defineLogStore<RedisStoreOptions>({
+  type: "redis",
+  packageName: "@skein/adapter-redis",
+  schemes: ["redis", "rediss"],
+  createDriver: redisDriver,
+  optionsFromUrl: (url, options) => ({ ...options, url }),
+  describe: displayUrl,
+  verify: (driver) => (driver as RedisLogDriver).ping(),
+});
+
 /**
  * A store that keeps local threads (`redis`) and other threads' states in Redis or Redis Cluster.
  * @example const store = redisStore({ url: process.env.REDIS_URL, ttlSeconds: 30 * 86_400 });
  */
 export function redisStore(options: RedisStoreOptions = {}): LocalStore {
+  return storeOf(options);
+}
+
+function redisDriver(options: RedisStoreOptions): RedisLogDriver {
   const fromUrl = parseRedisUrl(options.url ?? DEFAULT_URL);
   const prefix = options.prefix ?? fromUrl.prefix ?? "skein";
   const ttlSeconds = options.ttlSeconds ?? fromUrl.ttlSeconds;
@@ -70,24 +88,20 @@ export function redisStore(options: RedisStoreOptions = {}): LocalStore {
           : [...fromUrl.nodes, ...(Array.isArray(cluster) ? cluster : []).map(clusterNodeUrl)],
       connectTimeoutMs: commandTimeoutMs,
     });
-  const displayUrl =
-    options.client && options.url === undefined
-      ? describeClient(options.client)
-      : redactUrl(new URL(String(options.url ?? DEFAULT_URL)));
   const connection = new RedisConnection({
     client,
     ownsClient: !options.client,
     commandTimeoutMs,
-    displayUrl,
+    displayUrl: displayUrl(options),
   });
-  const registry = options.registry ?? defaultRegistry();
-  registry.ensure(redisThreadType);
-  return new LocalStore({
-    driver: new RedisLogDriver({ connection, prefix, ttlSeconds }),
-    registry,
-    url: displayUrl,
-    adapters: options.adapters,
-  });
+  return new RedisLogDriver({ connection, prefix, ttlSeconds });
+}
+
+/** What `store.url` and messages show: the URL without passwords, or what kind of client was passed in. */
+function displayUrl(options: RedisStoreOptions): string {
+  return options.client && options.url === undefined
+    ? describeClient(options.client)
+    : redactUrl(new URL(String(options.url ?? DEFAULT_URL)));
 }
 
 /** A Cluster root node given in options; Node's ERR_INVALID_URL would keep its password, so it is not the cause. */
