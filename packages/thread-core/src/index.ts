@@ -1,5 +1,6 @@
 /** The zod that thread-core's schemas are built with: adapters define their state schemas with it. */
 export { z } from "zod";
+export { MAX_CHECKPOINT_LABEL } from "./checkpoint-label.js";
 export {
   type ContextProvider,
   type ContextProviderInvoked,

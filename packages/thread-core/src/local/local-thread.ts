@@ -1,3 +1,4 @@
+import { assertCheckpointLabel } from "../checkpoint-label.js";
 import {
   ConcurrencyError,
   HeadMovedError,
@@ -197,6 +198,7 @@ export class LocalThread implements Thread {
   }
 
   async checkpoint(label?: string): Promise<Checkpoint> {
+    assertCheckpointLabel(label);
     const result = await this.#withHead((record) => {
       const now = new Date().toISOString();
       const checkpoint: Checkpoint = {

@@ -1,3 +1,4 @@
+import { assertCheckpointLabel } from "../checkpoint-label.js";
 import {
   ConcurrencyError,
   PointNotFoundError,
@@ -200,6 +201,7 @@ export class WorkflowThread implements Thread<WorkflowState> {
 
   /** Checkpoints the execution state and every sub-thread that keeps checkpoints. */
   async checkpoint(label?: string): Promise<Checkpoint> {
+    assertCheckpointLabel(label);
     const { workflowCheckpoint, checkpoint, event } = await takeCheckpoint(this, this.#threads, label);
     await this.#change((state) => {
       state.checkpoints = [...state.checkpoints, workflowCheckpoint];

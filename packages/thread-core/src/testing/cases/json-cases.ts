@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { MAX_CHECKPOINT_LABEL } from "../../checkpoint-label.js";
 import { InvalidMessageError, InvalidThreadStateError } from "../../errors.js";
 import type { Thread } from "../../thread.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
@@ -125,6 +126,38 @@ export function jsonCases(context: SuiteContext): void {
       expect(await copy.messages()).toEqual(await thread.messages());
     },
     60_000,
+  );
+
+  conformanceCase(
+    context,
+    "checkpoint refuses a label that is not a string or is too long, before anything is written",
+    async () => {
+      const thread = await context.store.create({ id: "labels" });
+      await thread.append({ id: "m", role: "user", text: "hello" });
+      const workflow = await context.store.create("workflow", { id: "labels-workflow", threads: ["main"] });
+      for (const target of [thread, workflow]) {
+        const revision = target.revision;
+        for (const label of [123, { a: 1 }, 10n, null, "x".repeat(MAX_CHECKPOINT_LABEL + 1)]) {
+          const error = await caught(target.checkpoint(label as never));
+          expect(InvalidThreadStateError.isInstance(error), `${target.type} ${String(label)}: ${error}`).toBe(
+            true,
+          );
+          expect(error.message).toContain("checkpoint.label");
+        }
+        expect((await target.history()).filter((event) => event.kind === "checkpoint")).toEqual([]);
+        await target.refresh();
+        expect(target.revision).toBe(revision);
+        await target.checkpoint("x".repeat(MAX_CHECKPOINT_LABEL));
+      }
+      // What was accepted comes back through export and import.
+      const copy = await context.store.import(
+        JSON.parse(JSON.stringify(await context.store.export("labels"))),
+        {
+          id: "labels-copy",
+        },
+      );
+      expect((await copy.history()).filter((event) => event.kind === "checkpoint")).toHaveLength(1);
+    },
   );
 
   conformanceCase(context, "import and save refuse what JSON cannot carry, with the same rule", async () => {
