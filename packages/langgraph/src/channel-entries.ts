@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import type { ChannelEntry } from "./checkpoint-record.js";
 import { CheckpointRecordError } from "./errors.js";
@@ -5,11 +6,13 @@ import { type StoredValue, sameStoredValue, storeValue } from "./stored-value.js
 
 /**
  * A channel of a checkpoint as a later `put` needs it: the checkpoint whose record holds the entry, and, for
- * arrays whose items are known, every item as stored (to find how much of it a child keeps).
+ * an array, its length and `itemsHash`, so a child finds how much of it it keeps without reading its items.
+ * Records written before arrays carried a hash have none: then the items are read (`ParentChannels.items`).
  */
 export interface KnownChannel {
   owner: string;
-  items?: StoredValue[];
+  length?: number;
+  hash?: string;
 }
 
 /** A checkpoint's channels, by name. */
@@ -28,15 +31,21 @@ export function entriesByChannel(entries: ChannelEntry[]): Map<string, ChannelEn
   return new Map(entries.map((entry) => [entry.channel, entry]));
 }
 
+function arrayFacts(entry: { length?: number; hash?: string }): { length?: number; hash?: string } {
+  return entry.length === undefined || entry.hash === undefined
+    ? {}
+    : { length: entry.length, hash: entry.hash };
+}
+
 /** What a record's entries say about its channels, without reading anything. */
 export function knownChannels(checkpointId: string, entries: ChannelEntry[]): KnownChannels {
   return new Map(
     entries.map((entry) => [
       entry.channel,
       "from" in entry
-        ? { owner: entry.from }
-        : "items" in entry && entry.base === undefined
-          ? { owner: checkpointId, items: entry.items }
+        ? { owner: entry.from, ...arrayFacts(entry) }
+        : "items" in entry
+          ? { owner: checkpointId, ...arrayFacts(entry) }
           : { owner: checkpointId },
     ]),
   );
@@ -50,9 +59,37 @@ function commonPrefix(left: StoredValue[], right: StoredValue[]): number {
 }
 
 /**
+ * A running SHA-256 of an array's stored items: `prefix` of its first `prefixLength` items, `whole` of all.
+ * Equal hashes mean equal items, so a child keeps its parent's array when the prefix matches.
+ */
+export function itemsHash(items: StoredValue[], prefixLength = -1): { prefix?: string; whole: string } {
+  const hash = createHash("sha256");
+  let prefix: string | undefined;
+  for (let index = 0; index <= items.length; index++) {
+    if (index === prefixLength) prefix = hash.copy().digest("hex");
+    if (index < items.length) hash.update(`${JSON.stringify(items[index])}\n`);
+  }
+  return { ...(prefix === undefined ? {} : { prefix }), whole: hash.digest("hex") };
+}
+
+/** How many of the parent's array items a child's `items` keeps: by hash when known, else by reading them. */
+async function keptItems(parent: ParentChannels, channel: string, items: StoredValue[]): Promise<number> {
+  const inherited = parent.channels.get(channel);
+  if (!inherited) return 0;
+  if (inherited.length !== undefined && inherited.hash !== undefined) {
+    if (inherited.length === 0 || inherited.length > items.length) return 0;
+    // An array that is not an extension of the parent's (a message removed or edited) is stored whole.
+    return itemsHash(items, inherited.length).prefix === inherited.hash ? inherited.length : 0;
+  }
+  const before = await parent.items(channel);
+  return before ? commonPrefix(before, items) : 0;
+}
+
+/**
  * The entries of a new checkpoint's record. Channels LangGraph says changed (`newVersions`) are stored;
- * an array that keeps a prefix of its parent's stores only what follows it; every other channel the
- * parent has is referred to, not stored again. So a conversation of n messages costs O(n) in the store.
+ * an array that extends its parent's stores only what follows it; every other channel the parent has is
+ * referred to, not stored again. Planning reads nothing but the parent's record (its hashes), so a
+ * conversation of n messages costs O(n) in the store and each put O(1) reads.
  */
 export async function planChannels(input: {
   serde: SerializerProtocol;
@@ -71,7 +108,7 @@ export async function planChannels(input: {
     if (!changed.has(channel)) {
       const inherited = parent?.channels.get(channel);
       if (inherited) {
-        entries.push({ channel, from: inherited.owner });
+        entries.push({ channel, ...arrayFacts(inherited), from: inherited.owner });
         known.set(channel, inherited);
       }
       continue;
@@ -84,15 +121,15 @@ export async function planChannels(input: {
       continue;
     }
     const items = await Promise.all(value.map((item) => storeValue(serde, item)));
-    const before = parent?.channels.has(channel) ? await parent.items(channel) : undefined;
-    const keep = before ? commonPrefix(before, items) : 0;
+    const keep = parent ? await keptItems(parent, channel, items) : 0;
+    const facts = { length: items.length, hash: itemsHash(items).whole };
     if (keep > 0 && parent) {
       const base = parent.channels.get(channel)?.owner as string;
-      entries.push({ channel, base, keep, items: items.slice(keep) });
+      entries.push({ channel, base, keep, items: items.slice(keep), ...facts });
     } else {
-      entries.push({ channel, items });
+      entries.push({ channel, items, ...facts });
     }
-    known.set(channel, { owner: checkpointId, items });
+    known.set(channel, { owner: checkpointId, ...facts });
   }
   return { entries, known };
 }

@@ -9,11 +9,13 @@ import type { StoredValue } from "./stored-value.js";
  * - `items`: an array; the first `keep` items of the same channel's array at checkpoint `base` (none when
  *   there is no base), then `items`. A conversation that grows by one message stores one message per step.
  * - `from`: unchanged; the entry lives in the record of checkpoint `from`.
+ * An array's entry (and a `from` entry pointing at one) also says its whole `length` and `hash` (see
+ * `itemsHash`), so a child compares its array with it without reading earlier records.
  */
 export type ChannelEntry = { channel: string } & (
   | { value: StoredValue }
-  | { items: StoredValue[]; base?: string; keep?: number }
-  | { from: string }
+  | { items: StoredValue[]; base?: string; keep?: number; length?: number; hash?: string }
+  | { from: string; length?: number; hash?: string }
 );
 
 /** One `put`: a skein message whose one content is this. */
@@ -21,6 +23,11 @@ export interface CheckpointContent {
   type: "langgraph.checkpoint";
   checkpointId: string;
   parentId?: string;
+  /**
+   * The highest checkpoint id on the thread once this record was added (LangGraph orders checkpoints by
+   * id, not by when they were put): the latest checkpoint, and a bound for listing in id order.
+   */
+  headId?: string;
   /** The checkpoint without its channel values, as the serializer wrote it. */
   checkpoint: StoredValue;
   metadata: StoredValue;

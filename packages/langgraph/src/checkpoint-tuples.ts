@@ -30,7 +30,7 @@ export interface RecentCheckpoint {
   channels: KnownChannels;
 }
 
-/** Skein threads whose latest checkpoint is remembered; each holds at most one conversation's items. */
+/** Skein threads whose latest checkpoint is remembered: its channels' owners and hashes, never their items. */
 const REMEMBERED_THREADS = 64;
 
 export interface ListFilter {
@@ -82,11 +82,7 @@ export class CheckpointTuples {
       channels,
       items: async (channel) => {
         const known = channels.get(channel);
-        if (!known) return undefined;
-        if (known.items) return known.items;
-        const items = await storedItems(target.skeinId, lookup, known.owner, channel);
-        if (items) known.items = items;
-        return items;
+        return known ? storedItems(target.skeinId, lookup, known.owner, channel) : undefined;
       },
     };
   }
@@ -97,7 +93,19 @@ export class CheckpointTuples {
     return this.#tuple(target, log, record, await log.writesAfter(checkpointId), true);
   }
 
-  /** The checkpoint put last on the thread, found from the end of its log. */
+  /** The record put last on the thread, found from the end of its log, or undefined when it has none. */
+  async lastRecord(target: Target, log: CheckpointLog): Promise<CheckpointContent | undefined> {
+    for await (const message of log.newestFirst()) {
+      const entry = readLogEntry(target.skeinId, message);
+      if (entry.kind === "checkpoint") return entry.content;
+    }
+    return undefined;
+  }
+
+  /**
+   * The checkpoint with the highest id (LangGraph's "latest", as its own savers answer): the last record
+   * says which (`headId`); it is that record itself unless a lower id was put after a higher one.
+   */
   async latest(target: Target, log: CheckpointLog): Promise<CheckpointTuple | undefined> {
     const newerWrites: WritesContent[] = [];
     for await (const message of log.newestFirst()) {
@@ -105,13 +113,19 @@ export class CheckpointTuples {
       if (entry.kind === "writes") newerWrites.push(entry.content);
       if (entry.kind !== "checkpoint") continue;
       const id = entry.content.checkpointId;
+      const head = entry.content.headId ?? id;
+      if (head !== id) return this.byId(target, log, head);
       const writes = newerWrites.filter((content) => content.checkpointId === id).reverse();
       return this.#tuple(target, log, entry.content, writes, true);
     }
     return undefined;
   }
 
-  /** The thread's checkpoints, newest first, with their writes; one pass from the end of the log. */
+  /**
+   * The thread's checkpoints, highest id first (as LangGraph's savers list them), with their writes; one
+   * pass from the end of the log. Records are put in id order almost always, so each is yielded as it is
+   * read; one put after a higher id waits in `waiting` until no unread record can be higher (`headId`).
+   */
   async *list(target: Target, log: CheckpointLog, options: ListFilter): AsyncGenerator<CheckpointTuple> {
     if (options.checkpointId !== undefined) {
       const tuple = await this.byId(target, log, options.checkpointId);
@@ -119,6 +133,7 @@ export class CheckpointTuples {
       return;
     }
     const pending = new Map<string, WritesContent[]>();
+    const waiting: { record: CheckpointContent; writes: WritesContent[] }[] = [];
     for await (const message of log.newestFirst()) {
       const entry = readLogEntry(target.skeinId, message);
       if (entry.kind === "writes") {
@@ -130,8 +145,22 @@ export class CheckpointTuples {
       const id = entry.content.checkpointId;
       const writes = (pending.get(id) ?? []).reverse();
       pending.delete(id);
-      if (options.before !== undefined && !(id < options.before)) continue;
-      const tuple = await this.#tuple(target, log, entry.content, writes, false);
+      if (options.before === undefined || id < options.before)
+        waiting.push({ record: entry.content, writes });
+      // Every record before this one has an id at most its headId: what is above that can go out now.
+      const bound = entry.content.headId ?? id;
+      waiting.sort((left, right) => byIdDescending(left.record, right.record));
+      while (
+        waiting.length > 0 &&
+        (waiting[0] as { record: CheckpointContent }).record.checkpointId >= bound
+      ) {
+        const next = waiting.shift() as { record: CheckpointContent; writes: WritesContent[] };
+        const tuple = await this.#tuple(target, log, next.record, next.writes, false);
+        if (this.#passes(tuple, options)) yield tuple;
+      }
+    }
+    for (const next of waiting) {
+      const tuple = await this.#tuple(target, log, next.record, next.writes, false);
       if (this.#passes(tuple, options)) yield tuple;
     }
   }
@@ -155,9 +184,6 @@ export class CheckpointTuples {
     const checkpoint = (await loadValue(this.serde, record.checkpoint)) as Checkpoint;
     const channelValues: Record<string, unknown> = {};
     const known = knownChannels(record.checkpointId, record.channels);
-    // Records never change, so the items this saver last put or read for this checkpoint are still right.
-    const recent = this.#recent.get(target.skeinId);
-    const remembered = recent?.checkpointId === record.checkpointId ? recent.channels : undefined;
     for (const entry of record.channels) {
       const owner = "from" in entry ? entry.from : record.checkpointId;
       const ownerEntries = owner === record.checkpointId ? record.channels : await lookup(owner);
@@ -172,10 +198,7 @@ export class CheckpointTuples {
       if ("value" in stored) {
         value = await loadValue(this.serde, stored.value);
       } else {
-        const items =
-          remembered?.get(entry.channel)?.items ??
-          ((await storedItems(target.skeinId, lookup, owner, entry.channel)) as StoredValue[]);
-        (known.get(entry.channel) as { items?: StoredValue[] }).items = items;
+        const items = (await storedItems(target.skeinId, lookup, owner, entry.channel)) as StoredValue[];
         value = await Promise.all(items.map((item) => loadValue(this.serde, item)));
       }
       // defineProperty: a channel named __proto__ is a key like any other, not the object's prototype.
@@ -247,6 +270,11 @@ export class CheckpointTuples {
     checkpoint.channel_versions[TASKS] =
       versions.length > 0 ? maxChannelVersion(...versions) : this.nextVersion(undefined);
   }
+}
+
+function byIdDescending(left: CheckpointContent, right: CheckpointContent): number {
+  if (left.checkpointId === right.checkpointId) return 0;
+  return left.checkpointId > right.checkpointId ? -1 : 1;
 }
 
 function lookupIn(log: CheckpointLog): RecordLookup {

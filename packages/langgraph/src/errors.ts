@@ -38,6 +38,24 @@ export class CheckpointRecordError extends SkeinError {
   }
 }
 
+/**
+ * A `put` of a checkpoint id the thread already holds, with different content. Skein checkpoints never
+ * change in place (LangGraph's own in-memory saver would overwrite it): put the new state under a new id
+ * (`uuid6()`), as LangGraph itself does. Nothing was written.
+ */
+export class CheckpointExistsError extends SkeinError {
+  constructor(
+    readonly threadId: string,
+    readonly checkpointId: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `Thread ${JSON.stringify(threadId)} already holds checkpoint ${JSON.stringify(checkpointId)} with different content; checkpoints never change: put the new state under a new checkpoint id`,
+      { ...options, source: SOURCE },
+    );
+  }
+}
+
 /** A LangChain message has a type `toLangChainMessages`/`fromLangChainMessages` cannot map without loss. */
 export class MessageMappingError extends SkeinError {
   constructor(detail: string, options?: ErrorOptions) {

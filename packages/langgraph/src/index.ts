@@ -1,3 +1,8 @@
-export { CheckpointConfigError, CheckpointRecordError, MessageMappingError } from "./errors.js";
+export {
+  CheckpointConfigError,
+  CheckpointExistsError,
+  CheckpointRecordError,
+  MessageMappingError,
+} from "./errors.js";
 export { fromLangChainMessages, toLangChainMessages } from "./message-mapping.js";
 export { SkeinCheckpointSaver, type SkeinCheckpointSaverOptions } from "./skein-checkpoint-saver.js";

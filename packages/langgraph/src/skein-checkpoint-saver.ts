@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -20,9 +21,14 @@ import {
 } from "@skein/thread-core";
 import { type KnownChannels, planChannels } from "./channel-entries.js";
 import { CheckpointLog } from "./checkpoint-log.js";
-import { checkpointMessage, type WritesContent, writesMessage } from "./checkpoint-record.js";
+import {
+  type CheckpointContent,
+  checkpointMessage,
+  type WritesContent,
+  writesMessage,
+} from "./checkpoint-record.js";
 import { CheckpointTuples, type RecentCheckpoint } from "./checkpoint-tuples.js";
-import { CheckpointConfigError } from "./errors.js";
+import { CheckpointConfigError, CheckpointExistsError } from "./errors.js";
 import { LangGraphThreads, type Target } from "./langgraph-threads.js";
 import { checkpointIdOf, namespaceOf, threadIdOf } from "./runnable-config.js";
 import { skeinThreadId } from "./skein-thread-ids.js";
@@ -137,9 +143,10 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     const { channel_values: values, ...rest } = checkpoint;
     let known: KnownChannels = new Map();
     await this.#append(target, async (thread) => {
-      const parent = parentId
-        ? await this.#tuples.parentChannels(target, new CheckpointLog(thread), parentId)
-        : undefined;
+      const log = new CheckpointLog(thread);
+      const last = await this.#tuples.lastRecord(target, log);
+      const lastHead = last ? (last.headId ?? last.checkpointId) : undefined;
+      const parent = parentId ? await this.#tuples.parentChannels(target, log, parentId) : undefined;
       const planned = await planChannels({
         serde: this.serde,
         checkpointId: checkpoint.id,
@@ -149,17 +156,23 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
         parent,
       });
       known = planned.known;
-      return checkpointMessage(
-        {
-          type: "langgraph.checkpoint",
-          checkpointId: checkpoint.id,
-          ...(parentId === undefined ? {} : { parentId }),
-          checkpoint: await storeValue(this.serde, { ...rest, channel_values: {} }),
-          metadata: await storeValue(this.serde, metadata),
-          channels: planned.entries,
-        },
-        checkpoint.ts,
-      );
+      const content: CheckpointContent = {
+        type: "langgraph.checkpoint",
+        checkpointId: checkpoint.id,
+        ...(parentId === undefined ? {} : { parentId }),
+        headId: lastHead !== undefined && lastHead > checkpoint.id ? lastHead : checkpoint.id,
+        checkpoint: await storeValue(this.serde, { ...rest, channel_values: {} }),
+        metadata: await storeValue(this.serde, metadata),
+        channels: planned.entries,
+      };
+      const existing = await log.record(checkpoint.id);
+      if (existing) {
+        // A retry re-sends what is stored (a no-op); anything else would change a checkpoint in place.
+        if (!sameCheckpoint(existing, content))
+          throw new CheckpointExistsError(target.skeinId, checkpoint.id);
+        return undefined;
+      }
+      return checkpointMessage(content, checkpoint.ts);
     });
     const recent: RecentCheckpoint = { checkpointId: checkpoint.id, channels: known };
     this.#tuples.remember(target.skeinId, recent);
@@ -223,11 +236,12 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
    * One atomic append of the message `build` makes against the thread. A thread another process deleted
    * since this saver opened it is made again and the message planned afresh: what it referred to is gone.
    */
-  async #append(target: Target, build: (thread: Thread) => Promise<MessageInput>): Promise<void> {
+  async #append(target: Target, build: (thread: Thread) => Promise<MessageInput | undefined>): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const thread = await this.#threads.opened(target);
       try {
-        await thread.append(await build(thread));
+        const message = await build(thread);
+        if (message) await thread.append(message);
         return;
       } catch (error) {
         if (!ThreadNotFoundError.isInstance(error) || attempt > 0) throw error;
@@ -244,4 +258,11 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     this.#tuples.forget(id);
     return empty;
   }
+}
+
+/** The same checkpoint put again: equal in all but `headId`, which depends on what was put since. */
+function sameCheckpoint(stored: CheckpointContent, again: CheckpointContent): boolean {
+  const { headId: _storedHead, ...storedRest } = stored;
+  const { headId: _againHead, ...againRest } = again;
+  return isDeepStrictEqual(storedRest, againRest);
 }

@@ -5,7 +5,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { type Checkpoint, ERROR, uuid6 } from "@langchain/langgraph-checkpoint";
 import { SkeinError } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CheckpointConfigError, SkeinCheckpointSaver } from "../src/index.js";
+import { CheckpointConfigError, CheckpointExistsError, SkeinCheckpointSaver } from "../src/index.js";
+import { countingStore, type ReadCounter } from "./counting-store.js";
 import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 function checkpointOf(messages: BaseMessage[], step: number): Checkpoint {
@@ -144,6 +145,65 @@ for (const kind of STORE_KINDS) {
       const read = await saver.getTuple(next);
       expect(read?.checkpoint.channel_values.messages).toHaveLength(6);
       expect(await recordSizes(saver, "gone")).toHaveLength(1);
+    });
+
+    it("latest and list follow checkpoint ids, as LangGraph's savers do, not the order they were put", async () => {
+      const config = { configurable: { thread_id: "order", checkpoint_ns: "" } };
+      const put = (id: string, step: number) =>
+        saver.put(config, { ...checkpointOf([], step), id }, metadata(step), { step: step + 1 });
+      await put("b", 2);
+      await put("a", 1);
+      await put("c", 3);
+      await put("ab", 4);
+      for (const reader of [saver, new SkeinCheckpointSaver({ store: store.store })]) {
+        expect((await reader.getTuple(config))?.checkpoint.id).toBe("c");
+        const ids = async (options = {}) => {
+          const found: string[] = [];
+          for await (const tuple of reader.list(config, options)) found.push(tuple.checkpoint.id);
+          return found;
+        };
+        expect(await ids()).toEqual(["c", "b", "ab", "a"]);
+        expect(await ids({ limit: 1 })).toEqual(["c"]);
+        expect(await ids({ before: { configurable: { checkpoint_id: "c" } }, limit: 2 })).toEqual([
+          "b",
+          "ab",
+        ]);
+      }
+    });
+
+    it("a second put of a checkpoint id with other content is refused (typed) and the first stays", async () => {
+      const config = { configurable: { thread_id: "again", checkpoint_ns: "" } };
+      const checkpoint = checkpointOf([new HumanMessage({ content: "hi", id: "h" })], 0);
+      const first = await saver.put(config, checkpoint, metadata(0), { messages: 1, step: 1 });
+      const changed = { ...checkpoint, channel_values: { ...checkpoint.channel_values, step: 9 } };
+      const error = await saver.put(config, changed, metadata(0), { step: 2 }).catch((caught) => caught);
+      expect(CheckpointExistsError.isInstance(error)).toBe(true);
+      expect(String(error.message)).toMatch(/^\[langgraph\] .*new checkpoint id/);
+      expect((await saver.getTuple(first))?.checkpoint.channel_values.step).toBe(0);
+      const thread = await saver.store.get(saver.skeinThreadId("again"));
+      expect(await thread.messages()).toHaveLength(1);
+    });
+
+    it("a put whose parent no saver remembers reads a bounded number of messages, however long the conversation", async () => {
+      const configs = await converse(saver, "cold-long", 300);
+      const counter: ReadCounter = { messages: 0 };
+      const cold = new SkeinCheckpointSaver({ store: countingStore(store.store, counter) });
+      const messages = Array.from({ length: 301 }, (_, step) =>
+        step === 300
+          ? new HumanMessage({ content: "next", id: "m300" })
+          : step % 2 === 0
+            ? new HumanMessage({ content: `question ${step}`, id: `m${step}` })
+            : new AIMessage({ content: `answer ${step}`, id: `m${step}` }),
+      );
+      await cold.put(configs[299] as RunnableConfig, checkpointOf(messages, 300), metadata(300), {
+        messages: 301,
+      });
+      // The log's end and the parent's neighbourhood: a fixed number of messages, not the 300 before it.
+      expect(counter.messages).toBeLessThan(120);
+      const sizes = await recordSizes(saver, "cold-long");
+      expect(sizes[300]).toBeLessThan((sizes[9] as number) * 1.5);
+      const read = await saver.getTuple({ configurable: { thread_id: "cold-long" } });
+      expect(read?.checkpoint.channel_values.messages).toHaveLength(301);
     });
 
     it("a retried put or putWrites writes nothing new", async () => {
