@@ -64,6 +64,10 @@ describe("the ui server", () => {
       "/api/info",
       "/api/threads",
       "/api/thread?id=t",
+      "/api/live?id=t",
+      "/api/messages?id=t",
+      "/api/view?id=t",
+      "/api/graph?id=t",
     ]) {
       expect((await call(readOnly.port, path)).status).toBe(401);
       expect(
@@ -73,6 +77,18 @@ describe("the ui server", () => {
         (await call(readOnly.port, path, { headers: { "x-skein-token": `${readOnly.token}x` } })).status,
       ).toBe(401);
     }
+    for (const action of ["fork", "checkpoint", "rollback"]) {
+      const body = JSON.stringify({ id: "t", ifRevision: 1 });
+      const headers = { "content-type": "application/json" };
+      expect((await call(writable.port, `/api/${action}`, { method: "POST", headers, body })).status).toBe(
+        401,
+      );
+      const wrong = { ...headers, "x-skein-token": readOnly.token };
+      expect(
+        (await call(writable.port, `/api/${action}`, { method: "POST", headers: wrong, body })).status,
+      ).toBe(401);
+    }
+    expect(await (await store.get("t")).history()).toEqual([]);
     const refused = await call(readOnly.port, "/api/threads");
     expect(JSON.parse(refused.body).error.message).toContain("access token");
     expect(refused.body).not.toContain(readOnly.token);
@@ -91,6 +107,31 @@ describe("the ui server", () => {
       headers: { "x-skein-token": readOnly.token },
     });
     expect(JSON.parse(threads.body).items).toEqual([expect.objectContaining({ id: "t", messageCount: 2 })]);
+  });
+
+  it("takes a point's length from the thread, never from the position the request carries", async () => {
+    // In a scope of its own, so the other tests' listings of the store stay as they are.
+    const thread = await store.scope("points").create({ id: "points" });
+    await thread.append([
+      { role: "user", text: "one" },
+      { role: "assistant", text: "two" },
+    ]);
+    const { point } = await thread.checkpoint("two");
+    await thread.append({ role: "user", text: "three" });
+    const headers = { "x-skein-token": readOnly.token };
+    const at = (position: number) => encodeURIComponent(JSON.stringify({ ...point, position }));
+    const page = await call(readOnly.port, `/api/messages?id=points&scope=points&at=${at(point.position)}`, {
+      headers,
+    });
+    expect(JSON.parse(page.body)).toMatchObject({ from: 0, length: 2 });
+    expect(JSON.parse(page.body).messages).toHaveLength(2);
+    expect(page.body).not.toContain("three");
+    for (const route of ["messages", "view", "compare"]) {
+      const query = route === "compare" ? `a=head&b=${at(999999)}` : `at=${at(999999)}`;
+      const madeUp = await call(readOnly.port, `/api/${route}?id=points&scope=points&${query}`, { headers });
+      expect(madeUp.status).toBe(400);
+      expect(JSON.parse(madeUp.body).error.message).toContain("position 2, not 999999");
+    }
   });
 
   it("refuses a Host that is not loopback, even with the token (DNS rebinding)", async () => {

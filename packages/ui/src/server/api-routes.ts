@@ -1,8 +1,15 @@
-import type { ThreadStore } from "@skein/thread-core";
+import type { LogPoint, Thread, ThreadStore } from "@skein/thread-core";
 import type { UiInfo } from "../api-types.js";
 import { UiRequestError } from "../errors.js";
 import { compareSides, historyGraphData, logIdOf } from "./history-reads.js";
-import { addressFrom, openThread, pointFrom, readableAt, scopedStore } from "./thread-address.js";
+import {
+  addressFrom,
+  openThread,
+  pointFrom,
+  type Readable,
+  readableAt,
+  scopedStore,
+} from "./thread-address.js";
 import {
   contextView,
   knownLength,
@@ -35,22 +42,18 @@ const READ_ROUTES: Record<string, ReadRoute> = {
     signature: await signatureOf(await openThread(store, addressFrom(query))),
   }),
   "/api/messages": async ({ store }, query) => {
-    const thread = await openThread(store, addressFrom(query));
-    const point = pointFrom(query);
-    const length = point ? point.position : knownLength(thread);
+    const { source, length } = await readAt(await openThread(store, addressFrom(query)), pointFrom(query));
     return messagePage(
-      await readableAt(thread, point),
+      source,
       length,
       integerParameter(query, "from"),
       integerParameter(query, "limit") ?? 50,
     );
   },
   "/api/view": async ({ store }, query) => {
-    const thread = await openThread(store, addressFrom(query));
-    const point = pointFrom(query);
-    const length = point ? point.position : knownLength(thread);
+    const { source, length } = await readAt(await openThread(store, addressFrom(query)), pointFrom(query));
     return contextView(
-      await readableAt(thread, point),
+      source,
       length,
       integerParameter(query, "maxTokens") ?? 4000,
       query.get("keepSystem") !== "false",
@@ -73,9 +76,9 @@ const READ_ROUTES: Record<string, ReadRoute> = {
       throw new UiRequestError(400, 'A comparison needs two points, ?a= and ?b= (a point, or "head").');
     const side = async (name: string) => {
       const point = pointFrom(query, name);
-      const length = point ? point.position : knownLength(thread);
+      const { source, length } = await readAt(thread, point);
       if (length === null) throw new UiRequestError(501, `A ${thread.type} thread has no points to compare.`);
-      return { source: await readableAt(thread, point), point: point ?? null, length };
+      return { source, point: point ?? null, length };
     };
     return compareSides(await side("a"), await side("b"));
   },
@@ -110,6 +113,27 @@ export async function routeApi(
     return runWrite(context.store, action, parseWriteRequest(await readBody()));
   }
   throw new UiRequestError(404, `No such API route: ${url.pathname}.`);
+}
+
+/**
+ * What reads go to and how long it is: at a point, the length is the position the thread recorded for it
+ * (`at()`'s snapshot), never the one the request carries; a point whose position differs is refused.
+ */
+async function readAt(
+  thread: Thread,
+  point: LogPoint | undefined,
+): Promise<{ source: Readable; length: number | null }> {
+  const length = knownLength(thread);
+  if (point === undefined) return { source: thread, length };
+  const snapshot = await readableAt(thread, point);
+  if (length === null) return { source: snapshot, length: null };
+  if (snapshot.point.position !== point.position) {
+    throw new UiRequestError(
+      400,
+      `The point ${point.segment}:${point.offset} is at position ${snapshot.point.position}, not ${point.position}: take points from the history graph.`,
+    );
+  }
+  return { source: snapshot, length: snapshot.point.position };
 }
 
 function optionalParameter(query: URLSearchParams, name: string): Record<string, string> {

@@ -72,8 +72,9 @@ export function asPoint(value: unknown, name: string): LogPoint {
 /** What reads go to: the thread now, or, given a point, the thread as it was there (`at()`). */
 export type Readable = Pick<ThreadSnapshot, "messages" | "view">;
 
-export async function readableAt(thread: Thread, point: LogPoint | undefined): Promise<Readable> {
-  return point === undefined ? thread : thread.at(point);
+/** The thread as it was at a point it recorded (`at()`); its `point` is the thread's, with the true position. */
+export async function readableAt(thread: Thread, point: LogPoint): Promise<ThreadSnapshot> {
+  return thread.at(point);
 }
 
 /** Whether a workflow's sub-thread state could be bound here (its adapter is installed). */
