@@ -2,6 +2,7 @@ import {
   assertThreadId,
   type ForkOptions,
   PointNotFoundError,
+  START,
   type Thread,
   UnsupportedOperationError,
 } from "@skein/thread-core";
@@ -62,7 +63,10 @@ export async function forkConversation(
   }
 }
 
-/** The message id to copy up to (checked with one request), or undefined for the whole conversation. */
+/**
+ * The message id to copy up to (checked with one request), `"start"` to copy nothing, or undefined for the
+ * whole conversation.
+ */
 async function forkPoint(history: ConversationHistory, at: ForkOptions["at"]): Promise<string | undefined> {
   if (at === undefined) return undefined;
   if (typeof at !== "string") {
@@ -73,6 +77,7 @@ async function forkPoint(history: ConversationHistory, at: ForkOptions["at"]): P
       { source: SOURCE },
     );
   }
+  if (at === START) return at;
   if (!(await history.contains(at))) throw new PointNotFoundError(history.threadId, at, { source: SOURCE });
   return at;
 }
@@ -81,6 +86,7 @@ async function* copiedItems(
   history: ConversationHistory,
   at: string | undefined,
 ): AsyncGenerator<ResponseInputItem> {
+  if (at === START) return;
   for await (const item of history.items("asc", MAX_PAGE)) {
     yield replayItem(item);
     if (item.id === at) return;

@@ -31,6 +31,19 @@ export class ConversationHistory implements RemoteHistory {
     }
   }
 
+  /** The items older than `before`, from it as the cursor of a newest-first list. */
+  async *olderThan(before: string, pageSize: number): AsyncIterable<Message> {
+    let first = true;
+    for await (const item of this.items("desc", pageSize, before)) {
+      first = false;
+      yield this.toMessage(item);
+    }
+    // An empty page after a cursor means the cursor is the oldest item, or no item at all.
+    if (first && !(await this.contains(before))) {
+      throw new PointNotFoundError(this.threadId, before, { source: SOURCE });
+    }
+  }
+
   async contains(id: string): Promise<boolean> {
     return (await this.find(id)) !== undefined;
   }

@@ -33,7 +33,7 @@ import { StateDocument, saveNewState } from "./state-document.js";
  * An `openai.conversation` thread: its messages are the items of one OpenAI conversation, read and written
  * through the Conversations API. Requests per call: append 1 per 20 items (+1 per message given with a
  * service-shaped id such as `msg_…`, to check for a re-send); messages and view 1 per 100 messages read
- * (+1 for a view's opening system messages); fork 1 + 1 per 100 items read + 1 per 20 items copied;
+ * (+1 for a view's opening system messages); message(id) 1; fork 1 + 1 per 100 items read + 1 per 20 items copied;
  * delete 1; update, refresh, history 0.
  */
 export class OpenAIConversationThread implements Thread<OpenAIConversationState> {
@@ -78,11 +78,24 @@ export class OpenAIConversationThread implements Thread<OpenAIConversationState>
    */
   async append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
     if (options.ifRevision !== undefined) throw this.#unsupported("revisions", "conversations have none.");
+    if (options.operationId !== undefined) {
+      throw this.#unsupported(
+        "operationId",
+        "the service records no operations, so a retry could not be recognised; nothing was written.",
+      );
+    }
     return appendToConversation(this.#client, this.#history(), input);
   }
 
   messages(options: ReadOptions = {}): Promise<Message[]> {
     return readMessages(this.#history(), options);
+  }
+
+  /** One item by id (one `conversations.items.retrieve`), or undefined when the conversation has none. */
+  async message(id: string): Promise<Message | undefined> {
+    const history = this.#history();
+    const item = await history.find(id);
+    return item && history.toMessage(item);
   }
 
   view(options: ViewOptions = {}): Promise<Message[]> {

@@ -13,13 +13,22 @@ export interface RemoteHistory {
   oldestFirst(pageSize: number, after?: string): AsyncIterable<Message>;
   /** Whether a message is in the thread, when the service can say so in one request. */
   contains?(id: string): Promise<boolean>;
+  /**
+   * Newest first, the messages older than `before` (`PointNotFoundError` when it is not in the thread), when
+   * the service can start there (its id as a cursor); else `before` is found by reading back from the end.
+   */
+  olderThan?(before: string, pageSize: number): AsyncIterable<Message>;
 }
 
 /** The largest page the service serves. */
 export const MAX_PAGE = 100;
 
-/** `thread.messages(options)` over a remote history, with `Thread`'s meaning of `last`, `after` and `limit`. */
+/**
+ * `thread.messages(options)` over a remote history, with `Thread`'s meaning of `last`, `after`, `before` and
+ * `limit`.
+ */
 export async function readMessages(history: RemoteHistory, options: ReadOptions = {}): Promise<Message[]> {
+  if (options.before !== undefined) return readBefore(history, options.before, options);
   const limit = options.limit === undefined ? Number.POSITIVE_INFINITY : Math.max(0, options.limit);
   if (options.last !== undefined)
     return (await readLast(history, options.last, options.after)).slice(0, limit);
@@ -65,6 +74,68 @@ async function readLast(
   }
   if (!found) throw new PointNotFoundError(history.threadId, after as string, { source: SOURCE });
   return newest.reverse();
+}
+
+/**
+ * The messages before `before` (and after `after`, when given), oldest first, then `last` and `limit` as
+ * local threads apply them. Without `after` it keeps only the `min(last, limit)` it returns, so
+ * `{ before, limit }` pages backwards; where the service cannot start at `before`, the messages after it
+ * are read too (newest first) to find it.
+ */
+async function readBefore(history: RemoteHistory, before: string, options: ReadOptions): Promise<Message[]> {
+  const { after } = options;
+  const last = options.last === undefined ? undefined : Math.max(0, options.last);
+  const limit = options.limit === undefined ? undefined : Math.max(0, options.limit);
+  const wanted =
+    after === undefined
+      ? Math.min(last ?? Number.POSITIVE_INFINITY, limit ?? Number.POSITIVE_INFINITY)
+      : Number.POSITIVE_INFINITY;
+  let afterIsLater = false;
+  const older = history.olderThan
+    ? history.olderThan(before, pageFor(wanted))
+    : olderByReadingBack(history, before, (message) => {
+        if (message.id === after) afterIsLater = true;
+      });
+  const kept: Message[] = [];
+  let reachedAfter = false;
+  // Reading starts even when nothing is wanted: it is what finds `before` (or says it is not there).
+  for await (const message of older) {
+    if (afterIsLater || kept.length >= wanted) break;
+    if (message.id === after) {
+      reachedAfter = true;
+      break;
+    }
+    kept.push(message);
+    if (kept.length >= wanted) break;
+  }
+  if (after !== undefined && !reachedAfter) {
+    // Not met going back from `before`: it is `before` itself or later (nothing lies between), or unknown.
+    const held = afterIsLater || (history.olderThan !== undefined && (await history.contains?.(after)));
+    if (!held) throw new PointNotFoundError(history.threadId, after, { source: SOURCE });
+    return [];
+  }
+  let window = kept.reverse();
+  if (last !== undefined) window = window.slice(Math.max(0, window.length - last));
+  if (limit === undefined) return window;
+  return after === undefined ? window.slice(Math.max(0, window.length - limit)) : window.slice(0, limit);
+}
+
+/** Newest first, the messages older than `before`, found by reading back from the end; `later` sees the rest. */
+async function* olderByReadingBack(
+  history: RemoteHistory,
+  before: string,
+  later: (message: Message) => void,
+): AsyncIterable<Message> {
+  let found = false;
+  for await (const message of history.newestFirst(MAX_PAGE)) {
+    if (found) {
+      yield message;
+      continue;
+    }
+    later(message);
+    found = message.id === before;
+  }
+  if (!found) throw new PointNotFoundError(history.threadId, before, { source: SOURCE });
 }
 
 function pageFor(wanted: number): number {

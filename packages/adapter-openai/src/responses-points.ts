@@ -1,4 +1,4 @@
-import { type LogPoint, type Message, PointNotFoundError, type PointTarget } from "@skein/thread-core";
+import { type LogPoint, type Message, PointNotFoundError, type PointTarget, START } from "@skein/thread-core";
 import type OpenAI from "openai";
 import { SOURCE } from "./errors.js";
 import { MAX_PAGE } from "./remote-history.js";
@@ -7,7 +7,8 @@ import { type ChainPoint, currentPoint, logPointOf, type OpenAIResponsesState } 
 import { callService } from "./service-call.js";
 
 /**
- * Where a fork, rollback or `at` goes. Checkpoints and points from `history()` cost no request. A message
+ * Where a fork, rollback or `at` goes. `"start"` (before the first message), checkpoints and points from
+ * `history()` cost no request. A message
  * id costs one read of the chain (1 request per 100 items) plus one `responses.retrieve` per response
  * between the target and the end: the point is the last response that ends at or before the message, and
  * the messages after that response, up to the target, become pending input to send again.
@@ -19,6 +20,7 @@ export async function resolvePoint(
 ): Promise<ChainPoint> {
   const current = currentPoint(state);
   if (target === undefined) return structuredClone(current);
+  if (target === START) return { responseId: null, length: 0, pending: [] };
   const checkpointId = typeof target === "string" ? target : "id" in target ? target.id : undefined;
   const checkpoint = state.checkpoints.find((record) => record.id === checkpointId);
   if (checkpoint)

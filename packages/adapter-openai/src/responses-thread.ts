@@ -12,9 +12,11 @@ import {
   normalizeMessage,
   type PointTarget,
   type ReadOptions,
+  type RollbackOptions,
   type Thread,
   type ThreadSnapshot,
   type ThreadUpdate,
+  UnsupportedOperationError,
   type ViewOptions,
 } from "@skein/thread-core";
 import type OpenAI from "openai";
@@ -85,6 +87,7 @@ export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
    * `ChainAdvance`) instead moves the thread to that run's response.
    */
   async append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
+    if (options.operationId !== undefined) throw unsupported("operationId", NO_OPERATIONS);
     const inputs = Array.isArray(input) ? input : [input];
     const advance = readAdvance(inputs);
     const messages = inputs.map((raw, index) => normalizeMessage(raw, Array.isArray(input) ? [index] : []));
@@ -159,8 +162,15 @@ export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
     });
   }
 
-  /** Points the thread back at an earlier response; the abandoned chain stays on the service and in `history()`. */
-  async rollback(target: PointTarget, options: AppendOptions = {}): Promise<void> {
+  /**
+   * Points the thread back at an earlier response (or `"start"`); the abandoned chain stays on the service
+   * and in `history()`. `{ append }` and `{ operationId }` are refused: this type records no operations.
+   */
+  async rollback(target: PointTarget, options: RollbackOptions = {}): Promise<void> {
+    if (options.append !== undefined) {
+      throw unsupported("rollback with append", "roll back, then append (two changes, not one).");
+    }
+    if (options.operationId !== undefined) throw unsupported("operationId", NO_OPERATIONS);
     const point = await resolvePoint(this.#client, this.#state, target);
     const name =
       typeof target === "string" ? target : "id" in target ? target.id : `${target.segment}:${target.offset}`;
@@ -272,4 +282,12 @@ export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
   #history(point: ChainPoint): ResponsesHistory {
     return new ResponsesHistory(this.#client, this.id, point, this.#state.createdAt);
   }
+}
+
+const NO_OPERATIONS =
+  "the thread records no operations, so a retry could not be recognised; nothing was changed.";
+
+/** What this type cannot honour, refused before anything changes. */
+function unsupported(capability: string, detail: string): UnsupportedOperationError {
+  return new UnsupportedOperationError(RESPONSES_TYPE, capability, detail, { source: SOURCE });
 }

@@ -40,6 +40,16 @@ describe("openai.conversation fork (copy)", () => {
     expect((await caught(thread.fork({ at: "msg_missing" }))).name).toBe("PointNotFoundError");
   });
 
+  it('forks at "start" into a new, empty conversation', async () => {
+    const thread = await conversationWith(harness, 3);
+    const fork = await thread.fork({ at: "start" });
+    expect(fork.toJSON().conversationId).not.toBe(thread.toJSON().conversationId);
+    expect(await fork.messages()).toEqual([]);
+    await fork.append({ role: "user", text: "only in the fork" });
+    expect(texts(await fork.messages())).toEqual(["only in the fork"]);
+    expect(await thread.messages()).toHaveLength(3);
+  });
+
   it("deletes a half-made fork when copying fails", async () => {
     const thread = await conversationWith(harness, 30);
     const before = harness.emulator.state.conversations.size;

@@ -182,6 +182,50 @@ describe("openai.conversation", () => {
     );
   });
 
+  it("pages backwards with { before, limit } from that item as the cursor, and finds one by id", async () => {
+    const thread = await conversationWith(harness, 250);
+    const all = await thread.messages();
+    const range = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, index) => `message ${from + index}`);
+    let page: Message[] = [];
+    const requests = await countRequests(harness, async () => {
+      page = await thread.messages({ before: all[240]?.id, limit: 3 });
+    });
+    expect(requests).toBe(1);
+    expect(texts(page)).toEqual(range(237, 240));
+    expect(harness.emulator.requestsTo("conversations.items.list").at(-1)?.query).toMatchObject({
+      order: "desc",
+      after: all[240]?.id,
+      limit: "3",
+    });
+    expect(texts(await thread.messages({ before: all[230]?.id, limit: 120 }))).toEqual(range(110, 230));
+    expect(texts(await thread.messages({ before: all[2]?.id }))).toEqual(range(0, 2));
+    expect(await thread.messages({ before: all[0]?.id, limit: 5 })).toEqual([]);
+    expect(texts(await thread.messages({ after: all[3]?.id, before: all[9]?.id, limit: 2 }))).toEqual(
+      range(4, 6),
+    );
+    expect(texts(await thread.messages({ after: all[3]?.id, before: all[9]?.id, last: 2 }))).toEqual(
+      range(7, 9),
+    );
+    expect(await thread.messages({ after: all[9]?.id, before: all[3]?.id })).toEqual([]);
+    expect(await thread.messages({ after: all[9]?.id, before: all[9]?.id })).toEqual([]);
+    let found: Message | undefined;
+    expect(
+      await countRequests(harness, async () => {
+        found = await (thread as OpenAIConversationThread).message(all[120]?.id as string);
+      }),
+    ).toBe(1);
+    expect(found).toEqual(all[120]);
+    expect(await (thread as OpenAIConversationThread).message("msg_missing")).toBeUndefined();
+    expect((await caught(thread.messages({ before: "msg_missing" }))).name).toBe("PointNotFoundError");
+    expect((await caught(thread.messages({ before: "msg_missing", limit: 0 }))).name).toBe(
+      "PointNotFoundError",
+    );
+    expect((await caught(thread.messages({ after: "msg_missing", before: all[9]?.id }))).name).toBe(
+      "PointNotFoundError",
+    );
+  });
+
   it("gives views that keep tool calls whole and the opening system message", async () => {
     const thread = await harness.store.create("openai.conversation");
     await thread.append([
@@ -239,6 +283,10 @@ describe("openai.conversation", () => {
       thread.checkpoint("c"),
       thread.at(first?.id as string),
       thread.append({ role: "user", text: "x" }, { ifRevision: 1 }),
+      // Nothing records an operation id, so a retry would append again: refused, not ignored.
+      thread.append({ role: "user", text: "x" }, { operationId: "op-1" }),
+      thread.rollback("start"),
+      thread.at("start"),
     ]) {
       const error = await caught(attempt);
       expect(error.name).toBe("UnsupportedOperationError");

@@ -191,6 +191,65 @@ describe("openai.responses", () => {
     expect(texts(await thread.messages())).toEqual(["one", "echo: one", "draft"]);
   });
 
+  it("pages backwards with { before, limit } over pending input, output and earlier input", async () => {
+    const thread = await harness.store.create("openai.responses");
+    await turn(thread, "one");
+    await turn(thread, "two");
+    await thread.append({ role: "user", text: "three (pending)" });
+    const all = await thread.messages();
+    expect(texts(await thread.messages({ before: all[4]?.id, limit: 2 }))).toEqual(["two", "echo: two"]);
+    expect(texts(await thread.messages({ before: all[3]?.id }))).toEqual(["one", "echo: one", "two"]);
+    expect(texts(await thread.messages({ before: all[2]?.id, last: 1 }))).toEqual(["echo: one"]);
+    expect(await thread.messages({ before: all[0]?.id })).toEqual([]);
+    expect(texts(await thread.messages({ after: all[0]?.id, before: all[3]?.id, limit: 1 }))).toEqual([
+      "echo: one",
+    ]);
+    expect(await thread.messages({ after: all[3]?.id, before: all[1]?.id })).toEqual([]);
+    expect((await caught(thread.messages({ before: "msg_missing" }))).name).toBe("PointNotFoundError");
+    expect((await caught(thread.messages({ before: "msg_missing", limit: 0 }))).name).toBe(
+      "PointNotFoundError",
+    );
+    expect((await caught(thread.messages({ after: "msg_missing", before: all[3]?.id }))).name).toBe(
+      "PointNotFoundError",
+    );
+    const past = await thread.at(all[3]?.id as string);
+    expect(texts(await past.messages({ before: all[3]?.id, limit: 1 }))).toEqual(["two"]);
+  });
+
+  it('goes to "start" with rollback, fork and at, without a request', async () => {
+    const thread = await harness.store.create("openai.responses");
+    await turn(thread, "one");
+    const requests = await countRequests(harness, async () => {
+      const fork = await thread.fork({ at: "start" });
+      expect(await fork.messages()).toEqual([]);
+      expect(await (await thread.at("start")).messages()).toEqual([]);
+      await thread.rollback("start");
+      expect(await thread.messages()).toEqual([]);
+    });
+    expect(requests).toBe(0);
+    expect(thread.toJSON()).toMatchObject({ previousResponseId: null, length: 0, pending: [] });
+    await turn(thread, "again");
+    expect(texts(await thread.messages())).toEqual(["again", "echo: again"]);
+  });
+
+  it("refuses rollback with append and operation ids, changing nothing", async () => {
+    const thread = await harness.store.create("openai.responses");
+    await turn(thread, "one");
+    const [first] = await thread.messages();
+    const revision = thread.revision;
+    for (const attempt of [
+      thread.rollback(first?.id as string, { append: { role: "user", text: "x" } }),
+      thread.rollback(first?.id as string, { operationId: "op-1" }),
+      thread.append({ role: "user", text: "x" }, { operationId: "op-1" }),
+    ]) {
+      const error = await caught(attempt);
+      expect(error.name).toBe("UnsupportedOperationError");
+      expect(error.message).toMatch(/^\[adapter-openai\] Thread type "openai\.responses" does not support/);
+    }
+    expect(thread.revision).toBe(revision);
+    expect(texts(await thread.messages())).toEqual(["one", "echo: one"]);
+  });
+
   it("compares revisions: ifRevision, and two objects of one thread", async () => {
     const thread = await harness.store.create("openai.responses");
     await thread.append({ role: "user", text: "a" });
