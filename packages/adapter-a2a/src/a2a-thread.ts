@@ -101,6 +101,7 @@ export class A2aThread implements Thread<A2aThreadState> {
    */
   async append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
     const { message, namedId } = userTurnInput(input);
+    refuseOperationId(options);
     await this.#checkRevision(options.ifRevision);
     const resent = namedId ? resentMessage(message, await this.#latest()) : undefined;
     if (resent) return [resent];
@@ -123,6 +124,7 @@ export class A2aThread implements Thread<A2aThreadState> {
     options: AppendOptions & { signal?: AbortSignal } = {},
   ): AsyncGenerator<A2aStreamEvent, void> {
     const { message, namedId } = userTurnInput(input);
+    refuseOperationId(options);
     await this.#checkRevision(options.ifRevision);
     if (namedId && resentMessage(message, await this.#latest())) return;
     const link = this.#link();
@@ -286,5 +288,16 @@ export class A2aThread implements Thread<A2aThreadState> {
 
   #stored(): Promise<A2aThreadState | undefined> {
     return this.host.store ? readStoredState(this.host.store, this.id) : Promise.resolve(undefined);
+  }
+}
+
+/** An agent keeps no record of operations, so a retry could not be recognised: refused before sending. */
+function refuseOperationId(options: AppendOptions): void {
+  if (options.operationId !== undefined) {
+    throw unsupported(
+      "a2a",
+      "operationId",
+      "an A2A agent records no operations, so a retry would run the turn again; nothing was sent. Re-send the message with the same id instead.",
+    );
   }
 }

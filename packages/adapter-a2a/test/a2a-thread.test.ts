@@ -1,4 +1,5 @@
 import {
+  type Message,
   messageText,
   openStore,
   type Thread,
@@ -88,6 +89,40 @@ describe("a2a threads", () => {
       name: "PointNotFoundError",
     });
     expect((await thread.view({ maxMessages: 2 })).map(messageText)).toEqual(["echo: c", "C"]);
+  });
+
+  it("pages backwards with { before, limit } across tasks, as local threads do", async () => {
+    const thread = await create("echo");
+    for (const text of ["a", "b", "c"]) await thread.append({ role: "user", text });
+    const all = await thread.messages();
+    const texts = (messages: Message[]) => messages.map(messageText);
+    expect(texts(all)).toEqual(["a", "echo: a", "A", "b", "echo: b", "B", "c", "echo: c", "C"]);
+    expect(texts(await thread.messages({ before: all[7]?.id as string, limit: 3 }))).toEqual([
+      "echo: b",
+      "B",
+      "c",
+    ]);
+    expect(texts(await thread.messages({ before: all[4]?.id as string }))).toEqual([
+      "a",
+      "echo: a",
+      "A",
+      "b",
+    ]);
+    expect(texts(await thread.messages({ before: all[4]?.id as string, last: 1 }))).toEqual(["b"]);
+    expect(await thread.messages({ before: all[0]?.id as string })).toEqual([]);
+    const between = { after: all[1]?.id as string, before: all[6]?.id as string };
+    expect(texts(await thread.messages({ ...between, limit: 2 }))).toEqual(["A", "b"]);
+    expect(texts(await thread.messages({ ...between, last: 2 }))).toEqual(["echo: b", "B"]);
+    expect(await thread.messages({ after: all[6]?.id as string, before: all[1]?.id as string })).toEqual([]);
+    await expect(thread.messages({ before: "no-such-message" })).rejects.toMatchObject({
+      name: "PointNotFoundError",
+    });
+    await expect(thread.messages({ before: "no-such-message", limit: 0 })).rejects.toMatchObject({
+      name: "PointNotFoundError",
+    });
+    await expect(
+      thread.messages({ after: "no-such-message", before: all[6]?.id as string }),
+    ).rejects.toMatchObject({ name: "PointNotFoundError" });
   });
 
   it("keeps its state in the store as it changes, and delete forgets only that", async () => {
@@ -211,6 +246,13 @@ describe("a2a threads", () => {
     const refusal = await thread.fork().catch((error: Error) => error);
     expect(refusal).toMatchObject({ name: "UnsupportedOperationError", type: "a2a", capability: "fork" });
     expect((refusal as Error).message).toMatch(/^\[adapter-a2a\] /);
+    // An agent records no operations: a retry would run the turn again, so operation ids are refused.
+    await expect(thread.append({ role: "user", text: "x" }, { operationId: "op-1" })).rejects.toMatchObject({
+      name: "UnsupportedOperationError",
+      capability: "operationId",
+    });
+    await expect(thread.rollback("start")).rejects.toMatchObject({ capability: "rollback" });
+    await expect(thread.at("start")).rejects.toMatchObject({ name: "UnsupportedOperationError" });
     expect(await thread.messages()).toEqual([]);
   });
 });
