@@ -122,6 +122,20 @@ export class ThreadTypeClashError extends SkeinError {
   }
 }
 
+/**
+ * A `defineThreadType` or `defineStateType` definition that cannot work: no type id, a version that is not
+ * a positive integer, a missing migration, or options that contradict each other. Nothing was defined.
+ */
+export class InvalidTypeDefinitionError extends SkeinError {
+  constructor(
+    readonly type: string,
+    readonly detail: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`Type definition ${quoteUntrusted(type)} is invalid: ${detail}`, options);
+  }
+}
+
 /** A state's `$v` is newer than the installed definition of its type knows how to read. */
 export class UnsupportedVersionError extends SkeinError {
   constructor(

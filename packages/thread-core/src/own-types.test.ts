@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { contextOf, defineContextProvider, withContextProviders } from "./context-provider.js";
 import { createRegistry } from "./create-registry.js";
-import { InvalidThreadStateError, ThreadTypeClashError, UnknownThreadTypeError } from "./errors.js";
+import {
+  InvalidThreadStateError,
+  InvalidTypeDefinitionError,
+  ThreadTypeClashError,
+  UnknownThreadTypeError,
+} from "./errors.js";
 import type { ThreadRunner } from "./runner.js";
 import { defineStateType, stateOf } from "./state-type.js";
 import { openStore } from "./store/open-store.js";
@@ -55,6 +60,38 @@ describe("registering your own types", () => {
     // The same package, and the application's own types side by side, are fine.
     owned.register(defineThreadType({ type: "acme.invoice", schema, packageName: "@acme/orders" }));
     registry().register(defineStateType({ type: "acme.other", schema: z.object({}) }));
+  });
+
+  it("takes ids that are names of Object.prototype's members as any other, in any namespace", () => {
+    const schema = ThreadStateSchema;
+    const registry = createRegistry();
+    for (const type of ["__proto__", "constructor", "toString", "valueOf", "hasOwnProperty"]) {
+      registry.register(defineThreadType({ type, schema }));
+      registry.register(defineThreadType({ type: `${type}.x`, schema }));
+    }
+    expect(registry.get("constructor.x")?.type).toBe("constructor.x");
+    // An unknown type with such an id names no package to install.
+    const unknown = caught(() => createRegistry().parse({ $type: "toString", id: "t" }));
+    expect(UnknownThreadTypeError.isInstance(unknown)).toBe(true);
+    expect(unknown.message).not.toContain("function");
+  });
+
+  it("refuses a definition without a type id, or with a version that is not a positive integer, with a typed error", () => {
+    const schema = ThreadStateSchema;
+    const definitions = [
+      () => defineThreadType({ type: "", schema }),
+      () => defineThreadType({ type: 5 as never, schema }),
+      () => defineThreadType({ type: "acme.v", version: 0, schema }),
+      () => defineThreadType({ type: "acme.v", version: 1.5, schema }),
+      () => defineThreadType({ type: "acme.v", version: 2, schema }),
+      () => defineStateType({ type: "", schema: z.object({}) }),
+      () => defineThreadType({ type: "acme.v", schema, local: true, bind: () => ({}) as never }),
+    ];
+    for (const define of definitions) {
+      const error = caught(define);
+      expect(InvalidTypeDefinitionError.isInstance(error), String(error)).toBe(true);
+      expect(error.message).toMatch(/^\[thread-core\] /);
+    }
   });
 
   it("a nested state type is not a thread", () => {

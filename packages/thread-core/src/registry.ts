@@ -15,8 +15,16 @@ import { nestedStateSchema, stateFields, walkStateFields } from "./state-fields.
 import { stateSchemaTypes } from "./state-type.js";
 import type { ThreadState, ThreadType } from "./thread-type.js";
 
+/**
+ * A lookup table without a prototype: a type id such as `__proto__` or `constructor` is looked up like any
+ * other, and finds nothing.
+ */
+function table(entries: Record<string, string>): Readonly<Record<string, string>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, string>, entries));
+}
+
 /** Which package provides each of skein's own thread types, for the error that says what to install. */
-export const SKEIN_TYPE_PACKAGES: Readonly<Record<string, string>> = {
+export const SKEIN_TYPE_PACKAGES: Readonly<Record<string, string>> = table({
   fs: "@skein/adapter-fs",
   redis: "@skein/adapter-redis",
   "openai.conversation": "@skein/adapter-openai",
@@ -24,21 +32,21 @@ export const SKEIN_TYPE_PACKAGES: Readonly<Record<string, string>> = {
   "foundry.conversation": "@skein/adapter-foundry",
   "foundry.thread": "@skein/adapter-foundry",
   a2a: "@skein/adapter-a2a",
-};
+});
 
 /** skein's own type ids and namespaces, and the package each belongs to. */
-const RESERVED_TYPES: Readonly<Record<string, string>> = {
+const RESERVED_TYPES: Readonly<Record<string, string>> = table({
   memory: "@skein/thread-core",
   workflow: "@skein/thread-core",
   ...SKEIN_TYPE_PACKAGES,
-};
-const RESERVED_NAMESPACES: Readonly<Record<string, string>> = {
+});
+const RESERVED_NAMESPACES: Readonly<Record<string, string>> = table({
   skein: "@skein/thread-core",
   openai: "@skein/adapter-openai",
   foundry: "@skein/adapter-foundry",
   a2a: "@skein/adapter-a2a",
   "thread-service": "@skein/thread-service",
-};
+});
 
 /** Where a state sits: the root thread, or nested inside one (a context provider's state, a `stateOf` field). */
 type Place = "root" | "nested";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { InvalidTypeDefinitionError } from "./errors.js";
 import type { Registry } from "./registry.js";
 import type { SkeinAdapter, ThreadStore } from "./store/store.js";
 import type { Thread } from "./thread.js";
@@ -84,8 +85,9 @@ export function defineThreadType<State extends ThreadState>(
 ): ThreadType<State> {
   const version = checkedVersion(definition);
   if (definition.local && (definition.bind || definition.create || definition.storage)) {
-    throw new TypeError(
-      `thread type "${definition.type}" is local: its store gives it behaviour, so it takes no bind, create or storage`,
+    throw new InvalidTypeDefinitionError(
+      definition.type,
+      "a local type gets its behaviour from its store, so it takes no bind, create or storage",
     );
   }
   return Object.freeze({ ...definition, version, kind: "thread" as const });
@@ -99,13 +101,22 @@ export function checkedVersion(definition: {
 }): number {
   const version = definition.version ?? 1;
   if (typeof definition.type !== "string" || definition.type.length === 0) {
-    throw new TypeError("a type needs a non-empty type id");
+    throw new InvalidTypeDefinitionError(
+      String(definition.type),
+      "give it a non-empty type id (acme.ticket)",
+    );
   }
-  if (!Number.isInteger(version) || version < 1) throw new TypeError("version must be a positive integer");
+  if (!Number.isInteger(version) || version < 1) {
+    throw new InvalidTypeDefinitionError(
+      definition.type,
+      `version is a positive integer, not ${String(version)}`,
+    );
+  }
   for (let from = 1; from < version; from++) {
     if (typeof definition.migrations?.[from] !== "function") {
-      throw new TypeError(
-        `type "${definition.type}" is at version ${version} but has no migration from ${from}`,
+      throw new InvalidTypeDefinitionError(
+        definition.type,
+        `it is at version ${version} but has no migration from ${from}; add migrations[${from}]`,
       );
     }
   }
