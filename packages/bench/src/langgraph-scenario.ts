@@ -6,7 +6,7 @@ import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langch
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { SkeinCheckpointSaver } from "@skein/langgraph";
 import { openStore } from "@skein/thread-core";
-import { createClient } from "redis";
+import { emptyDatabase } from "./measured-database.js";
 
 export interface LangGraphRow {
   subject: string;
@@ -101,22 +101,18 @@ export async function langgraphRows(redisUrl: string | undefined, steps: number)
     rmSync(directory, { recursive: true, force: true });
   }
 
-  if (redisUrl) {
-    // A database of its own, so every key counted is the saver's.
-    const url = new URL(redisUrl);
-    url.pathname = "/10";
-    const client = createClient({ url: url.href });
-    await client.connect();
-    await client.flushDb();
-    const saver = await SkeinCheckpointSaver.open(url.href);
+  // A database of its own, so every key counted is the saver's.
+  const database = redisUrl ? await emptyDatabase(redisUrl, 10) : undefined;
+  if (database) {
+    const { client } = database;
+    const saver = await SkeinCheckpointSaver.open(database.url);
     const inRedis = await run(saver, steps);
     let bytes = 0;
     for await (const keys of client.scanIterator({ COUNT: 1000 })) {
       for (const key of keys) bytes += (await client.memoryUsage(key)) ?? 0;
     }
     await saver.close();
-    await client.flushDb();
-    await client.quit();
+    await database.release();
     row("SkeinCheckpointSaver, redis (MEMORY USAGE)", inRedis, bytes);
   }
   return rows;

@@ -167,7 +167,8 @@ npm install && npm run bench            # full run: rewrites BENCHMARKS.md and b
 npm run bench -- --quick                # under two minutes, prints the tables only
 \`\`\`
 
-The Redis rows use \`REDIS_URL\` or start a throw-away \`redis-server\` on a free loopback port.
+The Redis rows use \`REDIS_URL\` or start a throw-away \`redis-server\` on a free loopback port; the storage
+rows measure databases 9 and 10 only when they are empty (a database holding keys is skipped, never wiped).
 `;
 }
 

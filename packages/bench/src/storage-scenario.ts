@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { openStore } from "@skein/thread-core";
-import { createClient } from "redis";
+import { emptyDatabase } from "./measured-database.js";
 import { rawRecord, workloadMessages } from "./workload.js";
 
 export interface StorageRow {
@@ -51,23 +51,19 @@ export async function storageRows(redisUrl: string | undefined, count = 1000): P
     rmSync(directory, { recursive: true, force: true });
   }
 
-  if (redisUrl) {
-    // A database of its own, so every key counted is the thread's.
-    const url = new URL(redisUrl);
-    url.pathname = "/9";
-    const client = createClient({ url: url.href });
-    await client.connect();
-    await client.flushDb();
-    const store = await openStore(url.href);
+  // A database of its own, so every key counted is the thread's.
+  const database = redisUrl ? await emptyDatabase(redisUrl, 9) : undefined;
+  if (database) {
+    const { client } = database;
+    const store = await openStore(database.url);
     const thread = await store.create();
     for (const message of messages) await thread.append(message as { role: "user"; text: string });
     let bytes = 0;
     for await (const keys of client.scanIterator({ COUNT: 1000 })) {
       for (const key of keys) bytes += (await client.memoryUsage(key)) ?? 0;
     }
-    await client.flushDb();
     await store.close();
-    await client.quit();
+    await database.release();
     rows.push(row("skein redis store, MEMORY USAGE", bytes));
   }
   return rows;
