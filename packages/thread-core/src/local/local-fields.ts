@@ -71,7 +71,7 @@ export function parsedContext(registry: Registry, record: LogRecord): Record<str
   const cache = cacheOf(parsedContexts, registry);
   let parsed = cache.get(record.context);
   if (!parsed) {
-    parsed = parseContext(registry, publicContext(record.context));
+    parsed = frozenCopy(parseContext(registry, publicContext(record.context)));
     cache.set(record.context, parsed);
   }
   return parsed;
@@ -82,6 +82,22 @@ export function parseContext(registry: Registry, context: Record<string, unknown
   // Most contexts hold no nested state: skip the walk for them.
   if (!JSON.stringify(context).includes('"$type"')) return context;
   return registry.parseContext(context, { unknown: "preserve" });
+}
+
+/**
+ * A deep-frozen copy: what the caches above hand out is shared by every read of one record, so a caller
+ * changing it (`thread.fields.subject = …`) would change the thread for everyone and break its next update.
+ */
+function frozenCopy<Value extends Record<string, unknown>>(value: Value): Value {
+  const copy = cloneJson(value) as Value;
+  const pending: object[] = [copy];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    Object.freeze(next);
+    for (const child of Object.values(next)) {
+      if (typeof child === "object" && child !== null) pending.push(child);
+    }
+  }
+  return copy;
 }
 
 /** The typed fields a record stores, with the version they were written at, or undefined for a plain thread. */
@@ -111,12 +127,12 @@ export function readFields(registry: Registry, record: LogRecord): LocalFields |
   const { $v, ...fields } = stored;
   const version = typeof $v === "number" ? $v : 1;
   const type = registry.get(record.type);
-  let result: LocalFields = { version, fields };
+  let result: LocalFields = { version, fields: frozenCopy(fields) };
   if (type?.local) {
     const parsed = registry.parse(fieldsState(record, fields, version), {
       unknown: "preserve",
     }) as ThreadState;
-    result = { version: type.version, fields: ownFields(parsed) };
+    result = { version: type.version, fields: frozenCopy(ownFields(parsed)) };
   }
   cache.set(stored, result);
   return result;
@@ -149,7 +165,7 @@ export function withLocalFields(state: ThreadState, record: LogRecord, registry:
   if (!read && context === record.context) return state;
   return {
     ...state,
-    ...(read ? { ...read.fields, $type: record.type, $v: read.version } : {}),
+    ...(read ? { ...cloneJson(read.fields), $type: record.type, $v: read.version } : {}),
     context: cloneJson(context),
   } as ThreadState;
 }

@@ -149,6 +149,43 @@ export function ownTypesCases(context: SuiteContext): void {
 
   conformanceCase(
     context,
+    "changing the fields or context a local typed thread hands out changes neither the thread nor what it stores",
+    async () => {
+      const { store } = context;
+      registerOwnTypes(store.registry);
+      const ticket = (await store.create("conformance.ticket", {
+        id: "ticket-shared",
+        subject: "Login broken",
+        priority: "high",
+        notes: [{ $type: "conformance.note", $v: 2, text: "first" }],
+        context: { triage: { $type: "conformance.memory", $v: 2, facts: ["seen"] } },
+      })) as TypedLocalThread<Ticket>;
+      const fields = ticket.fields as Record<string, unknown>;
+      const note = (fields.notes as Array<Record<string, unknown>>)[0] as Record<string, unknown>;
+      const triage = ticket.context.triage as { facts: string[] };
+      // Reflect.set reports a refused write as false (a frozen object) rather than throwing.
+      Reflect.set(fields, "subject", 42);
+      Reflect.set(note, "text", "");
+      Reflect.set(triage.facts, 0, "changed");
+      const json = ticket.toJSON() as Record<string, unknown>;
+      json.subject = 43;
+      (json.context as { triage: { facts: string[] } }).triage.facts.push("added");
+      const expectedFields = {
+        subject: "Login broken",
+        priority: "high",
+        notes: [{ $type: "conformance.note", $v: 2, text: "first" }],
+      };
+      expect(ticket.fields).toEqual(expectedFields);
+      expect(ticket.context).toEqual({ triage: { $type: "conformance.memory", $v: 2, facts: ["seen"] } });
+      await ticket.update({ fields: { priority: "low" } });
+      const stored = (await store.get("ticket-shared")) as TypedLocalThread<Ticket>;
+      expect(stored.fields).toEqual({ ...expectedFields, priority: "low" });
+      expect(stored.context).toEqual({ triage: { $type: "conformance.memory", $v: 2, facts: ["seen"] } });
+    },
+  );
+
+  conformanceCase(
+    context,
     "a local thread type has every local capability and its typed fields",
     async () => {
       const { store } = context;
