@@ -102,7 +102,9 @@ describe("README code blocks", () => {
       expect(found.length, found.join("\n")).toBe(0);
     });
 
-    it.runIf(block.kind === "program")("runs and exits by itself", async () => {
+    // Only whole programs run; the others say why in their marker (a fragment, or what running would need).
+    if (block.kind !== "program") return;
+    it("runs and exits by itself", async () => {
       const redisUrl = inject("redisUrl");
       // The README's default Redis address stands for the test's loopback server.
       writeFileSync(block.file, block.code.replace(/redis:\/\/(127\.0\.0\.1|localhost):6379/g, redisUrl));
