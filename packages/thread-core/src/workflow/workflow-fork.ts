@@ -22,7 +22,8 @@ export interface WorkflowForkOptions extends Omit<ForkOptions, "at"> {
    *   sub-thread the workflow had there, each forked at its own checkpoint.
    * - `{ thread, message }`: that sub-thread ends after the message; the other sub-threads and the
    *   execution state are forked as they are now.
-   * - Any other string, or a point from `history()`: a message or point of `main`, the same way.
+   * - Any other string (`"start"` too), or a point from `history()`: a message or point of `main`, the
+   *   same way.
    * @default every sub-thread and the execution state as they are now
    */
   at?: PointTarget | SubThreadMessage;

@@ -25,6 +25,7 @@ import type {
   ThreadUpdate,
   ViewOptions,
 } from "../thread.js";
+import { START } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
 import {
   checkpointedThread,
@@ -212,7 +213,8 @@ export class WorkflowThread implements Thread<WorkflowState> {
 
   /**
    * Restores the execution state and rolls back every sub-thread to the checkpoint; the report names each
-   * sub-thread that could not be rolled back and why. Nothing is skipped silently.
+   * sub-thread that could not be rolled back and why. Nothing is skipped silently. Only the workflow's own
+   * checkpoints are targets: `"start"` is an `UnsupportedOperationError`, anything else `PointNotFoundError`.
    */
   async rollback(target: PointTarget, options: RollbackOptions = {}): Promise<WorkflowRollbackReport> {
     if (options.append !== undefined || options.operationId !== undefined) {
@@ -220,6 +222,14 @@ export class WorkflowThread implements Thread<WorkflowState> {
         "workflow",
         "rollback with append or operationId",
         "roll back the workflow, then append to its sub-thread (workflow.thread(key))",
+      );
+    }
+    // The workflow's own points are its checkpoints: it keeps none from before its sub-threads were made.
+    if (target === START) {
+      throw new UnsupportedOperationError(
+        "workflow",
+        'rollback to "start"',
+        'roll back to a workflow checkpoint, or roll a sub-thread back (workflow.thread(key).rollback("start")).',
       );
     }
     const { report, execution, threads, event } = await restoreCheckpoint(

@@ -252,4 +252,31 @@ export function editCases(context: SuiteContext): void {
       expect(await ids(workflow)).toEqual(["a", "b"]);
     },
   );
+
+  conformanceCase(
+    context,
+    'a workflow pages its main sub-thread backwards; "start" forks and reads main there, and is no workflow rollback target',
+    async () => {
+      const workflow = (await context.store.create("workflow", {
+        threads: ["main", "side"],
+      })) as WorkflowThread;
+      await workflow.append([say("a"), say("b"), say("c")]);
+      await workflow.thread("side").append(say("s"));
+      expect((await workflow.messages({ before: "c", limit: 1 })).map((message) => message.id)).toEqual([
+        "b",
+      ]);
+      expect(PointNotFoundError.isInstance(await caught(workflow.messages({ before: "nope" })))).toBe(true);
+      expect(await ids(await workflow.at("start"))).toEqual([]);
+      // As for a message id of main: main forked at its start, the other sub-threads as they are.
+      const fork = await workflow.fork({ at: "start" });
+      expect(await ids(fork)).toEqual([]);
+      expect(await ids(fork.thread("side"))).toEqual(["s"]);
+      // A workflow rolls back to its own checkpoints only; "start" is refused, nothing changed.
+      const revision = workflow.revision;
+      const error = await caught(workflow.rollback("start"));
+      expect(UnsupportedOperationError.isInstance(error)).toBe(true);
+      expect(workflow.revision).toBe(revision);
+      expect(await ids(workflow)).toEqual(["a", "b", "c"]);
+    },
+  );
 }
