@@ -8,6 +8,7 @@ import {
   type MessageInput,
   type PointTarget,
   type ReadOptions,
+  type RollbackOptions,
   type Thread,
   type ThreadCapabilities,
   type ThreadSnapshot,
@@ -62,6 +63,8 @@ export class FencedThread implements Thread {
   #inner: Thread | undefined;
   /** The fences of the sub-threads this thread handed out, by sub-thread id (a workflow has a few). */
   readonly #subFences = new Map<string, FencedThread>();
+  /** One message by id, read in turn: there when the thread's type looks messages up, absent otherwise. */
+  readonly message?: (id: string) => Promise<Message | undefined>;
 
   constructor(
     thread: Thread,
@@ -74,6 +77,8 @@ export class FencedThread implements Thread {
     this.#messageId = messageId;
     this.#turns = turns;
     this.#fence = thread.capabilities.revisions ? thread.revision : undefined;
+    const lookup = thread.message;
+    if (lookup) this.message = (id) => this.#inTurn(() => lookup.call(thread, id));
   }
 
   get id(): string {
@@ -129,7 +134,7 @@ export class FencedThread implements Thread {
     );
   }
 
-  rollback(target: PointTarget, options: AppendOptions = {}): Promise<unknown> {
+  rollback(target: PointTarget, options: RollbackOptions = {}): Promise<unknown> {
     return this.#fenced(options.ifRevision, (ifRevision) =>
       this.#thread.rollback(target, { ...options, ...ifRevision }),
     );

@@ -7,6 +7,7 @@ import type {
   MessageInput,
   PointTarget,
   ReadOptions,
+  RollbackOptions,
   Thread,
   ThreadCapabilities,
   ThreadSnapshot,
@@ -23,13 +24,18 @@ import type {
  */
 export class RunThread implements Thread {
   readonly specificationVersion = "v1";
+  /** One message by id: there when the thread's type looks messages up, absent as on the thread otherwise. */
+  readonly message?: (id: string) => Promise<Message | undefined>;
 
   constructor(
     readonly inner: Thread,
     readonly transient: readonly Message[],
     readonly inputId: string,
     readonly guard: () => void,
-  ) {}
+  ) {
+    const lookup = inner.message;
+    if (lookup) this.message = (id) => lookup.call(inner, id);
+  }
 
   get id(): string {
     return this.inner.id;
@@ -77,7 +83,7 @@ export class RunThread implements Thread {
     return this.inner.checkpoint(label);
   }
 
-  async rollback(target: PointTarget, options?: AppendOptions): Promise<unknown> {
+  async rollback(target: PointTarget, options?: RollbackOptions): Promise<unknown> {
     this.guard();
     return this.inner.rollback(target, options);
   }
