@@ -106,6 +106,7 @@ describe("README code blocks", () => {
     if (block.kind !== "program") return;
     it("runs and exits by itself", async () => {
       const redisUrl = inject("redisUrl");
+      const openai = inject("openai");
       // The README's default Redis address stands for the test's loopback server.
       writeFileSync(block.file, block.code.replace(/redis:\/\/(127\.0\.0\.1|localhost):6379/g, redisUrl));
       const { SKEIN_STORE: _ignored, ...environment } = process.env;
@@ -116,7 +117,14 @@ describe("README code blocks", () => {
             ["--import", tsx, block.file],
             {
               cwd: block.directory,
-              env: { ...environment, REDIS_URL: redisUrl },
+              // `new OpenAI()` reads these: the blocks talk to the loopback emulator, never to the internet.
+              env: {
+                ...environment,
+                REDIS_URL: redisUrl,
+                OPENAI_BASE_URL: openai.baseUrl,
+                OPENAI_API_KEY: openai.apiKey,
+                OPENAI_AGENTS_DISABLE_TRACING: "1",
+              },
               timeout: EXIT_TIMEOUT_MS,
               killSignal: "SIGKILL",
             },
