@@ -100,6 +100,19 @@ describe("your own types through the CLI", () => {
     });
   });
 
+  it("--types whose module throws while loading is its failure (exit 1), with credentials scrubbed", async () => {
+    const throwing = fileURLToPath(new URL("./own-types/throwing-types.mjs", import.meta.url));
+    const result = await skein(["--types", throwing, "ls"], { store: "memory:" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("boom");
+    expect(result.stderr).not.toContain("abcdefghijklmnop");
+    expect(result.stderr).not.toContain("abcdefghijklmnopqrstu");
+    // A path that is no module at all is still the command line's mistake.
+    const missing = await skein(["--types", join(directory, "missing.mjs"), "ls"], { store: "memory:" });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("could not be loaded");
+  });
+
   it("--types that exports no types is a usage error", async () => {
     const empty = fileURLToPath(new URL("./own-types/no-types.mjs", import.meta.url));
     const result = await skein(["--types", empty, "ls"], { store: "memory:" });

@@ -2,6 +2,7 @@ import { LockTimeoutError } from "@skein/adapter-fs";
 import {
   ConflictError,
   InvalidThreadStateError,
+  rememberSecret,
   SkeinError,
   StoreUnavailableError,
   ThreadNotFoundError,
@@ -76,6 +77,18 @@ describe("describeError: exit codes", () => {
 });
 
 describe("describeError: the line", () => {
+  it("scrubs credentials a client remembered and credential shapes, not only store passwords", () => {
+    rememberSecret("remembered-token-4711");
+    const { line } = describeError(
+      new SkeinError("refused remembered-token-4711 and sk-abcdefghijklmnop; url redis://:pw@host"),
+      ["pw"],
+    );
+    expect(line).not.toContain("remembered-token-4711");
+    expect(line).not.toContain("abcdefghijklmnop");
+    expect(line).not.toContain(":pw@");
+    expect(line).toContain("refused ***");
+  });
+
   it("shows control characters as escapes, on one short line", () => {
     const { line } = describeError(new SkeinError("bad \u001b]0;pwned\u0007 id\nsecond \u009b2J line"));
     expect(line).toBe("[thread-core] bad \\u001b]0;pwned\\u0007 id second \\u009b2J line");

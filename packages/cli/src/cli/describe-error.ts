@@ -9,6 +9,7 @@ import {
   InvalidThreadStateError,
   MessageTooLargeError,
   PointNotFoundError,
+  redactSecrets,
   SkeinError,
   StoreClosedError,
   StoreUnavailableError,
@@ -63,7 +64,7 @@ export function describeError(
   error: unknown,
   secrets: readonly string[] = [],
 ): { line: string; exitCode: ExitCode } {
-  const message = redactSecrets(
+  const message = scrubbed(
     messageOf(error)
       .replace(/\s*\n\s*/g, " ")
       .trim(),
@@ -112,13 +113,17 @@ function hasCode(error: Error): boolean {
   return typeof (error as { code?: unknown }).code === "string";
 }
 
-/** Removes passwords: every known secret, and anything in the `user:password@` part of a URL. */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
+/**
+ * Removes secrets: anything in the `user:password@` part of a URL, every one of `secrets` (even a store
+ * password too short for thread-core's scrubbing), then through thread-core's `redactSecrets` every
+ * credential a client remembered and anything shaped like one (`sk-…`, `Bearer …`, JWTs).
+ */
+export function scrubbed(text: string, secrets: readonly string[]): string {
   let redacted = text.replace(/(\/\/[^:/@\s]*):[^@/\s]+@/g, "$1:***@");
   for (const secret of secrets) {
     if (secret.length > 0) redacted = redacted.split(secret).join("***");
   }
-  return redacted;
+  return redactSecrets(redacted, secrets);
 }
 
 /** The passwords in store URLs, raw and percent-decoded, for `describeError`. */

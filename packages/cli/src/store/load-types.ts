@@ -1,7 +1,18 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defaultRegistry, type ThreadType } from "@skein/thread-core";
-import { UsageError } from "../cli/cli-error.js";
+import { CliError, UsageError } from "../cli/cli-error.js";
+import { EXIT_CODES } from "../cli/exit-codes.js";
+
+/** Node's codes for a specifier that names no module it can load: the command line's mistake. */
+const NOT_A_MODULE = new Set([
+  "ERR_MODULE_NOT_FOUND",
+  "ERR_PACKAGE_PATH_NOT_EXPORTED",
+  "ERR_UNSUPPORTED_DIR_IMPORT",
+  "ERR_UNKNOWN_FILE_EXTENSION",
+  "ERR_INVALID_MODULE_SPECIFIER",
+  "ERR_UNSUPPORTED_ESM_URL_SCHEME",
+]);
 
 /** A registered type as a module exports it: `defineThreadType(…)` or `defineStateType(…)`. */
 function isType(value: unknown): value is ThreadType {
@@ -34,8 +45,17 @@ export async function loadTypeModules(list: string | undefined, cwd: string): Pr
     try {
       module = (await import(target)) as Record<string, unknown>;
     } catch (error) {
-      throw new UsageError(
-        `--types ${JSON.stringify(specifier)} could not be loaded (${(error as Error).message}); give a module path (./types.mjs) or an installed package`,
+      const code = (error as { code?: unknown } | undefined)?.code;
+      if (typeof code === "string" && NOT_A_MODULE.has(code)) {
+        throw new UsageError(
+          `--types ${JSON.stringify(specifier)} could not be loaded (${(error as Error).message}); give a module path (./types.mjs) or an installed package`,
+        );
+      }
+      // The module was found and its own code failed: that is its failure, not the command line's.
+      throw new CliError(
+        `--types ${JSON.stringify(specifier)} failed while loading: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+        EXIT_CODES.failure,
+        { cause: error },
       );
     }
     const exported = Object.values(module).flatMap((value) => (Array.isArray(value) ? value : [value]));
