@@ -1,8 +1,20 @@
+import { createHash } from "node:crypto";
 import { redactedError, SkeinError, StoreClosedError } from "@skein/thread-core";
 import type { Pool, PoolClient } from "pg";
 import { postgresError, RETRYABLE_STATES, source } from "./errors.js";
 import { ensureSchema } from "./schema.js";
 import type { TableNames } from "./table-names.js";
+
+/** A statement each pooled connection parses and plans once, then runs by its name. */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+}
+
+/** Named by the text's hash, so that statements of stores in other schemas never share a name. */
+export function preparedStatement(text: string): PreparedStatement {
+  return { name: `skein_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`, text };
+}
 
 /** How often a transaction that lost a race (deadlock, serialization failure) runs again. */
 const RACE_RETRIES = 20;
@@ -63,6 +75,18 @@ export class PostgresConnection {
     const client = await this.#client();
     try {
       return (await client.query(text, values)).rows as Row[];
+    } catch (error) {
+      throw this.#mapped(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** One named prepared statement (see `preparedStatement`) outside a transaction. */
+  async prepared<Row>(statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
+    const client = await this.#client();
+    try {
+      return (await client.query({ ...statement, values })).rows as Row[];
     } catch (error) {
       throw this.#mapped(error);
     } finally {

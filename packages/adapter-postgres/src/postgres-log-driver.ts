@@ -23,7 +23,7 @@ import type { PoolClient } from "pg";
 import { SOURCE, source } from "./errors.js";
 import { idFromKey, idKey, prefixEnd } from "./id-keys.js";
 import { fromJsonb, toJsonb } from "./jsonb-value.js";
-import type { PostgresConnection } from "./postgres-connection.js";
+import { type PostgresConnection, type PreparedStatement, preparedStatement } from "./postgres-connection.js";
 import { type RecordRow, RecordRows } from "./record-rows.js";
 import { type SegmentRow, SegmentRows, segmentInfo } from "./segment-rows.js";
 
@@ -38,10 +38,14 @@ export class PostgresLogDriver implements LogDriver {
   readonly nativeType = "postgres";
   readonly #records: RecordRows;
   readonly #segments: SegmentRows;
+  readonly #appendStatement: PreparedStatement;
 
   constructor(readonly connection: PostgresConnection) {
     this.#records = new RecordRows(connection.names);
     this.#segments = new SegmentRows(connection.names);
+    this.#appendStatement = preparedStatement(
+      `SELECT * FROM ${connection.names.append}($1, $2, $3, $4, $5::bytea[], $6::boolean[], $7::text[])`,
+    );
   }
 
   async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
@@ -125,23 +129,20 @@ export class PostgresLogDriver implements LogDriver {
     const append = change.append as Message[];
     const known = change.known as LogRecord;
     const updatedAt = new Date().toISOString();
-    const rows = await this.connection.query<{
+    const rows = await this.connection.prepared<{
       outcome: string;
       revision: string;
       length: string;
       held: unknown[];
-    }>(
-      `SELECT * FROM ${this.connection.names.append}($1, $2, $3, $4, $5::bytea[], $6::boolean[], $7::text[])`,
-      [
-        idKey(id),
-        change.ifRevision ?? null,
-        idKey(change.expectHead),
-        updatedAt,
-        append.map((message) => idKey(message.id)),
-        append.map((message) => message.role === "system"),
-        append.map((message) => toJsonb(message)),
-      ],
-    );
+    }>(this.#appendStatement, [
+      idKey(id),
+      change.ifRevision ?? null,
+      idKey(change.expectHead),
+      updatedAt,
+      append.map((message) => idKey(message.id)),
+      append.map((message) => message.role === "system"),
+      append.map((message) => toJsonb(message)),
+    ]);
     const [row] = rows as [{ outcome: string; revision: string; length: string; held: unknown[] }];
     switch (row.outcome) {
       case "notfound":

@@ -108,6 +108,40 @@ describe("postgres store", () => {
     await store.close();
   });
 
+  it("an append checks its ids by the id index: it reads no message row of the thread but the ones it asks for", async () => {
+    const name = schema("append_plan");
+    // One connection, so that the statements auto_explain reports are the append's own.
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: 1 });
+    const store = postgresStore({ pool, schema: name });
+    const thread = await store.create({ id: "long" });
+    for (let index = 0; index < 300; index++) await thread.append({ role: "user", text: `m${index}` });
+    const plans: string[] = [];
+    const client = await pool.connect();
+    client.on("notice", (notice) => plans.push(notice.message ?? ""));
+    await client.query("LOAD 'auto_explain'");
+    for (const setting of [
+      "log_min_duration = 0",
+      "log_nested_statements = on",
+      "log_analyze = on",
+      "log_level = notice",
+    ]) {
+      await client.query(`SET auto_explain.${setting}`);
+    }
+    client.release();
+    await thread.append({ role: "user", text: "one more" });
+    await thread.append({ role: "user", text: "and another" });
+    const report = plans.join("\n");
+    expect(report).toMatch(/skein_messages/);
+    // Every plan node's row count (actual … rows=N): a check that scans the thread reads its 300 messages.
+    const rows = [...report.matchAll(/actual time=[\d.]+\.\.[\d.]+ rows=(\d+)/g)].map((match) =>
+      Number(match[1]),
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(Math.max(...rows)).toBeLessThanOrEqual(1);
+    expect((await thread.messages()).length).toBe(302);
+    await store.close();
+    await pool.end();
+  });
   it("an unreachable server is a StoreUnavailableError without the password", async () => {
     const error = await openStore("postgres://skein:pw-hidden@127.0.0.1:1/postgres").then(
       () => new Error("opened"),
