@@ -7,6 +7,7 @@ import {
   type HistoryEvent,
   type Message,
   type MessageInput,
+  PointNotFoundError,
   type PointTarget,
   type ReadOptions,
   SkeinError,
@@ -81,7 +82,8 @@ export abstract class RemoteThread<State extends ThreadState> implements Thread<
 
   abstract append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]>;
   abstract readPage(request: PageRequest): Promise<MessagePage>;
-  abstract assertPoint(messageId: string): Promise<void>;
+  /** The message with this id (one request); `PointNotFoundError` when the thread has none. */
+  protected abstract retrieve(messageId: string): Promise<Message>;
   /** A new, empty remote thread of the same kind for a fork to fill. */
   protected abstract createCopy(): Promise<CopyTarget<State>>;
   /** The same kind of thread for another state (a fork's). */
@@ -92,6 +94,20 @@ export abstract class RemoteThread<State extends ThreadState> implements Thread<
 
   messages(options?: ReadOptions): Promise<Message[]> {
     return readWindow(this, options);
+  }
+
+  /** One message by id (one request), or undefined when the thread has none. */
+  async message(id: string): Promise<Message | undefined> {
+    try {
+      return await this.retrieve(id);
+    } catch (error) {
+      if (PointNotFoundError.isInstance(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async assertPoint(messageId: string): Promise<void> {
+    await this.retrieve(messageId);
   }
 
   /** Reads the whole remote thread (in pages): Foundry cannot count or index a thread's messages. */

@@ -105,6 +105,13 @@ describe("foundry.conversation", () => {
     await expect(thread.messages({ before: "msg_missing" })).rejects.toBeInstanceOf(PointNotFoundError);
   });
 
+  test("finds one message by id, or undefined", async () => {
+    const { thread } = await conversationWith(3);
+    const all = await thread.messages();
+    expect(await thread.message?.(all[1]?.id as string)).toEqual(all[1]);
+    expect(await thread.message?.("msg_missing")).toBeUndefined();
+  });
+
   test('forks at "start" into a new, empty conversation', async () => {
     const { thread } = await conversationWith(3);
     const fork = await thread.fork({ at: "start" });

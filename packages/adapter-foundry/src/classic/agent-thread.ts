@@ -83,10 +83,11 @@ export class FoundryAgentThread extends RemoteThread<FoundryAgentThreadState> {
     return this.#listPage(request);
   }
 
-  async assertPoint(messageId: string): Promise<void> {
-    await this.#call({ operation: "messages.get", point: messageId }, (client, abortSignal) =>
+  protected async retrieve(messageId: string): Promise<Message> {
+    const found = await this.#call({ operation: "messages.get", point: messageId }, (client, abortSignal) =>
       client.messages.get(this.threadId, messageId, { abortSignal }),
     );
+    return threadMessageToMessage(found);
   }
 
   /**

@@ -74,10 +74,13 @@ export class FoundryConversationThread extends RemoteThread<FoundryConversationS
     return { messages, hasMore: page.has_more };
   }
 
-  async assertPoint(messageId: string): Promise<void> {
-    await this.#call({ operation: "conversations.items.retrieve", point: messageId }, (client, signal) =>
-      client.conversations.items.retrieve(messageId, { conversation_id: this.conversationId }, { signal }),
+  protected async retrieve(messageId: string): Promise<Message> {
+    const item = await this.#call(
+      { operation: "conversations.items.retrieve", point: messageId },
+      (client, signal) =>
+        client.conversations.items.retrieve(messageId, { conversation_id: this.conversationId }, { signal }),
     );
+    return itemToMessage(item as unknown as ConversationItem, await this.#conversationCreatedAt());
   }
 
   /**
