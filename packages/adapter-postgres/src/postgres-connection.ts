@@ -82,12 +82,20 @@ export class PostgresConnection {
     }
   }
 
-  /** One named prepared statement (see `preparedStatement`) outside a transaction. */
-  async prepared<Row>(statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
+  /**
+   * One named prepared statement (see `preparedStatement`) outside a transaction; undefined when the server
+   * refused it with the SQLSTATE `refusedState` (the statement then changed nothing).
+   */
+  async prepared<Row>(
+    statement: PreparedStatement,
+    values: unknown[],
+    refusedState?: string,
+  ): Promise<Row[] | undefined> {
     const client = await this.#client();
     try {
       return (await client.query({ ...statement, values })).rows as Row[];
     } catch (error) {
+      if ((error as { code?: unknown }).code === refusedState) return undefined;
       throw this.#mapped(error);
     } finally {
       client.release();

@@ -26,6 +26,7 @@ import { fromJsonb, toJsonb } from "./jsonb-value.js";
 import { type PostgresConnection, type PreparedStatement, preparedStatement } from "./postgres-connection.js";
 import { type RecordRow, RecordRows } from "./record-rows.js";
 import { type SegmentRow, SegmentRows, segmentInfo } from "./segment-rows.js";
+import type { TableNames } from "./table-names.js";
 
 /**
  * Local thread logs in PostgreSQL. Every change is one transaction that locks the thread's record row
@@ -43,9 +44,7 @@ export class PostgresLogDriver implements LogDriver {
   constructor(readonly connection: PostgresConnection) {
     this.#records = new RecordRows(connection.names);
     this.#segments = new SegmentRows(connection.names);
-    this.#appendStatement = preparedStatement(
-      `SELECT * FROM ${connection.names.append}($1, $2, $3, $4, $5::bytea[], $6::boolean[], $7::text[])`,
-    );
+    this.#appendStatement = preparedStatement(appendStatement(connection.names));
   }
 
   async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
@@ -95,6 +94,11 @@ export class PostgresLogDriver implements LogDriver {
     const plain =
       !change.newHead && !change.event && !change.metadata && !change.context && !change.operations;
     if (plain && (change.append?.length ?? 0) > 0 && change.known?.id === id) return this.#append(id, change);
+    return this.#checked(id, change);
+  }
+
+  /** Any change, in one transaction that locks the record row and checks everything before writing. */
+  #checked(id: string, change: LogChange): Promise<CommitResult> {
     return this.connection.transaction(async (client) => {
       const row = await this.#records.lock(client, id);
       if (row?.kind !== "log") throw new ThreadNotFoundError(id, source);
@@ -122,40 +126,31 @@ export class PostgresLogDriver implements LogDriver {
   }
 
   /**
-   * A plain append in one statement (the append function of schema.ts). The record is built from the
-   * caller's `known` copy when nothing else changed it since; else it is read afresh.
+   * A plain append in one statement (see `appendStatement`), which writes only when the thread is a log at
+   * the caller's head and revision and none of the ids is in the head segment: else it writes nothing, and
+   * the checked transaction finds out which promise refused it (or applies the change, if the thread moved
+   * on in between). The record is built from the caller's `known` copy when nothing else changed it since;
+   * else it is read afresh.
    */
   async #append(id: string, change: LogChange): Promise<CommitResult> {
     const append = change.append as Message[];
     const known = change.known as LogRecord;
     const updatedAt = new Date().toISOString();
-    const rows = await this.connection.prepared<{
-      outcome: string;
-      revision: string;
-      length: string;
-      held: unknown[];
-    }>(this.#appendStatement, [
-      idKey(id),
-      change.ifRevision ?? null,
-      idKey(change.expectHead),
-      updatedAt,
-      append.map((message) => idKey(message.id)),
-      append.map((message) => message.role === "system"),
-      append.map((message) => toJsonb(message)),
-    ]);
-    const [row] = rows as [{ outcome: string; revision: string; length: string; held: unknown[] }];
-    switch (row.outcome) {
-      case "notfound":
-        throw new ThreadNotFoundError(id, source);
-      case "concurrency":
-        throw new ConcurrencyError(id, change.ifRevision as number, Number(row.revision), source);
-      case "headmoved":
-        throw new HeadMovedError(id, source);
-      case "held": {
-        const held = row.held.map((message) => fromJsonb<Message>(message));
-        return { record: known, messages: [], held };
-      }
-    }
+    const rows = await this.connection.prepared<{ revision: string; length: string }>(
+      this.#appendStatement,
+      [
+        idKey(id),
+        change.ifRevision ?? null,
+        idKey(change.expectHead),
+        updatedAt,
+        append.map((message) => idKey(message.id)),
+        append.map((message) => message.role === "system"),
+        append.map((message) => toJsonb(message)),
+      ],
+      UNIQUE_VIOLATION,
+    );
+    const row = rows?.[0];
+    if (!row) return this.#checked(id, change);
     const revision = Number(row.revision);
     const messages = JSON.parse(JSON.stringify(append)) as Message[];
     if (revision === known.revision + 1 && known.head === change.expectHead) {
@@ -385,6 +380,34 @@ export class PostgresLogDriver implements LogDriver {
   close(): Promise<void> {
     return this.connection.close();
   }
+}
+
+/** SQLSTATE unique_violation: an appended id is in the head segment already. */
+const UNIQUE_VIOLATION = "23505";
+
+/**
+ * A plain append as one statement, so one round trip and one atomic change. The record's UPDATE locks its
+ * row and writes only if it is a log at the caller's head and revision (`ifRevision`, when given); a
+ * concurrent writer's change is waited for and the conditions checked again on it (READ COMMITTED). The
+ * head segment's length moves with it, and the messages go in after the head's last; an id the head segment
+ * holds already breaks the (segment, id) unique index, and the statement then changes nothing. No row:
+ * nothing written.
+ */
+function appendStatement(names: TableNames): string {
+  return `WITH r AS (
+      UPDATE ${names.records} SET revision = revision + 1, updated_at = $4,
+        length = length + cardinality($5::bytea[])
+      WHERE key = $1 AND kind = 'log' AND head = $3 AND ($2::bigint IS NULL OR revision = $2::bigint)
+      RETURNING revision, length
+    ), g AS (
+      UPDATE ${names.segments} s SET length = r.length - s.start FROM r WHERE s.key = $3
+      RETURNING r.length - s.start - cardinality($5::bytea[]) AS first
+    ), m AS (
+      INSERT INTO ${names.messages} (segment, "offset", id, system, message)
+      SELECT $3, g.first + t.ord - 1, t.id, t.sys, t.body::jsonb
+      FROM g, unnest($5::bytea[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, sys, body, ord)
+    )
+    SELECT revision, length FROM r`;
 }
 
 function endOf(record: LogRecord, headStart: number) {

@@ -99,57 +99,12 @@ const MIGRATIONS: Array<(names: TableNames) => string> = [
     END
     $fn$;
   `,
-  // 2: the append function reads only what it checks. Its id check probes the (segment, id) index once per
-  // appended id (version 1's join let the planner, without statistics, hash every message of the head
-  // segment: a cost growing with the thread), and it answers in OUT parameters, without RETURN QUERY's
-  // extra statement.
+  // 2: a plain append is one statement of the driver (postgres-log-driver.ts), no function: version 1's
+  // function read the head segment's messages to check the ids (its join let the planner, without
+  // statistics, hash every one of them: a cost growing with the thread) and paid PL/pgSQL's statements; the
+  // statement leaves that check to the (segment, id) unique index.
   (names) => `
     DROP FUNCTION ${names.append}(bytea, bigint, bytea, text, bytea[], boolean[], text[]);
-    CREATE FUNCTION ${names.append}(
-      p_key bytea, p_if_revision bigint, p_head bytea, p_updated_at text,
-      p_ids bytea[], p_system boolean[], p_messages text[],
-      OUT outcome text, OUT revision bigint, OUT length bigint, OUT held jsonb[]
-    ) LANGUAGE plpgsql AS $fn$
-    DECLARE
-      r record;
-      head_offset bigint;
-      probe bytea;
-      stored jsonb;
-      n integer := cardinality(p_ids);
-    BEGIN
-      SELECT t.kind, t.revision, t.head, t.length INTO r FROM ${names.records} t WHERE t.key = p_key FOR UPDATE;
-      IF NOT FOUND OR r.kind <> 'log' THEN
-        outcome := 'notfound'; RETURN;
-      END IF;
-      revision := r.revision;
-      length := r.length;
-      IF p_if_revision IS NOT NULL AND p_if_revision <> r.revision THEN
-        outcome := 'concurrency'; RETURN;
-      END IF;
-      IF r.head <> p_head THEN
-        outcome := 'headmoved'; RETURN;
-      END IF;
-      SELECT r.length - s.start INTO head_offset FROM ${names.segments} s WHERE s.key = r.head;
-      -- Both columns of the unique index given: one index probe per id, whatever the planner knows.
-      FOREACH probe IN ARRAY p_ids LOOP
-        SELECT m.message INTO stored FROM ${names.messages} m
-          WHERE m.segment = r.head AND m.id = probe AND m."offset" < head_offset;
-        IF FOUND THEN held := held || stored; END IF;
-      END LOOP;
-      IF held IS NOT NULL THEN
-        outcome := 'held'; RETURN;
-      END IF;
-      INSERT INTO ${names.messages} (segment, "offset", id, system, message)
-        SELECT r.head, head_offset + t.ord - 1, t.i, t.s, t.m::jsonb
-        FROM unnest(p_ids, p_system, p_messages) WITH ORDINALITY AS t(i, s, m, ord);
-      UPDATE ${names.segments} SET length = head_offset + n WHERE key = r.head;
-      UPDATE ${names.records} SET revision = r.revision + 1, updated_at = p_updated_at, length = r.length + n
-        WHERE key = p_key;
-      outcome := 'ok';
-      revision := r.revision + 1;
-      length := r.length + n;
-    END
-    $fn$;
   `,
 ];
 

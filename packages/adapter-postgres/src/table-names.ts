@@ -9,7 +9,7 @@ export interface TableNames {
   events: string;
   segments: string;
   messages: string;
-  /** The function that appends in one statement (see schema.ts). */
+  /** The append function of schema version 1 (version 2 drops it; see schema.ts). */
   append: string;
   /** A name for indexes and the migration lock, unique per schema and prefix. */
   prefix: string;
