@@ -168,6 +168,8 @@ function storeCommandCases(backend: Backend) {
     expect(second.cursor).toBeUndefined();
     expect((await json(["ls", "--prefix", "support-42-"])).items).toHaveLength(1);
     expect((await json(["ls", "--type", "workflow"])).items).toHaveLength(0);
+    // More than a store pages at once is asked for in several pages.
+    expect((await json(["ls", "--limit", "5000"])).items).toHaveLength(2);
     expect(await ok(["ls"])).toMatch(/^ID +TYPE +UPDATED\nsupport-42 +\w+ +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n/);
   });
 

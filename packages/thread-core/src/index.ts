@@ -110,6 +110,7 @@ export {
 } from "./store/open-store.js";
 export { PlainStateThread } from "./store/plain-state-thread.js";
 export type * from "./store/store.js";
+export { MAX_LIST_LIMIT } from "./store/store.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "./store/store-schemes.js";
 export type * from "./thread.js";
 export { START } from "./thread.js";

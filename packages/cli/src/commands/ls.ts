@@ -1,4 +1,9 @@
-import { InvalidListOptionsError, type ThreadStore, type ThreadSummary } from "@skein/thread-core";
+import {
+  InvalidListOptionsError,
+  MAX_LIST_LIMIT,
+  type ThreadStore,
+  type ThreadSummary,
+} from "@skein/thread-core";
 import { UsageError } from "../cli/cli-error.js";
 import type { Command } from "../cli/command.js";
 import { integerOption, noMoreArguments, stringOption } from "../cli/option-values.js";
@@ -65,7 +70,8 @@ async function listPage(
   let cursor = options.cursor;
   do {
     const page = await store
-      .list({ prefix: options.prefix, cursor, limit: options.limit - items.length })
+      // A store pages at most MAX_LIST_LIMIT threads at a time; a larger --limit takes several pages.
+      .list({ prefix: options.prefix, cursor, limit: Math.min(options.limit - items.length, MAX_LIST_LIMIT) })
       .catch((error: unknown) => {
         // The store's word for a cursor it did not make.
         if (InvalidListOptionsError.isInstance(error) && error.option === "cursor")

@@ -14,12 +14,13 @@ import { assertJsonObjectField, assertJsonValue, cloneJson, type JsonObject } fr
 import { OpaqueThreadState } from "../opaque-state.js";
 import { type ParsedState, type ParseOptions, type Registry, SKEIN_TYPE_PACKAGES } from "../registry.js";
 import { PlainStateThread } from "../store/plain-state-thread.js";
-import type {
-  CreateThreadOptions,
-  ListOptions,
-  SkeinAdapter,
-  ThreadPage,
-  ThreadStore,
+import {
+  type CreateThreadOptions,
+  type ListOptions,
+  MAX_LIST_LIMIT,
+  type SkeinAdapter,
+  type ThreadPage,
+  type ThreadStore,
 } from "../store/store.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState, ThreadType } from "../thread-type.js";
@@ -337,10 +338,11 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
 
   async list(options: ListOptions = {}): Promise<ThreadPage> {
     const limit = options.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1) {
+    // Capped, so no backend is asked for a page it cannot count (Redis refuses 1e300 with a plain error).
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
       throw new InvalidListOptionsError(
         "limit",
-        `${quoteUntrusted(limit)} is not a positive integer; give 1 or more, or leave it out for 100.`,
+        `${quoteUntrusted(limit)} is not a positive integer up to ${MAX_LIST_LIMIT}; give 1 to ${MAX_LIST_LIMIT} and page on with the cursor, or leave it out for 100.`,
       );
     }
     const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);

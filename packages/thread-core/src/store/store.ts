@@ -10,12 +10,15 @@ export interface CreateThreadOptions {
   context?: Record<string, unknown>;
 }
 
+/** The most threads one `list` page holds; page on with the cursor for more. Every store refuses more. */
+export const MAX_LIST_LIMIT = 1_000;
+
 export interface ListOptions {
   /** Only ids that start with this. */
   prefix?: string;
   /** The `cursor` of the previous page. */
   cursor?: string;
-  /** @default 100 */
+  /** A whole number from 1 to `MAX_LIST_LIMIT` (1000); else `InvalidListOptionsError`. @default 100 */
   limit?: number;
 }
 

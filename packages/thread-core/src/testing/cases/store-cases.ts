@@ -6,6 +6,7 @@ import {
   ThreadNotFoundError,
 } from "../../errors.js";
 import { createMemoryStore } from "../../memory/memory-thread-type.js";
+import { MAX_LIST_LIMIT } from "../../store/store.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const HOSTILE_BUT_VALID_IDS = [
@@ -118,13 +119,16 @@ export function storeCases(context: SuiteContext): void {
         expect(InvalidListOptionsError.isInstance(error), `cursor ${String(cursor)}: ${error}`).toBe(true);
         expect((error as InvalidListOptionsError).option).toBe("cursor");
       }
-      for (const limit of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"]) {
+      const tooLarge = [MAX_LIST_LIMIT + 1, 1e300, Number.MAX_SAFE_INTEGER + 2];
+      for (const limit of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10", ...tooLarge]) {
         const error = await caught(context.store.list({ limit: limit as number }));
         expect(InvalidListOptionsError.isInstance(error), `limit ${String(limit)}: ${error}`).toBe(true);
         expect(error.message).toContain("positive integer");
       }
       const page = await context.store.list({ limit: 1 });
       expect(page.items.map((item) => item.id)).toEqual(["listed"]);
+      const largest = await context.store.list({ limit: MAX_LIST_LIMIT });
+      expect(largest.items.map((item) => item.id)).toEqual(["listed"]);
     },
   );
 
