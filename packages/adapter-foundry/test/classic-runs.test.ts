@@ -117,7 +117,9 @@ describe("foundryRunner on foundry.thread", () => {
     const thread = await threadFor("asst_sleepy");
     const controller = new AbortController();
     const run = foundryRunner().run(thread, { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("user gave up")), 30);
+    // Abort once the service holds the run, so there is one to cancel however busy the machine is.
+    while (runsOf(thread).length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort(new Error("user gave up"));
     await expect(run).rejects.toThrow("user gave up");
     expect(runsOf(thread)[0]?.status).toBe("cancelling");
   });
