@@ -8,8 +8,9 @@ import { rawRecord, workloadMessages } from "./workload.js";
 
 /**
  * skein's postgres store beside raw node-postgres on the same pool: a single-row INSERT of the same JSON
- * (jsonb) per append, and one SELECT of a thread's rows, parsed, per load. The raw rows promise nothing
- * (no revision, no id check, no order under concurrency): they are the floor.
+ * (jsonb) per append, and one SELECT of a thread's rows, parsed, per load. The raw INSERT promises nothing
+ * (no revision, no id check, no order under concurrency): it is the floor. The raw atomic append is the
+ * floor of an append that checks the revision and the id atomically, as skein's does.
  */
 export async function postgresResults(url: string, rounds: number, count = 1000): Promise<Result[]> {
   const messages = workloadMessages(count);
@@ -18,6 +19,14 @@ export async function postgresResults(url: string, rounds: number, count = 1000)
   await pool.query(`CREATE SCHEMA ${schema}`);
   await pool.query(
     `CREATE TABLE ${schema}.raw_messages (thread text NOT NULL, seq integer NOT NULL, message jsonb NOT NULL, PRIMARY KEY (thread, seq))`,
+  );
+  // The smallest atomic checked append: one statement that bumps the thread's revision only at the
+  // expected one (its row lock orders writers) and inserts the message under a unique (thread, id) index.
+  await pool.query(
+    `CREATE TABLE ${schema}.atomic_threads (thread text PRIMARY KEY, revision bigint NOT NULL, length bigint NOT NULL)`,
+  );
+  await pool.query(
+    `CREATE TABLE ${schema}.atomic_messages (thread text NOT NULL, seq bigint NOT NULL, id text NOT NULL, message jsonb NOT NULL, PRIMARY KEY (thread, seq), UNIQUE (thread, id))`,
   );
   let run = 0;
   const subjects: Array<[string, () => Promise<AppendLoadSubject>]> = [
@@ -36,6 +45,34 @@ export async function postgresResults(url: string, rounds: number, count = 1000)
               await pool.query(`SELECT message FROM ${schema}.raw_messages WHERE thread = $1 ORDER BY seq`, [
                 thread,
               ])
+            ).rows.length,
+        };
+      },
+    ],
+    [
+      "raw atomic append (one statement: revision check, unique id, INSERT)",
+      async () => {
+        const thread = `atomic-${run++}`;
+        await pool.query(`INSERT INTO ${schema}.atomic_threads VALUES ($1, 0, 0)`, [thread]);
+        return {
+          append: (index) => {
+            const record = rawRecord(messages[index] as never, index);
+            return pool.query(
+              `WITH t AS (
+                 UPDATE ${schema}.atomic_threads SET revision = revision + 1, length = length + 1
+                 WHERE thread = $1 AND revision = $2 RETURNING length
+               )
+               INSERT INTO ${schema}.atomic_messages (thread, seq, id, message)
+               SELECT $1, t.length - 1, $3, $4::jsonb FROM t`,
+              [thread, index, record.id, JSON.stringify(record)],
+            );
+          },
+          load: async () =>
+            (
+              await pool.query(
+                `SELECT message FROM ${schema}.atomic_messages WHERE thread = $1 ORDER BY seq`,
+                [thread],
+              )
             ).rows.length,
         };
       },
