@@ -65,6 +65,11 @@ export interface MessagePage {
   from: number;
   length: number;
   messages: Message[];
+  /**
+   * A remote thread's page (its length is unknown, so positions count from the first message read): the id
+   * to ask `?before=` for the messages before these; absent when there are none.
+   */
+  earlier?: string;
 }
 
 /** `GET /api/view`: what `view({ maxTokens, keepSystem })` keeps. */

@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { type Checkpoint, openStore, type ThreadStore } from "@skein/thread-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { conversationWith, startHarness } from "../../adapter-openai/test/harness.js";
 import { startUi, type UiServer } from "../src/index.js";
 import { launchChromium } from "./chromium.js";
 import { fillStore, XSS_ID, XSS_TEXTS, XSS_URI } from "./fill-store.js";
@@ -140,6 +141,31 @@ describe("skein ui in chromium", () => {
     );
     expect(await page.locator(".usage").textContent()).toContain("inputTokens 412");
     await shoot("thread.png");
+  });
+
+  it("opens a remote thread on its newest messages and reads earlier ones back as the reader scrolls", async () => {
+    // The real openai client against @skein/adapter-openai's loopback emulator.
+    const harness = await startHarness();
+    const remote = await startUi({ store: harness.store });
+    try {
+      const conversation = await conversationWith(harness, 120);
+      await page.goto(`${remote.url}#/thread?id=${encodeURIComponent(conversation.id)}`);
+      await page.getByText("message 119", { exact: true }).waitFor();
+      expect(await page.locator("article.message").count()).toBe(50);
+      expect(await page.locator(".window-bar .muted").first().textContent()).toBe("the last 50 messages");
+      for (const shown of [100, 120]) {
+        await page.locator('[data-edge="top"]').click();
+        await page.waitForFunction(
+          (count) => document.querySelectorAll("article.message").length === count,
+          shown,
+        );
+      }
+      expect(await page.locator('[data-edge="top"]').count()).toBe(0);
+      expect(await page.locator("article.message").first().textContent()).toContain("message 0");
+    } finally {
+      await remote.close();
+      await harness.close();
+    }
   });
 
   it("shows image data inline and files and links as text", async () => {

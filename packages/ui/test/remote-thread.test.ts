@@ -44,15 +44,32 @@ describe("a remote thread in the ui", () => {
     expect(info.capabilities.timeTravel).toBe(false);
     expect(info.signature).toMatch(/^remote:/);
     const page = (await get(`/api/messages?id=${conversation.id}&limit=2`)).body as MessagePage;
-    expect(page.length).toBe(5);
-    expect(page.from).toBe(3);
-    expect(page.messages.map((message) => message.contents[0])).toEqual([
-      expect.objectContaining({ text: "message 3" }),
-      expect.objectContaining({ text: "message 4" }),
-    ]);
+    const texts = (read: MessagePage) =>
+      read.messages.map((message) => (message.contents[0] as { text: string }).text);
+    expect(texts(page)).toEqual(["message 3", "message 4"]);
+    expect(page.earlier).toBe(page.messages[0]?.id);
+    const before = (await get(`/api/messages?id=${conversation.id}&limit=2&before=${page.earlier}`))
+      .body as MessagePage;
+    expect(texts(before)).toEqual(["message 1", "message 2"]);
+    const first = (await get(`/api/messages?id=${conversation.id}&limit=2&before=${before.earlier}`))
+      .body as MessagePage;
+    expect(texts(first)).toEqual(["message 0"]);
+    expect(first.earlier).toBeUndefined();
     const graph = await get(`/api/graph?id=${conversation.id}`);
     expect(graph.status).toBe(501);
     expect(graph.body.error.message).toContain("openai.conversation thread keeps no log of segments here");
+  });
+
+  it("reads one page of a long remote thread without reading it whole", async () => {
+    const long = await conversationWith(harness, 250);
+    const lists = () => harness.emulator.requestsTo("conversations.items.list").length;
+    const before = lists();
+    const page = (await get(`/api/messages?id=${long.id}&limit=20`)).body as MessagePage;
+    expect(page.messages.map((message) => (message.contents[0] as { text: string }).text)).toEqual(
+      Array.from({ length: 20 }, (_, index) => `message ${230 + index}`),
+    );
+    // One page of 21 read newest first; reading all 250 takes three requests of 100.
+    expect(lists() - before).toBe(1);
   });
 
   it("lists it without reading it whole, and shows a workflow's remote sub-thread with its capabilities", async () => {

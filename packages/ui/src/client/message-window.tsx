@@ -30,6 +30,8 @@ interface Slice {
   from: number;
   length: number;
   messages: Message[];
+  /** A remote thread's slice: the id to read the messages before it by (`MessagePage.earlier`). */
+  earlier?: string;
 }
 
 /**
@@ -48,6 +50,8 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
 
   const fetchPage = (from: number | undefined, limit = PAGE) =>
     getJson<MessagePage>("/api/messages", { ...thread, at: pointText, from, limit });
+  const fetchBefore = (before: string) =>
+    getJson<MessagePage>("/api/messages", { ...thread, at: pointText, before, limit: PAGE });
 
   // One read at a time. An edge read asked for meanwhile is dropped (the edge asks again once drawn); a
   // reload of the end is kept and runs next, so a change seen during a read is not lost.
@@ -88,6 +92,21 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
 
   const loadEarlier = () =>
     run(async () => {
+      if (slice?.earlier !== undefined) {
+        // A remote thread has no positions: its earlier page is read back from the first message shown, and
+        // the messages shown move down by its length (all are kept: the thread cannot be re-read by position).
+        const page = await fetchBefore(slice.earlier);
+        keepAnchor();
+        if (anchor.current && anchor.current !== "bottom") anchor.current.position += page.messages.length;
+        const messages = [...page.messages, ...slice.messages];
+        setSlice({
+          from: 0,
+          length: messages.length,
+          messages,
+          ...(page.earlier === undefined ? {} : { earlier: page.earlier }),
+        });
+        return;
+      }
       if (!slice || slice.from === 0) return;
       const count = Math.min(PAGE, slice.from);
       const page = await fetchPage(slice.from - count, count);
@@ -180,9 +199,11 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
     <div class={`message-window${compact ? " compact" : ""}`}>
       <div class="window-bar">
         <span class="muted">
-          {slice
-            ? `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`
-            : "loading…"}
+          {!slice
+            ? "loading…"
+            : slice.earlier !== undefined
+              ? `the last ${slice.messages.length} messages`
+              : `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`}
         </span>
         {compact ? null : (
           <form
@@ -211,9 +232,9 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
       </div>
       {error ? <div class="error-banner">{error}</div> : null}
       <div class="messages" ref={container}>
-        {slice && slice.from > 0 ? (
+        {slice && (slice.from > 0 || slice.earlier !== undefined) ? (
           <button type="button" class="edge" data-edge="top" onClick={() => loadEarlier()}>
-            {slice.from} earlier messages
+            {slice.earlier === undefined ? `${slice.from} earlier messages` : "earlier messages"}
           </button>
         ) : null}
         {slice?.messages.length === 0 ? <div class="muted empty">no messages</div> : null}

@@ -48,6 +48,7 @@ const READ_ROUTES: Record<string, ReadRoute> = {
       length,
       integerParameter(query, "from"),
       integerParameter(query, "limit") ?? 50,
+      query.get("before") || undefined,
     );
   },
   "/api/view": async ({ store }, query) => {

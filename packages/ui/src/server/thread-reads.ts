@@ -133,13 +133,23 @@ export async function messagePage(
   length: number | null,
   from: number | undefined,
   limit: number,
+  before?: string,
 ): Promise<MessagePage> {
   const count = Math.min(Math.max(1, limit), MAX_PAGE);
   if (length === null) {
-    // Remote threads: the adapter reads what its service serves; positions come from that.
-    const all = await source.messages();
-    const start = clampStart(from, all.length, count);
-    return { from: start, length: all.length, messages: all.slice(start, start + count) };
+    // Remote threads have no length here: the adapter reads the last page, or the page before a message,
+    // and one more message says whether there are earlier ones.
+    const read = await source.messages(
+      before === undefined ? { last: count + 1 } : { before, limit: count + 1 },
+    );
+    const messages = read.length > count ? read.slice(1) : read;
+    const first = messages[0];
+    return {
+      from: 0,
+      length: messages.length,
+      messages,
+      ...(read.length > count && first ? { earlier: first.id } : {}),
+    };
   }
   const start = clampStart(from, length, count);
   const messages = start < length ? await source.messages({ last: length - start, limit: count }) : [];
