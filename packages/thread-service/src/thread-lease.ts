@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { SkeinError, type ThreadStore } from "@skein/thread-core";
+import { SkeinError, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "./lease-thread.js";
 import { isConcurrencyError } from "./optimistic-update.js";
 
@@ -19,6 +19,7 @@ interface Observation {
  * before a waiter starts (up to clock-rate drift, which `leaseMs` dwarfs).
  */
 export class ThreadLeases {
+  /** One entry per thread this instance waits for: dropped when it takes the lease or stops waiting (`forget`). */
   readonly #observed = new Map<string, Observation>();
 
   constructor(
@@ -47,13 +48,26 @@ export class ThreadLeases {
     return new HeldLease(this, threadId, revision + 1, sentAt + this.leaseMs);
   }
 
+  /** How many threads' leases, held elsewhere, this instance is timing now. */
+  get watched(): number {
+    return this.#observed.size;
+  }
+
+  /**
+   * Stops timing the thread's lease: this instance has no more work for it. Waiting again later starts a
+   * new observation, which only delays a takeover, never hastens one.
+   */
+  forget(threadId: string): void {
+    this.#observed.delete(threadId);
+  }
+
   /** The thread's lease document, if there is one. */
   async read(threadId: string): Promise<LeaseState | undefined> {
     try {
       const lease = await this.store.get(leaseIdOf(threadId));
       return lease instanceof LeaseThread ? lease.toJSON() : undefined;
     } catch (error) {
-      if (SkeinError.isInstance(error) && error.name === "ThreadNotFoundError") return undefined;
+      if (ThreadNotFoundError.isInstance(error)) return undefined;
       throw error;
     }
   }

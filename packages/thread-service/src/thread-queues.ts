@@ -185,6 +185,8 @@ export class ThreadQueues {
   #forgetIfIdle(queue: ThreadQueue): void {
     if (!queue.idle || this.#queues.get(queue.threadId) !== queue) return;
     this.#queues.delete(queue.threadId);
+    // Nothing waits for the thread here any more: its lease need not be timed (the map stays bounded).
+    this.options.leases.forget(queue.threadId);
     for (const resolve of queue.idleWaiters.splice(0)) resolve();
     if (this.#queues.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
   }

@@ -134,7 +134,9 @@ describe("per-thread queues", () => {
       .send(threadId, "hi")
       .catch((caught: unknown) => caught)) as ThreadProcessingError;
     expect(error).toBeInstanceOf(ThreadProcessingError);
-    expect(error.cause).toBe(cause);
+    // The cause is the runner's error as a scrubbed copy (same class and message), never a credential's carrier.
+    expect(error.cause).toBeInstanceOf(Error);
+    expect((error.cause as Error).message).toBe(cause.message);
     expect(error.threadId).toBe(threadId);
     expect((await service.info(threadId)).lastFailure).toMatchObject({ error: "ThreadProcessingError" });
   });
