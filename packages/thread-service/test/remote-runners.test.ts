@@ -146,7 +146,10 @@ describe("the lease fence's inner thread", () => {
     // A write through the inner workflow is the fence's own: it carries the fence's revision.
     const inner = (fenced as unknown as { inner: Thread }).inner;
     await inner.append({ role: "user", text: "through the fence" });
-    await workflow.update({ metadata: { by: "someone else" } }); // moves the revision under the fence
+    // Moves main's revision, which its appends are fenced at, under the fence.
+    await (workflow as Thread & { thread(key: string): Thread })
+      .thread("main")
+      .update({ metadata: { by: "someone else" } });
     await inner.append({ role: "user", text: "after a retry" }); // the fence confirms its lease and retries
     // A stale ifRevision of the caller's own is judged by the fence, after it confirmed its lease.
     const stale = await inner
