@@ -33,7 +33,7 @@ describe("a chat openaiRunner wrote", () => {
     const thread = await store.create();
     await thread.append({ role: "user", text: "What is the weather in Paris?" });
     const [asked] = await runner.run(thread);
-    const callId = (asked?.contents[0] as { callId: string }).callId;
+    const callId = (asked!.contents[0] as { callId: string }).callId;
     await thread.append({
       role: "tool",
       contents: [{ type: "function_result", callId, result: { celsius: 21 } }],

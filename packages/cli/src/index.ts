@@ -6,5 +6,5 @@ export { ALL_COMMANDS } from "./commands/all-commands.js";
 export { type ForkTip, type HistoryNode, historyGraph } from "./history/history-graph.js";
 export { forkTipOf, readLogState } from "./history/thread-log.js";
 export { type MigrateOptions, type MigrateReport, migrateThreads } from "./migrate/migrate-threads.js";
-export { DEFAULT_STORE_URL } from "./store/open-cli-store.js";
 export { asLocalThread, messageCount } from "./store/local-thread-access.js";
+export { DEFAULT_STORE_URL } from "./store/open-cli-store.js";

@@ -89,14 +89,14 @@ for (const kind of STORE_KINDS) {
     it("a fork from an older checkpoint shares its prefix and leaves the other branch as it was", async () => {
       const configs = await converse(saver, "fork", 6);
       const base = await saver.getTuple(configs[3] as RunnableConfig);
-      const kept = (base?.checkpoint.channel_values.messages as BaseMessage[]).slice(0, 3);
+      const kept = (base!.checkpoint.channel_values.messages as BaseMessage[]).slice(0, 3);
       const replaced = [...kept, new AIMessage({ content: "a different answer", id: "m3" })];
       const forked = await saver.put(configs[3] as RunnableConfig, checkpointOf(replaced, 4), metadata(4), {
         messages: 5,
       });
       const fork = await saver.getTuple(forked);
       expect(
-        (fork?.checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.content),
+        (fork!.checkpoint.channel_values.messages as BaseMessage[]).map((message) => message.content),
       ).toEqual(["question 0", "answer 1", "question 2", "a different answer"]);
       // `step` did not change in the fork: it is referred to, not stored again, and still reads back.
       expect(fork?.checkpoint.channel_values.step).toBe(3);
@@ -118,7 +118,7 @@ for (const kind of STORE_KINDS) {
       const cold = new SkeinCheckpointSaver({ store: store.store });
       const parent = await cold.getTuple(configs[29] as RunnableConfig);
       const messages = [
-        ...(parent?.checkpoint.channel_values.messages as BaseMessage[]),
+        ...(parent!.checkpoint.channel_values.messages as BaseMessage[]),
         new HumanMessage("more"),
       ];
       const third = new SkeinCheckpointSaver({ store: store.store });
@@ -128,7 +128,7 @@ for (const kind of STORE_KINDS) {
       const sizes = await recordSizes(saver, "cold");
       expect(sizes[30]).toBeLessThan((sizes[9] as number) * 1.5);
       const read = await saver.getTuple(next);
-      expect((read?.checkpoint.channel_values.messages as BaseMessage[]).at(-1)?.content).toBe("more");
+      expect((read!.checkpoint.channel_values.messages as BaseMessage[]).at(-1)?.content).toBe("more");
     });
 
     it("a thread another saver deleted is started afresh, not continued from what was deleted", async () => {
@@ -136,7 +136,7 @@ for (const kind of STORE_KINDS) {
       const latest = await saver.getTuple(configs[4] as RunnableConfig);
       await new SkeinCheckpointSaver({ store: store.store }).deleteThread("gone");
       const messages = [
-        ...(latest?.checkpoint.channel_values.messages as BaseMessage[]),
+        ...(latest!.checkpoint.channel_values.messages as BaseMessage[]),
         new HumanMessage("after"),
       ];
       const next = await saver.put(configs[4] as RunnableConfig, checkpointOf(messages, 5), metadata(5), {
