@@ -335,7 +335,7 @@ export class PostgresLogDriver implements LogDriver {
         await this.#segments.createIfMissing(client, info, 0);
         segment = (await this.#segments.get(client, info.id, true)) as SegmentRow;
       }
-      const length = Number(segment.length);
+      const length = await this.#segments.length(client, info.id);
       const existing = Math.max(0, Math.min(messages.length, length - from));
       const stored = await this.readSegmentIn(client, info.id, from, from + existing);
       for (let index = 0; index < existing; index++) {
@@ -389,23 +389,24 @@ const UNIQUE_VIOLATION = "23505";
  * A plain append as one statement, so one round trip and one atomic change. The record's UPDATE locks its
  * row and writes only if it is a log at the caller's head and revision (`ifRevision`, when given); a
  * concurrent writer's change is waited for and the conditions checked again on it (READ COMMITTED). The
- * head segment's length moves with it, and the messages go in after the head's last; an id the head segment
- * holds already breaks the (segment, id) unique index, and the statement then changes nothing. No row:
- * nothing written.
+ * messages go in after the head's last; an id the head segment holds already breaks the (segment, id)
+ * unique index, and the statement then changes nothing. No row: nothing written.
  */
 function appendStatement(names: TableNames): string {
+  // The offset of the first new message in the head segment: the record's length before, less the
+  // segment's start. A segment's start never changes, so the statement's snapshot reads it; a missing
+  // segment would make the offset NULL, which the messages' NOT NULL refuses, so nothing is half-written.
   return `WITH r AS (
       UPDATE ${names.records} SET revision = revision + 1, updated_at = $4,
         length = length + cardinality($5::bytea[])
       WHERE key = $1 AND kind = 'log' AND head = $3 AND ($2::bigint IS NULL OR revision = $2::bigint)
       RETURNING revision, length
-    ), g AS (
-      UPDATE ${names.segments} s SET length = r.length - s.start FROM r WHERE s.key = $3
-      RETURNING r.length - s.start - cardinality($5::bytea[]) AS first
     ), m AS (
       INSERT INTO ${names.messages} (segment, "offset", id, system, message)
-      SELECT $3, g.first + t.ord - 1, t.id, t.sys, t.body::jsonb
-      FROM g, unnest($5::bytea[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, sys, body, ord)
+      SELECT $3, r.length - cardinality($5::bytea[])
+          - (SELECT s.start FROM ${names.segments} s WHERE s.key = $3) + t.ord - 1,
+        t.id, t.sys, t.body::jsonb
+      FROM r, unnest($5::bytea[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, sys, body, ord)
     )
     SELECT revision, length FROM r`;
 }

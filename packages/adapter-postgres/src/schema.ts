@@ -102,9 +102,11 @@ const MIGRATIONS: Array<(names: TableNames) => string> = [
   // 2: a plain append is one statement of the driver (postgres-log-driver.ts), no function: version 1's
   // function read the head segment's messages to check the ids (its join let the planner, without
   // statistics, hash every one of them: a cost growing with the thread) and paid PL/pgSQL's statements; the
-  // statement leaves that check to the (segment, id) unique index.
+  // statement leaves that check to the (segment, id) unique index. A segment's length is its last
+  // message's offset + 1 (read on the primary key), so that an append writes no segment row.
   (names) => `
     DROP FUNCTION ${names.append}(bytea, bigint, bytea, text, bytea[], boolean[], text[]);
+    ALTER TABLE ${names.segments} DROP COLUMN length;
   `,
 ];
 

@@ -12,7 +12,6 @@ export interface SegmentRow {
   base_offset: string | null;
   start: string;
   created_at: string;
-  length: string;
   refs: number;
 }
 
@@ -100,7 +99,19 @@ export class SegmentRows {
     }
   }
 
-  /** Writes messages at own offsets `from…` of a segment and moves its length past them. */
+  /**
+   * How many messages the segment holds: its last offset + 1, read backwards on the primary key. Kept
+   * nowhere else, so that an append writes no segment row.
+   */
+  async length(client: PoolClient, segmentId: string): Promise<number> {
+    const { rows } = await client.query(
+      `SELECT "offset" FROM ${this.names.messages} WHERE segment = $1 ORDER BY "offset" DESC LIMIT 1`,
+      [idKey(segmentId)],
+    );
+    return rows[0] ? Number(rows[0].offset) + 1 : 0;
+  }
+
+  /** Writes messages at own offsets `from…` of a segment. */
   async write(client: PoolClient, segmentId: string, messages: Message[], from: number): Promise<void> {
     if (messages.length === 0) return;
     const key = idKey(segmentId);
@@ -116,10 +127,6 @@ export class SegmentRows {
         messages.map((message) => toJsonb(message)),
       ],
     );
-    await client.query(`UPDATE ${this.names.segments} SET length = $2 WHERE key = $1`, [
-      key,
-      from + messages.length,
-    ]);
   }
 
   /** The messages of a segment under these ids, below `before`, as stored. */
