@@ -11,5 +11,6 @@ export default defineConfig({
       { find: /^@skein\/thread-core$/, replacement: source("./src/index.ts") },
     ],
   },
-  test: { include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  // Property tests run hundreds of cases: on a busy machine they take far longer than vitest's 5 s default.
+  test: { include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 60_000 },
 });
