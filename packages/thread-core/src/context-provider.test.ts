@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import {
   type ContextProvider,
   initialProviderStates,
@@ -8,6 +9,7 @@ import {
 import { type Message, messageText } from "./message.js";
 import type { RunOptions, ThreadRunner } from "./runner.js";
 import { openStore } from "./store/open-store.js";
+import { defineThreadType, ThreadStateSchema } from "./thread-type.js";
 
 interface Notes {
   notes: string[];
@@ -124,6 +126,31 @@ describe("withContextProviders", () => {
     await Promise.all([run("tea"), run("coffee")]);
     const stored = (await store.get(created.id)).context.collector as { notes: string[] };
     expect([...stored.notes].sort()).toEqual(["coffee", "tea"]);
+  });
+
+  it("a provider that changes its state in place works on a local thread of your own type", async () => {
+    const store = await openStore("memory:");
+    store.registry.register(
+      defineThreadType({
+        type: "acme.counted",
+        schema: ThreadStateSchema.extend({ name: z.string() }),
+        local: true,
+      }),
+    );
+    const thread = await store.create("acme.counted", { name: "c", context: { counter: { runs: 0 } } });
+    const counter: ContextProvider<{ runs: number }> = {
+      name: "counter",
+      invoked: ({ state }) => {
+        const next = state ?? { runs: 0 };
+        next.runs += 1; // in place, as an application may write it
+        return next;
+      },
+    };
+    const runner = withContextProviders(recordingRunner(), [counter]);
+    await thread.append({ role: "user", text: "one" });
+    await runner.run(thread, {});
+    await runner.run(thread, {});
+    expect((await store.get(thread.id)).context.counter).toEqual({ runs: 2 });
   });
 
   it("asks the wrapped runner whether it supports a thread", async () => {

@@ -1,5 +1,5 @@
 import { ConcurrencyError } from "./errors.js";
-import type { JsonValue } from "./json.js";
+import { cloneJson, type JsonValue } from "./json.js";
 import { type Message, type MessageInput, normalizeMessage } from "./message.js";
 import type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
 import type { StateType, TypedState } from "./state-type.js";
@@ -148,7 +148,8 @@ export async function runWithContextProviders(run: ProvidedRun): Promise<Message
   const instructions: string[] = [];
   const provided: MessageInput[] = [];
   for (const provider of providers) {
-    let state = thread.context[provider.name] as JsonValue | undefined;
+    // A copy: the thread's context may be shared (frozen) and a provider may change its state in place.
+    let state = cloneJson(thread.context[provider.name]) as JsonValue | undefined;
     if (state === undefined && provider.initialState) {
       state = await provider.initialState(start);
       if (state !== undefined) initial[provider.name] = state;
@@ -224,7 +225,9 @@ async function storeNextStates(
     await thread.refresh();
     const states: Record<string, JsonValue> = {};
     for (const provider of providers) {
-      const state = (thread.context[provider.name] as JsonValue | undefined) ?? initial[provider.name];
+      const state =
+        (cloneJson(thread.context[provider.name]) as JsonValue | undefined) ??
+        cloneJson(initial[provider.name]);
       const next = await provider.invoked?.({ ...run, state });
       if (next !== undefined) states[provider.name] = next;
       else if (initial[provider.name] !== undefined && thread.context[provider.name] === undefined) {
