@@ -1,4 +1,5 @@
 import { openStore, type Thread } from "@skein/thread-core";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { fileStore, postgresStore, redisStore, type SharedStore } from "./support/backends.js";
 import { exited, printed, type RunningChild, runChild, startChild } from "./support/child-processes.js";
@@ -113,6 +114,9 @@ describe.each([
         }),
       );
       for (const writer of writers) acked.push(...acknowledged(writer));
+      // A statement a killed writer sent may still commit on a server after its process is gone; the check
+      // reads messages and then the revision, so it waits for that first.
+      await shared.settled?.();
       // The thread loads after every round, with everything acknowledged and nothing torn.
       const reader = await openStore(shared.url);
       await progress.check(await reader.get("survivor"), acked);
@@ -142,6 +146,57 @@ describe.each([
         `(median ${moments.sort((a, b) => a - b)[moments.length >> 1]} ms); ${acked.length} acknowledged batches, ` +
         `${full.batches} batches landed, ${before.length} messages`,
     );
+    await shared.cleanup();
+  });
+});
+
+describe("postgres: a killed writer's last statement", () => {
+  it("commits after the writer's process is gone, and settled() waits for it", async () => {
+    const shared = postgresStore(postgres.url(), "last-statement");
+    const schema = new URL(shared.url).searchParams.get("schema") as string;
+    const creator = await openStore(shared.url);
+    await (await creator.create({ id: "survivor" })).append({ id: "first", role: "user", text: "0" });
+    await creator.close();
+    // Another session holds the thread's row, so the writer's first append waits for it on the server.
+    const holder = new pg.Client(postgres.url());
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT revision FROM "${schema}".skein_records FOR UPDATE`);
+      const writer = startChild("crash-writer.ts", [shared.url, "survivor", "w"]);
+      await printed(writer, "ready");
+      const waiting = async () =>
+        (
+          await holder.query(
+            "SELECT count(*)::int AS backends FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+            [schema],
+          )
+        ).rows[0].backends;
+      while ((await waiting()) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      writer.process.kill("SIGKILL");
+      expect(await exited(writer.process)).toBeNull();
+      expect(acknowledged(writer)).toEqual([]);
+
+      let settled = false;
+      const settling = shared.settled().then(() => {
+        settled = true;
+      });
+      // After a round trip of the holder's, which a settled() that waited for nothing would have resolved
+      // within: the writer's backend still waits on the server, so settled() has not resolved.
+      expect(await waiting()).toBe(1);
+      expect(settled).toBe(false);
+      await holder.query("COMMIT");
+      await settling;
+    } finally {
+      await holder.end();
+    }
+
+    // The append the dead writer sent landed, whole, with its revision.
+    const store = await openStore(shared.url);
+    const thread = await store.get("survivor");
+    expect(thread.revision).toBe(2);
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["first", "w-0-0"]);
+    await store.close();
     await shared.cleanup();
   });
 });

@@ -35,6 +35,30 @@ export function postgresStoreUrl(url: string, schema: string): string {
   return parsed.href;
 }
 
+/**
+ * Resolves once the server runs no backend named `applicationName` (a store URL's `application_name`) but
+ * the caller's own. A client killed with SIGKILL leaves its backend running: the statement it had sent
+ * still runs, after any lock it waits for, and commits (unless `client_connection_check_interval` is set;
+ * it is off by default), and the backend exits only when it next reads the dead socket. Until then a
+ * killed writer can still change the store.
+ */
+export async function backendsGone(url: string, applicationName: string): Promise<void> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    for (;;) {
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS backends FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
+        [applicationName],
+      );
+      if (rows[0].backends === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 /** Every table of the server outside PostgreSQL's own schemas, as [schema, table]. */
 export async function serverTables(url: string): Promise<Array<[string, string]>> {
   const client = new pg.Client(url);
