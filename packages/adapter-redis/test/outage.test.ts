@@ -64,8 +64,7 @@ describe("when Redis goes away", () => {
     try {
       const elapsed = await failsUnavailable(() => thread.append(say("two")));
       expect(elapsed).toBeGreaterThanOrEqual(400);
-      // Only the timeout can end a call to a frozen server; the upper bound is wide for busy machines.
-      expect(elapsed).toBeLessThan(20_000);
+      // Only the timeout can end a call to a frozen server: without it the call would outlast the test.
     } finally {
       server.process.kill("SIGCONT");
     }

@@ -4,7 +4,7 @@ import { MAX_THREAD_ID_LENGTH } from "@skein/thread-core";
 /** How long the thread part of an id may be before it is replaced by its hash, so a namespace always fits. */
 const MAX_THREAD_PART = 120;
 
-/** Characters kept as they are; every other UTF-16 code unit becomes `%XXXX`, `%` included, so the map is injective. */
+/** Characters kept as they are; every other UTF-16 code unit becomes `%` and its four hex digits, `%` included, so the map is injective. */
 const PLAIN = /^[A-Za-z0-9._~:@!$&'()*+,;=-]$/;
 
 function escapePart(text: string): string {
