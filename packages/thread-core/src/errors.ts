@@ -6,28 +6,59 @@ export interface SkeinErrorOptions {
   source?: string;
 }
 
+/** The symbol an instance carries for one marker of its class chain; `Symbol.for`, so every copy agrees. */
+function markerSymbol(marker: string): symbol {
+  return Symbol.for(`skein.error:${marker}`);
+}
+
+function mark(error: Error, marker: string): void {
+  Object.defineProperty(error, markerSymbol(marker), { value: true });
+}
+
+/** What `SkeinError` reads from a class: its own marker, and the markers of families it also belongs to. */
+interface ErrorClass {
+  readonly marker: string;
+  readonly alsoMarkers?: readonly string[];
+}
+
 /**
- * The base of every error skein throws. Check with `SkeinError.isInstance(e)`, which works across
- * duplicate installs of thread-core, unlike `instanceof`.
+ * The base of every error skein throws. Check with `SkeinError.isInstance(e)` (or `ThreadNotFoundError.isInstance(e)`,
+ * …), which works across duplicate installs of skein's packages, unlike `instanceof`.
+ *
+ * Every class sets its identity explicitly: `static override readonly marker: string = "skein.<package>.<Name>"`. A
+ * minifier renames classes, so identity never comes from the class name; the marker's last segment is the
+ * error's `name`. An instance carries one marker per class of its chain, so `X.isInstance` counts subclasses.
  */
 export class SkeinError extends Error {
+  /** This class's stable identity, unique across skein's packages: `skein.<package>.<Name>`. */
+  static readonly marker: string = "skein.thread-core.SkeinError";
+  /**
+   * Markers of other families this class belongs to without extending them: an adapter's not-found error
+   * extends `ThreadNotFoundError` and is a `ServiceError` too.
+   */
+  static readonly alsoMarkers?: readonly string[];
+
   readonly [marker] = true;
   readonly source: string;
 
   constructor(message: string, options: SkeinErrorOptions = {}) {
     const source = options.source ?? "thread-core";
     super(`[${source}] ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+    const own = Object.hasOwn(new.target, "marker") ? (new.target as ErrorClass).marker : undefined;
+    // A subclass declared outside skein without a marker keeps its class name: the best there is for it.
+    this.name = own === undefined ? new.target.name : own.slice(own.lastIndexOf(".") + 1);
     this.source = source;
-    // One marker per class in the chain, so `ConflictError.isInstance(e)` works across duplicate installs too.
-    let type: { name: string } | null = new.target;
-    while (type && (type as unknown) !== Error) {
-      Object.defineProperty(this, classMarker(type.name), { value: true });
+    let type: unknown = new.target;
+    while (typeof type === "function" && type !== Error) {
+      if (Object.hasOwn(type, "marker")) mark(this, (type as unknown as ErrorClass).marker);
+      if (Object.hasOwn(type, "alsoMarkers")) {
+        for (const also of (type as unknown as ErrorClass).alsoMarkers ?? []) mark(this, also);
+      }
       type = Object.getPrototypeOf(type);
     }
   }
 
-  /** `instanceof` that also works across duplicate installs: `ThreadNotFoundError.isInstance(error)`. */
+  /** `instanceof` that also works across duplicate installs and counts subclasses: `ThreadNotFoundError.isInstance(error)`. */
   static isInstance<Instance>(
     this: abstract new (
       ...args: never[]
@@ -37,18 +68,18 @@ export class SkeinError extends Error {
     if (typeof value !== "object" || value === null || (value as Record<symbol, unknown>)[marker] !== true) {
       return false;
     }
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass isInstance was called on; that is the point
-    const type = this as { name: string };
-    return type === SkeinError || (value as Record<symbol, unknown>)[classMarker(type.name)] === true;
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class isInstance was called on; that is the point
+    const type = this as unknown as ErrorClass & (abstract new (...args: never[]) => Instance);
+    if (type.marker === SkeinError.marker) return true;
+    // A class without a marker of its own is known to its own copy only.
+    if (!Object.hasOwn(type, "marker")) return value instanceof type;
+    return (value as Record<symbol, unknown>)[markerSymbol(type.marker)] === true;
   }
-}
-
-function classMarker(name: string): symbol {
-  return Symbol.for(`skein.error:${name}`);
 }
 
 /** A JSON document is not a valid thread state: `path` points at the offending value. */
 export class InvalidThreadStateError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.InvalidThreadStateError";
   constructor(
     readonly detail: string,
     readonly path: ReadonlyArray<string | number> = [],
@@ -59,6 +90,7 @@ export class InvalidThreadStateError extends SkeinError {
 }
 
 export class InvalidMessageError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.InvalidMessageError";
   constructor(
     readonly detail: string,
     readonly path: ReadonlyArray<string | number> = [],
@@ -69,6 +101,7 @@ export class InvalidMessageError extends SkeinError {
 }
 
 export class InvalidThreadIdError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.InvalidThreadIdError";
   constructor(
     readonly reason: string,
     options?: SkeinErrorOptions,
@@ -79,6 +112,7 @@ export class InvalidThreadIdError extends SkeinError {
 
 /** `$type` names no registered thread type. `packageName` says what to install for skein's own types. */
 export class UnknownThreadTypeError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.UnknownThreadTypeError";
   constructor(
     readonly type: string,
     readonly packageName?: string,
@@ -94,6 +128,7 @@ export class UnknownThreadTypeError extends SkeinError {
 }
 
 export class DuplicateThreadTypeError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.DuplicateThreadTypeError";
   constructor(
     readonly type: string,
     options?: SkeinErrorOptions,
@@ -110,6 +145,7 @@ export class DuplicateThreadTypeError extends SkeinError {
  * (`openai.`, `acme.`) that another package's types hold.
  */
 export class ThreadTypeClashError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.ThreadTypeClashError";
   constructor(
     readonly type: string,
     readonly owner: string,
@@ -127,6 +163,7 @@ export class ThreadTypeClashError extends SkeinError {
  * a positive integer, a missing migration, or options that contradict each other. Nothing was defined.
  */
 export class InvalidTypeDefinitionError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.InvalidTypeDefinitionError";
   constructor(
     readonly type: string,
     readonly detail: string,
@@ -138,6 +175,7 @@ export class InvalidTypeDefinitionError extends SkeinError {
 
 /** A state's `$v` is newer than the installed definition of its type knows how to read. */
 export class UnsupportedVersionError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.UnsupportedVersionError";
   constructor(
     readonly type: string,
     readonly version: number,
@@ -153,6 +191,7 @@ export class UnsupportedVersionError extends SkeinError {
 
 /** The thread type cannot do this; nothing was changed. */
 export class UnsupportedOperationError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.UnsupportedOperationError";
   constructor(
     readonly type: string,
     readonly capability: string,
@@ -164,6 +203,7 @@ export class UnsupportedOperationError extends SkeinError {
 }
 
 export class ThreadNotFoundError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.ThreadNotFoundError";
   constructor(
     readonly threadId: string,
     options?: SkeinErrorOptions,
@@ -173,6 +213,7 @@ export class ThreadNotFoundError extends SkeinError {
 }
 
 export class ThreadExistsError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.ThreadExistsError";
   constructor(
     readonly threadId: string,
     options?: SkeinErrorOptions,
@@ -186,6 +227,7 @@ export class ThreadExistsError extends SkeinError {
 
 /** A message id was re-sent with different content, or an import disagrees with what is stored. */
 export class ConflictError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.ConflictError";
   constructor(
     readonly detail: string,
     readonly messageId?: string,
@@ -197,6 +239,7 @@ export class ConflictError extends SkeinError {
 
 /** `ifRevision` did not match: the thread moved on and nothing was written. Re-read and retry. */
 export class ConcurrencyError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.ConcurrencyError";
   constructor(
     readonly threadId: string,
     readonly expectedRevision: number,
@@ -212,6 +255,7 @@ export class ConcurrencyError extends SkeinError {
 
 /** A checkpoint id or message id given to rollback, fork, at or messages is not in the thread. */
 export class PointNotFoundError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.PointNotFoundError";
   constructor(
     readonly threadId: string,
     readonly point: string,
@@ -225,6 +269,7 @@ export class PointNotFoundError extends SkeinError {
 }
 
 export class InvalidStoreUrlError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.InvalidStoreUrlError";
   constructor(
     readonly url: string,
     readonly detail: string,
@@ -236,6 +281,7 @@ export class InvalidStoreUrlError extends SkeinError {
 
 /** The store URL's scheme needs an adapter package that is not installed. */
 export class AdapterNotInstalledError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.AdapterNotInstalledError";
   constructor(
     readonly packageName: string,
     readonly scheme: string,
@@ -247,10 +293,12 @@ export class AdapterNotInstalledError extends SkeinError {
 
 /** The backend did not answer or failed; the operation may be retried. */
 export class StoreUnavailableError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.StoreUnavailableError";
   readonly retryable = true;
 }
 
 export class StoreClosedError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.StoreClosedError";
   constructor(options?: SkeinErrorOptions) {
     super("The store is closed.", options);
   }
@@ -258,6 +306,7 @@ export class StoreClosedError extends SkeinError {
 
 /** `store.list` was given a `limit` or `cursor` it cannot use; nothing was read. */
 export class InvalidListOptionsError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.InvalidListOptionsError";
   constructor(
     readonly option: "limit" | "cursor",
     readonly detail: string,
@@ -293,6 +342,7 @@ function formatPath(path: ReadonlyArray<string | number>): string {
  * multi-request transaction make this the one way an append is not all-or-nothing.
  */
 export class PartialAppendError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.PartialAppendError";
   constructor(
     readonly threadId: string,
     readonly appended: ReadonlyArray<{ id: string }>,
@@ -308,6 +358,7 @@ export class PartialAppendError extends SkeinError {
 
 /** A log driver's answer when a commit expected another head segment: the caller re-reads and retries. */
 export class HeadMovedError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.HeadMovedError";
   constructor(
     readonly threadId: string,
     options?: SkeinErrorOptions,
@@ -321,6 +372,7 @@ export class HeadMovedError extends SkeinError {
  * request, rather than the settings silently dropped. `settings` are `RunConfig` keys.
  */
 export class UnsupportedRunConfigError extends UnsupportedOperationError {
+  static override readonly marker: string = "skein.thread-core.UnsupportedRunConfigError";
   constructor(
     type: string,
     readonly settings: readonly string[],
@@ -336,6 +388,7 @@ export class UnsupportedRunConfigError extends UnsupportedOperationError {
  * messages that always go with it), so no request could stay within the budget; nothing was sent.
  */
 export class MessageTooLargeError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.MessageTooLargeError";
   constructor(
     readonly threadId: string,
     readonly messageId: string,
@@ -353,6 +406,7 @@ export class MessageTooLargeError extends SkeinError {
 
 /** An `operationId` that is not 1–256 characters of text; nothing was written. */
 export class InvalidOperationIdError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.InvalidOperationIdError";
   constructor(
     readonly operationId: unknown,
     options?: SkeinErrorOptions,

@@ -94,6 +94,13 @@ export {
   unhonouredSettings,
 } from "./runner.js";
 export {
+  isRetryableStatus,
+  ServiceCredentialError,
+  ServiceError,
+  type ServiceFailure,
+  type ServiceFailureDetails,
+} from "./service-error.js";
+export {
   defineStateType,
   type StateOf,
   type StateType,

@@ -19,6 +19,7 @@ export type {
 } from "../local/log-driver.js";
 export { eventSegments, newHeadSegment, OPERATIONS_KEPT } from "../local/log-driver.js";
 export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
+export { assignServiceFailure, type HeaderSource, readServiceHeaders } from "../service-error.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
 export { type LogDriverSuiteOptions, runLogDriverSuite } from "../testing/log-driver-suite.js";
 export {

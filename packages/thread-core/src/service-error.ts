@@ -1,0 +1,112 @@
+import { SkeinError, type SkeinErrorOptions } from "./errors.js";
+import { redactSecrets } from "./redact-secrets.js";
+
+/** What every error that answers a call to a remote service (OpenAI, Foundry, an A2A agent) carries. */
+export interface ServiceFailure {
+  /** The call that failed, as the adapter names it: `conversations.items.list`, `message/send`. */
+  readonly operation: string;
+  /** The HTTP status, when the service answered; `undefined` when it could not be reached. */
+  readonly status: number | undefined;
+  /** The service's request id (`x-request-id`, `apim-request-id`, the SDK's own), for the provider's support. */
+  readonly requestId: string | undefined;
+  /** The service's error code (`rate_limit_exceeded`, …), or the socket's (`ECONNREFUSED`), when there is one. */
+  readonly code: string | undefined;
+  /** Whether the same call may succeed later: 408, 429, 5xx and network failures are; 4xx answers are not. */
+  readonly retryable: boolean;
+  /** How long the service asked to wait (`Retry-After`, `retry-after-ms`), when it said. */
+  readonly retryAfterMs: number | undefined;
+}
+
+/** What an adapter knows about one failed call; `retryable` defaults to {@link isRetryableStatus} of `status`. */
+export interface ServiceFailureDetails {
+  operation: string;
+  status?: number | undefined;
+  requestId?: string | undefined;
+  code?: string | undefined;
+  retryable?: boolean | undefined;
+  retryAfterMs?: number | undefined;
+}
+
+/**
+ * The one rule every remote adapter applies: a call that timed out (408), was throttled (429), met a server
+ * failure (5xx) or never reached the service (no status) may succeed later; any other answer will not.
+ */
+export function isRetryableStatus(status: number | undefined): boolean {
+  return status === undefined || status === 408 || status === 429 || status >= 500;
+}
+
+/** Sets the `ServiceFailure` fields on an error; for adapter errors that extend another family. */
+export function assignServiceFailure(error: Error, details: ServiceFailureDetails): void {
+  Object.assign(error, {
+    operation: details.operation,
+    status: details.status,
+    requestId: details.requestId,
+    code: details.code,
+    retryable: details.retryable ?? isRetryableStatus(details.status),
+    retryAfterMs: details.retryAfterMs,
+  });
+}
+
+/**
+ * A remote service refused or failed a call. Every remote adapter maps its SDK's failures to it the same way
+ * ({@link serviceFailureDetails}). Adapter errors of another family (an adapter's not-found error is a
+ * `ThreadNotFoundError`, its unavailable error a `StoreUnavailableError`) carry the same fields and count
+ * as a `ServiceError` for `ServiceError.isInstance`, which is the way to check it (`instanceof` misses them).
+ */
+export class ServiceError extends SkeinError implements ServiceFailure {
+  static override readonly marker: string = "skein.thread-core.ServiceError";
+  declare readonly operation: string;
+  declare readonly status: number | undefined;
+  declare readonly requestId: string | undefined;
+  declare readonly code: string | undefined;
+  declare readonly retryable: boolean;
+  declare readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, details: ServiceFailureDetails, options?: SkeinErrorOptions) {
+    super(redactSecrets(message), options);
+    assignServiceFailure(this, details);
+  }
+}
+
+/**
+ * The service refused the credentials (401, 403), or the credential gave no token and nothing was sent.
+ * Retrying does not help until the credential is fixed.
+ */
+export class ServiceCredentialError extends ServiceError {
+  static override readonly marker: string = "skein.thread-core.ServiceCredentialError";
+}
+
+/** Reads a header by name: a `Headers`, or an SDK's own header map with `get`. */
+export interface HeaderSource {
+  get(name: string): string | null | undefined;
+}
+
+/**
+ * The request id and the wait a service asked for, from its answer's headers: `x-request-id`,
+ * `apim-request-id` or `x-ms-request-id`; `retry-after-ms`, else `Retry-After` in seconds or as an HTTP date.
+ */
+export function readServiceHeaders(
+  headers: HeaderSource | undefined,
+  now = Date.now(),
+): { requestId: string | undefined; retryAfterMs: number | undefined } {
+  const header = (name: string) =>
+    typeof headers?.get === "function" ? (headers.get(name) ?? undefined) : undefined;
+  return {
+    requestId: header("x-request-id") ?? header("apim-request-id") ?? header("x-ms-request-id"),
+    retryAfterMs: retryAfterMs(header("retry-after-ms"), header("retry-after"), now),
+  };
+}
+
+function retryAfterMs(
+  milliseconds: string | undefined,
+  retryAfter: string | undefined,
+  now: number,
+): number | undefined {
+  const exact = Number.parseFloat(milliseconds ?? "");
+  if (Number.isFinite(exact) && exact >= 0) return exact;
+  if (retryAfter === undefined) return undefined;
+  const seconds = Number(retryAfter.trim());
+  if (retryAfter.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(retryAfter);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
