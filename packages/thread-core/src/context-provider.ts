@@ -4,6 +4,7 @@ import { type Message, type MessageInput, normalizeMessage } from "./message.js"
 import type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
 import type { StateType, TypedState } from "./state-type.js";
 import type { Thread, ViewOptions } from "./thread.js";
+import { runTraced } from "./tracing/traced-runner.js";
 
 /** What a provider adds to one run. Nothing of it is stored in the thread. */
 export interface ProvidedContext {
@@ -139,7 +140,7 @@ export async function initialProviderStates(
 export async function runWithContextProviders(run: ProvidedRun): Promise<Message[]> {
   const { runner, providers, thread } = run;
   const options = run.options ?? {};
-  if (providers.length === 0) return runner.run(thread, options);
+  if (providers.length === 0) return runTraced(runner, thread, options);
   const config: Readonly<RunConfig> = options.config ?? {};
   const input = run.input ?? (await newInput(thread));
   const start: ContextProviderStart = { threadId: thread.id, config };
@@ -166,7 +167,7 @@ export async function runWithContextProviders(run: ProvidedRun): Promise<Message
     transient.length === 0
       ? options
       : { ...options, transient: [...(options.transient ?? []), ...transient] };
-  const output = await runner.run(view, { ...shown, config: runConfig });
+  const output = await runTraced(runner, view, { ...shown, config: runConfig });
   if (!providers.some((provider) => provider.invoked) && Object.keys(initial).length === 0) return output;
   await storeNextStates(thread, providers, initial, { ...start, messages: input, output });
   return output;

@@ -24,6 +24,8 @@ import {
 } from "../store/store.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState, ThreadType } from "../thread-type.js";
+import { STORE_SPANS, THREAD_SPANS } from "../tracing/store-spans.js";
+import { traceMethods } from "../tracing/trace-methods.js";
 import { assertNoFieldsKey, FIELDS_KEY, ownFields, parseContext, withLocalFields } from "./local-fields.js";
 import { LocalThread, type LocalThreadHost } from "./local-thread.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type RecordSummary } from "./log-driver.js";
@@ -399,6 +401,10 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     return { registry: this.registry, store: this, adapters: this.adapters };
   }
 }
+
+// Spans for every store and local-thread operation when an application traces with OpenTelemetry.
+traceMethods(LocalStore.prototype, STORE_SPANS);
+traceMethods(LocalThread.prototype, THREAD_SPANS);
 
 function referenceState(record: LogRecord): ThreadState {
   return {
