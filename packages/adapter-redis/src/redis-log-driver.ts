@@ -317,7 +317,7 @@ export class RedisLogDriver implements LogDriver {
     try {
       await work();
     } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error;
+      if (!StoreUnavailableError.isInstance(error)) throw error;
     }
   }
 }

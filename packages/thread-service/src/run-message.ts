@@ -5,7 +5,6 @@ import {
   type MessageInput,
   normalizeMessage,
   runWithContextProviders,
-  SkeinError,
   type Thread,
   type ThreadRunner,
 } from "@skein/thread-core";
@@ -97,7 +96,7 @@ export async function runMessage(run: MessageRun): Promise<SendResult> {
     return { threadId, input: stored, messages, ...(output === undefined ? {} : { output }) };
   } catch (error) {
     if (controller.signal.aborted) throw controller.signal.reason;
-    if (SkeinError.isInstance(error) && error instanceof ThreadProcessingError) throw error;
+    if (ThreadProcessingError.isInstance(error)) throw error;
     const detail = error instanceof Error ? error.message : String(error);
     throw new ThreadProcessingError(threadId, input.id, detail, { cause: error });
   } finally {

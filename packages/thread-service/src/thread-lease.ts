@@ -3,6 +3,9 @@ import { SkeinError, ThreadNotFoundError, type ThreadStore } from "@skein/thread
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "./lease-thread.js";
 import { isConcurrencyError } from "./optimistic-update.js";
 
+/** How many released leases' revisions an instance remembers; past it, the oldest is read again when taken. */
+const FREED_LIMIT = 1024;
+
 /** An unchanged revision seen since `since` (this process's monotonic clock). */
 interface Observation {
   revision: number;
@@ -21,6 +24,11 @@ interface Observation {
 export class ThreadLeases {
   /** One entry per thread this instance waits for: dropped when it takes the lease or stops waiting (`forget`). */
   readonly #observed = new Map<string, Observation>();
+  /**
+   * The revision at which this instance last released a thread's lease (wrote it free), newest last and at
+   * most FREED_LIMIT of them: taking such a lease again needs no read first (see `tryAcquire`).
+   */
+  readonly #freed = new Map<string, number>();
 
   constructor(
     readonly store: ThreadStore,
@@ -30,18 +38,38 @@ export class ThreadLeases {
 
   /** Takes the thread's lease if it is free or its holder stopped renewing; undefined while someone holds it. */
   async tryAcquire(threadId: string): Promise<HeldLease | undefined> {
+    const freed = this.#freed.get(threadId);
+    if (freed !== undefined) {
+      this.#freed.delete(threadId);
+      // The store's compare-and-set at the revision this instance wrote free succeeds only if nobody has
+      // written the lease since: then it is free, exactly what a read would have shown. Otherwise, read.
+      // (Revisions only grow while the document exists; it is never deleted while its thread is in use.)
+      const held = await this.#take(threadId, freed);
+      if (held) return held;
+    }
     const current = await this.read(threadId);
-    const revision = current?.revision ?? 0;
     if (current?.holder != null && current.holder !== this.holder && !this.#expired(threadId, current)) {
       return undefined;
     }
+    return this.#take(threadId, current?.revision ?? 0);
+  }
+
+  /** Notes that this instance wrote the thread's lease free at `revision`. */
+  freed(threadId: string, revision: number): void {
+    this.#freed.delete(threadId);
+    if (this.#freed.size >= FREED_LIMIT) this.#freed.delete(this.#freed.keys().next().value as string);
+    this.#freed.set(threadId, revision);
+  }
+
+  /** Writes the lease as this instance's if it is still at `revision`; undefined if someone wrote it since. */
+  async #take(threadId: string, revision: number): Promise<HeldLease | undefined> {
     const sentAt = performance.now();
     try {
       await this.store.save(new LeaseThread(this.#state(threadId, revision + 1, this.holder)), {
         ifRevision: revision,
       });
     } catch (error) {
-      if (isConcurrencyError(error)) return undefined;
+      if (isConcurrencyError(error) || ThreadNotFoundError.isInstance(error)) return undefined;
       throw error;
     }
     this.#observed.delete(threadId);
@@ -201,6 +229,7 @@ export class HeldLease {
       if (this.signal.aborted) return;
       try {
         await this.leases.write(this.threadId, this.#revision + 1, null);
+        this.leases.freed(this.threadId, this.#revision + 1);
       } catch {
         // Someone else holds it now, or the store is away: either way it is theirs already or expires.
       }

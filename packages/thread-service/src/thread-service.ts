@@ -2,8 +2,6 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import {
   type ContextProvider,
-  checkContextProviders,
-  initialProviderStates,
   type MessageInput,
   newSortableId,
   normalizeMessage,
@@ -11,6 +9,8 @@ import {
   type ThreadRunner,
   type ThreadStore,
 } from "@skein/thread-core";
+import { checkContextProviders, initialProviderStates } from "@skein/thread-core/driver";
+import { AdmissionReads } from "./admission-reads.js";
 import { type Attachment, changeAttachments, type FileAttachment } from "./attachments.js";
 import { type BranchOptions, branchItem } from "./branch-item.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
@@ -43,7 +43,7 @@ import {
   validateThreadConfig,
 } from "./thread-config.js";
 import { ThreadLeases } from "./thread-lease.js";
-import { ThreadQueues } from "./thread-queues.js";
+import { type QueueItem, ThreadQueues } from "./thread-queues.js";
 import { statusOf, type ThreadStatus } from "./thread-status.js";
 
 export interface ThreadServiceOptions {
@@ -110,6 +110,7 @@ export class ThreadService {
   readonly #context: ServiceContext;
   readonly #queues: ThreadQueues;
   readonly #leases: ThreadLeases;
+  readonly #admissionReads: AdmissionReads;
   #closed = false;
 
   constructor(options: ThreadServiceOptions) {
@@ -139,6 +140,7 @@ export class ThreadService {
       maxPollMs: Math.min(500, Math.floor(leaseMs / 3)),
     });
     this.#leases = leases;
+    this.#admissionReads = new AdmissionReads(this.store);
   }
 
   /** Creates a thread with its frozen configuration; `InvalidThreadConfigError` lists what is wrong. */
@@ -182,9 +184,8 @@ export class ThreadService {
     });
     // The outcome may settle before this function returns it; the caller's await still sees it.
     outcome.catch(() => {});
-    await this.#queues.admit(threadId, async () => {
-      this.#assertOpen();
-      assertAcceptsMessages(threadId, readServiceRecord(await this.store.get(threadId)));
+    await this.#admit(threadId, async (thread) => {
+      assertAcceptsMessages(threadId, readServiceRecord(await thread()));
       return messageItem(this.#context, threadId, input, settle);
     });
     return outcome;
@@ -259,9 +260,8 @@ export class ThreadService {
       settle = { resolve, reject };
     });
     outcome.catch(() => {});
-    await this.#queues.admit(threadId, async () => {
-      this.#assertOpen();
-      const record = readServiceRecord(await this.store.get(threadId));
+    await this.#admit(threadId, async (thread) => {
+      const record = readServiceRecord(await thread());
       if (record.lifecycle === "killed") throw new ThreadKilledError(threadId);
       return branchItem(this.#context, threadId, options, settle);
     });
@@ -350,6 +350,27 @@ export class ThreadService {
       if (record.lifecycle === "killed") throw new ThreadKilledError(threadId);
       return { ...record, lifecycle };
     });
+  }
+
+  /**
+   * Admits an item into the thread's queue after the items called before it. `prepare` reads the thread
+   * through `thread()`: a read shared with the other admissions of the thread, sent after this call.
+   */
+  async #admit(
+    threadId: string,
+    prepare: (thread: () => Promise<Thread>) => Promise<QueueItem>,
+  ): Promise<void> {
+    const calledAt = this.#admissionReads.now();
+    const reads = this.#admissionReads;
+    reads.begin(threadId);
+    try {
+      await this.#queues.admit(threadId, () => {
+        this.#assertOpen();
+        return prepare(() => reads.read(threadId, calledAt));
+      });
+    } finally {
+      reads.end(threadId);
+    }
   }
 
   #emitStatus(threadId: string, status: ThreadStatus): void {

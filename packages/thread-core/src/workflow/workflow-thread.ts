@@ -341,7 +341,7 @@ export class WorkflowThread implements Thread<WorkflowState> {
       await this.store.save(this, { ifRevision: revision });
     } catch (error) {
       // A workflow read from JSON into a store that does not hold it yet is new there: its first save inserts.
-      if (!(error instanceof ConcurrencyError && error.actualRevision === 0 && revision > 0)) throw error;
+      if (!(ConcurrencyError.isInstance(error) && error.actualRevision === 0 && revision > 0)) throw error;
       this.#state = { ...next, revision: 1 };
       await this.store.save(this, { ifRevision: 0 });
     }
