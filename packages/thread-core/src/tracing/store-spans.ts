@@ -1,5 +1,5 @@
 import { SPAN_ATTRIBUTES, storeAttributes, threadAttributes } from "./span-attributes.js";
-import type { MethodSpan } from "./trace-methods.js";
+import { type MethodSpan, traceMethods } from "./trace-methods.js";
 import type { SpanAttributes } from "./tracing-api.js";
 
 /**
@@ -21,7 +21,10 @@ function onThread(name: string): MethodSpan {
       else threadAttributes(subject, attributes);
       return attributes;
     },
-    end: (result) => threadAttributes(result, {}),
+    end: (result) => {
+      traceThreadClass(result);
+      return threadAttributes(result, {});
+    },
   };
 }
 
@@ -33,7 +36,10 @@ export const STORE_SPANS: Readonly<Record<string, MethodSpan>> = Object.freeze({
       if (typeof type === "string") attributes[SPAN_ATTRIBUTES.threadType] = type;
       return attributes;
     },
-    end: (thread) => threadAttributes(thread, {}),
+    end: (thread) => {
+      traceThreadClass(thread);
+      return threadAttributes(thread, {});
+    },
   },
   get: onThread("skein.store.get"),
   getState: onThread("skein.store.getState"),
@@ -61,24 +67,48 @@ function messagesCount(result: unknown): SpanAttributes | undefined {
   return Array.isArray(result) ? { [SPAN_ATTRIBUTES.messagesCount]: result.length } : undefined;
 }
 
-function onLocalThread(name: string, end?: MethodSpan["end"]): MethodSpan {
+function onThreadMethod(name: string, end?: MethodSpan["end"]): MethodSpan {
   return end ? { name, start: threadStart, end } : { name, start: threadStart };
 }
 
 export const THREAD_SPANS: Readonly<Record<string, MethodSpan>> = Object.freeze({
-  append: onLocalThread("skein.thread.append", messagesCount),
-  message: onLocalThread("skein.thread.message", (found) => ({
+  append: onThreadMethod("skein.thread.append", messagesCount),
+  message: onThreadMethod("skein.thread.message", (found) => ({
     [SPAN_ATTRIBUTES.messagesCount]: found === undefined ? 0 : 1,
   })),
-  messages: onLocalThread("skein.thread.messages", messagesCount),
-  view: onLocalThread("skein.thread.view", messagesCount),
-  fork: onLocalThread("skein.thread.fork", (fork) => {
+  messages: onThreadMethod("skein.thread.messages", messagesCount),
+  view: onThreadMethod("skein.thread.view", messagesCount),
+  fork: onThreadMethod("skein.thread.fork", (fork) => {
+    traceThreadClass(fork);
     const id = (fork as { id?: unknown } | null)?.id;
     return typeof id === "string" ? { [SPAN_ATTRIBUTES.forkId]: id } : undefined;
   }),
-  checkpoint: onLocalThread("skein.thread.checkpoint"),
-  rollback: onLocalThread("skein.thread.rollback", messagesCount),
-  at: onLocalThread("skein.thread.at"),
-  history: onLocalThread("skein.thread.history"),
-  delete: onLocalThread("skein.thread.delete"),
+  checkpoint: onThreadMethod("skein.thread.checkpoint"),
+  rollback: onThreadMethod("skein.thread.rollback", messagesCount),
+  at: onThreadMethod("skein.thread.at"),
+  history: onThreadMethod("skein.thread.history"),
+  delete: onThreadMethod("skein.thread.delete"),
 });
+
+/** Prototypes already looked at, so a class is looked at once (classes are few: the set stays small). */
+const looked = new WeakSet<object>();
+
+/**
+ * Traces the thread methods of a thread's class the first time a store hands out one of its threads, so
+ * the threads adapters bind (OpenAI, Foundry, A2A, workflows, plain states) get `skein.thread.*` spans as
+ * local threads do. Each method is wrapped where the class resolves it (the nearest prototype that has
+ * it); threads made as plain objects are left alone.
+ */
+export function traceThreadClass(thread: unknown): void {
+  if (typeof thread !== "object" || thread === null) return;
+  const prototype = Object.getPrototypeOf(thread) as object | null;
+  if (prototype === null || prototype === Object.prototype || looked.has(prototype)) return;
+  looked.add(prototype);
+  for (const [name, span] of Object.entries(THREAD_SPANS)) {
+    let owner: object | null = prototype;
+    while (owner !== null && owner !== Object.prototype && !Object.hasOwn(owner, name)) {
+      owner = Object.getPrototypeOf(owner) as object | null;
+    }
+    if (owner !== null && owner !== Object.prototype) traceMethods(owner, { [name]: span });
+  }
+}

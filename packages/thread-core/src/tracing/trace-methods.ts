@@ -1,4 +1,4 @@
-import { callInSpan, describe } from "./traced-call.js";
+import { callInSpan } from "./traced-call.js";
 import { activeTracer, loadTracingApi, type SpanAttributes, tracingApi } from "./tracing-api.js";
 
 /** How one method is traced: its span's name, and its attributes from the call and from its result. */
@@ -43,8 +43,8 @@ export function traceMethods(prototype: object, spans: Readonly<Record<string, M
       return callInSpan(
         api as NonNullable<typeof api>,
         tracer,
-        span.name,
-        describe(() => span.start(this, args)) ?? {},
+        { self: this, name: span.name },
+        () => span.start(this, args),
         () => original.apply(this, args),
         span.end && ((result) => span.end?.(result, this)),
       );

@@ -1,21 +1,45 @@
 import { redactSecrets } from "../redact-secrets.js";
 import type { SpanAttributes, TracingApi, TracingSpan, TracingTracer } from "./tracing-api.js";
 
+/** The traced call a context is inside of: the object and the span name. */
+interface TracedCall {
+  self: unknown;
+  name: string;
+}
+
+const callKeys = new WeakMap<TracingApi, symbol>();
+
+function callKey(api: TracingApi): symbol {
+  let key = callKeys.get(api);
+  if (key === undefined) {
+    key = api.createContextKey("skein.tracedCall");
+    callKeys.set(api, key);
+  }
+  return key;
+}
+
 /**
  * Runs `call` inside an active span named `name`: the span is the parent of every span started while the
  * call runs (a run's appends, a store's reads), and it ends when the call settles. A failure sets the
  * span's status to ERROR and records an `exception` event whose message is scrubbed of credentials
- * (`redactSecrets`); the failure itself is rethrown unchanged.
+ * (`redactSecrets`); the failure itself is rethrown unchanged. A call made from inside the same operation
+ * on the same object (an overriding method calling `super`) makes no second span.
  */
 export function callInSpan<Result>(
   api: TracingApi,
   tracer: TracingTracer,
-  name: string,
-  attributes: SpanAttributes,
+  traced: TracedCall,
+  attributes: () => SpanAttributes,
   call: () => Promise<Result>,
   resultAttributes?: (result: Result) => SpanAttributes | undefined,
 ): Promise<Result> {
-  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+  const parent = api.context.active();
+  const key = callKey(api);
+  const current = parent.getValue(key) as TracedCall | undefined;
+  if (current !== undefined && current.self === traced.self && current.name === traced.name) return call();
+  const span = tracer.startSpan(traced.name, { attributes: describe(attributes) ?? {} }, parent);
+  const active = api.trace.setSpan(parent, span).setValue(key, traced);
+  return api.context.with(active, async () => {
     try {
       const result = await call();
       const more = describe(() => resultAttributes?.(result));

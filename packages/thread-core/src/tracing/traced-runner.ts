@@ -20,14 +20,16 @@ export function runTraced(runner: ThreadRunner, thread: Thread, options?: RunOpt
   const tracer =
     api === null || (runner as { [TRACED_RUNNER]?: true })[TRACED_RUNNER] ? undefined : activeTracer(api);
   if (tracer === undefined) return runner.run(thread, options);
-  const attributes: SpanAttributes = threadAttributes(thread, {});
-  const model = options?.config?.model;
-  if (typeof model === "string") attributes[SPAN_ATTRIBUTES.runModel] = model;
   return callInSpan(
     api as NonNullable<typeof api>,
     tracer,
-    "skein.runner.run",
-    attributes,
+    { self: runner, name: "skein.runner.run" },
+    () => {
+      const attributes: SpanAttributes = threadAttributes(thread, {});
+      const model = options?.config?.model;
+      if (typeof model === "string") attributes[SPAN_ATTRIBUTES.runModel] = model;
+      return attributes;
+    },
     () => runner.run(thread, options),
     (messages) =>
       Array.isArray(messages) ? { [SPAN_ATTRIBUTES.messagesCount]: messages.length } : undefined,

@@ -14,12 +14,14 @@ export interface TracingSpan {
   end(): void;
 }
 
+/** The API's `Context`: immutable, each `setValue` gives a new one. */
+export interface TracingContext {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): TracingContext;
+}
+
 export interface TracingTracer {
-  startActiveSpan<Result>(
-    name: string,
-    options: { attributes: SpanAttributes },
-    run: (span: TracingSpan) => Result,
-  ): Result;
+  startSpan(name: string, options: { attributes: SpanAttributes }, parent: TracingContext): TracingSpan;
 }
 
 interface TracingProvider {
@@ -31,7 +33,15 @@ interface TracingProvider {
 }
 
 export interface TracingApi {
-  trace: { getTracerProvider(): TracingProvider };
+  trace: {
+    getTracerProvider(): TracingProvider;
+    setSpan(context: TracingContext, span: TracingSpan): TracingContext;
+  };
+  context: {
+    active(): TracingContext;
+    with<Result>(context: TracingContext, run: () => Result): Result;
+  };
+  createContextKey(description: string): symbol;
   SpanStatusCode: { ERROR: number };
 }
 

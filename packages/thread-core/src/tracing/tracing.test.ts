@@ -12,8 +12,12 @@ import { createRegistry } from "../create-registry.js";
 import { ConflictError, ThreadNotFoundError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
+import type { Message, MessageInput } from "../message.js";
+import { normalizeMessage } from "../message.js";
 import type { ThreadRunner } from "../runner.js";
 import { openStore } from "../store/open-store.js";
+import type { Thread } from "../thread.js";
+import { defineThreadType, type ThreadState, ThreadStateSchema } from "../thread-type.js";
 import { SPAN_ATTRIBUTES } from "./span-attributes.js";
 import { tracedRunner } from "./traced-runner.js";
 
@@ -172,6 +176,69 @@ describe("OpenTelemetry spans", () => {
     const thread = await store.create();
     await withContextProviders(tracedRunner(echoRunner("answer")), []).run(thread);
     expect(spans("skein.runner.run")).toHaveLength(1);
+  });
+
+  it("threads an adapter binds get thread spans too, once per call even through super", async () => {
+    /** A thread whose history a service would keep: here, an array. */
+    class ServiceThread {
+      readonly kept: Message[] = [];
+      constructor(readonly state: ThreadState) {}
+      get id(): string {
+        return this.state.id;
+      }
+      get type(): string {
+        return this.state.$type;
+      }
+      async append(input: MessageInput | MessageInput[]): Promise<Message[]> {
+        const added = (Array.isArray(input) ? input : [input]).map((item) => normalizeMessage(item));
+        this.kept.push(...added);
+        return added;
+      }
+      toJSON(): ThreadState {
+        return this.state;
+      }
+    }
+    class AuditedServiceThread extends ServiceThread {
+      override async append(input: MessageInput | MessageInput[]): Promise<Message[]> {
+        return super.append(input);
+      }
+    }
+    const registry = createRegistry();
+    registry.register(
+      defineThreadType({
+        type: "acme.service",
+        schema: ThreadStateSchema,
+        bind: (state) => new AuditedServiceThread(state) as unknown as Thread,
+      }),
+    );
+    const store = await openStore("memory:", { registry });
+    await store.save({ $type: "acme.service", $v: 1, id: "remote-1", createdAt: new Date().toISOString() });
+    const thread = await store.get("remote-1");
+    await thread.append({ role: "user", text: "hi" });
+    await thread.append({ role: "user", text: "again" });
+
+    expect(spans("skein.thread.append").map((span) => span.attributes)).toEqual([
+      {
+        [SPAN_ATTRIBUTES.threadId]: "remote-1",
+        [SPAN_ATTRIBUTES.threadType]: "acme.service",
+        [SPAN_ATTRIBUTES.messagesCount]: 1,
+      },
+      {
+        [SPAN_ATTRIBUTES.threadId]: "remote-1",
+        [SPAN_ATTRIBUTES.threadType]: "acme.service",
+        [SPAN_ATTRIBUTES.messagesCount]: 1,
+      },
+    ]);
+  });
+
+  it("a workflow's append is a span around its main sub-thread's", async () => {
+    const store = await openStore("memory:");
+    const workflow = await store.create("workflow", {});
+    await workflow.append({ role: "user", text: "hi" });
+    const [inner, outer] = spans("skein.thread.append");
+    expect(outer?.attributes[SPAN_ATTRIBUTES.threadType]).toBe("workflow");
+    expect(inner?.attributes[SPAN_ATTRIBUTES.threadType]).toBe("memory");
+    expect(inner?.parentSpanContext?.spanId).toBe(outer?.spanContext().spanId);
   });
 
   it("a failure sets status ERROR and records the exception with credentials scrubbed", async () => {
