@@ -130,6 +130,8 @@ export {
   type ThreadTypeDefinition,
 } from "./thread-type.js";
 export { ISO_UTC_TIMESTAMP, TimestampSchema } from "./timestamp.js";
+export { SPAN_ATTRIBUTES } from "./tracing/span-attributes.js";
+export { tracedRunner } from "./tracing/traced-runner.js";
 export type { WorkflowRollbackReport } from "./workflow/workflow-checkpoints.js";
 export type { SubThreadMessage, WorkflowForkOptions } from "./workflow/workflow-fork.js";
 export type { WorkflowSnapshot } from "./workflow/workflow-snapshot.js";
