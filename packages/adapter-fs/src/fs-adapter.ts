@@ -1,17 +1,12 @@
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import {
-  InvalidStoreUrlError,
-  type LocalStore,
-  type Registry,
-  registerStoreAdapter,
-  type SkeinAdapter,
-} from "@skein/thread-core";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { InvalidStoreUrlError, type Registry, type SkeinAdapter } from "@skein/thread-core";
+import { defineLogStore, type LocalStore } from "@skein/thread-core/driver";
 import type { Durability } from "./durable-files.js";
 import { SOURCE } from "./errors.js";
-import { type FsStoreOptions, fsStore } from "./fs-store.js";
-import { fsThreadType } from "./fs-thread-type.js";
+import { FsLogDriver } from "./fs-log-driver.js";
+import type { FsStoreOptions } from "./fs-store.js";
 
 /** Options for every store the adapter opens; a URL's `?durability=` overrides `durability`. */
 export type FsAdapterOptions = Omit<FsStoreOptions, "directory" | "registry" | "adapters" | "url">;
@@ -28,28 +23,36 @@ export interface FsAdapter extends SkeinAdapter {
 }
 
 /**
+ * The fs store on thread-core's driver kit: the `fs` thread type, the store factory behind `fsStore` and
+ * the `file:` adapter, registered when this module loads so that `openStore("file:…")` and the CLI find it.
+ */
+export const fsLogStore = defineLogStore<FsStoreOptions>({
+  type: "fs",
+  packageName: "@skein/adapter-fs",
+  schemes: ["file"],
+  createDriver: (options) => new FsLogDriver(options),
+  optionsFromUrl: fileUrlOptions,
+  // `file:./relative` as written: a URL object would make it absolute at the root.
+  optionsFromText: fileUrlOptions,
+  describe: (options) => options.url ?? pathToFileURL(resolve(options.directory)).href,
+  // A store opened by URL makes its directory at once, so that a path it cannot use fails on open.
+  verify: async (_driver, options) => {
+    await mkdir(options.directory, { recursive: true });
+  },
+});
+
+/**
  * The `file:` adapter for `openStore`: it provides the `fs` thread type and opens file stores.
  * @example const store = await openStore("file:///var/lib/app/threads", { adapters: [fsAdapter()] });
  */
 export function fsAdapter(options: FsAdapterOptions = {}): FsAdapter {
-  return {
-    specificationVersion: "v1",
-    packageName: "@skein/adapter-fs",
-    schemes: ["file"],
-    types: [fsThreadType],
-    async openStore(url, context = {}) {
-      const { directory, durability } = parseFileUrl(url);
-      await mkdir(directory, { recursive: true });
-      return fsStore({
-        ...options,
-        ...(durability ? { durability } : {}),
-        directory,
-        registry: context.registry,
-        adapters: context.adapters,
-        url: String(url),
-      });
-    },
-  };
+  return fsLogStore.adapter(options);
+}
+
+/** A store's options from a `file:` URL: its directory, its `durability` (which wins), the URL as written. */
+function fileUrlOptions(url: URL | string, options: Partial<FsStoreOptions>): FsStoreOptions {
+  const { directory, durability } = parseFileUrl(url);
+  return { ...options, ...(durability ? { durability } : {}), directory, url: String(url) };
 }
 
 /**
@@ -78,6 +81,3 @@ export function parseFileUrl(url: URL | string): { directory: string; durability
     throw new InvalidStoreUrlError(text, "it names no directory", { source: SOURCE });
   return { directory, ...(durability ? { durability } : {}) };
 }
-
-// Importing the package is enough for openStore (and the CLI) to open its URLs.
-registerStoreAdapter(fsAdapter);

@@ -1,9 +1,7 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { defaultRegistry, LocalStore, type Registry, type SkeinAdapter } from "@skein/thread-core";
+import type { Registry, SkeinAdapter } from "@skein/thread-core";
+import type { LocalStore } from "@skein/thread-core/driver";
 import type { Durability } from "./durable-files.js";
-import { FsLogDriver } from "./fs-log-driver.js";
-import { fsThreadType } from "./fs-thread-type.js";
+import { fsLogStore } from "./fs-adapter.js";
 
 export interface FsStoreOptions {
   /** The directory that holds the store, created on first use; relative paths start at `process.cwd()`. */
@@ -38,12 +36,5 @@ export interface FsStoreOptions {
  * @example const store = fsStore({ directory: ".skein" }); const thread = await store.create();
  */
 export function fsStore(options: FsStoreOptions): LocalStore {
-  const registry = options.registry ?? defaultRegistry();
-  registry.ensure(fsThreadType);
-  return new LocalStore({
-    driver: new FsLogDriver(options),
-    registry,
-    url: options.url ?? pathToFileURL(resolve(options.directory)).href,
-    adapters: options.adapters,
-  });
+  return fsLogStore.store(options);
 }

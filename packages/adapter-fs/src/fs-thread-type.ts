@@ -1,7 +1,7 @@
-import { defineLocalThreadType } from "@skein/thread-core";
+import { fsLogStore } from "./fs-adapter.js";
 
 /**
  * `fs`: a local thread whose log lives in a file store. Its JSON refers to the thread by id; the store
  * that holds it binds it again (`store.open(JSON.parse(json))`).
  */
-export const fsThreadType = defineLocalThreadType("fs", "@skein/adapter-fs", "file:");
+export const fsThreadType = fsLogStore.threadType;

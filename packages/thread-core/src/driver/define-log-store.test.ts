@@ -7,11 +7,11 @@ import { runConformanceSuite } from "../testing/conformance.js";
 import { defineLogStore } from "./define-log-store.js";
 
 /** A memory driver under another type id: a stand-in for a third-party backend. */
-function acmeDriver(): LogDriver {
+function acmeDriver(nativeType = "acme.log"): LogDriver {
   const inner = new MemoryLogDriver();
   return new Proxy(inner, {
     get(target, property) {
-      if (property === "nativeType") return "acme.log";
+      if (property === "nativeType") return nativeType;
       if (property === "source") return "acme-log";
       const value = Reflect.get(target, property);
       return typeof value === "function" ? value.bind(target) : value;
@@ -45,6 +45,34 @@ describe("defineLogStore", () => {
     const given = await openStore("acmelog://third", { adapters: [acme.adapter({ name: "named" })] });
     expect(given.url).toBe("acmelog://named");
     await Promise.all([direct.close(), given.close()]);
+  });
+
+  it("hands a URL string as written to optionsFromText, and the options to verify", async () => {
+    const seen: string[] = [];
+    const relative = defineLogStore<{ path: string }>({
+      type: "acmerel.log",
+      packageName: "acme-relative",
+      schemes: ["acmerel"],
+      createDriver: () => acmeDriver("acmerel.log"),
+      optionsFromUrl: (url, options) => ({ path: url.pathname, ...options }),
+      optionsFromText: (text, options) => ({ path: text.slice("acmerel:".length), ...options }),
+      describe: (options) => `acmerel:${options.path}`,
+      async verify(_driver, options) {
+        seen.push(options.path);
+        if (options.path.includes("refuse")) throw new InvalidStoreUrlError(options.path, "refused");
+      },
+    });
+    // `new URL("acmerel:./here")` would be "./here" too, but a file: URL would lose it: only the text has it.
+    const fromText = await relative.adapter().openStore("acmerel:./here/../there");
+    expect(fromText.url).toBe("acmerel:./here/../there");
+    const fromUrl = await relative.adapter().openStore(new URL("acmerel:/abs/../x"));
+    expect(fromUrl.url).toBe("acmerel:/x");
+    await expect(relative.adapter().openStore("acmerel:refuse")).rejects.toBeInstanceOf(InvalidStoreUrlError);
+    expect(seen).toEqual(["./here/../there", "/x", "refuse"]);
+    // Without optionsFromText a string is parsed as a URL, and one that is none is refused by name.
+    expect((await acme.adapter().openStore("acmelog://text")).url).toBe("acmelog://text");
+    await expect(acme.adapter().openStore("acmelog://u:secret@[")).rejects.toThrow(/u:\*\*\*@/);
+    await Promise.all([fromText.close(), fromUrl.close()]);
   });
 
   it("names every scheme it can open when a URL's is unknown", async () => {

@@ -1,9 +1,10 @@
 import { defaultRegistry } from "../create-registry.js";
-import { SkeinError } from "../errors.js";
+import { InvalidStoreUrlError, SkeinError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
 import { defineLocalThreadType } from "../local/local-thread-type.js";
 import type { LogDriver } from "../local/log-driver.js";
 import type { Registry } from "../registry.js";
+import { redactUrlText } from "../store/open-store.js";
 import type { SkeinAdapter } from "../store/store.js";
 import { registerStoreAdapter } from "../store/store-schemes.js";
 import type { ThreadType } from "../thread-type.js";
@@ -20,10 +21,19 @@ export interface LogStoreDefinition<Options extends object> {
   createDriver(options: Options): LogDriver;
   /** The options a store URL gives, with the adapter's `options` (which win over the URL's) merged in. */
   optionsFromUrl(url: URL, options: Partial<Options>): Options;
+  /**
+   * Optional: the options of a URL handed to the adapter's `openStore` as a string, for URLs a `URL` cannot
+   * hold as they were written (`file:./relative`, which WHATWG parsing makes absolute at the root).
+   * `openStore(url)` always hands over a `URL`. @default optionsFromUrl(new URL(text), options)
+   */
+  optionsFromText?(text: string, options: Partial<Options>): Options;
   /** What `store.url` reports for these options: never a password. */
   describe(options: Options): string;
-  /** Optional: run by `openStore` before it hands the store out, so that a wrong URL fails at once. */
-  verify?(driver: LogDriver): Promise<void>;
+  /**
+   * Optional: run by `openStore` before it hands the store out, so that a wrong URL fails at once (or to make
+   * what the store needs, such as its directory). The store is closed if it throws.
+   */
+  verify?(driver: LogDriver, options: Options): Promise<void>;
 }
 
 /** Where a store's threads are parsed and bound. */
@@ -34,13 +44,24 @@ export interface StoreBinding {
   adapters?: readonly SkeinAdapter[];
 }
 
+/** The adapter `defineLogStore` makes: its `openStore` also takes a URL string, and its context is optional. */
+export interface LogStoreAdapter extends SkeinAdapter {
+  openStore(url: URL | string, context?: Partial<StoreContext>): Promise<LocalStore>;
+}
+
+/** What `openStore` hands an adapter: the registry and the adapters of other thread types. */
+interface StoreContext {
+  registry: Registry;
+  adapters: readonly SkeinAdapter[];
+}
+
 /** What `defineLogStore` gives: export them as `xThreadType`, `xStore` and `xAdapter`. */
 export interface LogStoreKit<Options extends object> {
   threadType: ThreadType;
   /** A store with these options (and a client in them, if your options take one). */
   store(options: Options & StoreBinding): LocalStore;
   /** The adapter behind the store's URL schemes, for `openStore(url, { adapters })` and the CLI. */
-  adapter(options?: Partial<Options>): SkeinAdapter;
+  adapter(options?: Partial<Options>): LogStoreAdapter;
 }
 
 /**
@@ -73,19 +94,21 @@ export function defineLogStore<Options extends object>(
       adapters: options.adapters,
     });
   };
-  const adapter = (options: Partial<Options> = {}): SkeinAdapter => ({
+  const adapter = (options: Partial<Options> = {}): LogStoreAdapter => ({
     specificationVersion: "v1",
     packageName: definition.packageName,
     schemes: definition.schemes,
     types: [threadType],
-    async openStore(url, context) {
-      const opened = store({
-        ...definition.optionsFromUrl(url, options),
-        registry: context.registry,
-        adapters: context.adapters,
-      });
+    async openStore(url, context = {}) {
+      const fromUrl =
+        typeof url !== "string"
+          ? definition.optionsFromUrl(url, options)
+          : definition.optionsFromText
+            ? definition.optionsFromText(url, options)
+            : definition.optionsFromUrl(parsedUrl(url), options);
+      const opened = store({ ...fromUrl, registry: context.registry, adapters: context.adapters });
       try {
-        await definition.verify?.(opened.driver);
+        await definition.verify?.(opened.driver, fromUrl);
       } catch (error) {
         await opened.close();
         throw error;
@@ -95,4 +118,13 @@ export function defineLogStore<Options extends object>(
   });
   registerStoreAdapter(adapter);
   return { threadType, store, adapter };
+}
+
+function parsedUrl(text: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    // Node's ERR_INVALID_URL keeps the input, password and all, so it is not kept as the cause.
+    throw new InvalidStoreUrlError(redactUrlText(text), "it is not a URL");
+  }
 }

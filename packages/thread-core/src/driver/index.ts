@@ -1,7 +1,15 @@
 /**
- * What a store author imports: the `LogDriver` contract and the pieces thread-core builds on it.
- * Applications import from `@skein/thread-core`; tests from `@skein/thread-core/testing`.
+ * What an adapter author imports: for a store, the `LogDriver` contract and the pieces thread-core builds on it; for
+ * a runtime, the context-provider plumbing; the zod thread-core's schemas are built with. Applications import from
+ * `@skein/thread-core`; tests from `@skein/thread-core/testing`. Each name has one entry point.
  */
+/** The zod that thread-core's schemas are built with: adapters extend `ThreadStateSchema` with it. */
+export { z } from "zod";
+export {
+  checkContextProviders,
+  initialProviderStates,
+  runWithContextProviders,
+} from "../context-provider.js";
 export { HeadMovedError } from "../errors.js";
 export { AppendPlan } from "../local/append-plan.js";
 export { importConflicts } from "../local/import-conflicts.js";
@@ -20,10 +28,12 @@ export type {
 export { eventSegments, newHeadSegment, OPERATIONS_KEPT } from "../local/log-driver.js";
 export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
 export { assignServiceFailure, type HeaderSource, readServiceHeaders } from "../service-error.js";
+export { findStoreAdapter, redactUrl, redactUrlText } from "../store/open-store.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
 export { type LogDriverSuiteOptions, runLogDriverSuite } from "../testing/log-driver-suite.js";
 export {
   defineLogStore,
+  type LogStoreAdapter,
   type LogStoreDefinition,
   type LogStoreKit,
   type StoreBinding,
