@@ -14,7 +14,7 @@ import { withRedis } from "./redis-server.js";
 import { benchmarksMarkdown } from "./report.js";
 import { type RuntimeRow, runtimeRows } from "./runtime-scenario.js";
 import { rawReadRow, type ScalingTarget, scalingRows } from "./scaling.js";
-import { growthRows, type StorageRow, storageRows } from "./storage-scenario.js";
+import { growthRows, heapRows, type StorageRow, storageRows } from "./storage-scenario.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 const quick = process.argv.includes("--quick");
@@ -73,7 +73,11 @@ await withPostgres(async (postgresUrl) =>
     printTable(["store", "operation", "10 msgs", "100,000 msgs", "ratio"], scaling);
 
     section("Storage: a 1,000-message thread");
-    const storage: StorageRow[] = [...(await storageRows(redisUrl)), ...(await growthRows())];
+    const storage: StorageRow[] = [
+      ...(await storageRows(redisUrl)),
+      ...(await growthRows()),
+      ...(await heapRows(quick ? 2000 : 10_000)),
+    ];
     printTable(
       ["subject", "bytes", "per message", "ratio"],
       storage.map((row) => [
@@ -100,15 +104,23 @@ await withPostgres(async (postgresUrl) =>
       ]),
     );
 
-    section("Runtime: thread-service with a no-op runner, 10 messages on each of many threads");
-    const runtime: RuntimeRow[] = await runtimeRows(redisUrl, quick ? 200 : 1000);
+    section(
+      "Runtime: thread-service with a no-op runner on 1,000 threads at once, beside the store's own appends",
+    );
+    const runtime: RuntimeRow[] = await runtimeRows(redisUrl, {
+      threads: quick ? 200 : 1000,
+      rounds: quick ? 1 : 3,
+    });
     printTable(
-      ["store", "messages", "seconds", "messages/s", "per-thread order"],
+      ["store", "subject", "threads", "messages", "messages/s", "spread", "ratio", "per-thread order"],
       runtime.map((row) => [
         row.store,
+        row.subject,
+        String(row.threads),
         String(row.messages),
-        row.seconds.toFixed(2),
         row.messagesPerSecond.toFixed(0),
+        `${row.spread[0].toFixed(0)}–${row.spread[1].toFixed(0)}`,
+        `${row.ratio.toFixed(2)}×`,
         row.orderVerified ? "verified" : "BROKEN",
       ]),
     );

@@ -69,6 +69,56 @@ export async function storageRows(redisUrl: string | undefined, count = 1000): P
   return rows;
 }
 
+/** The heap `build` leaves reachable, after full collections before and after (needs node --expose-gc). */
+async function retainedHeap(build: () => Promise<unknown>): Promise<number | undefined> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return undefined;
+  gc();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  let kept: unknown = await build();
+  gc();
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  // Read after the measurement, so what `build` made stays reachable until then.
+  if (kept === undefined) throw new Error("nothing was kept");
+  kept = undefined;
+  return after - before;
+}
+
+/**
+ * Heap bytes a memory store holds per message, beside the raw JSON bytes and beside the same messages kept
+ * as parsed objects in a plain array (the floor under any in-process store). Inputs are copied inside the
+ * measurement, so the store cannot share strings made before it; 10,000 messages, so what the store and
+ * the thread cost once spreads thin. Empty without --expose-gc.
+ */
+export async function heapRows(count = 10_000): Promise<StorageRow[]> {
+  const messages = workloadMessages(count);
+  const records = messages.map((message, index) => JSON.stringify(rawRecord(message, index)));
+  const raw = records.reduce((sum, record) => sum + record.length, 0);
+  const row = (subject: string, bytes: number) => ({
+    subject,
+    bytes,
+    perMessage: bytes / count,
+    ratio: bytes / raw,
+  });
+  // structuredClone makes fresh, flat strings: a parsed string may be a slice keeping its whole source alive.
+  const parsed = await retainedHeap(async () => structuredClone(records.map((record) => JSON.parse(record))));
+  const store = await retainedHeap(async () => {
+    const memory = await openStore("memory:");
+    const thread = await memory.create();
+    const inputs = structuredClone(messages) as Array<{ role: "user"; text: string }>;
+    for (const message of inputs) await thread.append(message);
+    return memory;
+  });
+  if (parsed === undefined || store === undefined) return [];
+  return [
+    row(`raw JSON of ${count.toLocaleString("en")} messages`, raw),
+    row("the messages parsed into a plain array, heap", parsed),
+    row("skein memory store, heap", store),
+  ];
+}
+
 /** What 1,000 one-message updates leave behind: skein's JSON beside LangGraph's checkpoints. */
 export async function growthRows(count = 1000): Promise<StorageRow[]> {
   const messages = workloadMessages(count);
