@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import {
+  ConcurrencyError,
+  ConflictError,
   canonicalJson,
   type JsonValue,
   type Message,
@@ -12,7 +14,7 @@ import { a2aThreadOf, assertRunnable, servesThread } from "./a2a-run-support.js"
 import type { A2aThread } from "./a2a-thread.js";
 import { AgentClients } from "./agent-clients.js";
 import { type ConversationLink, openTurnStream } from "./agent-turn.js";
-import { A2aInvalidAgentUrlError, A2aTaskFailedError, isSkeinErrorNamed } from "./errors.js";
+import { A2aInvalidAgentUrlError, A2aTaskFailedError } from "./errors.js";
 import { ReplyAssembler } from "./reply-assembler.js";
 
 export interface A2aRunnerOptions {
@@ -119,7 +121,7 @@ async function saveLink(thread: Thread, agentUrl: string, link: A2aRunnerLink): 
       await thread.update({ context }, thread.revision === undefined ? {} : { ifRevision: thread.revision });
       return;
     } catch (error) {
-      if (attempt >= SAVE_ATTEMPTS || !isSkeinErrorNamed(error, "ConcurrencyError")) throw error;
+      if (attempt >= SAVE_ATTEMPTS || !ConcurrencyError.isInstance(error)) throw error;
     }
   }
 }
@@ -134,7 +136,7 @@ async function appendReply(thread: Thread, messages: Message[]): Promise<Message
     try {
       stored.push(...(await thread.append(message)));
     } catch (error) {
-      if (!isSkeinErrorNamed(error, "ConflictError")) throw error;
+      if (!ConflictError.isInstance(error)) throw error;
       stored.push(...(await thread.append({ ...message, id: versionedId(message) })));
     }
   }

@@ -6,6 +6,7 @@ import {
   type Thread,
   type ThreadCapabilities,
   type ThreadSnapshot,
+  ThreadNotFoundError,
   type ThreadState,
   ThreadStateSchema,
   type ThreadStore,
@@ -14,7 +15,7 @@ import {
 } from "@skein/thread-core";
 import type { TaskJson } from "./a2a-json.js";
 import { readConversation } from "./conversation-reader.js";
-import { isSkeinErrorNamed, unsupported } from "./errors.js";
+import { unsupported } from "./errors.js";
 import { taskMessages } from "./message-mapping.js";
 
 /** `a2a.task`: one A2A task as an A2A server keeps it in a skein store, in the protocol's JSON. */
@@ -118,7 +119,7 @@ export class A2aTaskThread implements Thread<A2aTaskThreadState> {
       const fresh = await this.store.get(this.id);
       if (fresh instanceof A2aTaskThread) this.#state = fresh.#state;
     } catch (error) {
-      if (!isSkeinErrorNamed(error, "ThreadNotFoundError")) throw error;
+      if (!ThreadNotFoundError.isInstance(error)) throw error;
     }
   }
 

@@ -26,7 +26,7 @@ import type { AgentClients } from "./agent-clients.js";
 import { agentError } from "./agent-error.js";
 import { type ConversationLink, openTurnStream, sendTurn } from "./agent-turn.js";
 import { readConversation } from "./conversation-reader.js";
-import { A2aAdapterMissingError, isSkeinErrorNamed, SOURCE, unsupported } from "./errors.js";
+import { A2aAdapterMissingError, SOURCE, unsupported } from "./errors.js";
 import { taskMessages } from "./message-mapping.js";
 import { ReplyAssembler } from "./reply-assembler.js";
 import { readStoredState } from "./stored-state.js";
@@ -222,7 +222,7 @@ export class A2aThread implements Thread<A2aThreadState> {
     try {
       await store.save(this, { ifRevision: 0 });
     } catch (error) {
-      if (isSkeinErrorNamed(error, "ConcurrencyError"))
+      if (ConcurrencyError.isInstance(error))
         throw new ThreadExistsError(this.id, { source: SOURCE });
       throw error;
     }
@@ -279,7 +279,7 @@ export class A2aThread implements Thread<A2aThreadState> {
         return;
       } catch (error) {
         this.#state = before;
-        if (strict || attempt >= MERGE_ATTEMPTS || !isSkeinErrorNamed(error, "ConcurrencyError")) throw error;
+        if (strict || attempt >= MERGE_ATTEMPTS || !ConcurrencyError.isInstance(error)) throw error;
       }
       // Not in the store yet (a state brought from elsewhere): it is saved there as new.
       base = (await this.#stored()) ?? { ...base, revision: 0 };

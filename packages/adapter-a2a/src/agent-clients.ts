@@ -39,7 +39,7 @@ export class AgentClients {
     try {
       return await call(client);
     } catch (error) {
-      if (error instanceof A2aAgentUnavailableError) this.forget(agentUrl);
+      if (A2aAgentUnavailableError.isInstance(error)) this.forget(agentUrl);
       throw error;
     }
   }

@@ -23,6 +23,7 @@ type ErrorOptions = Omit<SkeinErrorOptions, "source">;
  * `INVALID_PARAMS`, …), or `TRANSPORT_ERROR` when the answer was not an A2A error at all.
  */
 export class A2aAgentError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-a2a.A2aAgentError";
   constructor(
     readonly agentUrl: string,
     readonly reason: string,
@@ -38,6 +39,7 @@ export class A2aAgentError extends SkeinError {
 
 /** The agent does not know the task (it lost its task store, or the id is wrong). */
 export class A2aTaskNotFoundError extends A2aAgentError {
+  static override readonly marker: string = "skein.adapter-a2a.A2aTaskNotFoundError";
   constructor(
     agentUrl: string,
     readonly taskId: string,
@@ -49,6 +51,7 @@ export class A2aTaskNotFoundError extends A2aAgentError {
 
 /** The agent could not be reached or did not answer; the call may be retried. */
 export class A2aAgentUnavailableError extends StoreUnavailableError {
+  static override readonly marker: string = "skein.adapter-a2a.A2aAgentUnavailableError";
   constructor(
     readonly agentUrl: string,
     detail: string,
@@ -60,6 +63,7 @@ export class A2aAgentUnavailableError extends StoreUnavailableError {
 
 /** An agent URL that is not an `http:` or `https:` URL. */
 export class A2aInvalidAgentUrlError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-a2a.A2aInvalidAgentUrlError";
   constructor(readonly agentUrl: string) {
     super(
       `${JSON.stringify(agentUrl)} is not an agent URL; expected http(s)://host/… where the agent card is served.`,
@@ -72,6 +76,7 @@ export class A2aInvalidAgentUrlError extends SkeinError {
 
 /** An `a2a` thread needs a client, which lives in the adapter, not in the thread's JSON. */
 export class A2aAdapterMissingError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-a2a.A2aAdapterMissingError";
   constructor(readonly threadId: string) {
     super(
       `Thread ${JSON.stringify(threadId)} talks to an A2A agent but no a2a adapter was given: ` +
@@ -83,6 +88,7 @@ export class A2aAdapterMissingError extends SkeinError {
 
 /** `a2aRunner`: the agent's task failed. Its reply, already appended to the thread, is in `messages`. */
 export class A2aTaskFailedError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-a2a.A2aTaskFailedError";
   constructor(
     readonly agentUrl: string,
     readonly taskId: string,
@@ -95,6 +101,7 @@ export class A2aTaskFailedError extends SkeinError {
 
 /** `skeinTaskStore` could not read or write a task in the skein store. */
 export class A2aTaskStoreError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-a2a.A2aTaskStoreError";
   constructor(
     readonly taskId: string,
     detail: string,
@@ -107,9 +114,4 @@ export class A2aTaskStoreError extends SkeinError {
 /** `UnsupportedOperationError` raised by this package: the type cannot do it and nothing was changed. */
 export function unsupported(type: string, capability: string, detail: string): UnsupportedOperationError {
   return new UnsupportedOperationError(type, capability, detail, { source: SOURCE });
-}
-
-/** Whether `error` is the named skein error, by name so that duplicate installs of thread-core agree. */
-export function isSkeinErrorNamed(error: unknown, name: string): boolean {
-  return SkeinError.isInstance(error) && error.name === name;
 }

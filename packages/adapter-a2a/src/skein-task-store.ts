@@ -7,10 +7,17 @@ import {
   type ServerCallContext,
   type TaskStore,
 } from "@a2a-js/sdk/server";
-import { assertThreadId, type ThreadStore } from "@skein/thread-core";
+import {
+  assertThreadId,
+  InvalidThreadStateError,
+  ThreadNotFoundError,
+  type ThreadStore,
+  UnknownThreadTypeError,
+  UnsupportedVersionError,
+} from "@skein/thread-core";
 import { A2aTaskThread } from "./a2a-task-thread.js";
 import { a2aTaskThreadType } from "./a2a-task-thread-type.js";
-import { A2aTaskStoreError, isSkeinErrorNamed } from "./errors.js";
+import { A2aTaskStoreError } from "./errors.js";
 
 export interface SkeinTaskStoreOptions {
   /** Who owns a task; each owner sees only its own. @default the caller's user name, as the SDK's stores do */
@@ -23,7 +30,11 @@ export interface SkeinTaskStoreOptions {
 const DEFAULT_PAGE_SIZE = 50;
 const READ_BATCH = 100;
 /** Errors that say the stored document is not a task this version can read (others pass through). */
-const UNREADABLE = ["InvalidThreadStateError", "UnsupportedVersionError", "UnknownThreadTypeError"];
+const UNREADABLE: ReadonlyArray<{ isInstance(value: unknown): boolean }> = [
+  InvalidThreadStateError,
+  UnsupportedVersionError,
+  UnknownThreadTypeError,
+];
 
 /**
  * The SDK's `TaskStore` on any skein store (`memory:`, `file:`, `redis://`), so an A2A server keeps its
@@ -88,8 +99,8 @@ async function readTask(store: ThreadStore, taskId: string): Promise<A2aTaskThre
   try {
     thread = await store.get(taskId);
   } catch (error) {
-    if (isSkeinErrorNamed(error, "ThreadNotFoundError")) return undefined;
-    if (UNREADABLE.some((name) => isSkeinErrorNamed(error, name))) {
+    if (ThreadNotFoundError.isInstance(error)) return undefined;
+    if (UNREADABLE.some((type) => type.isInstance(error))) {
       throw new A2aTaskStoreError(taskId, "the stored task could not be read.", { cause: error });
     }
     throw error;

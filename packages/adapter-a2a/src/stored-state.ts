@@ -1,6 +1,6 @@
-import { ConflictError, type ThreadStore } from "@skein/thread-core";
+import { ConflictError, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
 import type { A2aThreadState } from "./a2a-thread-state.js";
-import { isSkeinErrorNamed, SOURCE } from "./errors.js";
+import { SOURCE } from "./errors.js";
 
 /**
  * The `a2a` state saved in `store` under `id`, read without binding it (binding reads it too), or
@@ -11,7 +11,7 @@ export async function readStoredState(store: ThreadStore, id: string): Promise<A
   try {
     json = await store.export(id);
   } catch (error) {
-    if (isSkeinErrorNamed(error, "ThreadNotFoundError")) return undefined;
+    if (ThreadNotFoundError.isInstance(error)) return undefined;
     throw error;
   }
   const type = (json as { $type?: unknown }).$type;
@@ -37,7 +37,7 @@ export async function newestState(
 ): Promise<A2aThreadState> {
   if (!store) return state;
   const stored = await readStoredState(store, state.id).catch((error: unknown) => {
-    if (isSkeinErrorNamed(error, "ConflictError")) return undefined; // not ours: the state stands alone
+    if (ConflictError.isInstance(error)) return undefined; // not ours: the state stands alone
     throw error;
   });
   return stored && (stored.revision ?? 0) > (state.revision ?? 0) ? stored : state;

@@ -48,6 +48,7 @@ function assignDetails(target: ServiceFailure, details: ServiceFailureDetails): 
 
 /** The service refused a request for a reason no more specific class describes (400, 401, 403, 422, …). */
 export class FoundryServiceError extends SkeinError implements ServiceFailure {
+  static override readonly marker: string = "skein.adapter-foundry.FoundryServiceError";
   declare readonly operation: string;
   declare readonly status: number | undefined;
   declare readonly requestId: string | undefined;
@@ -62,6 +63,7 @@ export class FoundryServiceError extends SkeinError implements ServiceFailure {
 
 /** The conversation or agent thread the skein thread points at is gone (404): deleted, or never there. */
 export class FoundryNotFoundError extends ThreadNotFoundError implements ServiceFailure {
+  static override readonly marker: string = "skein.adapter-foundry.FoundryNotFoundError";
   declare readonly operation: string;
   declare readonly status: number | undefined;
   declare readonly requestId: string | undefined;
@@ -83,6 +85,7 @@ export class FoundryNotFoundError extends ThreadNotFoundError implements Service
 
 /** The agent a run names does not exist in the project (404 on the agent, not on the thread). */
 export class FoundryAgentNotFoundError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-foundry.FoundryAgentNotFoundError";
   constructor(
     readonly agent: string,
     options: SkeinErrorOptions = {},
@@ -96,6 +99,7 @@ export class FoundryAgentNotFoundError extends SkeinError {
 
 /** The service answered 409: another request is changing the same thread. Nothing was written. */
 export class FoundryConflictError extends ConflictError implements ServiceFailure {
+  static override readonly marker: string = "skein.adapter-foundry.FoundryConflictError";
   declare readonly operation: string;
   declare readonly status: number | undefined;
   declare readonly requestId: string | undefined;
@@ -113,6 +117,7 @@ export class FoundryConflictError extends ConflictError implements ServiceFailur
  * client's own retries. `retryAfterMs` is the service's hint, when it gave one.
  */
 export class FoundryUnavailableError extends StoreUnavailableError implements ServiceFailure {
+  static override readonly marker: string = "skein.adapter-foundry.FoundryUnavailableError";
   declare readonly operation: string;
   declare readonly status: number | undefined;
   declare readonly requestId: string | undefined;
@@ -134,6 +139,7 @@ export type RunEnding = "failed" | "cancelled" | "expired" | "incomplete" | "tim
 
 /** An agent run ended as failed, cancelled, expired, incomplete, or outlived the runner's `runTimeoutMs`. */
 export class FoundryRunError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-foundry.FoundryRunError";
   constructor(
     readonly threadId: string,
     /** The classic run id (`run_…`) or the response id (`resp_…`). */
@@ -170,6 +176,7 @@ function describeEnding(ending: RunEnding): string {
 
 /** The adapter, a thread or the runner lacks something only the caller can give: a client, an endpoint. */
 export class FoundryConfigurationError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-foundry.FoundryConfigurationError";
   constructor(detail: string, options: SkeinErrorOptions = {}) {
     super(detail, { source: SOURCE, ...options });
   }
@@ -180,6 +187,7 @@ export class FoundryConfigurationError extends SkeinError {
  * no request was sent. Its `cause` is the credential's error, scrubbed.
  */
 export class FoundryCredentialError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-foundry.FoundryCredentialError";
   constructor(detail: string, options: SkeinErrorOptions = {}) {
     super(
       `The Azure credential gave no token for Foundry: ${redactSecrets(detail)} ` +

@@ -10,11 +10,11 @@ import {
   PointNotFoundError,
   type PointTarget,
   type ReadOptions,
-  SkeinError,
   START,
   selectView,
   type Thread,
   type ThreadCapabilities,
+  ThreadNotFoundError,
   type ThreadSnapshot,
   type ThreadState,
   type ThreadUpdate,
@@ -197,7 +197,7 @@ export abstract class RemoteThread<State extends ThreadState> implements Thread<
     const store = this.environment.store;
     if (!store) return;
     const stored = await store.get(this.id).catch((error: unknown) => {
-      if (SkeinError.isInstance(error) && error.name === "ThreadNotFoundError") return undefined;
+      if (ThreadNotFoundError.isInstance(error)) return undefined;
       throw error;
     });
     if (stored?.type === this.type) this.state = structuredClone(stored.toJSON() as State);

@@ -15,6 +15,7 @@ export interface LockHolder {
  * another machine stopped without releasing it; retrying later may succeed.
  */
 export class LockTimeoutError extends StoreUnavailableError {
+  static override readonly marker: string = "skein.adapter-fs.LockTimeoutError";
   constructor(
     readonly lockPath: string,
     readonly waitedMs: number,
@@ -34,6 +35,7 @@ export class LockTimeoutError extends StoreUnavailableError {
 
 /** A file of the store does not hold what skein wrote there: it was damaged or edited by hand. */
 export class CorruptStoreError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-fs.CorruptStoreError";
   constructor(
     readonly path: string,
     readonly detail: string,
@@ -73,6 +75,7 @@ export function hasCode(error: unknown, ...codes: string[]): boolean {
 
 /** The directory was written by a newer version of this package, in a layout this version cannot read. */
 export class UnsupportedStoreFormatError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-fs.UnsupportedStoreFormatError";
   constructor(
     readonly directory: string,
     readonly format: unknown,

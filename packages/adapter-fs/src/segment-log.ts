@@ -173,7 +173,7 @@ export class SegmentLog {
       await reader.messages(tail.count - 1, tail.count);
       return true;
     } catch (error) {
-      if (error instanceof CorruptStoreError) return false;
+      if (CorruptStoreError.isInstance(error)) return false;
       throw error;
     }
   }

@@ -39,7 +39,7 @@ export async function runResponse(
     if (options.signal?.aborted) throw aborted(options);
     return response;
   } catch (error) {
-    if (error instanceof RunAbortedError) throw error;
+    if (RunAbortedError.isInstance(error)) throw error;
     if (options.signal?.aborted) throw aborted(options, error);
     throw mapServiceError(error, client, context);
   }

@@ -166,7 +166,7 @@ async function runLocal(
     if (run.signal?.aborted) throw new RunAbortedError(run.thread.id, []);
     return appended;
   } catch (error) {
-    if (error instanceof RunAbortedError)
+    if (RunAbortedError.isInstance(error))
       throw new RunAbortedError(run.thread.id, appended, { cause: error });
     throw error;
   }

@@ -1,10 +1,11 @@
 import {
   type BindEnvironment,
   ConcurrencyError,
+  ConflictError,
   canonicalJson,
-  SkeinError,
   type Thread,
   ThreadExistsError,
+  ThreadNotFoundError,
   type ThreadState,
 } from "@skein/thread-core";
 import { SOURCE } from "./errors.js";
@@ -35,7 +36,7 @@ export class StateDocument {
     try {
       this.#storedRevision = (await store.save(thread, { ifRevision: expected })).revision;
     } catch (error) {
-      if (!isConcurrencyError(error)) throw error;
+      if (!ConcurrencyError.isInstance(error)) throw error;
       // The store's revision need not be the state's (the state came as JSON, or was saved by hand):
       // what matters is whether its content is still what this object read.
       const stored = await this.read(thread.id);
@@ -59,7 +60,7 @@ export class StateDocument {
     try {
       return this.environment.registry.parse(await store.export(id)) as ThreadState;
     } catch (error) {
-      if (SkeinError.isInstance(error) && error.name === "ThreadNotFoundError") return undefined;
+      if (ThreadNotFoundError.isInstance(error)) return undefined;
       throw error;
     }
   }
@@ -74,10 +75,6 @@ export class StateDocument {
   }
 }
 
-function isConcurrencyError(error: unknown): error is ConcurrencyError {
-  return SkeinError.isInstance(error) && error.name === "ConcurrencyError";
-}
-
 function sameState(a: ThreadState, b: ThreadState): boolean {
   const { revision: _a, ...restA } = a;
   const { revision: _b, ...restB } = b;
@@ -89,7 +86,7 @@ export async function saveNewState(environment: BindEnvironment, thread: Thread)
   try {
     await environment.store?.save(thread, { ifRevision: 0 });
   } catch (error) {
-    if (isConcurrencyError(error) || (SkeinError.isInstance(error) && error.name === "ConflictError")) {
+    if (ConcurrencyError.isInstance(error) || ConflictError.isInstance(error)) {
       throw new ThreadExistsError(thread.id, { source: SOURCE, cause: error });
     }
     throw error;

@@ -5,6 +5,7 @@ export const source = { source: SOURCE };
 
 /** The tables were written by a newer release of this package: refuse rather than misread them. */
 export class UnsupportedSchemaVersionError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-postgres.UnsupportedSchemaVersionError";
   constructor(
     readonly found: number,
     readonly supported: number,

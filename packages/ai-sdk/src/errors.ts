@@ -6,6 +6,7 @@ type ErrorOptions = Omit<SkeinErrorOptions, "source">;
 
 /** A UI or model message this package cannot map: `path` points at the offending value. Nothing was written. */
 export class MessageMappingError extends SkeinError {
+  static override readonly marker: string = "skein.ai-sdk.MessageMappingError";
   constructor(
     readonly detail: string,
     readonly path: ReadonlyArray<string | number> = [],
@@ -23,6 +24,7 @@ export class MessageMappingError extends SkeinError {
  * not hold while later ones are in it. Nothing was written.
  */
 export class ChatMismatchError extends SkeinError {
+  static override readonly marker: string = "skein.ai-sdk.ChatMismatchError";
   constructor(
     readonly threadId: string,
     readonly messageId: string,

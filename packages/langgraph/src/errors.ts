@@ -9,6 +9,7 @@ type ErrorOptions = Omit<SkeinErrorOptions, "source">;
  * the wrong type. Nothing was written.
  */
 export class CheckpointConfigError extends SkeinError {
+  static override readonly marker: string = "skein.langgraph.CheckpointConfigError";
   constructor(
     readonly field: string,
     detail: string,
@@ -23,6 +24,7 @@ export class CheckpointConfigError extends SkeinError {
  * the store was edited by hand or damaged. `threadId` is the skein thread that holds it.
  */
 export class CheckpointRecordError extends SkeinError {
+  static override readonly marker: string = "skein.langgraph.CheckpointRecordError";
   constructor(
     readonly threadId: string,
     detail: string,
@@ -44,6 +46,7 @@ export class CheckpointRecordError extends SkeinError {
  * (`uuid6()`), as LangGraph itself does. Nothing was written.
  */
 export class CheckpointExistsError extends SkeinError {
+  static override readonly marker: string = "skein.langgraph.CheckpointExistsError";
   constructor(
     readonly threadId: string,
     readonly checkpointId: string,
@@ -58,6 +61,7 @@ export class CheckpointExistsError extends SkeinError {
 
 /** A LangChain message has a type `toLangChainMessages`/`fromLangChainMessages` cannot map without loss. */
 export class MessageMappingError extends SkeinError {
+  static override readonly marker: string = "skein.langgraph.MessageMappingError";
   constructor(detail: string, options?: ErrorOptions) {
     super(detail, { ...options, source: SOURCE });
   }

@@ -7,6 +7,7 @@ export const SOURCE = "openai-agents";
  * history's, or an operation id was used before for another transaction. Nothing was written.
  */
 export class SessionHistoryError extends SkeinError {
+  static override readonly marker: string = "skein.openai-agents.SessionHistoryError";
   constructor(message: string, options?: Omit<SkeinErrorOptions, "source">) {
     super(message, { ...options, source: SOURCE });
   }
@@ -14,6 +15,7 @@ export class SessionHistoryError extends SkeinError {
 
 /** An item holds a value a session cannot store and give back equal (a function, a class instance, `undefined` in an array). */
 export class SessionItemError extends SkeinError {
+  static override readonly marker: string = "skein.openai-agents.SessionItemError";
   constructor(
     readonly path: ReadonlyArray<string | number>,
     detail: string,

@@ -10,6 +10,7 @@ function withSource(options?: SkeinErrorOptions): SkeinErrorOptions {
 
 /** A thread's configuration is not valid; `issues` says where and why. Nothing was created. */
 export class InvalidThreadConfigError extends SkeinError {
+  static override readonly marker: string = "skein.thread-service.InvalidThreadConfigError";
   constructor(
     readonly issues: readonly string[],
     options?: SkeinErrorOptions,
@@ -20,6 +21,7 @@ export class InvalidThreadConfigError extends SkeinError {
 
 /** The thread was branched: it is read-only from then on and work goes to its branch. */
 export class ThreadLockedError extends SkeinError {
+  static override readonly marker: string = "skein.thread-service.ThreadLockedError";
   constructor(
     readonly threadId: string,
     readonly branchId: string,
@@ -34,6 +36,7 @@ export class ThreadLockedError extends SkeinError {
 
 /** The thread is paused; `resume` it before sending. */
 export class ThreadPausedError extends SkeinError {
+  static override readonly marker: string = "skein.thread-service.ThreadPausedError";
   constructor(
     readonly threadId: string,
     options?: SkeinErrorOptions,
@@ -44,6 +47,7 @@ export class ThreadPausedError extends SkeinError {
 
 /** The thread was killed: it takes no more messages and cannot be resumed or branched. */
 export class ThreadKilledError extends SkeinError {
+  static override readonly marker: string = "skein.thread-service.ThreadKilledError";
   constructor(
     readonly threadId: string,
     options?: SkeinErrorOptions,
@@ -58,6 +62,7 @@ export class ThreadKilledError extends SkeinError {
  * are scrubbed of remembered secrets here, as this error reaches `send`'s caller and the `failed` event.
  */
 export class ThreadProcessingError extends SkeinError {
+  static override readonly marker: string = "skein.thread-service.ThreadProcessingError";
   constructor(
     readonly threadId: string,
     readonly messageId: string,
@@ -75,6 +80,7 @@ export class ThreadProcessingError extends SkeinError {
 
 /** The run took longer than the thread's `maxTime`; it was aborted through its signal. */
 export class ThreadTimeoutError extends ThreadProcessingError {
+  static override readonly marker: string = "skein.thread-service.ThreadTimeoutError";
   constructor(
     threadId: string,
     messageId: string,
@@ -97,6 +103,7 @@ export interface OutputValidationIssue {
 
 /** The runner's final answer is not JSON, or does not match the thread's `outputSchema`. */
 export class OutputValidationError extends ThreadProcessingError {
+  static override readonly marker: string = "skein.thread-service.OutputValidationError";
   constructor(
     threadId: string,
     messageId: string,
@@ -120,6 +127,7 @@ export class OutputValidationError extends ThreadProcessingError {
  * stalled or lost the store). The run was aborted; its messages up to then may be in the thread.
  */
 export class LeaseLostError extends ThreadProcessingError {
+  static override readonly marker: string = "skein.thread-service.LeaseLostError";
   constructor(threadId: string, messageId: string, options?: SkeinErrorOptions) {
     super(
       threadId,
@@ -132,6 +140,7 @@ export class LeaseLostError extends ThreadProcessingError {
 
 /** The service was closed; it takes no more work. */
 export class ServiceClosedError extends SkeinError {
+  static override readonly marker: string = "skein.thread-service.ServiceClosedError";
   constructor(options?: SkeinErrorOptions) {
     super("The thread service is closed.", withSource(options));
   }
@@ -139,6 +148,7 @@ export class ServiceClosedError extends SkeinError {
 
 /** The thread was not created by a thread service, so it has no configuration or status. */
 export class NotAServiceThreadError extends SkeinError {
+  static override readonly marker: string = "skein.thread-service.NotAServiceThreadError";
   constructor(
     readonly threadId: string,
     options?: SkeinErrorOptions,

@@ -121,7 +121,7 @@ async function processMessage(context: ServiceContext, processing: Processing): 
     queue.running = undefined;
   }
   // After a lost lease the thread is another instance's to report on.
-  if (failure instanceof LeaseLostError || !context.events.wants(thread.id)) return;
+  if (LeaseLostError.isInstance(failure) || !context.events.wants(thread.id)) return;
   // Read again: the thread may have been paused or killed (here or elsewhere) while it ran.
   emitStatus(context, thread.id, statusOf(await currentRecord(thread, record), false));
 }
@@ -136,7 +136,7 @@ async function noteOutcome(
   messageId: string,
   error: unknown,
 ): Promise<void> {
-  if (error instanceof ThreadKilledError || error instanceof LeaseLostError) return;
+  if (ThreadKilledError.isInstance(error) || LeaseLostError.isInstance(error)) return;
   const failure =
     error === undefined
       ? undefined

@@ -1,4 +1,4 @@
-import { SkeinError, type Thread, type ThreadUpdate } from "@skein/thread-core";
+import { ConcurrencyError, type Thread, type ThreadUpdate } from "@skein/thread-core";
 import { readServiceRecord, SERVICE_RECORD_KEY, type ServiceRecord } from "./service-record.js";
 
 /** Enough for any realistic contention on one thread; past it the store is misbehaving, and we say so. */
@@ -46,7 +46,7 @@ export async function changeServiceRecord(
   return result as ServiceRecord;
 }
 
-/** By name, not `instanceof`: another installed copy of thread-core may have raised it. */
+/** By marker, not `instanceof`: another installed copy of thread-core may have raised it. */
 export function isConcurrencyError(error: unknown): boolean {
-  return SkeinError.isInstance(error) && error.name === "ConcurrencyError";
+  return ConcurrencyError.isInstance(error);
 }

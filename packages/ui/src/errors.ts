@@ -2,6 +2,7 @@ import { SkeinError } from "@skein/thread-core";
 
 /** A request the UI server refuses: a missing token, a bad parameter, a write in read-only mode. */
 export class UiRequestError extends SkeinError {
+  static override readonly marker: string = "skein.ui.UiRequestError";
   constructor(
     /** The HTTP status the server answers with. */
     readonly status: number,
@@ -13,6 +14,7 @@ export class UiRequestError extends SkeinError {
 
 /** The browser bundle is not where the server looks for it: the package was not built. */
 export class UiAssetsMissingError extends SkeinError {
+  static override readonly marker: string = "skein.ui.UiAssetsMissingError";
   constructor(readonly directory: string) {
     super(
       `The page's files are missing from ${directory}. Build the package first: npm run build (at the repository root).`,

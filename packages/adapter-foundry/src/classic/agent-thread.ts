@@ -145,7 +145,7 @@ export class FoundryAgentThread extends RemoteThread<FoundryAgentThreadState> {
       return await createRun(context, agentId, settings);
     } catch (error) {
       // A 404 names the thread or the agent; only a second look says which.
-      if (!(error instanceof FoundryNotFoundError)) throw error;
+      if (!FoundryNotFoundError.isInstance(error)) throw error;
       await this.verifyRemote();
       throw new FoundryAgentNotFoundError(agentId, { cause: error });
     }
@@ -198,7 +198,7 @@ export class FoundryAgentThread extends RemoteThread<FoundryAgentThreadState> {
         client.threads.delete(threadId, { abortSignal }),
       );
     } catch (error) {
-      if (!(error instanceof FoundryNotFoundError)) throw error; // already gone is what delete wants
+      if (!FoundryNotFoundError.isInstance(error)) throw error; // already gone is what delete wants
     }
   }
 

@@ -101,8 +101,8 @@ export class FoundryConversationThread extends RemoteThread<FoundryConversationS
       )) as unknown as ResponseRecord;
     } catch (error) {
       // A 404 names the conversation or the agent; only a second look says which.
-      if (error instanceof FoundryNotFoundError) await this.verifyRemote();
-      throw error instanceof FoundryNotFoundError
+      if (FoundryNotFoundError.isInstance(error)) await this.verifyRemote();
+      throw FoundryNotFoundError.isInstance(error)
         ? new FoundryAgentNotFoundError(agent.name, { cause: error })
         : error;
     }
@@ -174,7 +174,7 @@ export class FoundryConversationThread extends RemoteThread<FoundryConversationS
         client.conversations.delete(conversationId, { signal }),
       );
     } catch (error) {
-      if (!(error instanceof FoundryNotFoundError)) throw error; // already gone is what delete wants
+      if (!FoundryNotFoundError.isInstance(error)) throw error; // already gone is what delete wants
     }
   }
 

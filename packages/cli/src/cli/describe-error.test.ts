@@ -56,6 +56,18 @@ describe("describeError: exit codes", () => {
     expect(describeError(refused).exitCode).toBe(EXIT_CODES.store);
   });
 
+  it("the CLI's own errors are SkeinErrors: [cli] in the message, not in the stderr line, exit code kept", () => {
+    const usage = new UsageError("missing <id>");
+    expect(SkeinError.isInstance(usage)).toBe(true);
+    expect(CliError.isInstance(usage)).toBe(true);
+    expect(usage.message).toBe("[cli] missing <id>");
+    expect(usage.name).toBe("UsageError");
+    expect(describeError(usage)).toEqual({ exitCode: EXIT_CODES.usage, line: "missing <id>" });
+    const missing = new CliError("no such file: x", EXIT_CODES.notFound);
+    expect(UsageError.isInstance(missing)).toBe(false);
+    expect(describeError(missing)).toEqual({ exitCode: EXIT_CODES.notFound, line: "no such file: x" });
+  });
+
   it("only a UsageError (or a CliError that says so) exits 2", () => {
     expect(describeError(new UsageError("missing <id>")).exitCode).toBe(EXIT_CODES.usage);
     expect(describeError(new CliError("no such file: x", EXIT_CODES.notFound)).exitCode).toBe(

@@ -89,7 +89,9 @@ function terminalSafe(line: string): string {
  */
 function messageOf(error: unknown): string {
   if (!(error instanceof Error)) return `internal error: ${String(error)}; please report it`;
-  if (error instanceof CliError || SkeinError.isInstance(error) || hasCode(error)) {
+  // The line starts with `skein:`, which already names the CLI: its own errors drop their `[cli]` prefix.
+  if (CliError.isInstance(error)) return error.message.slice(`[${error.source}] `.length) || error.name;
+  if (SkeinError.isInstance(error) || hasCode(error)) {
     return error.message || error.name;
   }
   return `internal error: ${error.name}: ${error.message}; please report it with the command that caused it`;
@@ -100,7 +102,7 @@ function messageOf(error: unknown): string {
  * command line caused: an error from the store or the input (even a `RangeError`) is never the caller's usage.
  */
 function exitCodeOf(error: unknown): ExitCode {
-  if (error instanceof CliError) return error.exitCode;
+  if (CliError.isInstance(error)) return error.exitCode;
   if (SkeinError.isInstance(error)) {
     return EXIT_CODE_BY_ERROR.find(([type]) => type.isInstance(error))?.[1] ?? EXIT_CODES.failure;
   }

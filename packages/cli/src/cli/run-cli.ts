@@ -124,7 +124,7 @@ function resolveInvocation(args: string[]): Invocation {
 
 /** A usage error inside a command points at that command's help, unless it already points somewhere. */
 function usageHint(error: unknown, args: string[]): string {
-  if (!(error instanceof UsageError) || error.message.includes("--help")) return "";
+  if (!UsageError.isInstance(error) || error.message.includes("--help")) return "";
   const { name } = splitCommand(args);
   return name && findCommand(name) ? ` (see skein ${name} --help)` : "";
 }

@@ -1,4 +1,18 @@
-import { ConflictError, canonicalJson, SkeinError, type ThreadStore } from "@skein/thread-core";
+import {
+  ConflictError,
+  canonicalJson,
+  InvalidMessageError,
+  InvalidThreadIdError,
+  InvalidThreadStateError,
+  PointNotFoundError,
+  type SkeinError,
+  ThreadExistsError,
+  ThreadNotFoundError,
+  type ThreadStore,
+  UnknownThreadTypeError,
+  UnsupportedOperationError,
+  UnsupportedVersionError,
+} from "@skein/thread-core";
 
 export interface MigrateOptions {
   /** Replace destination threads that differ from the source. @default false: leave them and report them */
@@ -27,17 +41,17 @@ export interface MigrateReport {
 type Outcome = "copied" | "unchanged" | "differing" | "vanished";
 
 /** Errors that concern one thread's content: it is reported and the run goes on. Others (a store gone) stop it. */
-const THREAD_ERRORS = new Set([
-  "ThreadNotFoundError",
-  "InvalidThreadStateError",
-  "InvalidMessageError",
-  "InvalidThreadIdError",
-  "UnknownThreadTypeError",
-  "UnsupportedVersionError",
-  "UnsupportedOperationError",
-  "ConflictError",
-  "PointNotFoundError",
-]);
+const THREAD_ERRORS: ReadonlyArray<{ isInstance(value: unknown): boolean }> = [
+  ThreadNotFoundError,
+  InvalidThreadStateError,
+  InvalidMessageError,
+  InvalidThreadIdError,
+  UnknownThreadTypeError,
+  UnsupportedVersionError,
+  UnsupportedOperationError,
+  ConflictError,
+  PointNotFoundError,
+];
 
 /**
  * Copies every thread of `from` into `to` with its whole history (segments, checkpoints, rollbacks,
@@ -77,7 +91,7 @@ export async function migrateThreads(
         return undefined;
       },
       (error: unknown) => {
-        if (!SkeinError.isInstance(error) || !THREAD_ERRORS.has(error.name)) throw error;
+        if (!isThreadError(error)) throw error;
         if (!last) return id;
         report.failed.push({ id, error: error.message });
         options.onProgress?.(++done, ids.length, report);
@@ -134,7 +148,7 @@ async function copyThread(
   try {
     await to.import(source);
   } catch (error) {
-    if (!isError(error, "ThreadExistsError")) {
+    if (!ThreadExistsError.isInstance(error)) {
       // A store may have written the state before finding it cannot open it: take it out again, so a later
       // run does not mistake it for a finished copy.
       await to.delete(id).catch(() => false);
@@ -161,7 +175,7 @@ async function exportIfPresent(store: ThreadStore, id: string) {
   try {
     return await store.export(id);
   } catch (error) {
-    if (isError(error, "ThreadNotFoundError")) return undefined;
+    if (ThreadNotFoundError.isInstance(error)) return undefined;
     throw error;
   }
 }
@@ -177,6 +191,7 @@ async function listAll(store: ThreadStore): Promise<string[]> {
   return ids;
 }
 
-function isError(error: unknown, name: string): boolean {
-  return SkeinError.isInstance(error) && error.name === name;
+/** Asked with `isInstance`, so an adapter's subclass (`OpenAINotFoundError`) counts as its family. */
+function isThreadError(error: unknown): error is SkeinError {
+  return THREAD_ERRORS.some((type) => type.isInstance(error));
 }

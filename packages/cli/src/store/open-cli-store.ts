@@ -1,4 +1,4 @@
-import { openStore, SkeinError, type ThreadStore } from "@skein/thread-core";
+import { InvalidThreadIdError, openStore, type ThreadStore } from "@skein/thread-core";
 import { UsageError } from "../cli/cli-error.js";
 
 /** The embedded default: files under ./.skein, no server needed. */
@@ -23,7 +23,7 @@ export async function openCliStore(
     return { store: root.scope(tenant), close: () => root.close() };
   } catch (error) {
     await root.close();
-    if (SkeinError.isInstance(error) && error.name === "InvalidThreadIdError") {
+    if (InvalidThreadIdError.isInstance(error)) {
       throw new UsageError(
         `--scope ${JSON.stringify(tenant)} is not a valid tenant name: 1–256 characters, no control characters`,
       );
