@@ -158,10 +158,10 @@ describe("errors", () => {
     const remote = new RemoteNotFound("t");
     expect(ThreadNotFoundError.isInstance(remote)).toBe(true);
     expect(RemoteNotFound.isInstance(new ThreadNotFoundError("t"))).toBe(false);
-    // A copy of the class from another install marks the same symbols.
+    // A copy of the class from another install marks the same symbols, named by its explicit marker.
     const foreign = Object.assign(Object.create(null), {
       [Symbol.for("skein.error")]: true,
-      [Symbol.for("skein.error:ConflictError")]: true,
+      [Symbol.for(`skein.error:${ConflictError.marker}`)]: true,
     });
     expect(ConflictError.isInstance(foreign)).toBe(true);
     expect(ConflictError.isInstance(new Error("plain"))).toBe(false);
