@@ -127,7 +127,10 @@ export class A2aTaskThread implements Thread<A2aTaskThreadState> {
     return structuredClone(this.#state);
   }
 
-  async delete(): Promise<void> {
+  async delete(options: { ifRevision?: number } = {}): Promise<void> {
+    if (options.ifRevision !== undefined) {
+      throw unsupported(this.type, "revisions", "a task thread has none; nothing was deleted.");
+    }
     await this.store?.delete(this.id);
   }
 }

@@ -209,8 +209,18 @@ export class A2aThread implements Thread<A2aThreadState> {
     return structuredClone(this.#state);
   }
 
-  /** Forgets the thread's state in its store. The agent keeps its tasks: A2A has no delete. */
-  async delete(): Promise<void> {
+  /**
+   * Forgets the thread's state in its store. The agent keeps its tasks: A2A has no delete. `{ ifRevision }`
+   * is refused: the store's revision of the saved state need not be the thread's, so no one step can check it.
+   */
+  async delete(options: { ifRevision?: number } = {}): Promise<void> {
+    if (options.ifRevision !== undefined) {
+      throw unsupported(
+        "a2a",
+        "delete with ifRevision",
+        "no store step can check the thread's revision as it deletes; nothing was deleted.",
+      );
+    }
     await this.host.store?.delete(this.id);
   }
 
@@ -222,8 +232,7 @@ export class A2aThread implements Thread<A2aThreadState> {
     try {
       await store.save(this, { ifRevision: 0 });
     } catch (error) {
-      if (ConcurrencyError.isInstance(error))
-        throw new ThreadExistsError(this.id, { source: SOURCE });
+      if (ConcurrencyError.isInstance(error)) throw new ThreadExistsError(this.id, { source: SOURCE });
       throw error;
     }
   }

@@ -19,6 +19,7 @@ import {
   type ThreadState,
   type ThreadUpdate,
   UnsupportedOperationError,
+  type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
 import type { FoundryAdapter } from "./adapter-lookup.js";
@@ -125,6 +126,7 @@ export abstract class RemoteThread<State extends ThreadState> implements Thread<
    * thread, page by page.
    */
   async fork(options: ForkOptions = {}): Promise<Thread> {
+    this.rejectRevision(options);
     const at = this.#forkPoint(options.at);
     if (options.id !== undefined) assertThreadId(options.id);
     if (at !== undefined && at !== START) await this.assertPoint(at);
@@ -208,7 +210,8 @@ export abstract class RemoteThread<State extends ThreadState> implements Thread<
   }
 
   /** Deletes the remote conversation or thread (already gone is fine) and the state saved in the store. */
-  async delete(): Promise<void> {
+  async delete(options: UpdateOptions = {}): Promise<void> {
+    this.rejectRevision(options);
     await this.deleteRemote();
     await this.environment.store?.delete(this.id);
   }

@@ -12,6 +12,7 @@ import {
   type ThreadSnapshot,
   type ThreadUpdate,
   UnsupportedOperationError,
+  type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
 import type OpenAI from "openai";
@@ -104,6 +105,9 @@ export class OpenAIConversationThread implements Thread<OpenAIConversationState>
 
   /** A new conversation holding a copy of the items up to `at` (a message id), made in pages. */
   fork(options: ForkOptions = {}): Promise<Thread> {
+    if (options.ifRevision !== undefined) {
+      return Promise.reject(this.#unsupported("revisions", "conversations have none."));
+    }
     return forkConversation(this.#client, this.#history(), this.#state, options, async (state) => {
       const fork = new OpenAIConversationThread(state, this.#client, this.#environment);
       await saveNewState(this.#environment, fork);
@@ -161,7 +165,8 @@ export class OpenAIConversationThread implements Thread<OpenAIConversationState>
   }
 
   /** Deletes the service's conversation (gone already is fine) and the state in the store. */
-  async delete(): Promise<void> {
+  async delete(options: UpdateOptions = {}): Promise<void> {
+    if (options.ifRevision !== undefined) throw this.#unsupported("revisions", "conversations have none.");
     try {
       await callService(this.#client, { operation: "conversations.delete", threadId: this.id }, () =>
         this.#client.conversations.delete(this.conversationId),

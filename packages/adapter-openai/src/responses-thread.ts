@@ -17,6 +17,7 @@ import {
   type ThreadSnapshot,
   type ThreadUpdate,
   UnsupportedOperationError,
+  type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
 import type OpenAI from "openai";
@@ -119,6 +120,7 @@ export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
 
   /** A new thread pointing at the same chain (or at `at`): no request, nothing copied on the service. */
   async fork(options: ForkOptions = {}): Promise<Thread> {
+    if (options.ifRevision !== undefined) await this.#assertStoredAt(options.ifRevision);
     const point = await resolvePoint(this.#client, this.#state, options.at);
     const now = new Date().toISOString();
     const state: OpenAIResponsesState = {
@@ -144,7 +146,7 @@ export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
   }
 
   /** Records the current response id (and any pending input) under a new checkpoint id. */
-  async checkpoint(label?: string): Promise<Checkpoint> {
+  async checkpoint(label?: string, options: UpdateOptions = {}): Promise<Checkpoint> {
     return this.#serial(async () => {
       const now = new Date().toISOString();
       const record = {
@@ -157,7 +159,7 @@ export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
       await this.#change((state) => {
         state.checkpoints.push(record);
         state.events.push({ kind: "checkpoint", checkpoint, at: now, revision: state.revision });
-      });
+      }, options.ifRevision);
       return checkpoint;
     });
   }
@@ -229,9 +231,33 @@ export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
     return structuredClone(this.#state);
   }
 
-  /** Deletes the state; the responses stay on the service, where forks of this thread may still use them. */
-  async delete(): Promise<void> {
+  /**
+   * Deletes the state; the responses stay on the service, where forks of this thread may still use them.
+   * `{ ifRevision }` is refused: the store's revision of the state need not be the thread's, so no one
+   * step can check it as it deletes.
+   */
+  async delete(options: UpdateOptions = {}): Promise<void> {
+    if (options.ifRevision !== undefined) {
+      throw new UnsupportedOperationError(
+        RESPONSES_TYPE,
+        "delete with ifRevision",
+        "no store step can check the thread's revision as it deletes; nothing was deleted.",
+        { source: SOURCE },
+      );
+    }
     await this.#document.delete(this.id);
+  }
+
+  /**
+   * Refuses a fork with a stale `ifRevision`: the state must be at that revision here and in the store. A
+   * fork writes nothing to this thread, and forks the chain this handle read, so its content is the
+   * thread at `ifRevision`.
+   */
+  async #assertStoredAt(ifRevision: number): Promise<void> {
+    const stale = (actual: number) => new ConcurrencyError(this.id, ifRevision, actual, { source: SOURCE });
+    if (this.#state.revision !== ifRevision) throw stale(this.#state.revision);
+    const stored = (await this.#document.read(this.id))?.revision;
+    if (typeof stored === "number" && stored !== ifRevision) throw stale(stored);
   }
 
   async #advance(advance: ChainAdvance, messages: Message[], options: AppendOptions): Promise<Message[]> {

@@ -250,10 +250,16 @@ export class PostgresLogDriver implements LogDriver {
     });
   }
 
-  delete(id: string): Promise<boolean> {
+  readonly fencedDelete = true;
+
+  delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     return this.connection.transaction(async (client) => {
       const row = await this.#records.lock(client, id);
       if (!row) return false;
+      // Checked under the row lock taken above, so the check and the delete are one step.
+      if (options.ifRevision !== undefined && Number(row.revision) !== options.ifRevision) {
+        throw new ConcurrencyError(id, options.ifRevision, Number(row.revision), source);
+      }
       await client.query(`DELETE FROM ${this.connection.names.records} WHERE key = $1`, [idKey(id)]);
       if (row.kind === "log") {
         const { rows } = await client.query(

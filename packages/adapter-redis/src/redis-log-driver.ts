@@ -1,5 +1,6 @@
 import {
   type CommitResult,
+  ConcurrencyError,
   eventSegments,
   type JsonObject,
   type LogChange,
@@ -195,7 +196,9 @@ export class RedisLogDriver implements LogDriver {
     };
   }
 
-  async delete(id: string): Promise<boolean> {
+  readonly fencedDelete = true;
+
+  async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     const keys = this.layout.record(id);
     for (let attempt = 0; attempt < DELETE_ATTEMPTS; attempt++) {
       const [kind, head] = (await this.connection.command(
@@ -209,10 +212,13 @@ export class RedisLogDriver implements LogDriver {
       const reply = (await this.connection.script(
         DELETE_RECORD,
         [keys.record, keys.events, ...headKeys],
-        [head ?? ""],
+        [head ?? "", options.ifRevision === undefined ? "" : String(options.ifRevision)],
       )) as unknown[];
       if (reply[0] === "missing") return false;
       if (reply[0] === "moved") continue;
+      if (reply[0] === "concurrency") {
+        throw new ConcurrencyError(id, options.ifRevision as number, Number(reply[1]), source);
+      }
       const events = (reply[1] as string[]).map((event) => JSON.parse(event));
       // The record is gone: what it pointed at is released after, so a failure here only leaks.
       await this.#afterWrite(() =>

@@ -59,7 +59,7 @@ export interface ViewOptions {
   keepSystem?: boolean;
 }
 
-export interface ForkOptions {
+export interface ForkOptions extends UpdateOptions {
   /** Fork after this message (it is the fork's last). @default the end of the thread */
   at?: PointTarget;
   /** The fork's id. @default a new sortable id */
@@ -132,8 +132,13 @@ export interface Thread<State extends ThreadState = ThreadState> {
   message?(id: string): Promise<Message | undefined>;
   /** The newest messages that fit the budget, tool calls kept whole, in chronological order. */
   view(options?: ViewOptions): Promise<Message[]>;
+  /**
+   * A new thread continuing this one's messages. `{ ifRevision }`: only while this thread is still at that
+   * revision, else `ConcurrencyError` and nothing is created (types that cannot check it refuse the option).
+   */
   fork(options?: ForkOptions): Promise<Thread>;
-  checkpoint(label?: string): Promise<Checkpoint>;
+  /** `{ ifRevision }`: only at that revision, else `ConcurrencyError` and nothing is written. */
+  checkpoint(label?: string, options?: UpdateOptions): Promise<Checkpoint>;
   /**
    * Makes a checkpoint (or the point after a message) the end of the thread; the abandoned part stays in
    * history. Local threads resolve to the messages `{ append }` added, as stored; workflows to a report of
@@ -148,5 +153,9 @@ export interface Thread<State extends ThreadState = ThreadState> {
   /** Reads the latest revision, metadata and context from where the thread lives. */
   refresh(): Promise<void>;
   toJSON(): State;
-  delete(): Promise<void>;
+  /**
+   * Deletes the thread. `{ ifRevision }`: only while it is still at that revision, checked in the same atomic
+   * step as the delete, else `ConcurrencyError` and nothing is deleted; types that cannot check it refuse it.
+   */
+  delete(options?: UpdateOptions): Promise<void>;
 }

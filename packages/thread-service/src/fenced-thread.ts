@@ -14,6 +14,7 @@ import {
   type ThreadSnapshot,
   type ThreadState,
   type ThreadUpdate,
+  type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
 import { LeaseLostError } from "./errors.js";
@@ -25,9 +26,9 @@ import type { HeldLease } from "./thread-lease.js";
 const MAX_ATTEMPTS = 100;
 
 /**
- * The thread as a leased run writes to it: every append, update and rollback carries `ifRevision`, the
- * revision this run last saw while it held the lease, so the store itself refuses the write, in the same
- * commit, once anyone else has written. Checking the lease and then writing is two steps, and a process
+ * The thread as a leased run writes to it: every append, update, rollback, checkpoint, fork and delete
+ * carries `ifRevision`, the revision this run last saw while it held the lease, so the store itself
+ * refuses the write, in the same commit, once anyone else has written. Checking the lease and then writing is two steps, and a process
  * frozen between them would write after another instance took over; with the revision in the commit,
  * the check and the write are one.
  *
@@ -47,9 +48,13 @@ const MAX_ATTEMPTS = 100;
  * sub-thread sharing the lease); the workflow's own `update` and `rollback` are fenced at the workflow's
  * revision. Every sub-thread a fenced thread hands out (`thread(key)` through `inner`) is fenced the same way.
  *
- * What the fence cannot cover: threads without revisions (remote conversations) and `checkpoint`,
- * `fork` and `delete`, which take no `ifRevision`. Those are refused when the lease has run out by this
- * process's clock, just before they are sent; a process frozen after that check may still send them.
+ * `checkpoint`, `fork` and `delete` are fenced the same way. A fork writes nothing to this thread: its
+ * fence refuses a fork of a thread another writer has moved. A delete at the fence needs a type that checks
+ * the revision as it deletes (local threads of memory, redis and postgres stores, workflows); others refuse it.
+ *
+ * What the fence cannot cover: threads without revisions (remote conversations). Their writes are refused
+ * when the lease has run out by this process's clock, just before they are sent; a process frozen after that
+ * check may still send them.
  */
 export class FencedThread implements Thread {
   readonly specificationVersion = "v1";
@@ -140,16 +145,25 @@ export class FencedThread implements Thread {
     );
   }
 
-  checkpoint(label?: string): Promise<Checkpoint> {
-    return this.#unfenced(() => this.#thread.checkpoint(label));
+  checkpoint(label?: string, options: UpdateOptions = {}): Promise<Checkpoint> {
+    return this.#fenced(options.ifRevision, (ifRevision) =>
+      this.#thread.checkpoint(label, { ...options, ...ifRevision }),
+    );
   }
 
-  fork(options?: ForkOptions): Promise<Thread> {
-    return this.#unfenced(() => this.#thread.fork(options));
+  /** A fork writes nothing to this thread; fenced, it is refused once another writer has moved it. */
+  fork(options: ForkOptions = {}): Promise<Thread> {
+    return this.#fenced(options.ifRevision, (ifRevision) => this.#thread.fork({ ...options, ...ifRevision }));
   }
 
-  delete(): Promise<void> {
-    return this.#unfenced(() => this.#thread.delete());
+  /**
+   * Deleted only at the fence, checked by the store as it deletes; a thread whose type cannot check a
+   * revision on delete (fs stores for now, remote threads with revisions) refuses it and is not deleted.
+   */
+  delete(options: UpdateOptions = {}): Promise<void> {
+    return this.#fenced(options.ifRevision, (ifRevision) =>
+      this.#thread.delete({ ...options, ...ifRevision }),
+    );
   }
 
   messages(options?: ReadOptions): Promise<Message[]> {
@@ -227,13 +241,6 @@ export class FencedThread implements Thread {
       this.#subFences.set(sub.id, fence);
     }
     return fence;
-  }
-
-  #unfenced<T>(write: () => Promise<T>): Promise<T> {
-    return this.#inTurn(() => {
-      this.#assertHeld();
-      return write();
-    });
   }
 
   /**

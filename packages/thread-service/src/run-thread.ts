@@ -13,6 +13,7 @@ import type {
   ThreadSnapshot,
   ThreadState,
   ThreadUpdate,
+  UpdateOptions,
   ViewOptions,
 } from "@skein/thread-core";
 
@@ -78,9 +79,9 @@ export class RunThread implements Thread {
     return this.inner.fork(options);
   }
 
-  async checkpoint(label?: string): Promise<Checkpoint> {
+  async checkpoint(label?: string, options?: UpdateOptions): Promise<Checkpoint> {
     this.guard();
-    return this.inner.checkpoint(label);
+    return this.inner.checkpoint(label, options);
   }
 
   async rollback(target: PointTarget, options?: RollbackOptions): Promise<unknown> {
@@ -109,8 +110,8 @@ export class RunThread implements Thread {
     return this.inner.toJSON();
   }
 
-  async delete(): Promise<void> {
+  async delete(options?: UpdateOptions): Promise<void> {
     this.guard();
-    return this.inner.delete();
+    return this.inner.delete(options);
   }
 }

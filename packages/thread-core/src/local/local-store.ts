@@ -28,7 +28,13 @@ import { STORE_SPANS, THREAD_SPANS } from "../tracing/store-spans.js";
 import { traceMethods } from "../tracing/trace-methods.js";
 import { assertNoFieldsKey, FIELDS_KEY, ownFields, parseContext, withLocalFields } from "./local-fields.js";
 import { LocalThread, type LocalThreadHost } from "./local-thread.js";
-import { type LogDriver, type LogRecord, newHeadSegment, type RecordSummary } from "./log-driver.js";
+import {
+  deleteRecord,
+  type LogDriver,
+  type LogRecord,
+  newHeadSegment,
+  type RecordSummary,
+} from "./log-driver.js";
 import { exportLog, importLog, type LogState, LogStateSchema } from "./log-state.js";
 import { AFTER_SCOPED_KEYS, SCOPE_SEPARATOR, ScopedLogDriver } from "./scoped-log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
@@ -375,9 +381,9 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     });
   }
 
-  async delete(id: string): Promise<boolean> {
+  async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     assertThreadId(id);
-    return this.driver.delete(id);
+    return deleteRecord(this.driver, id, this.nativeType, options);
   }
 
   async close(): Promise<void> {

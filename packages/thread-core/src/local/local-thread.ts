@@ -32,6 +32,7 @@ import { AppendPlan } from "./append-plan.js";
 import {
   type AppliedOperation,
   type CommitResult,
+  deleteRecord,
   type LogChange,
   type LogDriver,
   type LogRecord,
@@ -174,10 +175,21 @@ export class LocalThread implements Thread {
 
   async fork(options: ForkOptions = {}): Promise<Thread> {
     const ranges = await this.#currentChain();
+    if (options.ifRevision !== undefined && options.ifRevision !== this.#record.revision) {
+      throw new ConcurrencyError(this.id, options.ifRevision, this.#record.revision, {
+        source: this.host.driver.source,
+      });
+    }
     const point = await this.#resolvePoint(ranges, options.at ?? null);
     const id = options.id ?? newSortableId();
     assertThreadId(id);
     if (options.metadata !== undefined) assertJsonObjectField(options.metadata, "metadata");
+    if (options.ifRevision !== undefined) {
+      // Checked again in a commit that changes nothing, atomically: the chain forked above was read at this
+      // revision and the thread is still there, so the fork is this thread as of `ifRevision`, and a refusal
+      // creates nothing. The fork is a new thread; nothing is written to this one.
+      await this.#commit({ expectHead: this.#record.head, ifRevision: options.ifRevision });
+    }
     const now = new Date().toISOString();
     const head = newHeadSegment(this.host.driver, id, point, point.position);
     const record: LogRecord = {
@@ -197,7 +209,7 @@ export class LocalThread implements Thread {
     return this.host.bindRecord(record);
   }
 
-  async checkpoint(label?: string): Promise<Checkpoint> {
+  async checkpoint(label?: string, options: UpdateOptions = {}): Promise<Checkpoint> {
     assertCheckpointLabel(label);
     const result = await this.#withHead((record) => {
       const now = new Date().toISOString();
@@ -210,6 +222,7 @@ export class LocalThread implements Thread {
       };
       return this.#commit({
         expectHead: record.head,
+        ifRevision: options.ifRevision,
         event: { kind: "checkpoint", checkpoint, at: now, revision: 0 },
       });
     });
@@ -331,8 +344,8 @@ export class LocalThread implements Thread {
     return this.host.serialize(this.#record);
   }
 
-  async delete(): Promise<void> {
-    await this.host.driver.delete(this.id);
+  async delete(options: UpdateOptions = {}): Promise<void> {
+    await deleteRecord(this.host.driver, this.id, this.type, options);
   }
 
   /** The record as last read; for stores and tools built on local threads. */

@@ -1,3 +1,4 @@
+import { UnsupportedOperationError } from "../errors.js";
 import { newRandomId } from "../ids.js";
 import type { JsonObject } from "../json.js";
 import type { Message } from "../message.js";
@@ -32,8 +33,17 @@ export interface LogDriver {
   commit(id: string, change: LogChange): Promise<CommitResult>;
   /** Writes a state document under `id`; `ConflictError` if `id` holds a local thread's log. */
   putState(id: string, state: JsonObject, options?: { ifRevision?: number }): Promise<StateRecord>;
-  /** Removes the record; segments no record reaches any more are reclaimed as the driver documents. */
-  delete(id: string): Promise<boolean>;
+  /**
+   * Removes the record; segments no record reaches any more are reclaimed as the driver documents. With
+   * `ifRevision` (only passed when `fencedDelete` is true), a record at another revision is a
+   * `ConcurrencyError` and nothing is removed: checked in the same atomic step as the removal.
+   */
+  delete(id: string, options?: { ifRevision?: number }): Promise<boolean>;
+  /**
+   * True when `delete` checks `{ ifRevision }` atomically. Without it, a delete with `ifRevision` is an
+   * `UnsupportedOperationError` rather than a delete that ignores the revision.
+   */
+  readonly fencedDelete?: boolean;
   /** Record ids in ascending code-unit order, after `cursor` (an id), starting with `prefix`. */
   list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]>;
 
@@ -164,6 +174,28 @@ export interface CommitResult {
   messages: Message[];
   /** When present, nothing was written: the messages the head holds under ids of `append` (step 3). */
   held?: Message[];
+}
+
+/**
+ * Deletes a record through its driver, `ifRevision` checked in the same atomic step; a driver that cannot
+ * check it (no `fencedDelete`) refuses with `UnsupportedOperationError` and deletes nothing.
+ */
+export function deleteRecord(
+  driver: LogDriver,
+  id: string,
+  type: string,
+  options: { ifRevision?: number } = {},
+): Promise<boolean> {
+  if (options.ifRevision === undefined) return driver.delete(id);
+  if (!driver.fencedDelete) {
+    throw new UnsupportedOperationError(
+      type,
+      "delete with ifRevision",
+      `the ${driver.source} driver cannot check a revision in the same step as a delete; nothing was deleted`,
+      { source: driver.source },
+    );
+  }
+  return driver.delete(id, { ifRevision: options.ifRevision });
 }
 
 /** A fresh head segment for a thread, continuing `base` (or starting the log). */

@@ -82,8 +82,12 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     ) as StateRecord;
   }
 
-  delete(id: string): Promise<boolean> {
-    return this.#outside(this.inner.delete(this.#in(id)));
+  get fencedDelete(): boolean {
+    return this.inner.fencedDelete === true;
+  }
+
+  delete(id: string, options?: { ifRevision?: number }): Promise<boolean> {
+    return this.#outside(this.inner.delete(this.#in(id), options));
   }
 
   async list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {

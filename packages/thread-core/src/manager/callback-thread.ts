@@ -15,6 +15,7 @@ import type {
   ThreadCapabilities,
   ThreadSnapshot,
   ThreadUpdate,
+  UpdateOptions,
   ViewOptions,
 } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
@@ -135,8 +136,8 @@ export class CallbackThread implements Thread {
     return this.#inner.fork(options);
   }
 
-  checkpoint(label?: string): Promise<Checkpoint> {
-    return this.#exclusive(() => this.#inner.checkpoint(label));
+  checkpoint(label?: string, options?: UpdateOptions): Promise<Checkpoint> {
+    return this.#exclusive(() => this.#inner.checkpoint(label, options));
   }
 
   rollback(target: PointTarget, options?: RollbackOptions): Promise<Message[]> {

@@ -145,10 +145,15 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     return cloneJson(record);
   }
 
-  async delete(id: string): Promise<boolean> {
+  readonly fencedDelete = true;
+
+  async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     this.#assertOpen();
     const record = this.#records.get(id);
     if (!record) return false;
+    if (options.ifRevision !== undefined && options.ifRevision !== record.revision) {
+      throw new ConcurrencyError(id, options.ifRevision, record.revision);
+    }
     this.#records.delete(id);
     if (record.kind === "log") {
       this.#release(record.head);

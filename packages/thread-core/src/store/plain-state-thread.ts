@@ -53,8 +53,9 @@ export class PlainStateThread implements Thread {
     this.#state = await this.store.getState(this.id);
   }
 
-  async delete(): Promise<void> {
-    await this.store.delete(this.id);
+  /** `{ ifRevision }` is the stored state's revision, checked by the store as it deletes. */
+  async delete(options: { ifRevision?: number } = {}): Promise<void> {
+    await this.store.delete(this.id, options);
   }
 
   append(): Promise<Message[]> {

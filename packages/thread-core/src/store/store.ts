@@ -76,7 +76,11 @@ export interface ThreadStore {
   /** The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. */
   export(id: string): Promise<LogState | ThreadState>;
   list(options?: ListOptions): Promise<ThreadPage>;
-  delete(id: string): Promise<boolean>;
+  /**
+   * Deletes what is stored under `id`; false when nothing was. `ifRevision` deletes only if the stored
+   * thread or state is still at that revision, checked in the same atomic step (else `ConcurrencyError`).
+   */
+  delete(id: string, options?: { ifRevision?: number }): Promise<boolean>;
   /**
    * The store as one tenant sees it: threads created there are invisible to and unreachable from every
    * other scope and from the unscoped store. Scopes nest. Closing a scope releases nothing.

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from "vitest";
 import type { ThreadStore } from "../store/store.js";
 import { appendCases } from "./cases/append-cases.js";
 import { editCases } from "./cases/edit-cases.js";
+import { fenceCases } from "./cases/fence-cases.js";
 import { formatCases } from "./cases/format-cases.js";
 import { historyCases } from "./cases/history-cases.js";
 import { importCases } from "./cases/import-cases.js";
@@ -12,6 +13,7 @@ import { scopeCases } from "./cases/scope-cases.js";
 import { storeCases } from "./cases/store-cases.js";
 import { viewCases } from "./cases/view-cases.js";
 import { workflowCases } from "./cases/workflow-cases.js";
+import { workflowFenceCases } from "./cases/workflow-fence-cases.js";
 import type { SuiteContext } from "./suite-context.js";
 
 export interface ConformanceOptions {
@@ -52,9 +54,11 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       importCases,
       historyCases,
       editCases,
+      fenceCases,
       viewCases,
       scopeCases,
       workflowCases,
+      workflowFenceCases,
       managerCases,
       ownTypesCases,
     ]) {

@@ -26,11 +26,15 @@ interface WorkflowLike {
 /** Workflow history events name the main sub-thread's points; this one stands where it has none. */
 export const NO_POINT: LogPoint = { segment: "-", offset: 0, position: 0 };
 
-/** Checkpoints every sub-thread that keeps checkpoints and records why the others could not be. */
+/**
+ * Checkpoints every sub-thread that keeps checkpoints and records why the others could not be; `starts`
+ * (by sub-thread id) are the revisions each sub-thread's checkpoint is fenced at.
+ */
 export async function takeCheckpoint(
   workflow: WorkflowLike,
   threads: Map<string, SubThread>,
   label?: string,
+  starts?: ReadonlyMap<string, number>,
 ) {
   const entries: WorkflowCheckpoint["threads"] = {};
   for (const [key, sub] of threads) {
@@ -42,7 +46,8 @@ export async function takeCheckpoint(
     } else if (!sub.capabilities.checkpoints) {
       entries[key] = { type: sub.type, reason: `"${sub.type}" threads keep no checkpoints` };
     } else {
-      entries[key] = { type: sub.type, checkpoint: (await sub.checkpoint(label)) as unknown as JsonValue };
+      const checkpoint = await sub.checkpoint(label, fenceOf(sub, starts));
+      entries[key] = { type: sub.type, checkpoint: checkpoint as unknown as JsonValue };
     }
   }
   const createdAt = new Date().toISOString();
@@ -97,12 +102,16 @@ export async function checkpointedThread(
   return store.get(checkpoint.threadId);
 }
 
-/** Rolls every sub-thread back to its part of a workflow checkpoint and gives the execution state to restore. */
+/**
+ * Rolls every sub-thread back to its part of a workflow checkpoint and gives the execution state to
+ * restore; `starts` (by sub-thread id) are the revisions each sub-thread's rollback is fenced at.
+ */
 export async function restoreCheckpoint(
   workflow: WorkflowLike,
   checkpoints: WorkflowCheckpoint[],
   current: Map<string, SubThread>,
   target: PointTarget,
+  starts?: ReadonlyMap<string, number>,
 ) {
   const id = targetId(target);
   const saved = checkpoints.find((checkpoint) => checkpoint.id === id);
@@ -125,7 +134,7 @@ export async function restoreCheckpoint(
       continue;
     }
     threads.set(key, sub);
-    const reason = await rollbackSubThread(sub, entry);
+    const reason = await rollbackSubThread(sub, entry, starts);
     if (reason === undefined) report.rolledBack.push(key);
     else report.notRolledBack.push({ key, type: entry.type, reason });
   }
@@ -142,13 +151,23 @@ export async function restoreCheckpoint(
 async function rollbackSubThread(
   sub: SubThread,
   entry: WorkflowCheckpoint["threads"][string],
+  starts: ReadonlyMap<string, number> | undefined,
 ): Promise<string | undefined> {
   if (OpaqueThreadState.isInstance(sub))
     return `the adapter for "${sub.$type}" is not installed in this process`;
   if (!entry.checkpoint) return entry.reason ?? "no checkpoint was taken";
   if (!sub.capabilities.rollback) return `"${sub.type}" threads cannot be rolled back`;
-  await (sub as Thread).rollback(entry.checkpoint as unknown as Checkpoint);
+  await (sub as Thread).rollback(entry.checkpoint as unknown as Checkpoint, fenceOf(sub, starts));
   return undefined;
+}
+
+/** A sub-thread's `{ ifRevision }` in a fenced workflow change: its start revision, when it has one. */
+export function fenceOf(
+  sub: Thread,
+  starts: ReadonlyMap<string, number> | undefined,
+): { ifRevision?: number } {
+  const start = starts?.get(sub.id);
+  return start === undefined ? {} : { ifRevision: start };
 }
 
 /** Where the main sub-thread's own rollback started, for the workflow's history. */

@@ -3,7 +3,7 @@ import { cloneJson } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import type { ThreadStore } from "../store/store.js";
 import type { Checkpoint, ForkOptions, PointTarget, Thread } from "../thread.js";
-import { checkpointedThread } from "./workflow-checkpoints.js";
+import { checkpointedThread, fenceOf } from "./workflow-checkpoints.js";
 import type { ExecutionState, WorkflowCheckpoint } from "./workflow-state.js";
 import type { SubThread } from "./workflow-thread.js";
 
@@ -116,12 +116,14 @@ function forkable(key: string, sub: SubThread): Thread {
 
 /**
  * Forks every part of the plan for the workflow `forkId`. Nothing is half done: when one fork fails, the
- * forks already made are deleted and the failure is what the caller sees.
+ * forks already made are deleted and the failure is what the caller sees. `starts` (by sub-thread id) are
+ * the revisions a fenced fork forks each sub-thread at.
  */
 export async function forkParts(
   plan: ForkPlan,
   workflowId: string,
   forkId: string,
+  starts?: ReadonlyMap<string, number>,
 ): Promise<Map<string, Thread>> {
   const ordered = [...plan.parts].sort(
     (a, b) => Number(b.key === plan.atMessage?.key) - Number(a.key === plan.atMessage?.key),
@@ -130,9 +132,12 @@ export async function forkParts(
   try {
     for (const part of ordered) {
       const metadata = { workflow: forkId, key: part.key };
+      const fence = fenceOf(part.thread, starts);
       forks.set(
         part.key,
-        await part.thread.fork(part.at === undefined ? { metadata } : { at: part.at, metadata }),
+        await part.thread.fork(
+          part.at === undefined ? { metadata, ...fence } : { at: part.at, metadata, ...fence },
+        ),
       );
     }
   } catch (error) {

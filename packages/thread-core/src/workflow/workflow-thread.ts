@@ -23,6 +23,7 @@ import type {
   ThreadCapabilities,
   ThreadSnapshot,
   ThreadUpdate,
+  UpdateOptions,
   ViewOptions,
 } from "../thread.js";
 import { START } from "../thread.js";
@@ -176,9 +177,10 @@ export class WorkflowThread implements Thread<WorkflowState> {
   async fork(options: WorkflowForkOptions = {}): Promise<WorkflowThread> {
     const id = options.id ?? newSortableId();
     assertThreadId(id);
+    const starts = await this.#fenceStart(options.ifRevision);
     const saved = options.at === undefined ? undefined : await this.#findCheckpoint(options.at);
     const plan = await planFork(this, this.#threads, saved, options.at);
-    const threads = await forkParts(plan, this.id, id);
+    const threads = await forkParts(plan, this.id, id, starts);
     const state = {
       ...cloneJson(this.#state),
       id,
@@ -200,14 +202,23 @@ export class WorkflowThread implements Thread<WorkflowState> {
     return fork;
   }
 
-  /** Checkpoints the execution state and every sub-thread that keeps checkpoints. */
-  async checkpoint(label?: string): Promise<Checkpoint> {
+  /**
+   * Checkpoints the execution state and every sub-thread that keeps checkpoints. `{ ifRevision }` fences
+   * it as `rollback` does: refused before any sub-thread is checkpointed.
+   */
+  async checkpoint(label?: string, options: UpdateOptions = {}): Promise<Checkpoint> {
     assertCheckpointLabel(label);
-    const { workflowCheckpoint, checkpoint, event } = await takeCheckpoint(this, this.#threads, label);
+    const starts = await this.#fenceStart(options.ifRevision);
+    const { workflowCheckpoint, checkpoint, event } = await takeCheckpoint(
+      this,
+      this.#threads,
+      label,
+      starts,
+    );
     await this.#change((state) => {
       state.checkpoints = [...state.checkpoints, workflowCheckpoint];
       state.events = [...state.events, event];
-    });
+    }, options.ifRevision);
     return checkpoint;
   }
 
@@ -215,6 +226,12 @@ export class WorkflowThread implements Thread<WorkflowState> {
    * Restores the execution state and rolls back every sub-thread to the checkpoint; the report names each
    * sub-thread that could not be rolled back and why. Nothing is skipped silently. Only the workflow's own
    * checkpoints are targets: `"start"` is an `UnsupportedOperationError`, anything else `PointNotFoundError`.
+   *
+   * `{ ifRevision }` refuses before anything moves: the workflow must still be at that revision in the
+   * store, and every sub-thread it rolls back (that counts revisions) at the revision this handle last saw
+   * of it, else `ConcurrencyError`. Each sub-thread's rollback then carries that revision as its own
+   * `ifRevision`, and the workflow's commit the workflow's, so a writer that gets in after the check is
+   * refused at the thread it changed; sub-threads moved before that refusal stay moved.
    */
   async rollback(target: PointTarget, options: RollbackOptions = {}): Promise<WorkflowRollbackReport> {
     if (options.append !== undefined || options.operationId !== undefined) {
@@ -232,11 +249,13 @@ export class WorkflowThread implements Thread<WorkflowState> {
         'roll back to a workflow checkpoint, or roll a sub-thread back (workflow.thread(key).rollback("start")).',
       );
     }
+    const starts = await this.#fenceStart(options.ifRevision);
     const { report, execution, threads, event } = await restoreCheckpoint(
       this,
       this.#state.checkpoints,
       this.#threads,
       target,
+      starts,
     );
     await this.#change((state) => {
       state.execution = execution;
@@ -296,12 +315,33 @@ export class WorkflowThread implements Thread<WorkflowState> {
     return { ...cloneJson(this.#state), threads } as WorkflowState;
   }
 
-  /** Deletes the workflow's state; local sub-threads of its store go with it, remote ones are left as they are. */
-  async delete(): Promise<void> {
-    for (const sub of this.#threads.values()) {
-      if (!OpaqueThreadState.isInstance(sub) && sub.type === this.store.nativeType) await sub.delete();
+  /**
+   * Deletes the workflow's state; local sub-threads of its store go with it, remote ones are left as they
+   * are. `{ ifRevision }`: refused before anything is deleted unless the workflow is at that revision and
+   * its local sub-threads at the revisions this handle last saw; the workflow's state is then deleted
+   * first, checked by the store in the same step, and each sub-thread with its own revision. A sub-thread
+   * changed after the check is kept, and the delete ends with its `ConcurrencyError`.
+   */
+  async delete(options: UpdateOptions = {}): Promise<void> {
+    const local = [...this.#threads.values()].filter(
+      (sub): sub is Thread => !OpaqueThreadState.isInstance(sub) && sub.type === this.store.nativeType,
+    );
+    if (options.ifRevision === undefined) {
+      for (const sub of local) await sub.delete();
+      await this.store.delete(this.id);
+      return;
     }
-    await this.store.delete(this.id);
+    const starts = await this.#fenceStart(options.ifRevision);
+    await this.store.delete(this.id, { ifRevision: options.ifRevision });
+    const refused: unknown[] = [];
+    for (const sub of local) {
+      const start = starts?.get(sub.id);
+      await sub.delete(start === undefined ? {} : { ifRevision: start }).catch((error: unknown) => {
+        if (!ConcurrencyError.isInstance(error)) throw error;
+        refused.push(error);
+      });
+    }
+    if (refused.length > 0) throw refused[0];
   }
 
   /**
@@ -320,6 +360,33 @@ export class WorkflowThread implements Thread<WorkflowState> {
     return stored instanceof WorkflowThread
       ? stored.#state.checkpoints.find((checkpoint) => checkpoint.id === id)
       : undefined;
+  }
+
+  /**
+   * The fence of a change made with `ifRevision`, checked before anything is written: the workflow must
+   * be at `ifRevision` here and in the store, and each sub-thread that counts revisions at the revision
+   * this handle last saw of it (read again now). Gives those revisions by sub-thread id, for the change
+   * to carry as each sub-thread's own `ifRevision`; undefined without `ifRevision`.
+   */
+  async #fenceStart(ifRevision: number | undefined): Promise<Map<string, number> | undefined> {
+    if (ifRevision === undefined) return undefined;
+    if (ifRevision !== this.#state.revision)
+      throw new ConcurrencyError(this.id, ifRevision, this.#state.revision);
+    const stored = await this.store.getState(this.id);
+    const revision = typeof stored.revision === "number" ? stored.revision : 0;
+    if (revision !== ifRevision) throw new ConcurrencyError(this.id, ifRevision, revision);
+    const starts = new Map<string, number>();
+    for (const sub of this.#threads.values()) {
+      if (OpaqueThreadState.isInstance(sub) || !sub.capabilities.revisions) continue;
+      const start = sub.revision;
+      if (start === undefined) continue;
+      // Read through a handle of its own: this handle's sub-thread keeps the revision it last saw, so a
+      // refused change leaves it as stale as it was, and a retry on it is refused too.
+      const stored = (await this.store.get(sub.id)).revision ?? 0;
+      if (stored !== start) throw new ConcurrencyError(sub.id, start, stored);
+      starts.set(sub.id, start);
+    }
+    return starts;
   }
 
   /** Writes the workflow's state if nobody else has since it was read (else `ConcurrencyError`). */
