@@ -1,11 +1,16 @@
 import {
   ConflictError,
   redactSecrets,
+  ServiceCredentialError,
+  ServiceError,
+  type ServiceFailure,
+  type ServiceFailureDetails,
   SkeinError,
   type SkeinErrorOptions,
   StoreUnavailableError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
+import { assignServiceFailure } from "@skein/thread-core/driver";
 
 /** The package named at the start of every message this adapter raises. */
 export const SOURCE = "adapter-foundry";
@@ -16,59 +21,31 @@ export const SOURCE = "adapter-foundry";
  * each token its credential hands out) and of token-shaped text, whoever constructs it.
  */
 
-/** What every error that answers a request to Foundry carries. */
-export interface ServiceFailure {
-  /** The SDK call that failed, as `messages.list` or `conversations.items.create`. */
-  readonly operation: string;
-  /** The HTTP status, when the service answered. */
-  readonly status: number | undefined;
-  /** The service's request id (`x-request-id`, `apim-request-id`), for Azure support. */
-  readonly requestId: string | undefined;
-  /** The service's error code (`rate_limit_exceeded`, …), when it gave one. */
-  readonly code: string | undefined;
-  /** Whether the same call may succeed later. */
-  readonly retryable: boolean;
-}
+/** The fields every error that answers a call to Foundry carries: thread-core's, shared by every remote adapter. */
+export type { ServiceFailure, ServiceFailureDetails } from "@skein/thread-core";
 
-export interface ServiceFailureDetails {
-  operation: string;
-  status?: number;
-  requestId?: string;
-  code?: string;
-}
-
-function assignDetails(target: ServiceFailure, details: ServiceFailureDetails): void {
-  Object.assign(target, {
-    operation: details.operation,
-    status: details.status,
-    requestId: details.requestId,
-    code: details.code,
-  });
-}
-
-/** The service refused a request for a reason no more specific class describes (400, 401, 403, 422, …). */
-export class FoundryServiceError extends SkeinError implements ServiceFailure {
+/**
+ * The service refused a request for a reason no more specific class describes (400, 422, …). A
+ * `ServiceError`, as the failures of every remote adapter are.
+ */
+export class FoundryServiceError extends ServiceError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryServiceError";
-  declare readonly operation: string;
-  declare readonly status: number | undefined;
-  declare readonly requestId: string | undefined;
-  declare readonly code: string | undefined;
-  readonly retryable = false;
 
   constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(redactSecrets(message), { source: SOURCE, ...options });
-    assignDetails(this, details);
+    super(message, details, { source: SOURCE, ...options });
   }
 }
 
 /** The conversation or agent thread the skein thread points at is gone (404): deleted, or never there. */
 export class FoundryNotFoundError extends ThreadNotFoundError implements ServiceFailure {
   static override readonly marker: string = "skein.adapter-foundry.FoundryNotFoundError";
+  static override readonly alsoMarkers = [ServiceError.marker];
   declare readonly operation: string;
   declare readonly status: number | undefined;
   declare readonly requestId: string | undefined;
   declare readonly code: string | undefined;
-  readonly retryable = false;
+  declare readonly retryable: boolean;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(
     threadId: string,
@@ -79,7 +56,7 @@ export class FoundryNotFoundError extends ThreadNotFoundError implements Service
     super(threadId, { source: SOURCE, ...options });
     // ThreadNotFoundError's message ends with a period; say what the service said after it.
     this.message = `${this.message.slice(0, -1)}: ${redactSecrets(detail)}`;
-    assignDetails(this, details);
+    assignServiceFailure(this, details);
   }
 }
 
@@ -100,37 +77,37 @@ export class FoundryAgentNotFoundError extends SkeinError {
 /** The service answered 409: another request is changing the same thread. Nothing was written. */
 export class FoundryConflictError extends ConflictError implements ServiceFailure {
   static override readonly marker: string = "skein.adapter-foundry.FoundryConflictError";
+  static override readonly alsoMarkers = [ServiceError.marker];
   declare readonly operation: string;
   declare readonly status: number | undefined;
   declare readonly requestId: string | undefined;
   declare readonly code: string | undefined;
-  readonly retryable = true;
+  declare readonly retryable: boolean;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(detail: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
     super(redactSecrets(detail), undefined, { source: SOURCE, ...options });
-    assignDetails(this, details);
+    // The other request ends: unlike other 4xx answers, the same call succeeds later.
+    assignServiceFailure(this, { retryable: true, ...details });
   }
 }
 
 /**
- * Foundry was unreachable, did not answer within the request timeout, or kept failing (429, 5xx) after the
- * client's own retries. `retryAfterMs` is the service's hint, when it gave one.
+ * Foundry was unreachable, did not answer within the request timeout, or kept failing (408, 429, 5xx) after
+ * the client's own retries. `retryAfterMs` is the service's hint, when it gave one.
  */
 export class FoundryUnavailableError extends StoreUnavailableError implements ServiceFailure {
   static override readonly marker: string = "skein.adapter-foundry.FoundryUnavailableError";
+  static override readonly alsoMarkers = [ServiceError.marker];
   declare readonly operation: string;
   declare readonly status: number | undefined;
   declare readonly requestId: string | undefined;
   declare readonly code: string | undefined;
+  declare readonly retryAfterMs: number | undefined;
 
-  constructor(
-    message: string,
-    details: ServiceFailureDetails,
-    readonly retryAfterMs: number | undefined = undefined,
-    options: SkeinErrorOptions = {},
-  ) {
+  constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
     super(redactSecrets(message), { source: SOURCE, ...options });
-    assignDetails(this, details);
+    assignServiceFailure(this, { ...details, retryable: true });
   }
 }
 
@@ -183,16 +160,25 @@ export class FoundryConfigurationError extends SkeinError {
 }
 
 /**
- * The Azure credential could not give a token (no login, a wrong or expired secret, no managed identity), so
- * no request was sent. Its `cause` is the credential's error, scrubbed.
+ * A credential failure: the Azure credential gave no token (no login, a wrong or expired secret, no managed
+ * identity), so nothing was sent (`FoundryCredentialError.noToken`); or the service refused the token it was
+ * sent (401, 403). Both a `FoundryServiceError` and a `ServiceCredentialError`; never retryable as is.
  */
-export class FoundryCredentialError extends SkeinError {
+export class FoundryCredentialError extends FoundryServiceError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryCredentialError";
-  constructor(detail: string, options: SkeinErrorOptions = {}) {
-    super(
+  static override readonly alsoMarkers = [ServiceCredentialError.marker];
+
+  constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
+    super(message, { ...details, retryable: false }, options);
+  }
+
+  /** The credential threw instead of giving a token; its `cause` is the credential's error, scrubbed. */
+  static noToken(detail: string, options: SkeinErrorOptions = {}): FoundryCredentialError {
+    return new FoundryCredentialError(
       `The Azure credential gave no token for Foundry: ${redactSecrets(detail)} ` +
         "Sign in (az login), or pass foundryAdapter({ credential }) a credential that works here.",
-      { source: SOURCE, ...options },
+      { operation: "credential.getToken" },
+      options,
     );
   }
 }

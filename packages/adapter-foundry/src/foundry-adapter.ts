@@ -124,7 +124,7 @@ function rememberingTokens(credential: TokenCredential): TokenCredential {
         token = await credential.getToken(scopes, options);
       } catch (error) {
         // Both SDKs pass this on (the openai client inside its own error), so mapServiceError finds it.
-        throw new FoundryCredentialError(error instanceof Error ? error.message : String(error), {
+        throw FoundryCredentialError.noToken(error instanceof Error ? error.message : String(error), {
           cause: redactedError(error),
         });
       }

@@ -1,10 +1,17 @@
-import { PointNotFoundError, redactedError, redactSecrets, SkeinError } from "@skein/thread-core";
+import {
+  PointNotFoundError,
+  redactedError,
+  redactSecrets,
+  type ServiceFailureDetails,
+  SkeinError,
+} from "@skein/thread-core";
+import { type HeaderSource, readServiceHeaders, systemErrorCode } from "@skein/thread-core/driver";
 import {
   FoundryConflictError,
+  FoundryCredentialError,
   FoundryNotFoundError,
   FoundryServiceError,
   FoundryUnavailableError,
-  type ServiceFailureDetails,
   SOURCE,
 } from "./errors.js";
 
@@ -44,7 +51,6 @@ export async function callService<T>(
       throw new FoundryUnavailableError(
         `Foundry did not answer ${context.operation} within ${limits.requestTimeoutMs} ms.`,
         { operation: context.operation, code: "timeout" },
-        undefined,
         { cause: redactedError(error) },
       );
     }
@@ -86,17 +92,18 @@ export function mapServiceError(error: unknown, context: CallContext): unknown {
   const facts = factsOf(error);
   const details: ServiceFailureDetails = {
     operation: context.operation,
-    ...(facts.status === undefined ? {} : { status: facts.status }),
-    ...(facts.requestId === undefined ? {} : { requestId: facts.requestId }),
-    ...(facts.code === undefined ? {} : { code: facts.code }),
+    status: facts.status,
+    requestId: facts.requestId,
+    code: facts.code,
+    retryAfterMs: facts.retryAfterMs,
   };
   const options = { cause: redactedError(error) };
   const { status } = facts;
   if (status === undefined) {
+    // The socket's code (ECONNREFUSED, …) is the one an OpenAI or A2A failure of the same kind carries.
     return new FoundryUnavailableError(
       `Foundry could not be reached for ${context.operation}: ${facts.detail}`,
-      details,
-      undefined,
+      { ...details, code: systemErrorCode(error) ?? facts.code },
       options,
     );
   }
@@ -109,8 +116,9 @@ export function mapServiceError(error: unknown, context: CallContext): unknown {
   }
   if (status === 409) return new FoundryConflictError(said, details, options);
   if (status === 429 || status === 408 || status >= 500) {
-    return new FoundryUnavailableError(said, details, facts.retryAfterMs, options);
+    return new FoundryUnavailableError(said, details, options);
   }
+  if (status === 401 || status === 403) return new FoundryCredentialError(said, details, options);
   return new FoundryServiceError(said, details, options);
 }
 
@@ -135,10 +143,6 @@ function isServiceFailure(error: Error): boolean {
   );
 }
 
-interface HeaderSource {
-  get(name: string): string | null | undefined;
-}
-
 function factsOf(error: Error): FailureFacts {
   const fields = error as Error & Record<string, unknown>;
   const statusValue = fields.statusCode ?? fields.status;
@@ -149,8 +153,7 @@ function factsOf(error: Error): FailureFacts {
   const headers = ((fields.response as { headers?: HeaderSource } | undefined)?.headers ?? fields.headers) as
     | HeaderSource
     | undefined;
-  const header = (name: string) =>
-    typeof headers?.get === "function" ? (headers.get(name) ?? undefined) : undefined;
+  const answered = readServiceHeaders(headers);
   const code =
     typeof body.code === "string" ? body.code : typeof fields.code === "string" ? fields.code : undefined;
   const message = typeof body.message === "string" ? body.message : error.message;
@@ -158,12 +161,8 @@ function factsOf(error: Error): FailureFacts {
     status,
     code,
     param: typeof body.param === "string" ? body.param : undefined,
-    requestId:
-      (typeof fields.requestID === "string" ? fields.requestID : undefined) ??
-      header("x-request-id") ??
-      header("apim-request-id") ??
-      header("x-ms-request-id"),
-    retryAfterMs: retryAfterMs(header),
+    requestId: (typeof fields.requestID === "string" ? fields.requestID : undefined) ?? answered.requestId,
+    retryAfterMs: answered.retryAfterMs,
     detail: excerpt(message),
   };
 }
@@ -172,11 +171,4 @@ function factsOf(error: Error): FailureFacts {
 function excerpt(text: string): string {
   const scrubbed = redactSecrets(text);
   return scrubbed.length > EXCERPT_LENGTH ? `${scrubbed.slice(0, EXCERPT_LENGTH)}…` : scrubbed;
-}
-
-function retryAfterMs(header: (name: string) => string | undefined): number | undefined {
-  const milliseconds = Number.parseFloat(header("retry-after-ms") ?? "");
-  if (Number.isFinite(milliseconds)) return milliseconds;
-  const seconds = Number.parseFloat(header("retry-after") ?? "");
-  return Number.isFinite(seconds) ? seconds * 1000 : undefined;
 }

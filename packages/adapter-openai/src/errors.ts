@@ -2,11 +2,16 @@ import {
   ConflictError,
   type Message,
   redactSecrets,
+  ServiceCredentialError,
+  ServiceError,
+  type ServiceFailure,
+  type ServiceFailureDetails,
   SkeinError,
   type SkeinErrorOptions,
   StoreUnavailableError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
+import { assignServiceFailure } from "@skein/thread-core/driver";
 
 /** The package named at the start of every message this adapter raises. */
 export const SOURCE = "adapter-openai";
@@ -17,51 +22,40 @@ export const SOURCE = "adapter-openai";
  * with its client's key) and of key-shaped text, whoever constructs it.
  */
 
-/** What every error that answers a request to the service carries. */
-export interface ServiceFailure {
-  /** The SDK call that failed, as `conversations.items.list`. */
-  readonly operation: string;
-  /** The HTTP status, when the service answered. */
-  readonly status: number | undefined;
-  /** The service's `x-request-id`, for OpenAI support. */
-  readonly requestId: string | undefined;
-  /** The service's error code (`rate_limit_exceeded`, …), when it gave one. */
-  readonly code: string | undefined;
-  /** Whether the same call may succeed later. */
-  readonly retryable: boolean;
-}
+/** The fields every error that answers a call to OpenAI carries: thread-core's, shared by every remote adapter. */
+export type { ServiceFailure, ServiceFailureDetails } from "@skein/thread-core";
 
-export interface ServiceFailureDetails {
-  operation: string;
-  status?: number;
-  requestId?: string;
-  code?: string;
-}
-
-/** The service refused a request for a reason no more specific class below describes (400, 401, 403, 422, …). */
-export class OpenAIServiceError extends SkeinError implements ServiceFailure {
-  readonly operation: string;
-  readonly status: number | undefined;
-  readonly requestId: string | undefined;
-  readonly code: string | undefined;
-  readonly retryable = false;
+/**
+ * The service refused a request for a reason no more specific class below describes (400, 422, …). A
+ * `ServiceError`, as the failures of every remote adapter are.
+ */
+export class OpenAIServiceError extends ServiceError {
+  static override readonly marker: string = "skein.adapter-openai.OpenAIServiceError";
 
   constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(redactSecrets(message), { source: SOURCE, ...options });
-    this.operation = details.operation;
-    this.status = details.status;
-    this.requestId = details.requestId;
-    this.code = details.code;
+    super(message, details, { source: SOURCE, ...options });
   }
+}
+
+/**
+ * The service refused the key (401) or its permissions (403): fix the key, the project or the organisation;
+ * retrying as is will not help. Both an `OpenAIServiceError` and a `ServiceCredentialError`.
+ */
+export class OpenAICredentialError extends OpenAIServiceError {
+  static override readonly marker: string = "skein.adapter-openai.OpenAICredentialError";
+  static override readonly alsoMarkers = [ServiceCredentialError.marker];
 }
 
 /** A conversation or response the thread points at is gone (404): deleted, expired, or never stored. */
 export class OpenAINotFoundError extends ThreadNotFoundError implements ServiceFailure {
-  readonly operation: string;
-  readonly status: number | undefined;
-  readonly requestId: string | undefined;
-  readonly code: string | undefined;
-  readonly retryable = false;
+  static override readonly marker: string = "skein.adapter-openai.OpenAINotFoundError";
+  static override readonly alsoMarkers = [ServiceError.marker];
+  declare readonly operation: string;
+  declare readonly status: number | undefined;
+  declare readonly requestId: string | undefined;
+  declare readonly code: string | undefined;
+  declare readonly retryable: boolean;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(
     threadId: string,
@@ -72,10 +66,7 @@ export class OpenAINotFoundError extends ThreadNotFoundError implements ServiceF
     super(threadId, { source: SOURCE, ...options });
     this.detail = redactSecrets(detail);
     this.message = `${this.message.slice(0, -1)}: ${this.detail}`;
-    this.operation = details.operation;
-    this.status = details.status;
-    this.requestId = details.requestId;
-    this.code = details.code;
+    assignServiceFailure(this, details);
   }
 }
 
@@ -84,51 +75,49 @@ export class OpenAINotFoundError extends ThreadNotFoundError implements ServiceF
  * on it). Nothing was written; retrying after that request ends succeeds.
  */
 export class OpenAIConflictError extends ConflictError implements ServiceFailure {
-  readonly operation: string;
-  readonly status: number | undefined;
-  readonly requestId: string | undefined;
-  readonly code: string | undefined;
-  readonly retryable = true;
+  static override readonly marker: string = "skein.adapter-openai.OpenAIConflictError";
+  static override readonly alsoMarkers = [ServiceError.marker];
+  declare readonly operation: string;
+  declare readonly status: number | undefined;
+  declare readonly requestId: string | undefined;
+  declare readonly code: string | undefined;
+  declare readonly retryable: boolean;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(detail: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
     super(redactSecrets(detail), undefined, { source: SOURCE, ...options });
-    this.operation = details.operation;
-    this.status = details.status;
-    this.requestId = details.requestId;
-    this.code = details.code;
+    // The conflicting request ends: unlike other 4xx answers, the same call succeeds later.
+    assignServiceFailure(this, { retryable: true, ...details });
   }
 }
 
-/** The service was unreachable, timed out or failed (5xx) after the client's own retries; retry later. */
+/**
+ * The service was unreachable, timed out or failed (408, 5xx) after the client's own retries; retry later.
+ * A `StoreUnavailableError` and a `ServiceError`.
+ */
 export class OpenAIUnavailableError extends StoreUnavailableError implements ServiceFailure {
-  readonly operation: string;
-  readonly status: number | undefined;
-  readonly requestId: string | undefined;
-  readonly code: string | undefined;
+  static override readonly marker: string = "skein.adapter-openai.OpenAIUnavailableError";
+  static override readonly alsoMarkers = [ServiceError.marker];
+  declare readonly operation: string;
+  declare readonly status: number | undefined;
+  declare readonly requestId: string | undefined;
+  declare readonly code: string | undefined;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
     super(redactSecrets(message), { source: SOURCE, ...options });
-    this.operation = details.operation;
-    this.status = details.status;
-    this.requestId = details.requestId;
-    this.code = details.code;
+    assignServiceFailure(this, { ...details, retryable: true });
   }
 }
 
 /** The service kept answering 429 after the client's own retries; `retryAfterMs` says when to try again. */
 export class OpenAIRateLimitError extends OpenAIUnavailableError {
-  constructor(
-    message: string,
-    details: ServiceFailureDetails,
-    readonly retryAfterMs: number | undefined,
-    options: SkeinErrorOptions = {},
-  ) {
-    super(message, details, options);
-  }
+  static override readonly marker: string = "skein.adapter-openai.OpenAIRateLimitError";
 }
 
 /** The model run ended in status `failed`: the service gives its reason in `code` and the message. */
 export class ResponseFailedError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-openai.ResponseFailedError";
   constructor(
     readonly responseId: string,
     readonly code: string | undefined,
@@ -144,6 +133,7 @@ export class ResponseFailedError extends SkeinError {
 
 /** The run's `signal` was aborted: the runner stopped and appended nothing more. */
 export class RunAbortedError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-openai.RunAbortedError";
   constructor(
     readonly threadId: string,
     /** Messages appended before the abort (complete ones only). */
@@ -159,6 +149,7 @@ export class RunAbortedError extends SkeinError {
 
 /** A thread, runner or adapter needs something the caller did not give: a client, a model. */
 export class OpenAIConfigurationError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-openai.OpenAIConfigurationError";
   constructor(detail: string, options: SkeinErrorOptions = {}) {
     super(detail, { source: SOURCE, ...options });
   }

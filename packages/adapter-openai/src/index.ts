@@ -11,6 +11,7 @@ export { type CreateConversationOptions, openaiConversationType } from "./conver
 export {
   OpenAIConfigurationError,
   OpenAIConflictError,
+  OpenAICredentialError,
   OpenAINotFoundError,
   OpenAIRateLimitError,
   OpenAIServiceError,

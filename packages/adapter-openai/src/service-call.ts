@@ -1,12 +1,19 @@
-import { PointNotFoundError, redactedError, redactSecrets, SkeinError } from "@skein/thread-core";
+import {
+  PointNotFoundError,
+  redactedError,
+  redactSecrets,
+  type ServiceFailureDetails,
+  SkeinError,
+} from "@skein/thread-core";
+import { readServiceHeaders, systemErrorCode } from "@skein/thread-core/driver";
 import OpenAI from "openai";
 import {
   OpenAIConflictError,
+  OpenAICredentialError,
   OpenAINotFoundError,
   OpenAIRateLimitError,
   OpenAIServiceError,
   OpenAIUnavailableError,
-  type ServiceFailureDetails,
   SOURCE,
 } from "./errors.js";
 
@@ -59,17 +66,28 @@ export function mapServiceError(error: unknown, client: OpenAI, context: CallCon
   if (!(error instanceof OpenAI.APIError)) return error;
   const body = (error.error ?? {}) as { message?: unknown; param?: unknown };
   const detail = redactSecrets(typeof body.message === "string" ? body.message : error.message, secrets);
+  const headers = readServiceHeaders(error.headers);
   const details: ServiceFailureDetails = {
     operation: context.operation,
     status: error.status,
-    requestId: error.requestID ?? undefined,
+    requestId: error.requestID ?? headers.requestId,
     code: typeof error.code === "string" ? error.code : undefined,
+    retryAfterMs: headers.retryAfterMs,
   };
   const options = { cause: redactedError(error, secrets) };
   if (error instanceof OpenAI.APIConnectionError) {
-    const what =
-      error instanceof OpenAI.APIConnectionTimeoutError ? "did not answer in time" : "could not be reached";
-    return new OpenAIUnavailableError(`OpenAI ${what} for ${context.operation}: ${detail}`, details, options);
+    const timedOut = error instanceof OpenAI.APIConnectionTimeoutError;
+    const what = timedOut ? "did not answer in time" : "could not be reached";
+    // The socket's code (ECONNREFUSED, …) is the one an A2A or Foundry failure of the same kind carries.
+    const code = timedOut ? "timeout" : systemErrorCode(error);
+    return new OpenAIUnavailableError(
+      `OpenAI ${what} for ${context.operation}: ${detail}`,
+      {
+        ...details,
+        ...(code === undefined ? {} : { code }),
+      },
+      options,
+    );
   }
   const status = error.status ?? 0;
   const request = details.requestId ? ` (request ${details.requestId})` : "";
@@ -84,14 +102,8 @@ export function mapServiceError(error: unknown, client: OpenAI, context: CallCon
     return new OpenAINotFoundError(context.threadId, said, details, options);
   }
   if (status === 409) return new OpenAIConflictError(said, details, options);
-  if (status === 429) return new OpenAIRateLimitError(said, details, retryAfterMs(error.headers), options);
+  if (status === 429) return new OpenAIRateLimitError(said, details, options);
   if (status >= 500 || status === 408) return new OpenAIUnavailableError(said, details, options);
+  if (status === 401 || status === 403) return new OpenAICredentialError(said, details, options);
   return new OpenAIServiceError(said, details, options);
-}
-
-function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const milliseconds = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(milliseconds)) return milliseconds;
-  const seconds = Number.parseFloat(headers?.get("retry-after") ?? "");
-  return Number.isFinite(seconds) ? seconds * 1000 : undefined;
 }

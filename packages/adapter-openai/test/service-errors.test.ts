@@ -166,7 +166,8 @@ describe("the API key", () => {
     const client = new OpenAI({ apiKey: wrongKey, baseURL: `${harness.emulator.url}/v1`, maxRetries: 0 });
     const store = await openStore("memory:", { adapters: [openaiAdapter({ client })] });
     const error = await caught(store.create("openai.conversation"));
-    expect(error).toMatchObject({ name: "OpenAIServiceError", status: 401 });
+    expect(error).toMatchObject({ name: "OpenAICredentialError", status: 401 });
+    expect(OpenAIServiceError.isInstance(error)).toBe(true);
     for (const text of [error.message, JSON.stringify(error), inspect(error, { depth: 10 })]) {
       expect(text).not.toContain(wrongKey);
       expect(text).not.toContain("9876");

@@ -110,3 +110,17 @@ function retryAfterMs(
   const date = Date.parse(retryAfter);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
+
+/**
+ * The system error code (`ECONNREFUSED`, `ENOTFOUND`, …) in an error's `cause` chain: what a failed `fetch` or
+ * socket carries below the SDK's own error, and the `code` of the `ServiceError` for a network failure.
+ */
+export function systemErrorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; typeof current === "object" && current !== null && depth < 8; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z_]+$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

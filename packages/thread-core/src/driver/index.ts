@@ -27,7 +27,12 @@ export type {
 } from "../local/log-driver.js";
 export { eventSegments, newHeadSegment, OPERATIONS_KEPT } from "../local/log-driver.js";
 export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
-export { assignServiceFailure, type HeaderSource, readServiceHeaders } from "../service-error.js";
+export {
+  assignServiceFailure,
+  type HeaderSource,
+  readServiceHeaders,
+  systemErrorCode,
+} from "../service-error.js";
 export { findStoreAdapter, redactUrl, redactUrlText } from "../store/open-store.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
 export { type LogDriverSuiteOptions, runLogDriverSuite } from "../testing/log-driver-suite.js";
