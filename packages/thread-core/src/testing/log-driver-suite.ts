@@ -276,6 +276,40 @@ const CASES: Record<string, Case> = {
     assert.deepEqual(await driver.list({ limit: 10 }), []);
   },
 
+  "a commit that changes nothing checks ifRevision and writes nothing (a fenced fork's check)": async (
+    driver,
+  ) => {
+    const record = await newThread(driver, "t");
+    await driver.commit("t", { expectHead: record.head, append: [message("a")] });
+    const stale = await rejects(
+      driver.commit("t", { expectHead: record.head, ifRevision: 0 }),
+      ConcurrencyError,
+    );
+    assert.equal((stale as ConcurrencyError).actualRevision, 1);
+    const checked = await driver.commit("t", { expectHead: record.head, ifRevision: 1 });
+    assert.equal(checked.record.revision, 1);
+    const stored = (await driver.read("t")) as LogRecord;
+    assert.deepEqual({ revision: stored.revision, length: stored.length }, { revision: 1, length: 1 });
+  },
+
+  "delete with ifRevision removes only at that revision, in the same step (drivers with fencedDelete)":
+    async (driver) => {
+      if (driver.fencedDelete !== true) return; // such a driver's store refuses a delete with ifRevision
+      const record = await newThread(driver, "t");
+      await driver.commit("t", { expectHead: record.head, append: [message("a")] });
+      await driver.putState("s", { $type: "acme.note", id: "s" });
+      const stale = await rejects(driver.delete("t", { ifRevision: 0 }), ConcurrencyError);
+      assert.equal((stale as ConcurrencyError).actualRevision, 1);
+      await rejects(driver.delete("s", { ifRevision: 2 }), ConcurrencyError);
+      assert.equal(((await driver.read("t")) as LogRecord).revision, 1);
+      assert.deepEqual(ids(await driver.readSegment(record.head, 0, 10)), ["a"]);
+      assert.equal((await driver.read("s"))?.revision, 1);
+      assert.equal(await driver.delete("t", { ifRevision: 1 }), true);
+      assert.equal(await driver.delete("s", { ifRevision: 1 }), true);
+      assert.equal(await driver.delete("t", { ifRevision: 1 }), false);
+      assert.deepEqual(await driver.list({ limit: 10 }), []);
+    },
+
   "importSegment writes a segment no thread heads, by the rules": async (driver) => {
     const info: SegmentInfo = {
       id: "imported/../segment",
