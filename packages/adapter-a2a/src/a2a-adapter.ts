@@ -1,13 +1,22 @@
-import { ClientFactory } from "@a2a-js/sdk/client";
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from "@a2a-js/sdk/client";
 import { rememberSecret } from "@skein/thread-core";
 import { a2aTaskThreadType } from "./a2a-task-thread-type.js";
 import { a2aThreadType } from "./a2a-thread-type.js";
 import { type A2aAdapter, AgentClients, PACKAGE_NAME } from "./agent-clients.js";
+import { a2aFetch } from "./failed-answer.js";
 
 export interface A2aAdapterOptions {
   /**
    * Makes the SDK clients that talk to agents; pass your own for authentication, interceptors or other
-   * transports. @default new ClientFactory() (JSON-RPC and HTTP+JSON)
+   * transports; give its transports and card resolver `fetchImpl: a2aFetch(yourFetch)` so errors carry the
+   * answer's request id and Retry-After. @default the SDK's default factory (JSON-RPC and HTTP+JSON) on
+   * `a2aFetch()`
    */
   clientFactory?: ClientFactory;
   /**
@@ -30,6 +39,17 @@ export function a2aAdapter(options: A2aAdapterOptions = {}): A2aAdapter {
     packageName: PACKAGE_NAME,
     schemes: [],
     types: [a2aThreadType, a2aTaskThreadType],
-    clients: new AgentClients(options.clientFactory ?? new ClientFactory()),
+    clients: new AgentClients(options.clientFactory ?? recordingClientFactory()),
   };
+}
+
+/** The SDK's default factory, its fetches made through `a2aFetch` so failures carry their answer's headers. */
+function recordingClientFactory(): ClientFactory {
+  const fetchImpl = a2aFetch();
+  return new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  );
 }

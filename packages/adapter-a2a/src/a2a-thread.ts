@@ -266,7 +266,7 @@ export class A2aThread implements Thread<A2aThreadState> {
     if (!("taskId" in entry)) return entry.messages;
     const task = await this.#withClient((client) =>
       client.getTask({ tenant: "", id: entry.taskId }).catch((error: unknown) => {
-        throw agentError(error, this.agentUrl, entry.taskId);
+        throw agentError(error, { agentUrl: this.agentUrl, operation: "GetTask", taskId: entry.taskId });
       }),
     );
     return taskMessages(WireTask.toJSON(task) as TaskJson);

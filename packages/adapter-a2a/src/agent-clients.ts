@@ -2,6 +2,7 @@ import type { Client, ClientFactory } from "@a2a-js/sdk/client";
 import type { SkeinAdapter } from "@skein/thread-core";
 import { agentError } from "./agent-error.js";
 import { A2aAgentUnavailableError } from "./errors.js";
+import { recordingAnswers } from "./failed-answer.js";
 
 export const PACKAGE_NAME = "@skein/adapter-a2a";
 
@@ -37,7 +38,7 @@ export class AgentClients {
   async use<Result>(agentUrl: string, call: (client: Client) => Promise<Result>): Promise<Result> {
     const client = await this.get(agentUrl);
     try {
-      return await call(client);
+      return await recordingAnswers(() => call(client));
     } catch (error) {
       if (A2aAgentUnavailableError.isInstance(error)) this.forget(agentUrl);
       throw error;
@@ -46,9 +47,9 @@ export class AgentClients {
 
   async #create(agentUrl: string): Promise<Client> {
     try {
-      return await this.clientFactory.createFromUrl(agentCardUrl(agentUrl), "");
+      return await recordingAnswers(() => this.clientFactory.createFromUrl(agentCardUrl(agentUrl), ""));
     } catch (error) {
-      throw agentError(error, agentUrl);
+      throw agentError(error, { agentUrl, operation: "GetAgentCard" });
     }
   }
 }

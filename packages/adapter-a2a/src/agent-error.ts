@@ -1,31 +1,81 @@
 import { A2AError } from "@a2a-js/sdk/errors";
-import { redactedError, SkeinError } from "@skein/thread-core";
-import { A2aAgentError, A2aAgentUnavailableError, A2aTaskNotFoundError } from "./errors.js";
+import { isRetryableStatus, redactedError, SkeinError } from "@skein/thread-core";
+import { readServiceHeaders, systemErrorCode } from "@skein/thread-core/driver";
+import {
+  A2aAgentError,
+  A2aAgentUnavailableError,
+  A2aCredentialError,
+  A2aTaskNotFoundError,
+  type AgentFailureOptions,
+} from "./errors.js";
+import { failedAnswer } from "./failed-answer.js";
 
-/** HTTP answers that say "try again later" rather than "no". */
-const UNAVAILABLE_STATUS = /\b(?:Status: |: )(?:429|502|503|504)\b/;
+/** One call to an agent: whose, which, and the task it concerns. */
+export interface AgentCall {
+  agentUrl: string;
+  /** The A2A method, as `SendMessage`, `GetTask`, or `GetAgentCard`. */
+  operation: string;
+  taskId?: string | undefined;
+}
+
+/**
+ * The HTTP status in the SDK's error message (`… Status: 503 Service Unavailable …`, `… stream for X: 503 …`,
+ * `Failed to fetch Agent Card from URL: 503`), for an answer the recording fetch did not see.
+ */
+const STATUS_IN_MESSAGE = /(?:Status: |: )([1-5]\d\d)\b/;
 
 /**
  * Turns what the SDK threw into a typed skein error with a scrubbed copy of the original as `cause` (an
- * agent or a proxy may quote the credentials it was sent). Skein errors and aborts pass through unchanged,
- * so a caller's `AbortSignal` still ends in its own reason.
+ * agent or a proxy may quote the credentials it was sent), mapped as every remote adapter maps its
+ * service's failures: a `ServiceError` with the call, the status, the request id and the wait from the
+ * answer's headers, retryable for 408, 429, 5xx and network failures, a credential error for 401 and 403.
+ * Skein errors and aborts pass through unchanged, so a caller's `AbortSignal` still ends in its own reason.
  */
-export function agentError(thrown: unknown, agentUrl: string, taskId?: string): unknown {
+export function agentError(thrown: unknown, call: AgentCall): unknown {
   if (SkeinError.isInstance(thrown) || isAbort(thrown)) return thrown;
+  const { agentUrl, taskId } = call;
   const error = redactedError(thrown);
+  const message = error instanceof Error ? error.message : String(error);
+  const answer = failedAnswer();
+  const statusText = STATUS_IN_MESSAGE.exec(message)?.[1];
+  const status = answer?.status ?? (statusText === undefined ? undefined : Number(statusText));
+  const headers = readServiceHeaders(answer?.headers);
+  const options: AgentFailureOptions = {
+    cause: error,
+    failure: {
+      operation: call.operation,
+      status,
+      requestId: headers.requestId,
+      retryAfterMs: headers.retryAfterMs,
+    },
+  };
+  if (status === 401 || status === 403) {
+    const reason =
+      error instanceof A2AError ? error.reason : status === 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED";
+    return new A2aCredentialError(agentUrl, reason, message, options);
+  }
   if (error instanceof A2AError) {
     if (error.reason === "TASK_NOT_FOUND" && taskId !== undefined) {
-      return new A2aTaskNotFoundError(agentUrl, taskId, { cause: error });
+      return new A2aTaskNotFoundError(agentUrl, taskId, options);
     }
-    return new A2aAgentError(agentUrl, error.reason, error.message, { cause: error });
+    return new A2aAgentError(agentUrl, error.reason, error.message, options);
   }
-  const message = error instanceof Error ? error.message : String(error);
-  if (isNetworkFailure(error) || UNAVAILABLE_STATUS.test(message)) {
-    return new A2aAgentUnavailableError(agentUrl, describeNetworkFailure(error), { cause: error });
+  if (isNetworkFailure(error)) {
+    return new A2aAgentUnavailableError(agentUrl, describeNetworkFailure(error), {
+      cause: error,
+      failure: { ...options.failure, code: systemErrorCode(thrown) },
+    });
   }
-  return new A2aAgentError(agentUrl, "TRANSPORT_ERROR", message, { cause: error });
+  if (status !== undefined && isRetryableStatus(status)) {
+    return new A2aAgentUnavailableError(agentUrl, message, options);
+  }
+  return new A2aAgentError(agentUrl, "TRANSPORT_ERROR", message, options);
 }
 
+/**
+ * Aborts pass through. The SDK and `fetch` raise them as DOMExceptions (or Errors) named `AbortError` and
+ * `TimeoutError`; DOMException has no type guard of its own to ask instead, so the name is the check.
+ */
 function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
 }

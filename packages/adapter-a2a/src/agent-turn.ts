@@ -39,13 +39,15 @@ export async function sendTurn(
   try {
     return { target, result: await send(target) };
   } catch (error) {
-    if (!refusedContinuation(error, target)) throw agentError(error, agentUrl, target.taskId);
+    if (!refusedContinuation(error, target)) {
+      throw agentError(error, { agentUrl, operation: "SendMessage", taskId: target.taskId });
+    }
   }
   target = { contextId: target.contextId };
   try {
     return { target, result: await send(target) };
   } catch (error) {
-    throw agentError(error, agentUrl);
+    throw agentError(error, { agentUrl, operation: "SendMessage" });
   }
 }
 
@@ -68,7 +70,9 @@ export async function openTurnStream(
   try {
     first = await iterator.next();
   } catch (error) {
-    if (!refusedContinuation(error, target)) throw agentError(error, agentUrl, target.taskId);
+    if (!refusedContinuation(error, target)) {
+      throw agentError(error, { agentUrl, operation: "SendStreamingMessage", taskId: target.taskId });
+    }
     target = { contextId: target.contextId };
     iterator = open(target);
     first = await nextOrThrow(iterator, agentUrl);
@@ -100,7 +104,7 @@ async function nextOrThrow(
   try {
     return await iterator.next();
   } catch (error) {
-    throw agentError(error, agentUrl);
+    throw agentError(error, { agentUrl, operation: "SendStreamingMessage" });
   }
 }
 

@@ -1,16 +1,30 @@
 import type { Message } from "@skein/thread-core";
 import {
+  isRetryableStatus,
   redactSecrets,
+  ServiceCredentialError,
+  ServiceError,
+  type ServiceFailure,
+  type ServiceFailureDetails,
   SkeinError,
   type SkeinErrorOptions,
   StoreUnavailableError,
   UnsupportedOperationError,
 } from "@skein/thread-core";
+import { assignServiceFailure } from "@skein/thread-core/driver";
 import type { A2aTaskState } from "./task-state.js";
 
 export const SOURCE = "adapter-a2a";
 
 type ErrorOptions = Omit<SkeinErrorOptions, "source">;
+
+/** What the call to the agent was and what its answer said, as every remote adapter's errors carry. */
+export interface AgentFailureOptions extends ErrorOptions {
+  failure?: Partial<ServiceFailureDetails>;
+}
+
+/** The call an error answers when the caller did not say. */
+const UNNAMED_OPERATION = "agent call";
 
 /*
  * The agent errors below quote what the agent (or a proxy before it) said, which may quote the credentials
@@ -20,21 +34,40 @@ type ErrorOptions = Omit<SkeinErrorOptions, "source">;
 
 /**
  * The remote agent answered with an A2A error. `reason` is the protocol's (`UNSUPPORTED_OPERATION`,
- * `INVALID_PARAMS`, …), or `TRANSPORT_ERROR` when the answer was not an A2A error at all.
+ * `INVALID_PARAMS`, …), or `TRANSPORT_ERROR` when the answer was not an A2A error at all. A `ServiceError`
+ * (`code` is the reason), as the failures of every remote adapter are; retryable only for an HTTP status
+ * that says so (408, 429, 5xx).
  */
-export class A2aAgentError extends SkeinError {
+export class A2aAgentError extends ServiceError {
   static override readonly marker: string = "skein.adapter-a2a.A2aAgentError";
   constructor(
     readonly agentUrl: string,
     readonly reason: string,
     detail: string,
-    options?: ErrorOptions,
+    { failure, ...options }: AgentFailureOptions = {},
   ) {
-    super(redactSecrets(`Agent ${agentUrl} refused the request (${reason}): ${detail}`), {
-      ...options,
-      source: SOURCE,
-    });
+    const status = failure?.status;
+    super(
+      `Agent ${agentUrl} refused the request (${reason}): ${detail}`,
+      {
+        operation: UNNAMED_OPERATION,
+        code: reason,
+        ...failure,
+        retryable: status !== undefined && isRetryableStatus(status),
+      },
+      { ...options, source: SOURCE },
+    );
   }
+}
+
+/**
+ * The agent (or a gateway before it) refused the credentials the client factory sent (401, 403): fix them
+ * in the factory's fetch or interceptors; retrying as is will not help. An `A2aAgentError` and a
+ * `ServiceCredentialError`.
+ */
+export class A2aCredentialError extends A2aAgentError {
+  static override readonly marker: string = "skein.adapter-a2a.A2aCredentialError";
+  static override readonly alsoMarkers = [ServiceCredentialError.marker];
 }
 
 /** The agent does not know the task (it lost its task store, or the id is wrong). */
@@ -43,21 +76,32 @@ export class A2aTaskNotFoundError extends A2aAgentError {
   constructor(
     agentUrl: string,
     readonly taskId: string,
-    options?: ErrorOptions,
+    options?: AgentFailureOptions,
   ) {
     super(agentUrl, "TASK_NOT_FOUND", `it has no task ${JSON.stringify(taskId)}.`, options);
   }
 }
 
-/** The agent could not be reached or did not answer; the call may be retried. */
-export class A2aAgentUnavailableError extends StoreUnavailableError {
+/**
+ * The agent could not be reached, or it (or a gateway before it) answered 408, 429 or 5xx; the call may be
+ * retried, after `retryAfterMs` when the answer said. A `StoreUnavailableError` and a `ServiceError`.
+ */
+export class A2aAgentUnavailableError extends StoreUnavailableError implements ServiceFailure {
   static override readonly marker: string = "skein.adapter-a2a.A2aAgentUnavailableError";
+  static override readonly alsoMarkers = [ServiceError.marker];
+  declare readonly operation: string;
+  declare readonly status: number | undefined;
+  declare readonly requestId: string | undefined;
+  declare readonly code: string | undefined;
+  declare readonly retryAfterMs: number | undefined;
+
   constructor(
     readonly agentUrl: string,
     detail: string,
-    options?: ErrorOptions,
+    { failure, ...options }: AgentFailureOptions = {},
   ) {
     super(redactSecrets(`Agent ${agentUrl} is unavailable: ${detail}`), { ...options, source: SOURCE });
+    assignServiceFailure(this, { operation: UNNAMED_OPERATION, ...failure, retryable: true });
   }
 }
 

@@ -17,6 +17,7 @@ export {
   A2aAdapterMissingError,
   A2aAgentError,
   A2aAgentUnavailableError,
+  A2aCredentialError,
   A2aInvalidAgentUrlError,
   A2aTaskFailedError,
   A2aTaskNotFoundError,
@@ -24,6 +25,7 @@ export {
 } from "./errors.js";
 export { artifactMessage, fromA2aMessage, taskMessages, toA2aMessage } from "./message-mapping.js";
 export { CONTENT_MARKER, contentToPart, partToContent } from "./part-mapping.js";
+export { a2aFetch } from "./failed-answer.js";
 export { type SkeinTaskStoreOptions, skeinTaskStore } from "./skein-task-store.js";
 export type { A2aStreamEvent } from "./stream-event.js";
 export { A2A_TASK_STATES, type A2aTaskState, isTerminalState, taskStateName } from "./task-state.js";

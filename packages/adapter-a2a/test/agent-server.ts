@@ -11,7 +11,17 @@ export interface AgentServer {
   agentUrl(name: AgentName): string;
   /** Every request the server received, in order: what a test counts to prove nothing was sent. */
   readonly requests: ReadonlyArray<{ method: string; url: string }>;
+  /**
+   * The next request to one agent's RPC route is answered with this HTTP failure instead, as a gateway in
+   * front of the agent answers (429 with Retry-After, 503, 401); each carries an `x-request-id`.
+   */
+  inject(name: AgentName, fault: AgentFault): void;
   close(): Promise<void>;
+}
+
+export interface AgentFault {
+  status: number;
+  headers?: Record<string, string>;
 }
 
 export interface AgentServerOptions {
@@ -31,6 +41,19 @@ export async function startAgentServer(options: AgentServerOptions = {}): Promis
   const { port } = server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;
   const app = express();
+  const faults = new Map<string, AgentFault>();
+  let answered = 0;
+  app.use((request, response, next) => {
+    const name = request.path.match(/^\/([^/]+)\/rpc$/)?.[1];
+    const fault = name === undefined ? undefined : faults.get(name);
+    if (!name || !fault) return next();
+    faults.delete(name);
+    response
+      .status(fault.status)
+      .set({ "x-request-id": `req_${++answered}`, ...fault.headers })
+      .type("text/plain")
+      .send(`gateway answered ${fault.status}`);
+  });
   for (const name of Object.keys(TEST_AGENTS) as AgentName[]) {
     const handler = new DefaultRequestHandler(
       agentCard(name, `${base}/${name}/rpc`),
@@ -50,6 +73,7 @@ export async function startAgentServer(options: AgentServerOptions = {}): Promis
     port,
     requests,
     agentUrl: (name) => `${base}/${name}`,
+    inject: (name, fault) => faults.set(name, fault),
     close: () => close(server),
   };
 }
