@@ -15,9 +15,9 @@ export function startChild(script: string, args: string[]): ChildProcess {
   });
 }
 
-/** Waits until the child has printed `line`. */
+/** Waits until the child has printed `line` (generously: a child starting on a busy machine can be slow). */
 export async function printed(output: { stdout: () => string }, line: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 90_000;
   while (!output.stdout().split("\n").includes(line)) {
     if (Date.now() > deadline)
       throw new Error(`timed out waiting for a child to print ${JSON.stringify(line)}`);

@@ -17,5 +17,5 @@ describe.skipIf(process.platform === "win32")("long chains of segments", () => {
       { cwd: packageRoot },
     );
     expect(stdout.split("\n")).toEqual(["exported 1000 segments", "viewed 1000 messages", ""]);
-  }, 120_000);
+  }, 300_000);
 });

@@ -114,7 +114,8 @@ function adapters(options: { openaiKey?: string; foundryToken?: string } = {}) {
     apiKey: options.openaiKey ?? API_KEY,
     baseURL: `${openai.url}/v1`,
     maxRetries: 0,
-    timeout: 5000,
+    // A backstop only (the emulator answers at once): generous, for a machine busy with other work.
+    timeout: 60_000,
   });
   const foundryWithCredential = foundryAdapter({
     endpoint: foundry.endpoint,
@@ -127,7 +128,7 @@ function adapters(options: { openaiKey?: string; foundryToken?: string } = {}) {
     },
     transport: foundry.transport,
     maxRetries: 0,
-    requestTimeoutMs: 5000,
+    requestTimeoutMs: 60_000,
     pollIntervalMs: 1,
   });
   return { openaiWithKey, foundryWithCredential, list: [openaiWithKey, foundryWithCredential] };

@@ -31,7 +31,7 @@ let client: OpenAI;
 
 beforeEach(async () => {
   emulator = await startEmulator(API_KEY);
-  client = new OpenAI({ apiKey: API_KEY, baseURL: `${emulator.url}/v1`, maxRetries: 0, timeout: 5000 });
+  client = new OpenAI({ apiKey: API_KEY, baseURL: `${emulator.url}/v1`, maxRetries: 0, timeout: 20_000 });
   // The application's adapter holds the client, and so knows its key.
   store = await openStore("memory:", { adapters: [openaiAdapter({ client })] });
   const runner: ThreadRunner = {

@@ -42,7 +42,8 @@ beforeEach(async () => {
     apiKey: emulator.apiKey,
     baseURL: `${emulator.url}/v1`,
     maxRetries: 0,
-    timeout: 5000,
+    // A backstop only: maxTime or kill ends a hanging call here; generous, for a machine busy with other work.
+    timeout: 20_000,
   });
   store = await openStore("memory:", { adapters: [openaiAdapter({ client })] });
   service = createThreadService({

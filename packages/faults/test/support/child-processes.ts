@@ -58,8 +58,11 @@ export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once("close", (code) => resolve(code)));
 }
 
-/** Waits until `condition` holds, polling; fails after `withinMs` with `what` in the message. */
-export async function until(condition: () => boolean, what: string, withinMs = 30_000): Promise<void> {
+/**
+ * Waits until `condition` holds, polling; fails after `withinMs` with `what` in the message. Generous: a
+ * child starting (TypeScript compiled on the fly) on a machine busy with other work can take many seconds.
+ */
+export async function until(condition: () => boolean, what: string, withinMs = 90_000): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${withinMs} ms waiting for ${what}`);
@@ -68,7 +71,7 @@ export async function until(condition: () => boolean, what: string, withinMs = 3
 }
 
 /** Waits until the child has printed `line` as a whole line. */
-export function printed(child: RunningChild, line: string, withinMs = 30_000): Promise<void> {
+export function printed(child: RunningChild, line: string, withinMs = 90_000): Promise<void> {
   return until(
     () => child.output.lines().includes(line),
     `a child to print ${JSON.stringify(line)} (stderr: ${child.output.stderr().slice(0, 500)})`,

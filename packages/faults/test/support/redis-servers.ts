@@ -69,12 +69,13 @@ export async function startRedisServer(options: { durable?: boolean } = {}): Pro
 
 async function launch(args: string[], port: number): Promise<ChildProcess> {
   const child = spawn("redis-server", args, { stdio: "ignore" });
-  const deadline = Date.now() + 10_000;
+  // Generous: on a loaded machine a restart that loads the append-only file can take a while.
+  const deadline = Date.now() + 60_000;
   while (!(await ping(port))) {
     if (Date.now() > deadline || child.exitCode !== null) {
       child.kill("SIGKILL");
       throw new Error(
-        `redis-server on port ${port} did not start within 10 s; is Debian's redis-server installed?`,
+        `redis-server on port ${port} did not start within 60 s; is Debian's redis-server installed?`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 20));

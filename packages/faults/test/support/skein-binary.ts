@@ -23,8 +23,11 @@ export function expectSkeinBuilt(): void {
   ).toBe(true);
 }
 
-/** Runs `node packages/cli/dist/bin.js …args`, killing it after `withinMs`. */
-export async function runSkein(args: string[], withinMs = 30_000): Promise<SkeinRun> {
+/**
+ * Runs `node packages/cli/dist/bin.js …args`, killing it after `withinMs`: generous, as a hang never ends
+ * while a machine busy with other work may take a while over a large import.
+ */
+export async function runSkein(args: string[], withinMs = 90_000): Promise<SkeinRun> {
   const started = Date.now();
   const child = spawn(process.execPath, [SKEIN_BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   const output = collectOutput(child);
