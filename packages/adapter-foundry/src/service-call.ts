@@ -136,6 +136,8 @@ function skeinCause(error: unknown): SkeinError | undefined {
 function isServiceFailure(error: Error): boolean {
   const code = (error as { code?: unknown }).code;
   return (
+    // Azure's own guard (`isRestError`, in @azure/core-rest-pipeline, which we do not depend on directly) is
+    // `instanceof` or this same name test; the name alone also holds when each SDK carries its own copy.
     error.name === "RestError" ||
     // openai's APIError family (connection errors included) always has these two own fields.
     ("status" in error && "headers" in error) ||
