@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
-    testTimeout: 30_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });

@@ -7,5 +7,5 @@ const source = fileURLToPath(new URL("./src/index.ts", import.meta.url));
 
 export default defineConfig({
   resolve: { alias: [{ find: /^@skein\/adapter-fs$/, replacement: source }] },
-  test: { include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 30_000 },
+  test: { include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
 });

@@ -13,8 +13,8 @@ export default defineConfig({
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // Starts a throw-away PostgreSQL on loopback unless DATABASE_URL is set.
     globalSetup: ["test/global-setup.ts"],
   },

@@ -13,8 +13,8 @@ export default defineConfig({
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // Starts a redis-server and a 3-master Redis Cluster on loopback unless REDIS_URL / REDIS_CLUSTER_URL are set.
     globalSetup: ["test/global-setup.ts"],
   },

@@ -5,7 +5,7 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // Checks that dist/bin.js exists (the tests run the built CLI) and provides a Redis.
     globalSetup: ["test/global-setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
   },
 });

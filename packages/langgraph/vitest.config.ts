@@ -5,8 +5,8 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // LangGraph's checkpointer validation suite calls describe/it/expect as globals.
     globals: true,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     globalSetup: ["test/global-setup.ts"],
   },
 });

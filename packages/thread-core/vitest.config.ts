@@ -12,5 +12,5 @@ export default defineConfig({
     ],
   },
   // Property tests run hundreds of cases: on a busy machine they take far longer than vitest's 5 s default.
-  test: { include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 60_000 },
+  test: { include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
 });

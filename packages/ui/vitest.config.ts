@@ -5,7 +5,7 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // Installs Debian's chromium when it is missing (as root) and checks the page was built.
     globalSetup: ["test/global-setup.ts"],
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 120_000,
   },
 });

@@ -285,7 +285,7 @@ describe("skein ui in chromium", () => {
       "--store",
       storeUrl,
     ]);
-    await page.getByText("Appended by another process").waitFor({ timeout: 15_000 });
+    await page.getByText("Appended by another process").waitFor({ timeout: 90_000 });
     expect(await page.locator(".thread-header").textContent()).toContain("8 messages");
   });
 
