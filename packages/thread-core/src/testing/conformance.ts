@@ -11,6 +11,7 @@ import { managerCases } from "./cases/manager-cases.js";
 import { ownTypesCases } from "./cases/own-types-cases.js";
 import { scopeCases } from "./cases/scope-cases.js";
 import { storeCases } from "./cases/store-cases.js";
+import { tracingCases } from "./cases/tracing-cases.js";
 import { viewCases } from "./cases/view-cases.js";
 import { workflowCases } from "./cases/workflow-cases.js";
 import { workflowFenceCases } from "./cases/workflow-fence-cases.js";
@@ -61,6 +62,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       workflowFenceCases,
       managerCases,
       ownTypesCases,
+      tracingCases,
     ]) {
       group(context);
     }
