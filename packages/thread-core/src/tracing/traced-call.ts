@@ -7,6 +7,11 @@ interface TracedCall {
   name: string;
 }
 
+/** What a traced call's context holds: the call, and the span it made. */
+interface ActiveCall extends TracedCall {
+  span: TracingSpan;
+}
+
 const callKeys = new WeakMap<TracingApi, symbol>();
 
 function callKey(api: TracingApi): symbol {
@@ -23,7 +28,7 @@ function callKey(api: TracingApi): symbol {
  * call runs (a run's appends, a store's reads), and it ends when the call settles. A failure sets the
  * span's status to ERROR and records an `exception` event whose message is scrubbed of credentials
  * (`redactSecrets`); the failure itself is rethrown unchanged. A call made from inside the same operation
- * on the same object (an overriding method calling `super`) makes no second span.
+ * on the same object, with no span between (an overriding method calling `super`), makes no second span.
  */
 export function callInSpan<Result>(
   api: TracingApi,
@@ -35,10 +40,18 @@ export function callInSpan<Result>(
 ): Promise<Result> {
   const parent = api.context.active();
   const key = callKey(api);
-  const current = parent.getValue(key) as TracedCall | undefined;
-  if (current !== undefined && current.self === traced.self && current.name === traced.name) return call();
+  const current = parent.getValue(key) as ActiveCall | undefined;
+  // Straight from the same operation on the same object, with no span between: a `super` call.
+  if (
+    current !== undefined &&
+    current.self === traced.self &&
+    current.name === traced.name &&
+    api.trace.getSpan(parent) === current.span
+  ) {
+    return call();
+  }
   const span = tracer.startSpan(traced.name, { attributes: describe(attributes) ?? {} }, parent);
-  const active = api.trace.setSpan(parent, span).setValue(key, traced);
+  const active = api.trace.setSpan(parent, span).setValue(key, { ...traced, span });
   return api.context.with(active, async () => {
     try {
       const result = await call();

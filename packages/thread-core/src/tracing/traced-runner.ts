@@ -23,7 +23,7 @@ export function runTraced(runner: ThreadRunner, thread: Thread, options?: RunOpt
   return callInSpan(
     api as NonNullable<typeof api>,
     tracer,
-    { self: runner, name: "skein.runner.run" },
+    { self: thread, name: "skein.runner.run" },
     () => {
       const attributes: SpanAttributes = threadAttributes(thread, {});
       const model = options?.config?.model;

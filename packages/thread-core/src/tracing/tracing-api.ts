@@ -36,6 +36,7 @@ export interface TracingApi {
   trace: {
     getTracerProvider(): TracingProvider;
     setSpan(context: TracingContext, span: TracingSpan): TracingContext;
+    getSpan(context: TracingContext): TracingSpan | undefined;
   };
   context: {
     active(): TracingContext;

@@ -171,6 +171,25 @@ describe("OpenTelemetry spans", () => {
     });
   });
 
+  it("a run that runs another thread with the same runner is two spans, the second inside the first", async () => {
+    const store = await openStore("memory:");
+    const planner = await store.create({ id: "planner" });
+    const worker = await store.create({ id: "worker" });
+    const runner: ThreadRunner = {
+      specificationVersion: "v1",
+      supports: () => true,
+      run: async (thread) => {
+        if (thread.id === "planner") await withContextProviders(runner, []).run(worker);
+        return thread.append({ role: "assistant", text: "done" });
+      },
+    };
+    await withContextProviders(runner, []).run(planner);
+    const [inner, outer] = spans("skein.runner.run");
+    expect(outer?.attributes[SPAN_ATTRIBUTES.threadId]).toBe("planner");
+    expect(inner?.attributes[SPAN_ATTRIBUTES.threadId]).toBe("worker");
+    expect(inner?.parentSpanContext?.spanId).toBe(outer?.spanContext().spanId);
+  });
+
   it("a run through tracedRunner and withContextProviders is one span, not two", async () => {
     const store = await openStore("memory:");
     const thread = await store.create();
