@@ -7,11 +7,15 @@ import type { SpanAttributes } from "./tracing-api.js";
  * types, the store's scheme and its URL without passwords, and counts.
  */
 export const SPAN_ATTRIBUTES = Object.freeze({
+  /** The thread's id (for a store call, the id it was given or the thread it returned). */
   threadId: "skein.thread.id",
+  /** The thread's `$type`. */
   threadType: "skein.thread.type",
+  /** The store URL's scheme: `memory`, `file`, `redis`, `postgres`… */
   storeScheme: "skein.store.scheme",
+  /** The store's URL without its query (which may carry credentials), its password replaced by `***`. */
   storeUrl: "skein.store.url",
-  /** Messages the operation appended (append) or returned (messages, view, rollback), or a run appended. */
+  /** Messages the operation appended (append, a rollback's `append`, a run) or returned (messages, view). */
   messagesCount: "skein.messages.count",
   /** Threads a `list` page holds. */
   threadsCount: "skein.threads.count",
@@ -21,12 +25,12 @@ export const SPAN_ATTRIBUTES = Object.freeze({
   runModel: "skein.run.model",
 });
 
-/** The store's scheme and URL, passwords and anything shaped like a credential removed. */
+/** The store's scheme and URL: no query, no password, nothing shaped like a credential. */
 export function storeAttributes(url: unknown, into: SpanAttributes): SpanAttributes {
   if (typeof url !== "string" || url === "") return into;
   const colon = url.indexOf(":");
   if (colon > 0) into[SPAN_ATTRIBUTES.storeScheme] = url.slice(0, colon);
-  into[SPAN_ATTRIBUTES.storeUrl] = redactSecrets(redactUrlText(url));
+  into[SPAN_ATTRIBUTES.storeUrl] = redactSecrets(redactUrlText(url.replace(/[?#][^]*$/, "")));
   return into;
 }
 

@@ -134,14 +134,14 @@ describe("OpenTelemetry spans", () => {
     const store = new LocalStore({
       driver: new MemoryLogDriver(),
       registry: createRegistry(),
-      url: `redis://app:${password}@cache.internal:6379/0?node=redis://:${password}@replica:6379`,
+      url: `redis://app:${password}@cache.internal:6379/0?node=redis://:${password}@replica:6379&token=${password}`,
     });
     const thread = await store.create();
     await thread.append({ role: "user", text: "hi" });
 
     const append = only("skein.thread.append");
     expect(append.attributes[SPAN_ATTRIBUTES.storeScheme]).toBe("redis");
-    expect(append.attributes[SPAN_ATTRIBUTES.storeUrl]).toContain("cache.internal:6379");
+    expect(append.attributes[SPAN_ATTRIBUTES.storeUrl]).toBe("redis://app:***@cache.internal:6379/0");
     expect(exported()).not.toContain("hunter2");
   });
 
