@@ -14,7 +14,9 @@ let store: ThreadStore;
 const services: ThreadService[] = [];
 
 function serviceOn(runner = scriptedRunner() as Parameters<typeof createThreadService>[0]["runner"]) {
-  const service = createThreadService({ store, runner, leaseMs: 300 });
+  // Long enough that a loaded machine's timer delays cannot lapse a lease or its status (kills are noticed
+  // within a third of it).
+  const service = createThreadService({ store, runner, leaseMs: 3000 });
   services.push(service);
   return service;
 }
