@@ -1,5 +1,5 @@
-import type { z } from "@skein/thread-core";
 import { defineThreadType, type ThreadState } from "@skein/thread-core";
+import type { z } from "@skein/thread-core/driver";
 import { A2aTaskThread, type A2aTaskThreadState, A2aTaskThreadStateSchema } from "./a2a-task-thread.js";
 import { PACKAGE_NAME } from "./agent-clients.js";
 

@@ -5,14 +5,14 @@ import {
   selectView,
   type Thread,
   type ThreadCapabilities,
-  type ThreadSnapshot,
   ThreadNotFoundError,
+  type ThreadSnapshot,
   type ThreadState,
   ThreadStateSchema,
   type ThreadStore,
   type ViewOptions,
-  z,
 } from "@skein/thread-core";
+import { z } from "@skein/thread-core/driver";
 import type { TaskJson } from "./a2a-json.js";
 import { readConversation } from "./conversation-reader.js";
 import { unsupported } from "./errors.js";

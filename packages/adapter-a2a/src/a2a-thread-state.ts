@@ -1,4 +1,5 @@
-import { type Message, MessageListSchema, type ThreadState, ThreadStateSchema, z } from "@skein/thread-core";
+import { type Message, MessageListSchema, type ThreadState, ThreadStateSchema } from "@skein/thread-core";
+import { z } from "@skein/thread-core/driver";
 import { A2A_TASK_STATES, type A2aTaskState } from "./task-state.js";
 import type { TurnOutcome } from "./turn-outcome.js";
 

@@ -21,9 +21,6 @@ export const SOURCE = "adapter-foundry";
  * each token its credential hands out) and of token-shaped text, whoever constructs it.
  */
 
-/** The fields every error that answers a call to Foundry carries: thread-core's, shared by every remote adapter. */
-export type { ServiceFailure, ServiceFailureDetails } from "@skein/thread-core";
-
 /**
  * The service refused a request for a reason no more specific class describes (400, 422, …). A
  * `ServiceError`, as the failures of every remote adapter are.

@@ -1,14 +1,11 @@
 import {
-  type CommitResult,
   ConcurrencyError,
-  HeadMovedError,
   type HistoryEvent,
-  type LogChange,
   type LogPoint,
-  type LogRecord,
   type Message,
   ThreadNotFoundError,
 } from "@skein/thread-core";
+import { type CommitResult, HeadMovedError, type LogChange, type LogRecord } from "@skein/thread-core/driver";
 import { CorruptStoreError, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
 import {

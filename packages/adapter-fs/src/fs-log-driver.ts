@@ -1,18 +1,15 @@
 import { randomBytes } from "node:crypto";
-import {
-  type CommitResult,
-  type JsonObject,
-  type LogChange,
-  type LogDriver,
-  type LogRecord,
-  type Message,
-  type RecordSummary,
-  type SegmentInfo,
-  type StateRecord,
-  StoreClosedError,
-  type StoredRecord,
-  ThreadExistsError,
-} from "@skein/thread-core";
+import { type JsonObject, type Message, StoreClosedError, ThreadExistsError } from "@skein/thread-core";
+import type {
+  CommitResult,
+  LogChange,
+  LogDriver,
+  LogRecord,
+  RecordSummary,
+  SegmentInfo,
+  StateRecord,
+  StoredRecord,
+} from "@skein/thread-core/driver";
 import { commitChange } from "./commit-change.js";
 import { type Durability, DurableFiles } from "./durable-files.js";
 import { CorruptStoreError, guardInputOutput, missingEvents, SOURCE } from "./errors.js";

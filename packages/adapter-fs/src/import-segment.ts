@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
-import { ConflictError, type Message, messageConflict, type SegmentInfo } from "@skein/thread-core";
-import { importConflicts } from "@skein/thread-core/driver";
+import { ConflictError, type Message, messageConflict } from "@skein/thread-core";
+import { importConflicts, type SegmentInfo } from "@skein/thread-core/driver";
 import { DurableFiles } from "./durable-files.js";
 import { SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";

@@ -1,4 +1,5 @@
-import { ConcurrencyError, ConflictError, type JsonObject, type StateRecord } from "@skein/thread-core";
+import { ConcurrencyError, ConflictError, type JsonObject } from "@skein/thread-core";
+import type { StateRecord } from "@skein/thread-core/driver";
 import { SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
 

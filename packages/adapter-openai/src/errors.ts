@@ -22,9 +22,6 @@ export const SOURCE = "adapter-openai";
  * with its client's key) and of key-shaped text, whoever constructs it.
  */
 
-/** The fields every error that answers a call to OpenAI carries: thread-core's, shared by every remote adapter. */
-export type { ServiceFailure, ServiceFailureDetails } from "@skein/thread-core";
-
 /**
  * The service refused a request for a reason no more specific class below describes (400, 422, …). A
  * `ServiceError`, as the failures of every remote adapter are.

@@ -18,7 +18,6 @@ export {
   OpenAIUnavailableError,
   ResponseFailedError,
   RunAbortedError,
-  type ServiceFailure,
 } from "./errors.js";
 export { ITEM_CONTENT, itemToMessage, PART_CONTENT } from "./item-to-message.js";
 export { messagesToItems, messageToItems } from "./message-to-items.js";
