@@ -1,5 +1,6 @@
 import { SkeinError, StoreClosedError, StoreUnavailableError } from "@skein/thread-core";
 import type { RedisArgument } from "redis";
+import { CallDeadlines, CallTimedOut } from "./call-deadlines.js";
 import type { LuaScript } from "./scripts/lua-script.js";
 
 /** The part of a node-redis client (`createClient()`) the store uses. */
@@ -51,6 +52,7 @@ const TRANSIENT_REPLY = /^(CLUSTERDOWN|TRYAGAIN|LOADING|BUSY|MASTERDOWN|READONLY
 export class RedisConnection {
   readonly cluster: boolean;
   readonly #options: RedisConnectionOptions;
+  readonly #deadlines: CallDeadlines;
   #connected: Promise<unknown> | undefined;
   /** Set once the store's own client first connected; it reconnects by itself after that. */
   #ready = false;
@@ -60,6 +62,7 @@ export class RedisConnection {
 
   constructor(options: RedisConnectionOptions) {
     this.#options = options;
+    this.#deadlines = new CallDeadlines(options.commandTimeoutMs);
     this.cluster = isClusterClient(options.client);
   }
 
@@ -74,15 +77,15 @@ export class RedisConnection {
 
   /** Runs a Lua script by its SHA-1, loading it first where the server does not know it yet. */
   script(script: LuaScript, keys: string[], args: RedisArgument[]): Promise<unknown> {
-    const tail = [String(keys.length), ...keys, ...args];
-    return this.#call(async () => {
-      try {
-        return await this.#send(keys[0], ["EVALSHA", script.sha, ...tail], false);
-      } catch (error) {
+    const command: RedisArgument[] = ["EVALSHA", script.sha, String(keys.length)];
+    for (const key of keys) command.push(key);
+    for (const arg of args) command.push(arg);
+    return this.#call(() =>
+      this.#send(keys[0], command, false).catch((error: unknown) => {
         if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-        return this.#send(keys[0], ["EVAL", script.source, ...tail], false);
-      }
-    });
+        return this.#send(keys[0], ["EVAL", script.source, ...command.slice(2)], false);
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -138,30 +141,29 @@ export class RedisConnection {
     return client.sendCommand(args);
   }
 
-  async #call<T>(run: () => Promise<T>): Promise<T> {
-    if (this.#closed) throw new StoreClosedError({ source: "adapter-redis" });
+  #call<T>(run: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new StoreClosedError({ source: "adapter-redis" }));
     const connecting = this.#untilConnected();
-    // Through a promise, so that even a client that throws at once is answered as a failed call.
-    const work = (connecting ?? Promise.resolve()).then(run);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TimeoutReached()), this.#options.commandTimeoutMs);
-    });
-    try {
-      return await Promise.race([work, deadline]);
-    } catch (error) {
-      if (this.#closed) throw new StoreClosedError({ source: "adapter-redis", cause: error });
-      throw this.#storeError(error);
-    } finally {
-      clearTimeout(timer);
-      // A call that lost the race may still fail later; its error has already been reported.
-      work.catch(() => {});
+    let work: Promise<T>;
+    if (connecting) work = connecting.then(run);
+    else {
+      // Even a client that throws at once is answered as a failed call.
+      try {
+        work = run();
+      } catch (error) {
+        work = Promise.reject(error);
+      }
     }
+    return this.#deadlines.bound(work, (error) =>
+      this.#closed
+        ? new StoreClosedError({ source: "adapter-redis", cause: error })
+        : this.#storeError(error),
+    );
   }
 
   #storeError(error: unknown): SkeinError {
     const url = this.#options.displayUrl;
-    if (error instanceof TimeoutReached) {
+    if (error instanceof CallTimedOut) {
       return new StoreUnavailableError(
         `Redis at ${url} did not answer within ${this.#options.commandTimeoutMs} ms.`,
         {
@@ -199,8 +201,6 @@ export class RedisConnection {
     });
   }
 }
-
-class TimeoutReached extends Error {}
 
 /** A socket error that no retry soon will cure: nothing listens on the port, or the host is not known. */
 function isConnectionRefused(error: unknown): boolean {

@@ -1,5 +1,5 @@
 import { openStore, StoreUnavailableError, type Thread } from "@skein/thread-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RedisServer, startRedisServer } from "../../../scripts/redis-server.mjs";
 import { redisAdapter, redisStore } from "../src/index.js";
 
@@ -77,6 +77,28 @@ describe("when Redis goes away", () => {
     expect((await thread.messages()).map((message) => message.id)).toEqual(["one", "two", "three"]);
     await store.close();
   }, 120_000);
+
+  it("bounds many threads' appends to a frozen server with one timer, and fails each of them", async () => {
+    const store = redisStore({ url: server.url, prefix: "many", commandTimeoutMs: 500 });
+    const threads = await Promise.all(Array.from({ length: 50 }, () => store.create()));
+    server.process.kill("SIGSTOP");
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    try {
+      const appends = threads.map((thread) => thread.append(say("stuck")));
+      // A timer per call cost more CPU than the rest of an append's bookkeeping under load.
+      expect(timers.mock.calls.length).toBeLessThanOrEqual(1);
+      const outcomes = await Promise.allSettled(appends);
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe("rejected");
+        expect(StoreUnavailableError.isInstance((outcome as PromiseRejectedResult).reason)).toBe(true);
+      }
+    } finally {
+      timers.mockRestore();
+      server.process.kill("SIGCONT");
+    }
+    await eventually(() => threads[0]?.append(say("stuck")) as Promise<unknown>);
+    await store.close();
+  });
 
   it("a store opened while Redis is down fails within its timeout, and openStore says so at once", async () => {
     await server.stop({ keepDirectory: true });
