@@ -70,13 +70,22 @@ export class FencedThread implements Thread {
   readonly #subFences = new Map<string, FencedThread>();
   /** One message by id, read in turn: there when the thread's type looks messages up, absent otherwise. */
   readonly message?: (id: string) => Promise<Message | undefined>;
+  /**
+   * For a thread object kept from an earlier run under the same lease: when someone wrote the thread before
+   * this fence's first write, the write is not retried, and this error is thrown instead, so the caller
+   * reads the thread again and checks it before anything is written.
+   */
+  readonly #movedBeforeFirstWrite: (() => unknown) | undefined;
+  #written = false;
 
   constructor(
     thread: Thread,
     lease: HeldLease,
     messageId: string,
     turns: Turns = { tail: Promise.resolve() },
+    movedBeforeFirstWrite?: () => unknown,
   ) {
+    this.#movedBeforeFirstWrite = movedBeforeFirstWrite;
     this.#thread = thread;
     this.#lease = lease;
     this.#messageId = messageId;
@@ -211,6 +220,7 @@ export class FencedThread implements Thread {
           const result = await write({ ifRevision: this.#fence });
           // One at a time: the revision the thread holds now is the one this write made.
           this.#fence = this.#thread.revision;
+          this.#written = true;
           return result;
         } catch (error) {
           if (!isConcurrencyError(error)) throw error;
@@ -249,6 +259,7 @@ export class FencedThread implements Thread {
    * takeover, cannot be in what the fence moves to.
    */
   async #confirm(): Promise<void> {
+    if (!this.#written && this.#movedBeforeFirstWrite) throw this.#movedBeforeFirstWrite();
     await this.#thread.refresh();
     this.#assertHeld();
     if (!(await this.#lease.confirm())) this.#lost();

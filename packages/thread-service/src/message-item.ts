@@ -57,24 +57,44 @@ export function messageItem(
     kind: "message",
     fail,
     execute: async (lease, queue) => {
-      let thread: Thread;
-      let record: ServiceRecord;
-      try {
-        // Read afresh under the lease: another instance may have paused, killed or branched it meanwhile.
-        thread = await context.store.get(threadId);
-        record = await context.configs.verified(threadId, readServiceRecord(thread));
-        assertAcceptsMessages(threadId, record);
-        if (queue.killed) throw queue.killed;
-      } catch (error) {
-        fail(error);
-        return;
+      // The thread as the previous run under this same lease left it, if there was one: no read is needed
+      // when nobody has written it since, and if anyone has, the store refuses this run's first write (its
+      // fence is that run's last revision) and the thread is read afresh and checked before anything lands.
+      const kept = queue.keptThread?.lease === lease ? queue.keptThread.thread : undefined;
+      queue.keptThread = undefined;
+      for (const reused of kept ? [kept, undefined] : [undefined]) {
+        let thread: Thread;
+        let record: ServiceRecord;
+        try {
+          // Read afresh under the lease: another instance may have paused, killed or branched it meanwhile.
+          thread = reused ?? (await context.store.get(threadId));
+          record = await context.configs.verified(threadId, readServiceRecord(thread));
+          assertAcceptsMessages(threadId, record);
+          if (queue.killed) throw queue.killed;
+        } catch (error) {
+          // What a kept thread shows may be out of date: only a fresh read refuses the message.
+          if (reused) continue;
+          fail(error);
+          return;
+        }
+        const reuse = reused !== undefined;
+        const processing = { thread, record, input, lease, queue, settle, fail, reuse };
+        if ((await processMessage(context, processing)) !== "moved") return;
       }
-      await processMessage(context, { thread, record, input, lease, queue, settle, fail });
     },
   };
 }
 
+/** Thrown by a kept thread's fence when the thread moved before the run's first write. */
+const THREAD_MOVED = Symbol("thread moved since the previous run");
+
+function movedSinceKept(error: unknown): boolean {
+  return error === THREAD_MOVED || (error instanceof Error && error.cause === THREAD_MOVED);
+}
+
 interface Processing {
+  /** Whether `thread` was kept from the previous run under the lease rather than read for this one. */
+  reuse: boolean;
   thread: Thread;
   record: ServiceRecord;
   input: Message;
@@ -84,10 +104,17 @@ interface Processing {
   fail: (error: unknown) => void;
 }
 
-async function processMessage(context: ServiceContext, processing: Processing): Promise<void> {
+/** Settles the message, or answers "moved" (nothing written, nothing settled) when a kept thread was stale. */
+async function processMessage(context: ServiceContext, processing: Processing): Promise<"moved" | undefined> {
   const { input, queue, record } = processing;
   // Every write of the run, the runner's own included, is fenced by the lease (see FencedThread).
-  const thread = new FencedThread(processing.thread, processing.lease, input.id);
+  const thread = new FencedThread(
+    processing.thread,
+    processing.lease,
+    input.id,
+    undefined,
+    processing.reuse ? () => THREAD_MOVED : undefined,
+  );
   const controller = new AbortController();
   queue.running = { messageId: input.id, controller };
   emitStatus(context, thread.id, statusOf(record, true));
@@ -103,6 +130,10 @@ async function processMessage(context: ServiceContext, processing: Processing): 
       controller,
     });
     await noteOutcome(thread, record, input.id, undefined);
+    // The next message under this lease may start from the thread as this run left it (see execute).
+    const inner = processing.thread;
+    if (inner.capabilities.revisions && inner.type === context.store.nativeType)
+      queue.keptThread = { lease: processing.lease, thread: inner };
     context.events.emit({
       type: "completed",
       threadId: thread.id,
@@ -113,6 +144,7 @@ async function processMessage(context: ServiceContext, processing: Processing): 
     });
     processing.settle.resolve(result);
   } catch (error) {
+    if (processing.reuse && movedSinceKept(error)) return "moved";
     failure = error;
     await noteOutcome(thread, record, input.id, error);
     processing.fail(error);
@@ -121,9 +153,10 @@ async function processMessage(context: ServiceContext, processing: Processing): 
     queue.running = undefined;
   }
   // After a lost lease the thread is another instance's to report on.
-  if (LeaseLostError.isInstance(failure) || !context.events.wants(thread.id)) return;
+  if (LeaseLostError.isInstance(failure) || !context.events.wants(thread.id)) return undefined;
   // Read again: the thread may have been paused or killed (here or elsewhere) while it ran.
   emitStatus(context, thread.id, statusOf(await currentRecord(thread, record), false));
+  return undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Thread } from "@skein/thread-core";
 import type { ConcurrencyGate } from "./concurrency-gate.js";
 import type { HeldLease, ThreadLeases } from "./thread-lease.js";
 
@@ -20,6 +21,8 @@ export class ThreadQueue {
   admitting = 0;
   draining = false;
   lease: HeldLease | undefined;
+  /** The thread object the last message's run under `lease` left, for the next message (see messageItem). */
+  keptThread: { lease: HeldLease; thread: Thread } | undefined;
   heldSince = 0;
   backoffMs = 0;
   /** Set by `kill`: an item that read the thread just before the kill landed must not start. */
@@ -172,6 +175,7 @@ export class ThreadQueues {
   async #letGo(queue: ThreadQueue): Promise<void> {
     const lease = queue.lease;
     queue.lease = undefined;
+    queue.keptThread = undefined;
     await lease?.release();
   }
 

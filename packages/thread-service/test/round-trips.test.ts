@@ -1,7 +1,8 @@
-import { messageText, openStore, type ThreadStore } from "@skein/thread-core";
+import { messageText, openStore, type ThreadRunner, type ThreadStore } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createThreadService, LEASE_THREAD_TYPE, leaseIdOf, type ThreadService } from "../src/index.js";
-import { scriptedRunner } from "./fake-runners.js";
+import { createThreadService, type ThreadService } from "../src/index.js";
+import { LEASE_THREAD_TYPE, leaseIdOf } from "../src/lease-thread.js";
+import { heldRunner, scriptedRunner } from "./fake-runners.js";
 
 let store: ThreadStore;
 let service: ThreadService | undefined;
@@ -32,18 +33,44 @@ afterEach(async () => {
 const readsOf = (id: string) => reads.filter((read) => read === id).length;
 
 describe("the reads a message costs", () => {
-  it("admits messages sent together to one thread with one shared read", async () => {
-    service = createThreadService({ store, runner: scriptedRunner(), pollMs: 2 });
+  it("admits messages sent together with one shared read, and reads the thread once for all their runs under one lease", async () => {
+    const runner = heldRunner();
+    service = createThreadService({ store, runner, pollMs: 2 });
     const { threadId } = await service.createThread();
     reads.length = 0;
-    const results = await Promise.all(
-      Array.from({ length: 10 }, (_, index) => (service as ThreadService).send(threadId, `m${index}`)),
+    const sends = Array.from({ length: 10 }, (_, index) =>
+      (service as ThreadService).send(threadId, `m${index}`),
     );
+    for (let index = 0; index < 10; index++) (await runner.nextCall()).release();
+    const results = await Promise.all(sends);
     expect(results.map((result) => messageText(result.input))).toEqual(
       Array.from({ length: 10 }, (_, index) => `m${index}`),
     );
-    // One read admits the ten; each message is then read once more under the lease before it runs.
-    expect(readsOf(threadId)).toBe(1 + 10);
+    // One read admits the ten and one more comes before the first run, under the lease; each later run
+    // starts from the thread as the run before it left it (nobody else wrote it meanwhile).
+    expect(readsOf(threadId)).toBe(2);
+  });
+
+  it("reads the thread afresh when someone wrote it after the previous run, and refuses what that forbids", async () => {
+    const other = createThreadService({ store, runner: scriptedRunner(), pollMs: 2 });
+    const runner: ThreadRunner = {
+      specificationVersion: "v1",
+      supports: () => true,
+      async run(thread) {
+        const answer = await thread.append({ role: "assistant", text: "done" });
+        // Another instance pauses the thread after this run's last write, before the next message runs.
+        await other.pause(thread.id);
+        return answer;
+      },
+    };
+    service = createThreadService({ store, runner, pollMs: 2 });
+    const { threadId } = await service.createThread();
+    const first = service.send(threadId, "one");
+    const second = service.send(threadId, "two");
+    await first;
+    await expect(second).rejects.toMatchObject({ name: "ThreadPausedError" });
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual(["one", "done"]);
+    await other.close();
   });
 
   it("reads again for a send made after the shared read was sent", async () => {
