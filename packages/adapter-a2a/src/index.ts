@@ -3,7 +3,7 @@ export type { ArtifactJson, MessageJson, PartJson, TaskJson, TaskStatusJson } fr
 export { type A2aRunnerLink, type A2aRunnerOptions, a2aRunner } from "./a2a-runner.js";
 export { A2aTaskThread, type A2aTaskThreadState, A2aTaskThreadStateSchema } from "./a2a-task-thread.js";
 export { a2aTaskThreadType } from "./a2a-task-thread-type.js";
-export { A2A_CAPABILITIES, A2aThread, type A2aThreadHost } from "./a2a-thread.js";
+export { A2aThread } from "./a2a-thread.js";
 export {
   type A2aThreadState,
   A2aThreadStateSchema,
@@ -11,7 +11,7 @@ export {
   ConversationEntrySchema,
 } from "./a2a-thread-state.js";
 export { a2aThreadType, type CreateA2aThreadOptions } from "./a2a-thread-type.js";
-export { type A2aAdapter, AgentClients } from "./agent-clients.js";
+export type { A2aAdapter } from "./agent-clients.js";
 export type { ConversationLink } from "./agent-turn.js";
 export {
   A2aAdapterMissingError,
@@ -23,9 +23,7 @@ export {
   A2aTaskNotFoundError,
   A2aTaskStoreError,
 } from "./errors.js";
-export { artifactMessage, fromA2aMessage, taskMessages, toA2aMessage } from "./message-mapping.js";
-export { CONTENT_MARKER, contentToPart, partToContent } from "./part-mapping.js";
 export { a2aFetch } from "./failed-answer.js";
 export { type SkeinTaskStoreOptions, skeinTaskStore } from "./skein-task-store.js";
 export type { A2aStreamEvent } from "./stream-event.js";
-export { A2A_TASK_STATES, type A2aTaskState, isTerminalState, taskStateName } from "./task-state.js";
+export type { A2aTaskState } from "./task-state.js";

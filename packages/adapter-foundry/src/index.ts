@@ -1,11 +1,8 @@
-/** Raised when a multi-request append stops part way; defined in thread-core for every remote type. */
-export { PartialAppendError } from "@skein/thread-core";
 export {
   type FoundryAdapter,
   type FoundryHttpClient,
   type FoundryOpenAIClient,
   type FoundrySettings,
-  isFoundryAdapter,
 } from "./adapter-lookup.js";
 export { type AgentThreadRunOptions, FoundryAgentThread } from "./classic/agent-thread.js";
 export {
@@ -31,4 +28,3 @@ export {
 export * from "./errors.js";
 export { type FoundryAdapterOptions, type FoundryTransport, foundryAdapter } from "./foundry-adapter.js";
 export { type FoundryRunnerOptions, foundryRunner } from "./foundry-runner.js";
-export { REMOTE_CAPABILITIES } from "./remote-thread.js";

@@ -6,7 +6,8 @@ import {
   UnsupportedOperationError,
 } from "@skein/thread-core";
 import { describe, expect, test } from "vitest";
-import { FoundryAgentThread, FoundryNotFoundError, REMOTE_CAPABILITIES } from "../src/index.js";
+import { FoundryAgentThread, FoundryNotFoundError } from "../src/index.js";
+import { REMOTE_CAPABILITIES } from "../src/remote-thread.js";
 import { useEmulator } from "./emulator/use-emulator.js";
 
 const fixture = useEmulator();

@@ -11,8 +11,8 @@ import {
   FoundryConversationThread,
   FoundryNotFoundError,
   FoundryUnavailableError,
-  REMOTE_CAPABILITIES,
 } from "../src/index.js";
+import { REMOTE_CAPABILITIES } from "../src/remote-thread.js";
 import { useEmulator } from "./emulator/use-emulator.js";
 
 const fixture = useEmulator();

@@ -7,13 +7,13 @@ import {
   UnknownThreadTypeError,
 } from "@skein/thread-core";
 import { afterEach, describe, expect, test } from "vitest";
+import { isFoundryAdapter } from "../src/adapter-lookup.js";
 import {
   FoundryConfigurationError,
   foundryAdapter,
   foundryConversationType,
   foundryRunner,
   foundryThreadType,
-  isFoundryAdapter,
 } from "../src/index.js";
 import { testCredential } from "./emulator/test-credential.js";
 import { useEmulator } from "./emulator/use-emulator.js";

@@ -5,7 +5,6 @@ export {
   LockTimeoutError,
   UnsupportedStoreFormatError,
 } from "./errors.js";
-export { decodeName, encodeName } from "./file-names.js";
 export { type FsAdapter, type FsAdapterOptions, fsAdapter, parseFileUrl } from "./fs-adapter.js";
 export { FsLogDriver, type FsLogDriverOptions } from "./fs-log-driver.js";
 export { type FsStoreOptions, fsStore } from "./fs-store.js";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ConflictError, type SegmentInfo } from "@skein/thread-core";
-import { SegmentInfoCache } from "@skein/thread-core/driver";
+import { ConflictError } from "@skein/thread-core";
+import { type SegmentInfo, SegmentInfoCache } from "@skein/thread-core/driver";
 import type { DurableFiles } from "./durable-files.js";
 import { CorruptStoreError, hasCode, SOURCE } from "./errors.js";
 import { encodeName } from "./file-names.js";

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { type LogRecord, type Message, normalizeMessage, type SegmentInfo } from "@skein/thread-core";
+import { type Message, normalizeMessage } from "@skein/thread-core";
+import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver } from "../src/index.js";
 import { temporaryDirectory } from "./temporary-directory.js";

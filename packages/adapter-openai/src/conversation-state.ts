@@ -1,4 +1,5 @@
-import { type ThreadCapabilities, type ThreadState, ThreadStateSchema, z } from "@skein/thread-core";
+import { type ThreadCapabilities, type ThreadState, ThreadStateSchema } from "@skein/thread-core";
+import { z } from "@skein/thread-core/driver";
 
 export const CONVERSATION_TYPE = "openai.conversation";
 

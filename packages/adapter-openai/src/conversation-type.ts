@@ -1,4 +1,3 @@
-import type { z } from "@skein/thread-core";
 import {
   assertThreadId,
   type BindEnvironment,
@@ -7,6 +6,7 @@ import {
   type Thread,
   type ThreadState,
 } from "@skein/thread-core";
+import type { z } from "@skein/thread-core/driver";
 import {
   CONVERSATION_TYPE,
   type OpenAIConversationState,

@@ -7,8 +7,8 @@ import {
   type ThreadCapabilities,
   type ThreadState,
   ThreadStateSchema,
-  z,
 } from "@skein/thread-core";
+import { z } from "@skein/thread-core/driver";
 
 export const RESPONSES_TYPE = "openai.responses";
 

@@ -1,4 +1,3 @@
-import type { z } from "@skein/thread-core";
 import {
   assertThreadId,
   type BindEnvironment,
@@ -9,6 +8,7 @@ import {
   type Thread,
   type ThreadState,
 } from "@skein/thread-core";
+import type { z } from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import { messageToItems } from "./message-to-items.js";
 import { clientFromEnvironment, PACKAGE_NAME } from "./openai-client.js";

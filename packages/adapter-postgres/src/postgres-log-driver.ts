@@ -1,24 +1,27 @@
 import {
-  type CommitResult,
   ConcurrencyError,
   ConflictError,
-  eventSegments,
   type HistoryEvent,
   type JsonObject,
-  type LogChange,
-  type LogDriver,
-  type LogRecord,
   type Message,
   messageConflict,
-  type RecordSummary,
-  type SegmentInfo,
   SkeinError,
-  type StateRecord,
-  type StoredRecord,
   ThreadExistsError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
-import { HeadMovedError, importConflicts } from "@skein/thread-core/driver";
+import {
+  type CommitResult,
+  eventSegments,
+  HeadMovedError,
+  importConflicts,
+  type LogChange,
+  type LogDriver,
+  type LogRecord,
+  type RecordSummary,
+  type SegmentInfo,
+  type StateRecord,
+  type StoredRecord,
+} from "@skein/thread-core/driver";
 import type { PoolClient } from "pg";
 import { SOURCE, source } from "./errors.js";
 import { idFromKey, idKey, prefixEnd } from "./id-keys.js";

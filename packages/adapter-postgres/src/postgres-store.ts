@@ -1,5 +1,5 @@
-import { InvalidStoreUrlError, redactUrl, redactUrlText } from "@skein/thread-core";
-import { defineLogStore } from "@skein/thread-core/driver";
+import { InvalidStoreUrlError } from "@skein/thread-core";
+import { defineLogStore, redactUrl, redactUrlText } from "@skein/thread-core/driver";
 import pg from "pg";
 import { SOURCE } from "./errors.js";
 import { PostgresConnection } from "./postgres-connection.js";

@@ -1,4 +1,5 @@
-import type { HistoryEvent, JsonObject, LogRecord, StateRecord } from "@skein/thread-core";
+import type { HistoryEvent, JsonObject } from "@skein/thread-core";
+import type { LogRecord, StateRecord } from "@skein/thread-core/driver";
 import type { PoolClient } from "pg";
 import { idFromKey, idKey } from "./id-keys.js";
 import { fromJsonb, toJsonb } from "./jsonb-value.js";

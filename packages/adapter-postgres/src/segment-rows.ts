@@ -1,4 +1,5 @@
-import { ConflictError, type Message, type SegmentInfo } from "@skein/thread-core";
+import { ConflictError, type Message } from "@skein/thread-core";
+import type { SegmentInfo } from "@skein/thread-core/driver";
 import type { PoolClient } from "pg";
 import { source } from "./errors.js";
 import { idFromKey, idKey } from "./id-keys.js";

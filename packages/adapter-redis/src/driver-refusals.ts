@@ -1,13 +1,11 @@
 import {
   ConcurrencyError,
   ConflictError,
-  HeadMovedError,
-  type LogChange,
   type Message,
   SkeinError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
-import { importConflicts } from "@skein/thread-core/driver";
+import { HeadMovedError, importConflicts, type LogChange } from "@skein/thread-core/driver";
 
 const source = { source: "adapter-redis" };
 

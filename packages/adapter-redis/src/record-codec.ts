@@ -1,12 +1,5 @@
-import {
-  cloneJson,
-  type HistoryEvent,
-  type LogChange,
-  type LogRecord,
-  type SegmentInfo,
-  SkeinError,
-  type StoredRecord,
-} from "@skein/thread-core";
+import { cloneJson, type HistoryEvent, SkeinError } from "@skein/thread-core";
+import type { LogChange, LogRecord, SegmentInfo, StoredRecord } from "@skein/thread-core/driver";
 import { fromSortableText } from "./sortable-text.js";
 
 /** A flat `HGETALL` reply as an object. */

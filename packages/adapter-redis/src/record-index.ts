@@ -1,4 +1,4 @@
-import type { RecordSummary } from "@skein/thread-core";
+import type { RecordSummary } from "@skein/thread-core/driver";
 import type { KeyLayout } from "./key-layout.js";
 import type { RedisConnection } from "./redis-connection.js";
 import { fromSortableText, toSortableText } from "./sortable-text.js";

@@ -1,23 +1,26 @@
 import {
-  type CommitResult,
   ConcurrencyError,
-  eventSegments,
   type JsonObject,
-  type LogChange,
-  type LogDriver,
-  type LogRecord,
   type Message,
   messageConflict,
-  type RecordSummary,
-  type SegmentInfo,
   SkeinError,
-  type StateRecord,
-  type StoredRecord,
   StoreUnavailableError,
   ThreadExistsError,
   ThreadNotFoundError,
 } from "@skein/thread-core";
-import { importConflicts, SegmentInfoCache } from "@skein/thread-core/driver";
+import {
+  type CommitResult,
+  eventSegments,
+  importConflicts,
+  type LogChange,
+  type LogDriver,
+  type LogRecord,
+  type RecordSummary,
+  type SegmentInfo,
+  SegmentInfoCache,
+  type StateRecord,
+  type StoredRecord,
+} from "@skein/thread-core/driver";
 import { commitRefusal, importRefusal, stateRefusal } from "./driver-refusals.js";
 import { KeyLayout, segmentKeyList } from "./key-layout.js";
 import { committedRecord, decodeRecord, hashFields } from "./record-codec.js";

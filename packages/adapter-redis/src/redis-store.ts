@@ -1,13 +1,5 @@
-import {
-  InvalidStoreUrlError,
-  type LocalStore,
-  type Registry,
-  redactUrl,
-  redactUrlText,
-  type SkeinAdapter,
-  SkeinError,
-} from "@skein/thread-core";
-import { defineLogStore } from "@skein/thread-core/driver";
+import { InvalidStoreUrlError, type Registry, type SkeinAdapter, SkeinError } from "@skein/thread-core";
+import { defineLogStore, type LocalStore, redactUrl, redactUrlText } from "@skein/thread-core/driver";
 import { createOwnedClient } from "./create-redis-client.js";
 import { isClusterClient, type RedisAnyClient, RedisConnection } from "./redis-connection.js";
 import { RedisLogDriver } from "./redis-log-driver.js";

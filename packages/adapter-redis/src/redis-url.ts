@@ -1,4 +1,5 @@
-import { InvalidStoreUrlError, redactUrl, redactUrlText } from "@skein/thread-core";
+import { InvalidStoreUrlError } from "@skein/thread-core";
+import { redactUrl, redactUrlText } from "@skein/thread-core/driver";
 
 /** What a `redis:` or `rediss:` store URL says. */
 export interface RedisUrlSettings {

@@ -1,4 +1,5 @@
-import { eventSegments, type HistoryEvent, type SegmentInfo } from "@skein/thread-core";
+import type { HistoryEvent } from "@skein/thread-core";
+import { eventSegments, type SegmentInfo } from "@skein/thread-core/driver";
 import type { SegmentReferences } from "./segment-references.js";
 
 /** Forget what was touched once this many segments are remembered, to bound memory. */

@@ -1,4 +1,5 @@
-import type { HistoryEvent, LogChange, LogRecord, Message, SegmentInfo } from "@skein/thread-core";
+import type { HistoryEvent, Message } from "@skein/thread-core";
+import type { LogChange, LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { eventTemplate } from "./record-codec.js";
 import { toSortableText } from "./sortable-text.js";
 

@@ -1,4 +1,5 @@
-import type { Message, SegmentInfo } from "@skein/thread-core";
+import type { Message } from "@skein/thread-core";
+import type { SegmentInfo } from "@skein/thread-core/driver";
 import type { KeyLayout } from "./key-layout.js";
 import { decodeSegmentInfo } from "./record-codec.js";
 import type { RedisConnection } from "./redis-connection.js";

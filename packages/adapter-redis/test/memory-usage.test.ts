@@ -1,6 +1,7 @@
 import { type LocalThread, newSortableId } from "@skein/thread-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { type RedisLogDriver, redisStore } from "../src/index.js";
+import { redisStore } from "../src/index.js";
+import type { RedisLogDriver } from "../src/redis-log-driver.js";
 import { connectSingle, deleteKeys, singleUrl, uniquePrefix } from "./test-redis.js";
 
 const prefix = uniquePrefix("memory");

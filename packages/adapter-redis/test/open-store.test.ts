@@ -9,7 +9,8 @@ import {
 import { createClient } from "redis";
 import { describe, expect, it } from "vitest";
 import { startRedisServer } from "../../../scripts/redis-server.mjs";
-import { type RedisLogDriver, redisAdapter, redisStore } from "../src/index.js";
+import { redisAdapter, redisStore } from "../src/index.js";
+import type { RedisLogDriver } from "../src/redis-log-driver.js";
 import {
   clusterUrl,
   connectSingle,

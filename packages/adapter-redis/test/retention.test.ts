@@ -1,6 +1,7 @@
 import type { LocalThread } from "@skein/thread-core";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RedisLogDriver, redisStore } from "../src/index.js";
+import { redisStore } from "../src/index.js";
+import type { RedisLogDriver } from "../src/redis-log-driver.js";
 import { clusterUrl, connectCluster, deleteKeys, uniquePrefix } from "./test-redis.js";
 
 const TTL = 1000;

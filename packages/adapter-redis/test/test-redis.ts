@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createClient, createCluster } from "redis";
 import { inject } from "vitest";
-import { parseRedisUrl } from "../src/index.js";
+import { parseRedisUrl } from "../src/redis-url.js";
 
 /** A key prefix no other test (or parallel test file) uses. */
 export function uniquePrefix(name = "t"): string {

@@ -1,5 +1,6 @@
 import { openStore } from "@skein/thread-core";
-import { benchThroughput } from "@skein/thread-service";
+// Not exported by thread-service: its bench helper, read from source (bench is private and never packed).
+import { benchThroughput } from "../../thread-service/src/throughput-bench.js";
 import { median } from "./measure.js";
 import { storeAppendFloor } from "./runtime-floor.js";
 

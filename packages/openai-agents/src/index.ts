@@ -1,4 +1,3 @@
-export { ITEM_KEY, itemToMessage, messageToItems } from "./item-messages.js";
+export { itemToMessage, messageToItems } from "./item-messages.js";
 export { SessionHistoryError, SessionItemError } from "./session-errors.js";
 export { createSkeinSession, SkeinSession, type SkeinSessionOptions } from "./skein-session.js";
-export { decodeValue, encodeValue } from "./stored-values.js";

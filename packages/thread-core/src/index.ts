@@ -1,24 +1,50 @@
-/** The zod that thread-core's schemas are built with: adapters define their state schemas with it. */
-export { z } from "zod";
+/**
+ * What an application imports. Store authors import `@skein/thread-core/driver` (the `LogDriver` contract and the
+ * local-store building blocks), tests `@skein/thread-core/testing`. Each name has one entry point; the surface is
+ * recorded in api/*.api.md and checked by `npm test`.
+ */
 export { MAX_CHECKPOINT_LABEL } from "./checkpoint-label.js";
 export {
   type ContextProvider,
   type ContextProviderInvoked,
   type ContextProviderInvoking,
   type ContextProviderStart,
-  checkContextProviders,
   contextOf,
   defineContextProvider,
-  initialProviderStates,
   type ProvidedContext,
   type ProvidedRun,
   type ProviderState,
   type ProvidersContext,
-  runWithContextProviders,
   withContextProviders,
 } from "./context-provider.js";
 export { createRegistry, defaultRegistry } from "./create-registry.js";
-export * from "./errors.js";
+export {
+  AdapterNotInstalledError,
+  ConcurrencyError,
+  ConflictError,
+  DuplicateThreadTypeError,
+  InvalidListOptionsError,
+  InvalidMessageError,
+  InvalidOperationIdError,
+  InvalidStoreUrlError,
+  InvalidThreadIdError,
+  InvalidThreadStateError,
+  InvalidTypeDefinitionError,
+  MessageTooLargeError,
+  PartialAppendError,
+  PointNotFoundError,
+  SkeinError,
+  type SkeinErrorOptions,
+  StoreClosedError,
+  StoreUnavailableError,
+  ThreadExistsError,
+  ThreadNotFoundError,
+  ThreadTypeClashError,
+  UnknownThreadTypeError,
+  UnsupportedOperationError,
+  UnsupportedRunConfigError,
+  UnsupportedVersionError,
+} from "./errors.js";
 export { assertThreadId, MAX_THREAD_ID_LENGTH, newRandomId, newSortableId } from "./ids.js";
 export {
   assertJsonValue,
@@ -31,29 +57,8 @@ export {
   type JsonValue,
   MAX_JSON_DEPTH,
 } from "./json.js";
-export { LocalStore, type LocalStoreOptions } from "./local/local-store.js";
-export { LOCAL_CAPABILITIES, LocalThread, type LocalThreadHost } from "./local/local-thread.js";
-export { defineLocalThreadType } from "./local/local-thread-type.js";
-export type {
-  AppliedOperation,
-  CommitResult,
-  LogChange,
-  LogDriver,
-  LogRecord,
-  RecordSummary,
-  SegmentInfo,
-  StateRecord,
-  StoredRecord,
-} from "./local/log-driver.js";
-export { eventSegments, newHeadSegment, OPERATIONS_KEPT } from "./local/log-driver.js";
-export {
-  exportLog,
-  importLog,
-  LogReferenceStateSchema,
-  type LogState,
-  LogStateSchema,
-} from "./local/log-state.js";
-export { SegmentChains } from "./local/segment-chain.js";
+export { LocalThread } from "./local/local-thread.js";
+export { type LogState, LogStateSchema } from "./local/log-state.js";
 export { TypedLocalThread } from "./local/typed-local-thread.js";
 export { estimateTokens, selectView, type ViewSource } from "./local/view.js";
 export { type PairKey, type PairParticipants, pairKey } from "./manager/pair-key.js";
@@ -66,13 +71,12 @@ export {
   type ThreadManagerSaveOptions,
 } from "./manager/thread-manager.js";
 export { ThreadManagerError } from "./manager/thread-manager-error.js";
-export { MemoryLogDriver } from "./memory/memory-log-driver.js";
 export { createMemoryStore, MemoryThreadStateSchema, memoryThreadType } from "./memory/memory-thread-type.js";
 export * from "./message.js";
 export { OpaqueThreadState } from "./opaque-state.js";
 export { parseThreadState, serializeThread } from "./parse-thread-state.js";
 export { redactedError, redactSecrets, rememberSecret } from "./redact-secrets.js";
-export { type ParsedState, type ParseOptions, Registry, SKEIN_TYPE_PACKAGES } from "./registry.js";
+export { type ParsedState, type ParseOptions, Registry } from "./registry.js";
 export type {
   RemoteHistoryThread,
   RunConfig,
@@ -108,17 +112,10 @@ export {
   stateOf,
   type TypedState,
 } from "./state-type.js";
-export {
-  findStoreAdapter,
-  type OpenStoreOptions,
-  openStore,
-  redactUrl,
-  redactUrlText,
-} from "./store/open-store.js";
+export { type OpenStoreOptions, openStore } from "./store/open-store.js";
 export { PlainStateThread } from "./store/plain-state-thread.js";
 export type * from "./store/store.js";
 export { MAX_LIST_LIMIT } from "./store/store.js";
-export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "./store/store-schemes.js";
 export type * from "./thread.js";
 export { START } from "./thread.js";
 export {
@@ -129,7 +126,7 @@ export {
   type ThreadType,
   type ThreadTypeDefinition,
 } from "./thread-type.js";
-export { ISO_UTC_TIMESTAMP, TimestampSchema } from "./timestamp.js";
+export { TimestampSchema } from "./timestamp.js";
 export { SPAN_ATTRIBUTES } from "./tracing/span-attributes.js";
 export { tracedRunner } from "./tracing/traced-runner.js";
 export type { WorkflowRollbackReport } from "./workflow/workflow-checkpoints.js";

@@ -11,8 +11,8 @@ import {
   ThreadStateSchema,
   type TypedLocalThread,
   withContextProviders,
-  z,
 } from "@skein/thread-core";
+import { z } from "zod";
 
 // A context provider's state: what it remembers. Version 1 held one `fact`; version 2 holds `facts`.
 export const memoryState = defineStateType({

@@ -4,10 +4,10 @@ import {
   type Message,
   type MessageInput,
   normalizeMessage,
-  runWithContextProviders,
   type Thread,
   type ThreadRunner,
 } from "@skein/thread-core";
+import { runWithContextProviders } from "@skein/thread-core/driver";
 import { LeaseLostError, ThreadProcessingError, ThreadTimeoutError } from "./errors.js";
 import type { OutputValidator } from "./output-validator.js";
 import { RunThread } from "./run-thread.js";

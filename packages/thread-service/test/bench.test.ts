@@ -1,6 +1,6 @@
 import { openStore } from "@skein/thread-core";
 import { describe, expect, inject, it } from "vitest";
-import { benchThroughput } from "../src/index.js";
+import { benchThroughput } from "../src/throughput-bench.js";
 
 const redis = inject("redis");
 

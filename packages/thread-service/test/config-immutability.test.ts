@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { openStore, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
 import { describe, expect, inject, it } from "vitest";
-import { configIdOf, createThreadService, SERVICE_RECORD_KEY, type ServiceRecord } from "../src/index.js";
+import { configIdOf } from "../src/config-document.js";
+import { createThreadService, SERVICE_RECORD_KEY, type ServiceRecord } from "../src/index.js";
 import { scriptedRunner } from "./fake-runners.js";
 
 const redis = inject("redis");

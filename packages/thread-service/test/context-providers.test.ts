@@ -1,6 +1,6 @@
-import { messageText, openStore, type ThreadStore } from "@skein/thread-core";
+import { type ContextProvider, messageText, openStore, type ThreadStore } from "@skein/thread-core";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type ContextProvider, createThreadService, ThreadProcessingError } from "../src/index.js";
+import { createThreadService, ThreadProcessingError } from "../src/index.js";
 import { scriptedRunner } from "./fake-runners.js";
 
 interface Facts {

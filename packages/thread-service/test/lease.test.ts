@@ -1,15 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { messageText, openStore, type ThreadRunner, type ThreadStore } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createThreadService,
-  LEASE_THREAD_TYPE,
-  LeaseLostError,
-  type LeaseState,
-  leaseIdOf,
-  type ThreadService,
-} from "../src/index.js";
-import { LeaseThread } from "../src/lease-thread.js";
+import { createThreadService, LeaseLostError, type ThreadService } from "../src/index.js";
+import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
 import { heldRunner, lastUserText } from "./fake-runners.js";
 
 let store: ThreadStore;

@@ -1,11 +1,16 @@
 // The service driving a model through @skein/adapter-openai's runner, with the real `openai` client talking to
 // that package's loopback emulator of the OpenAI REST routes.
 import { openaiAdapter, openaiRunner } from "@skein/adapter-openai";
-import { messageText, openStore, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
+import {
+  type ContextProvider,
+  messageText,
+  openStore,
+  type ThreadStore,
+  UnsupportedOperationError,
+} from "@skein/thread-core";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  type ContextProvider,
   createThreadService,
   ThreadKilledError,
   type ThreadService,

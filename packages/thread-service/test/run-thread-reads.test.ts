@@ -7,7 +7,8 @@ import {
   type ThreadStore,
 } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createThreadService, LEASE_THREAD_TYPE, type ThreadService } from "../src/index.js";
+import { createThreadService, type ThreadService } from "../src/index.js";
+import { LEASE_THREAD_TYPE } from "../src/lease-thread.js";
 import { LeaseThread } from "../src/lease-thread.js";
 import { RunThread } from "../src/run-thread.js";
 

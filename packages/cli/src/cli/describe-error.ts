@@ -2,7 +2,6 @@ import {
   AdapterNotInstalledError,
   ConcurrencyError,
   ConflictError,
-  HeadMovedError,
   InvalidMessageError,
   InvalidStoreUrlError,
   InvalidThreadIdError,
@@ -18,6 +17,7 @@ import {
   UnknownThreadTypeError,
   UnsupportedVersionError,
 } from "@skein/thread-core";
+import { HeadMovedError } from "@skein/thread-core/driver";
 import { visibleText } from "../format/visible-text.js";
 import { CliError } from "./cli-error.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";

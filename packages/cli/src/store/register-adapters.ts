@@ -1,9 +1,5 @@
-import {
-  AdapterNotInstalledError,
-  findStoreAdapter,
-  type Registry,
-  SKEIN_STORE_PACKAGES,
-} from "@skein/thread-core";
+import { AdapterNotInstalledError, type Registry } from "@skein/thread-core";
+import { findStoreAdapter, SKEIN_STORE_PACKAGES } from "@skein/thread-core/driver";
 
 /**
  * Registers the thread types of every installed store package behind a URL scheme (fs, redis, postgres, and

@@ -1,6 +1,7 @@
 // The types as an older release of an application registered them: a ticket without a priority, a
 // memory that holds one fact. `skein --types` loads modules like this one.
-import { defineStateType, defineThreadType, stateOf, ThreadStateSchema, z } from "@skein/thread-core";
+import { defineStateType, defineThreadType, stateOf, ThreadStateSchema } from "@skein/thread-core";
+import { z } from "zod";
 
 export const memoryState = defineStateType({
   type: "acme.memory",

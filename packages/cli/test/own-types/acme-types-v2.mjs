@@ -1,5 +1,6 @@
 // The same types one release later, each with the migration from version 1.
-import { defineStateType, defineThreadType, stateOf, ThreadStateSchema, z } from "@skein/thread-core";
+import { defineStateType, defineThreadType, stateOf, ThreadStateSchema } from "@skein/thread-core";
+import { z } from "zod";
 
 export const memoryState = defineStateType({
   type: "acme.memory",
