@@ -100,6 +100,10 @@ describe("per-thread queues", () => {
 
   it("stops waiting for a runner that ignores its signal, and refuses its late writes", async () => {
     let lateWrite: unknown;
+    let lateWriteSettled!: () => void;
+    const settled = new Promise<void>((resolve) => {
+      lateWriteSettled = resolve;
+    });
     const runner: ThreadRunner = {
       specificationVersion: "v1",
       supports: () => true,
@@ -108,13 +112,15 @@ describe("per-thread queues", () => {
         lateWrite = await thread
           .append({ role: "assistant", text: "too late" })
           .catch((error: unknown) => error);
+        lateWriteSettled();
         return [];
       },
     };
     service = createThreadService({ store, runner });
     const { threadId } = await service.createThread({ config: { maxTime: 30 } });
     await expect(service.send(threadId, "hi")).rejects.toBeInstanceOf(ThreadTimeoutError);
-    await sleep(200);
+    // Waits for the late write itself, not a fixed time a loaded machine may overrun.
+    await settled;
     expect(lateWrite).toBeInstanceOf(ThreadTimeoutError);
     expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual(["hi"]);
   });
