@@ -43,11 +43,13 @@ export class PostgresLogDriver implements LogDriver {
   readonly #records: RecordRows;
   readonly #segments: SegmentRows;
   readonly #appendStatement: PreparedStatement;
+  readonly #appendOneStatement: PreparedStatement;
 
   constructor(readonly connection: PostgresConnection) {
     this.#records = new RecordRows(connection.names);
     this.#segments = new SegmentRows(connection.names);
     this.#appendStatement = preparedStatement(appendStatement(connection.names));
+    this.#appendOneStatement = preparedStatement(appendOneStatement(connection.names));
   }
 
   async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
@@ -77,7 +79,7 @@ export class PostgresLogDriver implements LogDriver {
 
   async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
     await this.connection.transaction(async (client) => {
-      const inserted = await this.#records.insertLog(client, record);
+      const inserted = await this.#records.insertLog(client, record, head.start);
       if (!inserted) throw new ThreadExistsError(record.id, source);
       await this.#segments.create(client, head, 1);
       const taken = record.events.flatMap(eventSegments);
@@ -139,25 +141,36 @@ export class PostgresLogDriver implements LogDriver {
     const append = change.append as Message[];
     const known = change.known as LogRecord;
     const updatedAt = new Date().toISOString();
+    const texts = append.map((message) => toJsonb(message));
+    const key = idKey(id);
+    const head = idKey(change.expectHead);
+    const revision = change.ifRevision ?? null;
+    const message = append[0] as Message;
+    // One message (the common case) as plain parameters: no arrays to write, escape and unnest.
     const rows = await this.connection.prepared<{ revision: string; length: string }>(
-      this.#appendStatement,
-      [
-        idKey(id),
-        change.ifRevision ?? null,
-        idKey(change.expectHead),
-        updatedAt,
-        append.map((message) => idKey(message.id)),
-        append.map((message) => message.role === "system"),
-        append.map((message) => toJsonb(message)),
-      ],
+      append.length === 1 ? this.#appendOneStatement : this.#appendStatement,
+      append.length === 1
+        ? [key, revision, head, updatedAt, idKey(message.id), message.role === "system", texts[0]]
+        : [
+            key,
+            revision,
+            head,
+            updatedAt,
+            append.map((each) => idKey(each.id)),
+            append.map((each) => each.role === "system"),
+            texts,
+          ],
       UNIQUE_VIOLATION,
     );
     const row = rows?.[0];
     if (!row) return this.#checked(id, change);
-    const revision = Number(row.revision);
-    const messages = JSON.parse(JSON.stringify(append)) as Message[];
-    if (revision === known.revision + 1 && known.head === change.expectHead) {
-      return { record: { ...known, revision, length: Number(row.length), updatedAt }, messages };
+    // The caller's copy, from the JSON text already made for the statement (a wrapped one is its own text).
+    const messages = texts.map((text) => fromJsonb<Message>(JSON.parse(text)));
+    if (Number(row.revision) === known.revision + 1 && known.head === change.expectHead) {
+      return {
+        record: { ...known, revision: Number(row.revision), length: Number(row.length), updatedAt },
+        messages,
+      };
     }
     // Another writer changed the thread since the caller read it: its metadata or history may be new. The
     // read may see later changes too, never fewer than this one.
@@ -206,6 +219,7 @@ export class PostgresLogDriver implements LogDriver {
     await this.#records.updateLog(
       client,
       next,
+      start,
       Boolean(change.metadata),
       Boolean(change.context),
       Boolean(change.operations),
@@ -402,20 +416,36 @@ const UNIQUE_VIOLATION = "23505";
  * unique index, and the statement then changes nothing. No row: nothing written.
  */
 function appendStatement(names: TableNames): string {
-  // The offset of the first new message in the head segment: the record's length before, less the
-  // segment's start. A segment's start never changes, so the statement's snapshot reads it; a missing
-  // segment would make the offset NULL, which the messages' NOT NULL refuses, so nothing is half-written.
+  // The offset of the first new message in the head segment: the record's length before, less the head
+  // segment's start, which the record row keeps beside the head (schema 3), so the statement reads no
+  // segment row. A NULL start would make the offset NULL, which the messages' NOT NULL refuses, so nothing
+  // is half-written.
   return `WITH r AS (
       UPDATE ${names.records} SET revision = revision + 1, updated_at = $4,
         length = length + cardinality($5::bytea[])
       WHERE key = $1 AND kind = 'log' AND head = $3 AND ($2::bigint IS NULL OR revision = $2::bigint)
-      RETURNING revision, length
+      RETURNING revision, length, head_start
     ), m AS (
       INSERT INTO ${names.messages} (segment, "offset", id, system, message)
-      SELECT $3, r.length - cardinality($5::bytea[])
-          - (SELECT s.start FROM ${names.segments} s WHERE s.key = $3) + t.ord - 1,
-        t.id, t.sys, t.body::jsonb
+      SELECT $3, r.length - cardinality($5::bytea[]) - r.head_start + t.ord - 1, t.id, t.sys, t.body::jsonb
       FROM r, unnest($5::bytea[], $6::boolean[], $7::text[]) WITH ORDINALITY AS t(id, sys, body, ord)
+    )
+    SELECT revision, length FROM r`;
+}
+
+/**
+ * `appendStatement` for one message, which is what most appends are: the message as plain parameters
+ * ($5 id, $6 system, $7 JSON text) instead of three one-element arrays that the client escapes and the
+ * server parses and unnests. The same checks, the same single atomic statement.
+ */
+function appendOneStatement(names: TableNames): string {
+  return `WITH r AS (
+      UPDATE ${names.records} SET revision = revision + 1, updated_at = $4, length = length + 1
+      WHERE key = $1 AND kind = 'log' AND head = $3 AND ($2::bigint IS NULL OR revision = $2::bigint)
+      RETURNING revision, length, head_start
+    ), m AS (
+      INSERT INTO ${names.messages} (segment, "offset", id, system, message)
+      SELECT $3, r.length - 1 - r.head_start, $5::bytea, $6::boolean, $7::jsonb FROM r
     )
     SELECT revision, length FROM r`;
 }

@@ -23,6 +23,8 @@ export interface RecordRow {
   operations: unknown;
   head: Buffer | null;
   length: string | null;
+  /** The head segment's start (schema 3), which the append statement reads instead of the segment row. */
+  head_start: string | null;
 }
 
 /** The records table inside a transaction. */
@@ -37,13 +39,13 @@ export class RecordRows {
     return rows[0] as RecordRow | undefined;
   }
 
-  /** Inserts a log record; false if the id is taken. */
-  async insertLog(client: PoolClient, record: LogRecord): Promise<boolean> {
+  /** Inserts a log record whose head segment starts at `headStart`; false if the id is taken. */
+  async insertLog(client: PoolClient, record: LogRecord, headStart: number): Promise<boolean> {
     const { rowCount } = await client.query(
       `INSERT INTO ${this.names.records}
          (key, id, kind, type, revision, created_at, updated_at, metadata, context, head, length,
-          metadata_text, context_text, operations)
-       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13::jsonb)
+          metadata_text, context_text, operations, head_start)
+       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13::jsonb, $14)
        ON CONFLICT (key) DO NOTHING`,
       [
         idKey(record.id),
@@ -59,6 +61,7 @@ export class RecordRows {
         JSON.stringify(record.metadata),
         JSON.stringify(record.context),
         record.operations === undefined ? null : toJsonb(record.operations),
+        headStart,
       ],
     );
     return rowCount === 1;
@@ -73,14 +76,23 @@ export class RecordRows {
     );
   }
 
+  /** Writes a checked change; `headStart` is the start of `next.head` (kept beside it for the append statement). */
   async updateLog(
     client: PoolClient,
     next: LogRecord,
+    headStart: number,
     metadata: boolean,
     context: boolean,
     operations: boolean,
   ): Promise<void> {
-    const values: unknown[] = [idKey(next.id), next.revision, next.updatedAt, idKey(next.head), next.length];
+    const values: unknown[] = [
+      idKey(next.id),
+      next.revision,
+      next.updatedAt,
+      idKey(next.head),
+      next.length,
+      headStart,
+    ];
     let set = "";
     for (const [changed, column, value] of [
       [metadata, "metadata", next.metadata],
@@ -95,7 +107,7 @@ export class RecordRows {
       set += `, operations = $${values.length}::jsonb`;
     }
     await client.query(
-      `UPDATE ${this.names.records} SET revision = $2, updated_at = $3, head = $4, length = $5${set} WHERE key = $1`,
+      `UPDATE ${this.names.records} SET revision = $2, updated_at = $3, head = $4, length = $5, head_start = $6${set} WHERE key = $1`,
       values,
     );
   }

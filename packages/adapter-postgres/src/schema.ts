@@ -108,6 +108,12 @@ const MIGRATIONS: Array<(names: TableNames) => string> = [
     DROP FUNCTION ${names.append}(bytea, bigint, bytea, text, bytea[], boolean[], text[]);
     ALTER TABLE ${names.segments} DROP COLUMN length;
   `,
+  // 3: the record keeps its head segment's start (`head_start`, set wherever `head` is), so the append
+  // statement computes a message's offset from the row it updates and reads no segment row.
+  (names) => `
+    ALTER TABLE ${names.records} ADD COLUMN head_start bigint;
+    UPDATE ${names.records} r SET head_start = s.start FROM ${names.segments} s WHERE s.key = r.head;
+  `,
 ];
 
 /** The newest version this package writes. */

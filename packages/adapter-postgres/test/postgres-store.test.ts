@@ -1,4 +1,4 @@
-import { ConcurrencyError, openStore, StoreUnavailableError } from "@skein/thread-core";
+import { ConcurrencyError, type Message, openStore, StoreUnavailableError } from "@skein/thread-core";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -47,6 +47,40 @@ describe("postgres store", () => {
     const error = await newer.get("t").catch((caught: unknown) => caught as Error);
     expect(UnsupportedSchemaVersionError.isInstance(error)).toBe(true);
     await newer.close();
+  });
+
+  it("migrates version 2 tables: the records get their head segment's start, and appends land after the last message", async () => {
+    const name = schema("v2");
+    const store = postgresStore({ url: databaseUrl(), schema: name });
+    const thread = await store.create({ id: "old" });
+    await thread.append([
+      { role: "user", text: "one" },
+      { role: "assistant", text: "two" },
+    ]);
+    // A thread whose head is a rollback's segment, which starts after the first message.
+    const rolled = await store.create({ id: "rolled" });
+    await rolled.append({ role: "user", text: "a" });
+    const point = await rolled.checkpoint();
+    await rolled.append({ role: "user", text: "b" });
+    await rolled.rollback(point);
+    await store.close();
+    // What version 2 left: no head_start column.
+    await sql(`ALTER TABLE "${name}"."skein_records" DROP COLUMN head_start`);
+    await sql(`UPDATE "${name}"."skein_meta" SET value = '2' WHERE name = 'schema_version'`);
+    const migrated = postgresStore({ url: databaseUrl(), schema: name });
+    const old = await migrated.get("old");
+    await old.append({ role: "user", text: "three" });
+    const texts = (messages: Message[]) =>
+      messages.map((message) => (message.contents[0] as { text: string }).text);
+    expect(texts(await old.messages())).toEqual(["one", "two", "three"]);
+    const again = await migrated.get("rolled");
+    await again.append({ role: "user", text: "c" });
+    expect(texts(await again.messages())).toEqual(["a", "c"]);
+    const rows = await sql<{ value: string }>(
+      `SELECT value FROM "${name}"."skein_meta" WHERE name = 'schema_version'`,
+    );
+    expect(rows).toEqual([{ value: String(SCHEMA_VERSION) }]);
+    await migrated.close();
   });
 
   it("opens postgres:// and postgresql:// URLs with schema and tablePrefix from the query, never showing the password", async () => {
@@ -139,6 +173,37 @@ describe("postgres store", () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(Math.max(...rows)).toBeLessThanOrEqual(1);
     expect((await thread.messages()).length).toBe(302);
+    await store.close();
+    await pool.end();
+  });
+  it("a one-message append sends its message as plain parameters: nothing to unnest; a batch still lands whole", async () => {
+    const name = schema("append_one");
+    // One connection, so that the statements auto_explain reports are the appends' own.
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: 1 });
+    const store = postgresStore({ pool, schema: name });
+    const thread = await store.create({ id: "one" });
+    await thread.append({ role: "user", text: "before" });
+    const plans: string[] = [];
+    const client = await pool.connect();
+    client.on("notice", (notice) => plans.push(notice.message ?? ""));
+    await client.query("LOAD 'auto_explain'");
+    for (const setting of ["log_min_duration = 0", "log_analyze = on", "log_level = notice"]) {
+      await client.query(`SET auto_explain.${setting}`);
+    }
+    client.release();
+    await thread.append({ role: "system", text: "one" });
+    const one = plans.join("\n");
+    expect(one).toMatch(/Insert on skein_messages/);
+    expect(one).not.toMatch(/Function Scan/);
+    plans.length = 0;
+    await thread.append([
+      { role: "user", text: "two" },
+      { role: "assistant", text: "three" },
+    ]);
+    expect(plans.join("\n")).toMatch(/Function Scan/);
+    const messages = await thread.messages();
+    expect(messages.map((message) => message.role)).toEqual(["user", "system", "user", "assistant"]);
+    expect(await thread.messages({ last: 1 })).toEqual([messages[3]]);
     await store.close();
     await pool.end();
   });
