@@ -63,8 +63,16 @@ export function loadTracingApi(): Promise<TracingApi | null> {
   loading ??= import("@opentelemetry/api").then(
     (module) => {
       const api = module as unknown as Partial<TracingApi>;
-      loaded =
-        typeof api.trace?.getTracerProvider === "function" && api.SpanStatusCode ? (api as TracingApi) : null;
+      // A module without every part skein calls (an API too old or of another shape) is taken as absent.
+      const usable =
+        typeof api.trace?.getTracerProvider === "function" &&
+        typeof api.trace.setSpan === "function" &&
+        typeof api.trace.getSpan === "function" &&
+        typeof api.context?.active === "function" &&
+        typeof api.context.with === "function" &&
+        typeof api.createContextKey === "function" &&
+        api.SpanStatusCode !== undefined;
+      loaded = usable ? (api as TracingApi) : null;
       return loaded;
     },
     () => {
