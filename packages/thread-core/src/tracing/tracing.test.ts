@@ -190,6 +190,25 @@ describe("OpenTelemetry spans", () => {
     expect(inner?.parentSpanContext?.spanId).toBe(outer?.spanContext().spanId);
   });
 
+  it("a run with context providers is one span around the runner's call, its appends inside", async () => {
+    const store = await openStore("memory:");
+    const thread = await store.create();
+    await thread.append({ role: "user", text: "question" });
+    const runner = withContextProviders(echoRunner("answer"), [
+      { name: "notes", invoking: () => ({ messages: [{ role: "system", text: "a note" }] }) },
+    ]);
+    await runner.run(thread, { config: { model: "model-7" } });
+    const run = only("skein.runner.run");
+    expect(run.attributes).toEqual({
+      [SPAN_ATTRIBUTES.threadId]: thread.id,
+      [SPAN_ATTRIBUTES.threadType]: "memory",
+      [SPAN_ATTRIBUTES.runModel]: "model-7",
+      [SPAN_ATTRIBUTES.messagesCount]: 1,
+    });
+    const answer = spans("skein.thread.append").at(-1);
+    expect(answer?.parentSpanContext?.spanId).toBe(run.spanContext().spanId);
+  });
+
   it("a run through tracedRunner and withContextProviders is one span, not two", async () => {
     const store = await openStore("memory:");
     const thread = await store.create();
