@@ -134,3 +134,68 @@ describe("views", () => {
     expect(estimateTokens(message)).toBe(104);
   });
 });
+
+describe("the budget rule with tool pairs (as the README states it)", () => {
+  const at = "2026-01-01T00:00:00.000Z";
+  const text = (id: string, role: Message["role"], size = 4): Message => ({
+    id,
+    role,
+    createdAt: at,
+    contents: [{ type: "text", text: "t".repeat(size) }],
+  });
+  const call = (id: string, ...callIds: string[]): Message => ({
+    id,
+    role: "assistant",
+    createdAt: at,
+    contents: callIds.map((callId) => ({ type: "function_call", callId, name: "tool", arguments: {} })),
+  });
+  const result = (id: string, callId: string, size = 4): Message => ({
+    id,
+    role: "tool",
+    createdAt: at,
+    contents: [{ type: "function_result", callId, result: "r".repeat(size) }],
+  });
+  const ids = async (log: Message[], options: Parameters<typeof selectView>[1]) =>
+    (await selectView(sourceOf(log), options)).map((message) => message.id);
+
+  it("counts system messages first and keeps them even over the budget", async () => {
+    const log = [text("s1", "system"), text("s2", "system"), text("u", "user")];
+    expect(await ids(log, { maxMessages: 2 })).toEqual(["s1", "s2"]);
+    expect(await ids(log, { maxMessages: 1 })).toEqual(["s1", "s2"]);
+    expect(await ids(log, { maxMessages: 1, keepSystem: false })).toEqual(["u"]);
+  });
+
+  it("drops a result whose call does not fit, with everything older, leaving the budget part unused", async () => {
+    const log = [
+      text("s", "system"),
+      text("u", "user"),
+      call("c", "k1"),
+      result("r", "k1"),
+      text("a", "assistant"),
+    ];
+    // Room for three: s, a and r fit, the call does not, so r goes too and the view holds two.
+    expect(await ids(log, { maxMessages: 3 })).toEqual(["s", "a"]);
+    expect(await ids(log, { maxMessages: 4 })).toEqual(["s", "c", "r", "a"]);
+    // The same cut by tokens: a budget that fits s, a and r but not the call.
+    const cost = (id: string) => estimateTokens(log.find((message) => message.id === id) as Message);
+    const all = cost("s") + cost("u") + cost("c") + cost("r") + cost("a");
+    expect(await ids(log, { maxTokens: cost("s") + cost("a") + cost("r") })).toEqual(["s", "a"]);
+    expect(await ids(log, { maxTokens: all - cost("u") })).toEqual(["s", "c", "r", "a"]);
+  });
+
+  it("keeps a call with all its results: parallel results are dropped together when the call does not fit", async () => {
+    const log = [text("u", "user"), call("c", "k1", "k2"), result("r1", "k1"), result("r2", "k2")];
+    expect(await ids(log, { maxMessages: 2 })).toEqual([]);
+    expect(await ids(log, { maxMessages: 3 })).toEqual(["c", "r1", "r2"]);
+  });
+
+  it("sends a newest message over the token budget alone only when it is whole by itself", async () => {
+    const big = [text("s", "system"), text("u1", "user"), text("u2", "user", 400)];
+    expect(await ids(big, { maxTokens: 20 })).toEqual(["s", "u2"]);
+    // A newest result whose call is older is not whole: the view is the system messages only.
+    const bigResult = [text("s", "system"), call("c", "k1"), result("r", "k1", 400)];
+    expect(await ids(bigResult, { maxTokens: 20 })).toEqual(["s"]);
+    // maxMessages still counts: with no room left after the system messages, nothing else is sent.
+    expect(await ids(big, { maxTokens: 20, maxMessages: 1 })).toEqual(["s"]);
+  });
+});
