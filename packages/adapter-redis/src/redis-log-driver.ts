@@ -160,6 +160,8 @@ export class RedisLogDriver implements LogDriver {
     }
     const record = committedRecord(id, change, reply, now);
     if (change.newHead) this.#infos.remember(change.newHead);
+    // Housekeeping only when a segment was released or keys expire: a plain append waits for nothing more.
+    if (typeof reply[4] !== "string" && !this.#retention) return { record, messages: append };
     await this.#afterWrite(async () => {
       await this.#references.releaseBase(reply[4]);
       const headInfo = this.#retention && (await this.#infos.get(record.head));

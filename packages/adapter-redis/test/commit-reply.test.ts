@@ -85,4 +85,28 @@ describe("what a commit reads back", () => {
     expect((await thread.messages()).map((message) => message.id)).toEqual(["a"]);
     await store.close();
   });
+
+  it("a plain append is one command, however many threads are appended at once through one store", async () => {
+    prefix = uniquePrefix("one-trip");
+    const client = await connectSingle();
+    const store = redisStore({ client, prefix });
+    const threads = await Promise.all(Array.from({ length: 20 }, () => store.create()));
+    // A thread's first append reads its head segment's info once; the store keeps it after.
+    await Promise.all(threads.map((thread) => thread.append(say("first"))));
+    const sent: string[] = [];
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = ((args: string[], ...rest: unknown[]) => {
+      sent.push(String(args[0]));
+      return (send as (...all: unknown[]) => Promise<unknown>)(args, ...rest);
+    }) as typeof client.sendCommand;
+    await Promise.all(
+      threads.map(async (thread) => {
+        for (let index = 0; index < 5; index++) await thread.append(say(`m${index}`));
+      }),
+    );
+    expect(sent).toEqual(Array.from({ length: 100 }, () => "EVALSHA"));
+    for (const thread of threads) expect(thread.revision).toBe(6);
+    await store.close();
+    await client.quit();
+  });
 });

@@ -133,7 +133,8 @@ export class LocalThread implements Thread {
         await this.#refuse(error as Error, ifRevision);
       }
     }
-    const headOffset = await this.#headOffset(record);
+    // Only a change under an operation id records where the log ends after it: a plain append needs no offset.
+    const headOffset = operationId === undefined ? 0 : await this.#headOffset(record);
     for (;;) {
       const append = plan.pending();
       if (append.length === 0 && ifRevision === undefined) return plan.stored([]);
