@@ -9,6 +9,7 @@ import { printTable } from "./measure.js";
 import { parseResults } from "./parse-scenario.js";
 import { postgresResults, postgresScalingTarget } from "./postgres-scenario.js";
 import { withPostgres } from "./postgres-server.js";
+import { concurrencyTable, type RedisConcurrencyRow, redisConcurrencyRows } from "./redis-concurrency.js";
 import { redisResults } from "./redis-scenario.js";
 import { withRedis } from "./redis-server.js";
 import { benchmarksMarkdown } from "./report.js";
@@ -105,6 +106,14 @@ await withPostgres(async (postgresUrl) =>
     );
 
     section(
+      "Redis: 50 threads appended at once, skein beside the raw atomic Lua append (aggregate appends/s)",
+    );
+    const redisConcurrency: RedisConcurrencyRow[] = redisUrl
+      ? await redisConcurrencyRows(redisUrl, quick ? 3 : 7)
+      : [];
+    printTable(...concurrencyTable(redisConcurrency));
+
+    section(
       "Runtime: thread-service with a no-op runner on 1,000 threads at once, beside the store's own appends",
     );
     const runtime: RuntimeRow[] = await runtimeRows(redisUrl, {
@@ -134,6 +143,7 @@ await withPostgres(async (postgresUrl) =>
         storage,
         langgraph,
         runtime,
+        redisConcurrency,
       };
       writeFileSync(`${root}bench-results.json`, `${JSON.stringify(figures, null, 2)}\n`);
       writeFileSync(`${root}BENCHMARKS.md`, benchmarksMarkdown(figures));

@@ -4,19 +4,8 @@ import { openStore } from "@skein/thread-core";
 import { createClient } from "redis";
 import type { Result } from "./compare.js";
 import { type AppendLoadSubject, appendAndLoadResults } from "./in-process.js";
+import { ATOMIC_APPEND } from "./redis-atomic-append.js";
 import { rawRecord, workloadMessages } from "./workload.js";
-
-/**
- * The least an append must do to be atomic and idempotent: check the revision and the message id, push and
- * bump the revision, in one script. The floor under any store that promises what skein's append does.
- */
-const ATOMIC_APPEND = `
-local record = redis.call('HMGET', KEYS[1], 'revision')
-if ARGV[1] ~= '' and tonumber(ARGV[1]) ~= tonumber(record[1] or 0) then return { 'concurrency' } end
-if redis.call('HSETNX', KEYS[3], ARGV[2], 1) == 0 then return { 'seen' } end
-redis.call('RPUSH', KEYS[2], ARGV[3])
-return { 'ok', redis.call('HINCRBY', KEYS[1], 'revision', 1) }
-`;
 
 /** skein's Redis store beside raw node-redis, LangChain's history, and the read-modify-write array pattern. */
 export async function redisResults(url: string, rounds: number, count = 1000): Promise<Result[]> {
