@@ -6,7 +6,9 @@
 //     refused; the parent sends SIGSTOP at a moment of its choosing;
 //   mode "wait-on-lock" (fs): prints "ready-to-write" and waits for a line on stdin (the parent takes the
 //     thread's lock meanwhile), starts the append of "A-late-part", which passes the lease check and waits
-//     for the lock, and prints "appending" 100 ms later; the parent sends SIGSTOP.
+//     for the lock, and prints "appending" 100 ms later; the parent sends SIGSTOP;
+//   modes "wait-on-lock-checkpoint" and "wait-on-lock-fork" (fs): the same with a checkpoint labelled
+//     "A-late", or a fork of the thread with the id "<thread id>-A-fork", in place of the append.
 // The parent lets another instance take the lease and answer, then sends SIGCONT. The child prints one
 // JSON line, { append, send }: what became of the runner's last write and of the send. Then it exits.
 // Usage: stale-lease-worker.ts <store url> <thread id> <lease ms> <mode>
@@ -61,6 +63,19 @@ const runner: ThreadRunner = {
         const messages = await writing;
         noteAppend({ status: "landed" });
         return messages;
+      }
+      if (mode === "wait-on-lock-checkpoint" || mode === "wait-on-lock-fork") {
+        process.stdout.write("ready-to-write\n");
+        await once(process.stdin, "data");
+        const writing =
+          mode === "wait-on-lock-checkpoint"
+            ? thread.checkpoint("A-late")
+            : thread.fork({ id: `${threadId}-A-fork` });
+        await sleep(100);
+        process.stdout.write("appending\n");
+        await writing;
+        noteAppend({ status: "landed" });
+        return [];
       }
       process.stdout.write("streaming\n");
       for (let part = 0; part < MAX_PARTS; part++) {
