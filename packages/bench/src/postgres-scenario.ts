@@ -60,7 +60,7 @@ export async function postgresResults(url: string, rounds: number, count = 1000)
             const record = rawRecord(messages[index] as never, index);
             // A named prepared statement, as skein's is: parsed and planned once per connection. Sent
             // unnamed, this WITH statement is parsed and planned on every call, which alone made it
-            // 1.6-3.3× the INSERT in runs where, named, it was 0.6-1.6× (postgres-append-profile.ts).
+            // 1.8-3.4× the INSERT in runs where, named, it was 0.8-1.6× (postgres-append-profile.ts).
             return pool.query({
               name: `atomic_append_${schema}`,
               text: `WITH t AS (
