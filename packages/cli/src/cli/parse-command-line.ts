@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { CONFIG_FILE_NAME } from "../store/cli-config.js";
 import { UsageError } from "./cli-error.js";
 import type { OptionSpec, OptionValues } from "./command.js";
 
@@ -26,6 +27,11 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
     placeholder: "MODULES",
     description:
       "modules that export your own thread and state types, comma-separated (default: $SKEIN_TYPES)",
+  },
+  config: {
+    type: "string",
+    placeholder: "FILE",
+    description: `a config file of "adapters" and "types" to load (default: $SKEIN_CONFIG, else the nearest ${CONFIG_FILE_NAME} from here up)`,
   },
   json: { type: "boolean", description: "machine-readable JSON on stdout" },
   help: { type: "boolean", short: "h", description: "show help" },

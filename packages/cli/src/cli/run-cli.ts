@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ThreadStore } from "@skein/thread-core";
 import { ALL_COMMANDS } from "../commands/all-commands.js";
+import { configTypeList, loadConfigAdapters, readCliConfig } from "../store/cli-config.js";
 import { loadAdapterModules } from "../store/load-adapters.js";
 import { loadTypeModules } from "../store/load-types.js";
 import { openCliStore, storeUrlFrom } from "../store/open-cli-store.js";
@@ -44,10 +45,16 @@ export async function runCli(args: string[], io: CliIo = processIo()): Promise<E
       await stdout.lines(commandHelp(command));
       return EXIT_CODES.ok;
     }
+    const config = readCliConfig(
+      typeof values.config === "string" ? values.config : io.environment.SKEIN_CONFIG,
+      process.cwd(),
+    );
+    await loadConfigAdapters(config);
     await loadAdapterModules(
       typeof values.adapter === "string" ? values.adapter : io.environment.SKEIN_ADAPTERS,
       process.cwd(),
     );
+    await loadTypeModules(configTypeList(config), process.cwd());
     await loadTypeModules(
       typeof values.types === "string" ? values.types : io.environment.SKEIN_TYPES,
       process.cwd(),
