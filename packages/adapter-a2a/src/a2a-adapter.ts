@@ -11,6 +11,7 @@ import { a2aThreadType } from "./a2a-thread-type.js";
 import { type A2aAdapter, AgentClients, PACKAGE_NAME } from "./agent-clients.js";
 import { a2aFetch } from "./failed-answer.js";
 
+/** Options of `a2aAdapter`: the A2A client factory its threads use, and secrets to keep out of errors. */
 export interface A2aAdapterOptions {
   /**
    * Makes the SDK clients that talk to agents; pass your own for authentication, interceptors or other

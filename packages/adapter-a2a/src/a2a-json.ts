@@ -14,6 +14,7 @@ export interface PartJson {
   mediaType?: string;
 }
 
+/** An A2A message as the protocol's JSON carries it. */
 export interface MessageJson {
   messageId?: string;
   contextId?: string;
@@ -26,6 +27,7 @@ export interface MessageJson {
   referenceTaskIds?: string[];
 }
 
+/** An A2A artifact as the protocol's JSON carries it. */
 export interface ArtifactJson {
   artifactId?: string;
   name?: string;
@@ -34,6 +36,7 @@ export interface ArtifactJson {
   metadata?: Record<string, unknown>;
 }
 
+/** An A2A task's status as the protocol's JSON carries it. */
 export interface TaskStatusJson {
   /** `TASK_STATE_COMPLETED` and so on. */
   state?: string;
@@ -41,6 +44,7 @@ export interface TaskStatusJson {
   timestamp?: string;
 }
 
+/** An A2A task as the protocol's JSON carries it. */
 export interface TaskJson {
   id?: string;
   contextId?: string;

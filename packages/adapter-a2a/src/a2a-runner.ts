@@ -17,6 +17,7 @@ import { type ConversationLink, openTurnStream } from "./agent-turn.js";
 import { A2aInvalidAgentUrlError, A2aTaskFailedError } from "./errors.js";
 import { ReplyAssembler } from "./reply-assembler.js";
 
+/** Options of `a2aRunner`: the agent's URL and the A2A client factory. */
 export interface A2aRunnerOptions {
   /** The agent to talk to: where its card is served (`<agentUrl>/.well-known/agent-card.json`), or the card's URL. */
   agentUrl: string;

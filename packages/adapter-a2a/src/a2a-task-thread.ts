@@ -24,6 +24,7 @@ export const A2aTaskThreadStateSchema = ThreadStateSchema.extend({
   task: z.looseObject({ id: z.string().min(1), contextId: z.string().optional() }),
 });
 
+/** The JSON of an A2A task that `skeinTaskStore` keeps as a thread. */
 export interface A2aTaskThreadState extends ThreadState {
   $type: "a2a.task";
   task: TaskJson;

@@ -12,6 +12,7 @@ export const ConversationEntrySchema = z.union([
   z.looseObject({ messages: MessageListSchema }),
 ]);
 
+/** One entry of an `a2a` thread's conversation: a task of the agent, or messages sent outside a task. */
 export type ConversationEntry = { taskId: string } | { messages: Message[] };
 
 /** The `a2a` state: which agent, which context, the current task, and the context's tasks in order. */
@@ -29,6 +30,7 @@ export const A2aThreadStateSchema = ThreadStateSchema.extend({
   revision: z.number().int().nonnegative().optional(),
 });
 
+/** The JSON of an `a2a` thread: the agent it talks to and the conversation's tasks and messages. */
 export interface A2aThreadState extends ThreadState {
   $type: "a2a";
   agentUrl: string;

@@ -19,6 +19,7 @@ import { A2aTaskThread } from "./a2a-task-thread.js";
 import { a2aTaskThreadType } from "./a2a-task-thread-type.js";
 import { A2aTaskStoreError } from "./errors.js";
 
+/** Options of `skeinTaskStore`: the skein store that keeps an A2A server's tasks. */
 export interface SkeinTaskStoreOptions {
   /** Who owns a task; each owner sees only its own. @default the caller's user name, as the SDK's stores do */
   ownerResolver?: OwnerResolver;

@@ -13,6 +13,7 @@ export const A2A_TASK_STATES = [
   "unspecified",
 ] as const;
 
+/** An A2A task's state, as the protocol names it (`submitted`, `working`, `completed`, …). */
 export type A2aTaskState = (typeof A2A_TASK_STATES)[number];
 
 const KNOWN: ReadonlySet<string> = new Set(A2A_TASK_STATES);

@@ -26,6 +26,7 @@ export interface FoundryTransport {
   fetch?: typeof globalThis.fetch;
 }
 
+/** Options of `foundryAdapter`: ready clients, or an endpoint and credential to build them. */
 export interface FoundryAdapterOptions {
   /** A ready project client (conversations and responses go through its `getOpenAIClient()`). */
   projectClient?: AIProjectClient;

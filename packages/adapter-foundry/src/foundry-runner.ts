@@ -25,6 +25,7 @@ import { runOnView } from "./view-runner.js";
 
 const FOUNDRY_TYPES: ReadonlySet<string> = new Set([FOUNDRY_CONVERSATION, FOUNDRY_THREAD]);
 
+/** Options of `foundryRunner`: the agent to run (by name and version, or a classic agent id) and the adapter whose clients it uses. */
 export interface FoundryRunnerOptions {
   /** The agent (by name) for conversations and for threads of other types. @default the thread's agent */
   agentName?: string;

@@ -11,6 +11,7 @@ import type { FsStoreOptions } from "./fs-store.js";
 /** Options for every store the adapter opens; a URL's `?durability=` overrides `durability`. */
 export type FsAdapterOptions = Omit<FsStoreOptions, "directory" | "registry" | "adapters" | "url">;
 
+/** The `SkeinAdapter` for `file:` URLs, as `fsAdapter()` returns it. */
 export interface FsAdapter extends SkeinAdapter {
   /**
    * Opens the store at a `file:` URL: `file:///abs/path`, or, given as a string, `file:./relative`,

@@ -28,6 +28,7 @@ import { SegmentDirectories, threadReferrer } from "./segment-directories.js";
 import { SegmentLog } from "./segment-log.js";
 import { StoreLayout } from "./store-layout.js";
 
+/** Options of `FsLogDriver`: the directory, durability and lock timing. */
 export interface FsLogDriverOptions {
   /** The store's directory; created if missing. */
   directory: string;

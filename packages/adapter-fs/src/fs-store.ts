@@ -3,6 +3,7 @@ import type { LocalStore } from "@skein/thread-core/driver";
 import type { Durability } from "./durable-files.js";
 import { fsLogStore } from "./fs-adapter.js";
 
+/** Options of `fsStore`: where the threads live and how durably they are written. */
 export interface FsStoreOptions {
   /** The directory that holds the store, created on first use; relative paths start at `process.cwd()`. */
   directory: string;

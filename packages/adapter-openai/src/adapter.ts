@@ -4,6 +4,7 @@ import { openaiConversationType } from "./conversation-type.js";
 import { type ClientOptions, PACKAGE_NAME, resolveClient } from "./openai-client.js";
 import { openaiResponsesType } from "./responses-type.js";
 
+/** Options of `openaiAdapter`: the client its threads use. */
 export type OpenAIAdapterOptions = ClientOptions;
 
 /** The adapter: skein's OpenAI thread types, and the client that threads of those types are bound to. */

@@ -14,6 +14,7 @@ export const OpenAIConversationStateSchema = ThreadStateSchema.extend({
     .optional(),
 });
 
+/** The JSON of an `openai.conversation` thread: the Conversations API id it stands for. */
 export interface OpenAIConversationState extends ThreadState {
   $type: typeof CONVERSATION_TYPE;
   createdAt: string;

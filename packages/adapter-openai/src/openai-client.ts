@@ -5,6 +5,7 @@ import { OpenAIConfigurationError } from "./errors.js";
 /** The npm package, named in errors and used to find this adapter among a store's adapters. */
 export const PACKAGE_NAME = "@skein/adapter-openai";
 
+/** How the adapter gets its `OpenAI` client: a ready one, or the settings to build one. */
 export interface ClientOptions {
   /** A ready client: reuse your connection settings, or point it at a local emulator in tests. */
   client?: OpenAI;

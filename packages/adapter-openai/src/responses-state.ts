@@ -55,6 +55,7 @@ export const OpenAIResponsesStateSchema = ThreadStateSchema.extend({
   events: z.array(z.record(z.string(), z.json())),
 });
 
+/** The JSON of an `openai.responses` thread: the chain of stored responses it continues. */
 export interface OpenAIResponsesState extends ThreadState {
   $type: typeof RESPONSES_TYPE;
   createdAt: string;

@@ -23,6 +23,7 @@ import { type RequestDefaults, requestBody } from "./run-request.js";
 import { assertRunnable, servesThread } from "./run-support.js";
 import { type RunTarget, runTargetOf } from "./run-target.js";
 
+/** Options of `openaiRunner`: its client and settings. */
 export interface OpenAIRunnerOptions extends ClientOptions {
   /** The model, unless the run's `config.model` names one. */
   model?: string;

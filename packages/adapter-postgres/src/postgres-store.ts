@@ -6,6 +6,7 @@ import { PostgresConnection } from "./postgres-connection.js";
 import { PostgresLogDriver } from "./postgres-log-driver.js";
 import { tableNames } from "./table-names.js";
 
+/** Options of `postgresStore`: a pool or connection string, and the schema to keep threads in. */
 export interface PostgresStoreOptions {
   /**
    * A node-postgres `Pool` your application already holds. The store uses it as it is, and `close()` leaves
@@ -31,16 +32,8 @@ const DEFAULT_URL = "postgres://127.0.0.1:5432/postgres";
 /** Query parameters this package reads; the rest of the URL goes to node-postgres. */
 const OWN_PARAMETERS = ["schema", "tablePrefix"];
 
-/**
- * `postgres`: local threads in PostgreSQL. `postgresStore(options)` makes a store, `postgresAdapter()` opens
- * `postgres://` and `postgresql://` URLs for `openStore` and the CLI (importing the package registers them).
- * @example const store = postgresStore({ pool, schema: "agents" });
- */
-export const {
-  threadType: postgresThreadType,
-  store: postgresStore,
-  adapter: postgresAdapter,
-} = defineLogStore<PostgresStoreOptions>({
+// Each name gets its own declaration (not one destructuring) so each carries its own doc comment.
+const postgres = defineLogStore<PostgresStoreOptions>({
   type: "postgres",
   packageName: "@skein/adapter-postgres",
   schemes: ["postgres", "postgresql"],
@@ -68,6 +61,18 @@ export const {
   describe: describeStore,
   verify: (driver) => (driver as PostgresLogDriver).ping(),
 });
+
+/**
+ * `postgres`: local threads in PostgreSQL, the thread type of this package's stores.
+ * @example const store = postgresStore({ pool, schema: "agents" });
+ */
+export const postgresThreadType = postgres.threadType;
+/** Makes a store of local threads in PostgreSQL (`jsonb`), over your pool or a URL. */
+export const postgresStore = postgres.store;
+/**
+ * Opens `postgres://` and `postgresql://` URLs for `openStore` and the CLI (importing the package registers them).
+ */
+export const postgresAdapter = postgres.adapter;
 
 function storeUrl(options: PostgresStoreOptions): URL {
   const text = String(options.url ?? DEFAULT_URL);

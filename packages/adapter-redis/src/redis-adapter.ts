@@ -1,6 +1,7 @@
 import type { SkeinAdapter } from "@skein/thread-core";
 import { type RedisStoreOptions, redisAdapterOf } from "./redis-store.js";
 
+/** Options of `redisAdapter`: those of `redisStore` except what the URL and `openStore` give. */
 export type RedisAdapterOptions = Omit<RedisStoreOptions, "url" | "registry" | "adapters">;
 
 /**

@@ -30,6 +30,7 @@ export interface RedisClusterClient {
   on?(event: "error", listener: (error: unknown) => void): unknown;
 }
 
+/** A node-redis client the store accepts: a single-server client or a Cluster client. */
 export type RedisAnyClient = RedisSingleClient | RedisClusterClient;
 
 export interface RedisConnectionOptions {

@@ -5,6 +5,7 @@ import { isClusterClient, type RedisAnyClient, RedisConnection } from "./redis-c
 import { RedisLogDriver } from "./redis-log-driver.js";
 import { parseRedisUrl } from "./redis-url.js";
 
+/** Options of `redisStore`: a ready client or a URL, Cluster, the key prefix and more. */
 export interface RedisStoreOptions {
   /**
    * A ready node-redis client (`createClient()`, connected) or cluster client (`createCluster()`).

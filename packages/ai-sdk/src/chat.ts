@@ -15,11 +15,13 @@ import { groupUIMessages, toUIMessages } from "./to-ui-messages.js";
 /** How often a save that replaces part of the thread reads it again when another writer changed it meanwhile. */
 const SAVE_RETRIES = 8;
 
+/** Options of `saveChat`: the thread's revision to check, so a concurrent save is refused. */
 export interface SaveChatOptions {
   /** Write only if the thread is still at this revision, else `ConcurrencyError` and nothing is written. */
   ifRevision?: number;
 }
 
+/** What `saveChat` wrote: the messages it appended, where it replaced the thread's tail (if it did) and the revision after. */
 export interface SaveChatResult {
   /** The skein messages written, as stored; empty when the thread held the chat already. */
   appended: Message[];

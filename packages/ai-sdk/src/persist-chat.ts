@@ -2,6 +2,7 @@ import { newSortableId, type Thread } from "@skein/thread-core";
 import type { UIMessage, UIMessageStreamOptions } from "ai";
 import { loadChat, saveChat } from "./chat.js";
 
+/** Options of `persistChat`: the thread, the messages the UI sent and the revision to check. */
 export interface PersistChatOptions<Message extends UIMessage = UIMessage> {
   /** The thread that keeps the chat. */
   thread: Thread;

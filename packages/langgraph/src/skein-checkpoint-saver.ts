@@ -34,6 +34,7 @@ import { checkpointIdOf, namespaceOf, threadIdOf } from "./runnable-config.js";
 import { skeinThreadId } from "./skein-thread-ids.js";
 import { storeValue } from "./stored-value.js";
 
+/** Options of `SkeinCheckpointSaver`: the store that keeps LangGraph's checkpoints. */
 export interface SkeinCheckpointSaverOptions {
   /** Any skein store: `memory:`, `file:`, `redis://`, or one an adapter package opens. */
   store: ThreadStore;

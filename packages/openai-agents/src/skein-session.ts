@@ -25,6 +25,7 @@ import { itemToMessage, messageToItems } from "./item-messages.js";
 import { SessionHistoryError, SOURCE } from "./session-errors.js";
 import { encodeValue } from "./stored-values.js";
 
+/** Options of `createSkeinSession`: a thread, or a store and the session's id. */
 export type SkeinSessionOptions =
   | {
       /** Where the session's thread lives: any store, by URL (`openStore`) or client. */

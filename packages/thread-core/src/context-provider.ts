@@ -23,6 +23,7 @@ export interface ContextProviderStart {
   config: Readonly<RunConfig>;
 }
 
+/** What a context provider's `invoking` hook gets before a run: its state for this thread. */
 export interface ContextProviderInvoking<State extends JsonValue = JsonValue> extends ContextProviderStart {
   /** `context[name]` of the thread, or the provider's initial state while the thread has none. */
   state: State | undefined;
@@ -30,6 +31,7 @@ export interface ContextProviderInvoking<State extends JsonValue = JsonValue> ex
   messages: readonly Message[];
 }
 
+/** What a context provider's `invoked` hook gets after a run: what `invoking` got, and the run's output. */
 export interface ContextProviderInvoked<State extends JsonValue = JsonValue>
   extends ContextProviderInvoking<State> {
   /** What the runner appended. */

@@ -1,5 +1,6 @@
 const marker = Symbol.for("skein.error");
 
+/** Options every skein error takes: the cause and the package that raised it. */
 export interface SkeinErrorOptions {
   cause?: unknown;
   /** The package that raised the error; the message is prefixed with it, as `[thread-core] …`. */
@@ -89,6 +90,7 @@ export class InvalidThreadStateError extends SkeinError {
   }
 }
 
+/** A message is not valid: `path` points at the offending value. */
 export class InvalidMessageError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.InvalidMessageError";
   constructor(
@@ -100,6 +102,7 @@ export class InvalidMessageError extends SkeinError {
   }
 }
 
+/** A thread id that is empty, too long or holds control characters. */
 export class InvalidThreadIdError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.InvalidThreadIdError";
   constructor(
@@ -127,6 +130,7 @@ export class UnknownThreadTypeError extends SkeinError {
   }
 }
 
+/** A second registration of a type id in one registry; the first stays. */
 export class DuplicateThreadTypeError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.DuplicateThreadTypeError";
   constructor(
@@ -202,6 +206,7 @@ export class UnsupportedOperationError extends SkeinError {
   }
 }
 
+/** No thread has this id (in this store and scope). */
 export class ThreadNotFoundError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.ThreadNotFoundError";
   constructor(
@@ -212,6 +217,7 @@ export class ThreadNotFoundError extends SkeinError {
   }
 }
 
+/** `store.create` or an import under an id that is already taken; nothing was written. */
 export class ThreadExistsError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.ThreadExistsError";
   constructor(
@@ -268,6 +274,7 @@ export class PointNotFoundError extends SkeinError {
   }
 }
 
+/** A store URL that cannot be opened as written; `detail` says why. */
 export class InvalidStoreUrlError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.InvalidStoreUrlError";
   constructor(
@@ -297,6 +304,7 @@ export class StoreUnavailableError extends SkeinError {
   readonly retryable = true;
 }
 
+/** An operation on a store after `store.close()`. */
 export class StoreClosedError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.StoreClosedError";
   constructor(options?: SkeinErrorOptions) {

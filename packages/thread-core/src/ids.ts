@@ -40,6 +40,7 @@ export function newRandomId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString("base64url")}`;
 }
 
+/** The longest thread id, in characters. */
 export const MAX_THREAD_ID_LENGTH = 256;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

@@ -1,7 +1,9 @@
 import { InvalidThreadStateError } from "./errors.js";
 
 export type JsonPrimitive = string | number | boolean | null;
+/** Any JSON value: what survives `JSON.stringify` and `JSON.parse` unchanged. */
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object: what thread states, metadata and context are. */
 export type JsonObject = { [key: string]: JsonValue };
 
 /** Deeper documents are refused: they are hostile or broken, and would overflow recursive parsers. */
@@ -14,6 +16,7 @@ export interface JsonProblem {
   path: Array<string | number>;
 }
 
+/** Options of `assertJsonValue` and `findJsonProblem`: where the value sits, for the depth limit. */
 export interface JsonCheckOptions {
   /**
    * How deep the value sits in the document it will be part of (a thread's metadata: 1, a message in an

@@ -8,30 +8,37 @@ import { ISO_UTC_TIMESTAMP, TimestampSchema } from "./timestamp.js";
 const isoTimestamp = TimestampSchema;
 const jsonValue = z.json();
 
+/** The zod schema of `text` content. */
 export const TextContentSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
+/** The zod schema of `reasoning` content. */
 export const ReasoningContentSchema = z.looseObject({ type: z.literal("reasoning"), text: z.string() });
+/** The zod schema of `function_call` content. */
 export const FunctionCallContentSchema = z.looseObject({
   type: z.literal("function_call"),
   callId: z.string().min(1),
   name: z.string().min(1),
   arguments: z.union([z.record(z.string(), jsonValue), z.string()]),
 });
+/** The zod schema of `function_result` content. */
 export const FunctionResultContentSchema = z.looseObject({
   type: z.literal("function_result"),
   callId: z.string().min(1),
   result: jsonValue,
   isError: z.boolean().optional(),
 });
+/** The zod schema of `data` content. */
 export const DataContentSchema = z.looseObject({
   type: z.literal("data"),
   mediaType: z.string().min(1),
   data: z.base64(),
 });
+/** The zod schema of `uri` content. */
 export const UriContentSchema = z.looseObject({
   type: z.literal("uri"),
   uri: z.string().min(1),
   mediaType: z.string().optional(),
 });
+/** The zod schema of `file` content. */
 export const FileContentSchema = z.looseObject({
   type: z.literal("file"),
   fileId: z.string().min(1),
@@ -39,6 +46,7 @@ export const FileContentSchema = z.looseObject({
   mediaType: z.string().optional(),
 });
 const tokenCount = z.number().int().nonnegative().optional();
+/** The zod schema of `usage` content. */
 export const UsageContentSchema = z.looseObject({
   type: z.literal("usage"),
   inputTokens: tokenCount,
@@ -47,6 +55,7 @@ export const UsageContentSchema = z.looseObject({
   reasoningTokens: tokenCount,
   cachedInputTokens: tokenCount,
 });
+/** The zod schema of `error` content. */
 export const ErrorContentSchema = z.looseObject({
   type: z.literal("error"),
   message: z.string(),
@@ -65,6 +74,7 @@ const knownContentSchemas = [
   ErrorContentSchema,
 ] as const;
 
+/** The content `type`s skein knows; others are kept as they are. */
 export const KNOWN_CONTENT_TYPES: ReadonlySet<string> = new Set(
   knownContentSchemas.map((schema) => schema.shape.type.value),
 );
@@ -76,22 +86,36 @@ export const UnknownContentSchema = z
     message: "a content of a known type must match that type's schema",
   });
 
+/** The zod schema of any message content; a content of an unknown `type` is kept as it is. */
 export const ContentSchema = z.union([...knownContentSchemas, UnknownContentSchema]);
 
+/** Plain text, as message content. */
 export type TextContent = z.infer<typeof TextContentSchema>;
+/** A model's reasoning text, as message content. */
 export type ReasoningContent = z.infer<typeof ReasoningContentSchema>;
+/** A model's call of a tool: `callId`, `name` and `arguments`. */
 export type FunctionCallContent = z.infer<typeof FunctionCallContentSchema>;
+/** A tool's answer to a `function_call` with the same `callId`. */
 export type FunctionResultContent = z.infer<typeof FunctionResultContentSchema>;
+/** Inline binary content: a media type and base64 data. */
 export type DataContent = z.infer<typeof DataContentSchema>;
+/** A link to content elsewhere, as message content. */
 export type UriContent = z.infer<typeof UriContentSchema>;
+/** A reference to a file a service holds, as message content. */
 export type FileContent = z.infer<typeof FileContentSchema>;
+/** Token counts of a model call, as message content. */
 export type UsageContent = z.infer<typeof UsageContentSchema>;
+/** An error a model or tool reported, as message content. */
 export type ErrorContent = z.infer<typeof ErrorContentSchema>;
+/** One part of a message: text, reasoning, a tool call or result, data, a URI, a file, usage or an error. */
 export type Content = z.infer<typeof ContentSchema>;
 
+/** Every message role, in the order skein lists them. */
 export const ROLES = ["system", "user", "assistant", "tool"] as const;
+/** Who wrote a message: `system`, `user`, `assistant` or `tool`. */
 export type Role = (typeof ROLES)[number];
 
+/** The zod schema of a stored message. */
 export const MessageSchema = z.looseObject({
   id: z.string().min(1).max(256),
   role: z.enum(ROLES),
@@ -100,6 +124,7 @@ export const MessageSchema = z.looseObject({
   contents: z.array(ContentSchema),
   metadata: z.record(z.string(), jsonValue).optional(),
 });
+/** One message of a thread: id, role, time, optional author and its contents. */
 export type Message = z.infer<typeof MessageSchema>;
 
 const ROLE_SET: ReadonlySet<string> = new Set(ROLES);

@@ -51,11 +51,13 @@ const RESERVED_NAMESPACES: Readonly<Record<string, string>> = table({
 /** Where a state sits: the root thread, or nested inside one (a context provider's state, a `stateOf` field). */
 type Place = "root" | "nested";
 
+/** Options of `parseThreadState`: the registry, and whether an unknown `$type` is kept or refused. */
 export interface ParseOptions {
   /** `"throw"` (default): an unknown `$type` is an `UnknownThreadTypeError`; `"preserve"`: an `OpaqueThreadState`. */
   unknown?: "throw" | "preserve";
 }
 
+/** What `parseThreadState` returns: a validated state, or an opaque one kept byte for byte. */
 export type ParsedState = ThreadState | OpaqueThreadState;
 
 /** The `$type` registry: which thread types this process can read, validate, migrate and bind. */

@@ -25,6 +25,7 @@ export interface RunConfig {
   parameters?: Record<string, JsonValue>;
 }
 
+/** Options of `runner.run`: the abort signal, the run's configuration and messages for this run only. */
 export interface RunOptions {
   /** Aborts the model call; the runner stops and appends nothing more. */
   signal?: AbortSignal;

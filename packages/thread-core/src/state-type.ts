@@ -4,6 +4,7 @@ import { checkedVersion, type ThreadType } from "./thread-type.js";
 /** A nested state as stored: its fields plus the `$type` (and `$v`) that name its type. */
 export type TypedState<Fields> = Fields & { $type: string; $v?: number };
 
+/** What `defineStateType` takes: a type id, version, zod schema and migrations. */
 export interface StateTypeDefinition<Fields extends Record<string, unknown>> {
   /** The `$type` id, namespaced like a thread type's (`acme.memory`); thread and state types share one namespace. */
   type: string;

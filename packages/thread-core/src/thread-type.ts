@@ -17,6 +17,7 @@ export const ThreadStateSchema = z.looseObject({
   context: jsonObject.optional(),
 });
 
+/** The JSON every thread is: `$type`, `$v`, `id`, `createdAt`, `metadata` and `context`. */
 export interface ThreadState {
   $type: string;
   // `| undefined` on optional fields: what zod infers for `.optional()`, so a user's schema
@@ -38,6 +39,7 @@ export interface BindEnvironment {
   adapters?: readonly SkeinAdapter[];
 }
 
+/** What `defineThreadType` takes: type id, version, zod schema, migrations and an optional `bind`. */
 export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
   /** The `$type` id: skein's own are bare words, yours are namespaced (`acme.ticket`). */
   type: string;
@@ -70,6 +72,7 @@ export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
   packageName?: string;
 }
 
+/** A registered thread type: its definition, with parse and bind ready for the registry. */
 export interface ThreadType<State extends ThreadState = ThreadState> extends ThreadTypeDefinition<State> {
   readonly version: number;
   /** `"state"`: a nested state (`defineStateType`), found inside threads, with no id of its own. */

@@ -14,11 +14,13 @@ export interface ThreadCapabilities {
   revisions: boolean;
 }
 
+/** Options every change takes: the revision it was decided on (`ifRevision`). */
 export interface UpdateOptions {
   /** Write only if the thread is still at this revision, else `ConcurrencyError` and nothing is written. */
   ifRevision?: number;
 }
 
+/** Options of `thread.append`: a revision to check and an operation id that makes a retry a no-op. */
 export interface AppendOptions extends UpdateOptions {
   /**
    * The caller's id for this change (1–256 characters). A change whose operation id the thread has applied
@@ -28,6 +30,7 @@ export interface AppendOptions extends UpdateOptions {
   operationId?: string;
 }
 
+/** Options of `thread.rollback`: the revision to check, an operation id and messages to append after the rollback. */
 export interface RollbackOptions extends AppendOptions {
   /**
    * Messages to append after the rollback, in the same atomic change. A retry with the same messages is a
@@ -36,6 +39,7 @@ export interface RollbackOptions extends AppendOptions {
   append?: MessageInput | MessageInput[];
 }
 
+/** Options of `thread.messages`: the last k, after or before an id, and a page limit. */
 export interface ReadOptions {
   /** The last n messages (after `after`, when both are given, the last n of those). */
   last?: number;
@@ -50,6 +54,7 @@ export interface ReadOptions {
   limit?: number;
 }
 
+/** Options of `thread.view`: message and token budgets, a token counter and whether system messages stay. */
 export interface ViewOptions {
   maxMessages?: number;
   maxTokens?: number;
@@ -59,6 +64,7 @@ export interface ViewOptions {
   keepSystem?: boolean;
 }
 
+/** Options of `thread.fork`: where to fork (default: the end), the new thread's id and metadata. */
 export interface ForkOptions extends UpdateOptions {
   /** Fork after this message (it is the fork's last). @default the end of the thread */
   at?: PointTarget;
@@ -85,6 +91,7 @@ export type PointTarget = Checkpoint | LogPoint | string;
 /** The target before a thread's first message. */
 export const START = "start";
 
+/** A named point of a thread's history, made by `thread.checkpoint(label)`. */
 export interface Checkpoint {
   id: string;
   label?: string;
@@ -93,6 +100,7 @@ export interface Checkpoint {
   createdAt: string;
 }
 
+/** One entry of a local thread's history: a checkpoint, a rollback or the fork it came from. */
 export type HistoryEvent =
   | { kind: "checkpoint"; checkpoint: Checkpoint; at: string; revision: number }
   | { kind: "rollback"; from: LogPoint; to: LogPoint; target: string; at: string; revision: number }
@@ -106,6 +114,7 @@ export interface ThreadSnapshot {
   view(options?: ViewOptions): Promise<Message[]>;
 }
 
+/** A change of a thread's metadata or context, as `thread.update` takes it. */
 export interface ThreadUpdate {
   metadata?: Record<string, unknown>;
   context?: Record<string, unknown>;

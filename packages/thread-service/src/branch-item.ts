@@ -6,6 +6,7 @@ import { assertRunnerSupports } from "./runner-support.js";
 import { newServiceRecord, readServiceRecord, SERVICE_RECORD_KEY } from "./service-record.js";
 import type { QueueItem } from "./thread-queues.js";
 
+/** Options of `service.branch`: the new thread's id and where to fork. */
 export interface BranchOptions {
   /** Fork after this message (or at this checkpoint id). @default the end of the thread */
   at?: string;

@@ -1,6 +1,7 @@
 import type { JsonValue, Message, SkeinError } from "@skein/thread-core";
 import type { ThreadStatus } from "./thread-status.js";
 
+/** An event of the service's stream: a status change, a message completed, or a failure. */
 export type ServiceEvent =
   | { type: "status"; threadId: string; status: ThreadStatus; at: string }
   | {

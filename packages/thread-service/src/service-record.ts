@@ -13,6 +13,7 @@ export interface Attachment {
   attachedAt: string;
 }
 
+/** Why a message's processing failed, as the service keeps it with the thread. */
 export interface FailureSummary {
   messageId: string;
   /** The error's class name (`ThreadTimeoutError`, …). */

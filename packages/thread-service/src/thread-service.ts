@@ -46,6 +46,7 @@ import { ThreadLeases } from "./thread-lease.js";
 import { type QueueItem, ThreadQueues } from "./thread-queues.js";
 import { statusOf, type ThreadStatus } from "./thread-status.js";
 
+/** Options of `createThreadService`: the store, the runner, how many threads run at once and context providers. */
 export interface ThreadServiceOptions {
   /** Where threads, their records and their leases live. */
   store: ThreadStore;
@@ -63,6 +64,7 @@ export interface ThreadServiceOptions {
   instanceId?: string;
 }
 
+/** Options of `service.create`: the thread's configuration, first messages and type. */
 export interface CreateServiceThreadOptions {
   /** Validated, frozen and stored with the thread; nothing changes it afterwards. Aliases: see the README. */
   config?: ThreadConfigInput;
@@ -104,6 +106,7 @@ export function createThreadService(options: ThreadServiceOptions): ThreadServic
   return new ThreadService(options);
 }
 
+/** The runtime: per-thread queues, configuration, pause/resume/kill, branch, status and events. */
 export class ThreadService {
   readonly store: ThreadStore;
   readonly instanceId: string;

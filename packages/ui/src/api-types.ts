@@ -41,6 +41,7 @@ export interface SubThreadInfo {
   capabilities?: ThreadCapabilities;
 }
 
+/** A workflow thread's execution state and sub-threads, as the UI shows them. */
 export interface WorkflowInfo {
   execution: ExecutionState;
   threads: SubThreadInfo[];
@@ -102,6 +103,7 @@ export interface GraphNode {
   column: number;
 }
 
+/** `GET /api/history`: a thread's history graph and how far the fork scan went. */
 export interface HistoryGraphData {
   nodes: GraphNode[];
   /** Threads read while looking for forks of this one, and whether the scan stopped before the end. */
@@ -119,6 +121,7 @@ export interface Comparison {
   truncated: boolean;
 }
 
+/** The body of a failed UI API request: the error's name and message. */
 export interface ApiErrorBody {
   error: { name: string; message: string };
 }
@@ -135,6 +138,7 @@ export interface WriteRequest {
   forkId?: string;
 }
 
+/** The answer to a UI write (fork, checkpoint, rollback): what happened, the thread a fork made, and the revision after. */
 export interface WriteResult {
   message: string;
   /** The fork's id, after a fork. */

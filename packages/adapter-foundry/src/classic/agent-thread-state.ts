@@ -1,5 +1,6 @@
 import { type ThreadState, ThreadStateSchema, type ThreadTypeDefinition } from "@skein/thread-core";
 
+/** The `$type` of classic Foundry agent threads. */
 export const FOUNDRY_THREAD = "foundry.thread";
 
 /** `foundry.thread`: a classic Foundry agent thread (`@azure/ai-agents`) and the agent that runs on it. */
@@ -16,6 +17,7 @@ export interface FoundryAgentThreadState extends ThreadState {
 // Built from thread-core's schema so one zod instance validates every state (zod is not our dependency).
 const nonEmpty = ThreadStateSchema.shape.id;
 
+/** The zod schema of a `foundry.thread` state. */
 export const FoundryAgentThreadStateSchema = ThreadStateSchema.extend({
   threadId: nonEmpty,
   agentId: nonEmpty,

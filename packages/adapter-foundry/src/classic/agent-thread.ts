@@ -28,6 +28,7 @@ import {
 import { classicRunSettings } from "./run-settings.js";
 import { type ClassicMessageInput, threadMessageToMessage, toClassicInput } from "./thread-messages.js";
 
+/** Options of a run on a `foundry.thread` (classic Agents API) thread. */
 export interface AgentThreadRunOptions {
   signal?: AbortSignal | undefined;
   config?: RunConfig | undefined;

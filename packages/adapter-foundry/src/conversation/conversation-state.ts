@@ -1,5 +1,6 @@
 import { type ThreadState, ThreadStateSchema, type ThreadTypeDefinition } from "@skein/thread-core";
 
+/** The `$type` of Foundry Agent Service conversation threads. */
 export const FOUNDRY_CONVERSATION = "foundry.conversation";
 
 /** `foundry.conversation`: a Foundry Agent Service conversation and the agent that answers in it. */
@@ -19,6 +20,7 @@ export interface FoundryConversationState extends ThreadState {
 // zod instance validates every state (and registry.jsonSchema() can describe it).
 const nonEmpty = ThreadStateSchema.shape.id;
 
+/** The zod schema of a `foundry.conversation` state. */
 export const FoundryConversationStateSchema = ThreadStateSchema.extend({
   conversationId: nonEmpty,
   agentName: nonEmpty,

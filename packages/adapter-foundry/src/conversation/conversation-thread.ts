@@ -29,6 +29,7 @@ type ResponseCreateParams = Parameters<FoundryOpenAIClient["responses"]["create"
 /** The conversations API takes at most this many items a request. */
 const ITEMS_PER_REQUEST = 20;
 
+/** Options of a run on a `foundry.conversation` thread. */
 export interface ConversationRunOptions {
   signal?: AbortSignal | undefined;
   config?: RunConfig | undefined;

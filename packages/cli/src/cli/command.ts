@@ -29,6 +29,7 @@ export interface CommandContext {
   openStore(url: string, tenant?: string): Promise<ThreadStore>;
 }
 
+/** One `skein` command: its name, help text, options and what it runs. */
 export interface Command {
   name: string;
   /** One line for `skein --help`. */

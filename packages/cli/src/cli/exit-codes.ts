@@ -15,6 +15,7 @@ export const EXIT_CODES = {
   store: 6,
 } as const;
 
+/** A process exit code of `skein` (one of `EXIT_CODES`). */
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
 /** The exit codes as `skein --help` prints them. */

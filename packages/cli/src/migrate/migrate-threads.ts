@@ -14,6 +14,7 @@ import {
   UnsupportedVersionError,
 } from "@skein/thread-core";
 
+/** Options of `migrateThreads`: whether differing threads are overwritten, how many are copied at once, and progress. */
 export interface MigrateOptions {
   /** Replace destination threads that differ from the source. @default false: leave them and report them */
   overwrite?: boolean;
@@ -22,6 +23,7 @@ export interface MigrateOptions {
   onProgress?(done: number, total: number, report: MigrateReport): void;
 }
 
+/** What `migrateThreads` did: how many threads were copied or already equal, and which differed or vanished. */
 export interface MigrateReport {
   /** Threads the source listed. */
   total: number;

@@ -40,6 +40,7 @@ import { AFTER_SCOPED_KEYS, SCOPE_SEPARATOR, ScopedLogDriver } from "./scoped-lo
 import { SegmentChains } from "./segment-chain.js";
 import { TypedLocalThread } from "./typed-local-thread.js";
 
+/** Options of a `LocalStore`: its driver, registry, URL and adapters. */
 export interface LocalStoreOptions {
   driver: LogDriver;
   registry: Registry;

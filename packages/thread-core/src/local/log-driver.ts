@@ -70,6 +70,7 @@ export interface LogDriver {
   close(): Promise<void>;
 }
 
+/** One segment of a local thread's log: the prefix it continues and where it starts. */
 export interface SegmentInfo {
   id: string;
   /** The prefix this segment continues, or null for a thread's first segment. */
@@ -79,6 +80,7 @@ export interface SegmentInfo {
   createdAt: string;
 }
 
+/** A local thread's record as a driver stores it: revision, head segment, length and history. */
 export interface LogRecord {
   kind: "log";
   id: string;
@@ -114,6 +116,7 @@ export interface AppliedOperation {
   messages: string[];
 }
 
+/** A stored state that is not a log (a plain state type), as a driver keeps it. */
 export interface StateRecord {
   kind: "state";
   id: string;
@@ -122,8 +125,10 @@ export interface StateRecord {
   state: JsonObject;
 }
 
+/** Either kind of record a driver keeps: a thread's log or a plain state. */
 export type StoredRecord = LogRecord | StateRecord;
 
+/** A record as a driver lists it: id, type and when it last changed. */
 export interface RecordSummary {
   id: string;
   type: string;
@@ -167,6 +172,7 @@ export interface LogChange {
   known?: LogRecord;
 }
 
+/** What a driver's `commit` answers: the record after the change and the messages as stored. */
 export interface CommitResult {
   /** The record after the change; with `held`, unchanged (a driver may give back the caller's `known`). */
   record: LogRecord;

@@ -76,6 +76,7 @@ export const LogStateSchema = ThreadStateSchema.extend({
   /** The last changes made with an operation id (absent when none was), so retries stay no-ops after an import. */
   operations: z.array(AppliedOperationSchema).optional(),
 });
+/** The JSON of a local thread's log, as `store.export` gives it and `store.import` takes it. */
 export type LogState = z.infer<typeof LogStateSchema>;
 
 /** A local thread in a store, referred to by id: the `fs` and `redis` types' JSON. */

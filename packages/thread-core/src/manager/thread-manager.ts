@@ -24,6 +24,7 @@ import { ThreadManagerError } from "./thread-manager-error.js";
  */
 export type PairState = ThreadState & { revision: number };
 
+/** Options of the manager's `save` callback: the revision the state was read at. */
 export interface ThreadManagerSaveOptions {
   /**
    * The revision the stored state must still have for this save to store (0: nothing stored yet, or a
@@ -62,10 +63,12 @@ interface CommonOptions {
   cacheSize?: number;
 }
 
+/** Options of `createThreadManager`: a store, or `load` and `save` callbacks. */
 export type ThreadManagerOptions =
   | ({ store: ThreadStore } & CommonOptions)
   | (ThreadManagerCallbacks & { registry?: Registry } & CommonOptions);
 
+/** Pair threads of a chat: one isolated thread per user–agent or agent–agent pair. */
 export interface ThreadManager {
   /**
    * The thread of the user ↔ `first` (one argument), or of `first` ↔ `second`: the same thread in either

@@ -9,6 +9,7 @@ import type { Registry } from "../registry.js";
 import { defineThreadType, type ThreadState } from "../thread-type.js";
 import { MemoryLogDriver } from "./memory-log-driver.js";
 
+/** The zod schema of a `memory` thread's state. */
 export const MemoryThreadStateSchema = LogStateSchema.extend({ $type: z.literal("memory") });
 
 /**

@@ -7,6 +7,7 @@ import type { Registry } from "../registry.js";
 import type { SkeinAdapter, ThreadStore } from "./store.js";
 import { registeredStoreAdapter, registeredStoreSchemes, SKEIN_STORE_PACKAGES } from "./store-schemes.js";
 
+/** Options of `openStore`: the adapters for the URL's scheme and the registry to use. */
 export interface OpenStoreOptions {
   /** Adapters to use: for their thread types, and for URL schemes they open. */
   adapters?: ReadonlyArray<SkeinAdapter | (() => SkeinAdapter)>;

@@ -3,6 +3,7 @@ import type { ParsedState, ParseOptions, Registry } from "../registry.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState, ThreadType } from "../thread-type.js";
 
+/** Options of `store.create`: the new thread's id, metadata and context. */
 export interface CreateThreadOptions {
   /** @default a new sortable id */
   id?: string;
@@ -13,6 +14,7 @@ export interface CreateThreadOptions {
 /** The most threads one `list` page holds; page on with the cursor for more. Every store refuses more. */
 export const MAX_LIST_LIMIT = 1_000;
 
+/** Options of `store.list`: an id prefix, a cursor from the previous page and a page size. */
 export interface ListOptions {
   /** Only ids that start with this. */
   prefix?: string;
@@ -22,12 +24,14 @@ export interface ListOptions {
   limit?: number;
 }
 
+/** A thread as `store.list` shows it: id, type and when it last changed. */
 export interface ThreadSummary {
   id: string;
   type: string;
   updatedAt: string;
 }
 
+/** One page of `store.list`: the threads, and a cursor when there are more. */
 export interface ThreadPage {
   items: ThreadSummary[];
   /** Pass to `list` for the next page; absent on the last page. */

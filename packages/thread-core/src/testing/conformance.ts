@@ -17,6 +17,7 @@ import { workflowCases } from "./cases/workflow-cases.js";
 import { workflowFenceCases } from "./cases/workflow-fence-cases.js";
 import type { SuiteContext } from "./suite-context.js";
 
+/** Options of `runConformanceSuite`: a name, how to create the store under test, cleanup and what to skip, with why. */
 export interface ConformanceOptions {
   /** Shown in test names, e.g. "redis (cluster)". */
   name: string;

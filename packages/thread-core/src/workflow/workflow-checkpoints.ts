@@ -8,6 +8,7 @@ import type { Checkpoint, HistoryEvent, LogPoint, PointTarget, Thread } from "..
 import type { ExecutionState, WorkflowCheckpoint } from "./workflow-state.js";
 import type { SubThread } from "./workflow-thread.js";
 
+/** What a workflow rollback did, and which remote sub-threads it could not roll back. */
 export interface WorkflowRollbackReport {
   checkpointId: string;
   /** Sub-threads rolled back to their checkpoint. */

@@ -15,6 +15,7 @@ export interface SubThreadMessage {
   message: string;
 }
 
+/** Options of a workflow's fork: where (a point, or a sub-thread's message), the new id and metadata. */
 export interface WorkflowForkOptions extends Omit<ForkOptions, "at"> {
   /**
    * Where the fork starts.

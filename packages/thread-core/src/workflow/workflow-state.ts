@@ -5,9 +5,12 @@ import { TimestampSchema } from "../timestamp.js";
 
 const timestamp = TimestampSchema;
 
+/** Every status a workflow step can have. */
 export const STEP_STATUSES = ["pending", "running", "completed", "failed"] as const;
+/** A workflow step's status: `pending`, `running`, `completed` or `failed`. */
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
+/** The zod schema of a workflow step. */
 export const WorkflowStepSchema = z.object({
   id: z.string().min(1),
   name: z.string().min(1),
@@ -22,8 +25,10 @@ export const WorkflowStepSchema = z.object({
   startedAt: timestamp.optional(),
   endedAt: timestamp.optional(),
 });
+/** One step of a workflow: its id, name and status. */
 export type WorkflowStep = z.infer<typeof WorkflowStepSchema>;
 
+/** The zod schema of a workflow's execution state. */
 export const ExecutionStateSchema = z.object({
   steps: z.array(WorkflowStepSchema),
   /** Ids of running steps. */
@@ -31,6 +36,7 @@ export const ExecutionStateSchema = z.object({
   /** Ids of queued steps, in the order they will start. */
   next: z.array(z.string()),
 });
+/** Where a workflow stands: the steps taken, the current step(s) and the next ones. */
 export type ExecutionState = z.infer<typeof ExecutionStateSchema>;
 
 const SubThreadCheckpointSchema = z.object({
@@ -41,6 +47,7 @@ const SubThreadCheckpointSchema = z.object({
   reason: z.string().optional(),
 });
 
+/** The zod schema of a workflow checkpoint. */
 export const WorkflowCheckpointSchema = z.object({
   id: z.string().min(1),
   label: z.string().optional(),
@@ -48,6 +55,7 @@ export const WorkflowCheckpointSchema = z.object({
   execution: ExecutionStateSchema,
   threads: z.record(z.string(), SubThreadCheckpointSchema),
 });
+/** A workflow checkpoint: its execution state and the checkpoints of its sub-threads. */
 export type WorkflowCheckpoint = z.infer<typeof WorkflowCheckpointSchema>;
 
 /** The `workflow` type's JSON: sub-thread states by key, execution state, and checkpoints. */
@@ -63,6 +71,7 @@ export const WorkflowStateSchema = ThreadStateSchema.extend({
   checkpoints: z.array(WorkflowCheckpointSchema).default([]),
   events: z.array(HistoryEventSchema).default([]),
 });
+/** The JSON of a `workflow` thread: its sub-threads, execution state and checkpoints. */
 export type WorkflowState = z.infer<typeof WorkflowStateSchema>;
 
 /** A workflow's own state, without its sub-threads (which live as bound threads beside it). */

@@ -8,6 +8,7 @@ import type { WorkflowData, WorkflowState } from "./workflow-state.js";
 import { WorkflowStateSchema } from "./workflow-state.js";
 import { MAIN_THREAD, type SubThread, WorkflowThread } from "./workflow-thread.js";
 
+/** Options of a new workflow thread: its id, metadata and the names of its sub-threads. */
 export interface CreateWorkflowOptions {
   id?: string;
   metadata?: Record<string, unknown>;

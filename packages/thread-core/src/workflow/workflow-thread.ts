@@ -46,8 +46,10 @@ import type {
   WorkflowStep,
 } from "./workflow-state.js";
 
+/** The key of a workflow's main sub-thread: the one a runner acts on. */
 export const MAIN_THREAD = "main";
 
+/** A workflow's sub-thread: bound, or opaque when this process lacks its type's adapter. */
 export type SubThread = Thread | OpaqueThreadState;
 
 /**

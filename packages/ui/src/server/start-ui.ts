@@ -8,6 +8,7 @@ import { routeApi } from "./api-routes.js";
 import { describeApiError } from "./error-status.js";
 import { loadStaticAssets, pageHtml } from "./static-assets.js";
 
+/** Options of `startUi`: the store, the port, whether writes are allowed and how often to poll. */
 export interface UiOptions {
   /** The store to show; the UI does not close it. */
   store: ThreadStore;
@@ -19,6 +20,7 @@ export interface UiOptions {
   pollInterval?: number;
 }
 
+/** A running UI: its URL, access token and port, and `close()`. */
 export interface UiServer {
   /** The address to open, access token included: `http://127.0.0.1:PORT/?token=…`. */
   url: string;
