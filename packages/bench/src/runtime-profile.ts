@@ -7,7 +7,8 @@
  */
 
 import { openStore, type Thread, type ThreadStore } from "@skein/thread-core";
-import { benchThroughput } from "@skein/thread-service";
+// Not exported by thread-service: its bench helper, read from source (bench is private and never packed).
+import { benchThroughput } from "../../thread-service/src/throughput-bench.js";
 import { createClient } from "redis";
 import { printTable } from "./measure.js";
 import { withRedis } from "./redis-server.js";
