@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import {
   ConcurrencyError,
   type HistoryEvent,
@@ -6,6 +7,7 @@ import {
   ThreadNotFoundError,
 } from "@skein/thread-core";
 import { type CommitResult, HeadMovedError, type LogChange, type LogRecord } from "@skein/thread-core/driver";
+import type { StagedFile } from "./durable-files.js";
 import { CorruptStoreError, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
 import {
@@ -18,7 +20,7 @@ import {
 } from "./record-files.js";
 import { threadReferrer } from "./segment-directories.js";
 import type { SegmentLog } from "./segment-log.js";
-import { EMPTY_TAIL } from "./segment-reader.js";
+import { EMPTY_TAIL, type SegmentReader } from "./segment-reader.js";
 
 /**
  * Applies one change to a local thread, in the order `LogChange` documents. Call it holding the thread's
@@ -33,49 +35,79 @@ import { EMPTY_TAIL } from "./segment-reader.js";
  * same however many events the thread has.
  */
 export async function commitChange(storage: FsStorage, id: string, change: LogChange): Promise<CommitResult> {
-  const stored = await storage.records.read(id);
+  // The record is a few hundred bytes the page cache holds: read at once, not through the thread pool.
+  const stored = storage.records.readNow(id);
   if (stored?.kind !== "log") throw new ThreadNotFoundError(id, { source: SOURCE });
   const headInfo = await storage.segments.info(stored.head);
   if (!headInfo) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const headLog = storage.log(stored.head);
-  const tail = await headLog.repair(stored.revision);
-  const record = liveRecord(stored, headInfo.start, tail, []);
-  const events = knownEvents(change.known, record, stored) ?? (await storage.records.events(stored));
-  if (!events) throw missingEvents(storage.layout.eventsPath(id));
-  record.events = events;
-  if (change.ifRevision !== undefined && change.ifRevision !== record.revision) {
-    throw new ConcurrencyError(id, change.ifRevision, record.revision, { source: SOURCE });
-  }
-  if (record.head !== change.expectHead) throw new HeadMovedError(id, { source: SOURCE });
-  const append = change.append ?? [];
-  // A new head is empty; the current one may hold some ids already (a retry): then nothing is written.
-  const held = change.newHead ? [] : await heldMessages(headLog, tail.count, append);
-  if (held.length > 0) return { record, messages: [], held };
-  const written = append.map(asStored);
-  const rewritesRecord = Boolean(
-    change.newHead || change.event || change.metadata || change.context || change.operations,
-  );
-  if (!rewritesRecord && append.length === 0) return { record, messages: written };
+  return headLog.withFiles(async (headFiles) => {
+    const tail = await headLog.repair(stored.revision, headFiles);
+    const record = liveRecord(stored, headInfo.start, tail, []);
+    const events = knownEvents(change.known, record, stored) ?? (await storage.records.events(stored));
+    if (!events) throw missingEvents(storage.layout.eventsPath(id));
+    record.events = events;
+    if (change.ifRevision !== undefined && change.ifRevision !== record.revision) {
+      throw new ConcurrencyError(id, change.ifRevision, record.revision, { source: SOURCE });
+    }
+    if (record.head !== change.expectHead) throw new HeadMovedError(id, { source: SOURCE });
+    const append = change.append ?? [];
+    // A new head is empty; the current one may hold some ids already (a retry): then nothing is written.
+    const held = change.newHead ? [] : await heldMessages(headLog, headFiles, tail.count, append);
+    if (held.length > 0) return { record, messages: [], held };
+    const written = append.map(asStored);
+    const rewritesRecord = Boolean(
+      change.newHead || change.event || change.metadata || change.context || change.operations,
+    );
+    if (!rewritesRecord && append.length === 0) return { record, messages: written };
 
-  const now = Date.now();
-  const next = nextRecord(record, change, headInfo.start, append.length, now);
-  await addReferences(storage, id, record, next, change);
-  if (append.length > 0) {
-    // Into the new head if the change makes one, else after the current head's last commit.
-    const [log, after] = change.newHead ? [storage.log(change.newHead.id), EMPTY_TAIL] : [headLog, tail];
-    const guarded = rewritesRecord && !change.newHead;
-    await log.append(append, { revision: next.revision, committedAt: now, guarded }, after);
-  }
-  if (rewritesRecord) await storage.records.write(storedForm(next, await writeEvents(storage, stored, next)));
-  return { record: next, messages: written };
+    const now = Date.now();
+    const next = nextRecord(record, change, headInfo.start, append.length, now);
+    const stamp = { revision: next.revision, committedAt: now, guarded: rewritesRecord && !change.newHead };
+    if (!rewritesRecord) {
+      await headLog.append(append, stamp, tail, headFiles);
+      return { record: next, messages: written };
+    }
+    // The new events, the record's temporary file and any new references and head segment are flushed in
+    // one barrier; then the messages go in, and the record is renamed into place: the commit point.
+    const history = await stageHistory(storage, stored, next);
+    const staged = await storage.records.stage(storedForm(next, history.log));
+    try {
+      await addReferences(storage, id, record, next, change, [...history.unsynced, staged.temporary]);
+      // Into the new head if the change makes one, else after the current head's last commit.
+      if (append.length > 0 && change.newHead) {
+        await storage.log(change.newHead.id).append(append, stamp, EMPTY_TAIL);
+      } else if (append.length > 0) await headLog.append(append, stamp, tail, headFiles);
+      if (history.staged) await storage.files.replace(history.staged);
+    } catch (error) {
+      await rm(staged.temporary, { force: true });
+      if (history.staged) await rm(history.staged.temporary, { force: true });
+      throw error;
+    }
+    await storage.files.replace(staged);
+    return { record: next, messages: written };
+  });
 }
 
-/** The history file of the record after the change: one event appended, or written whole for an old record. */
-async function writeEvents(storage: FsStorage, stored: StoredLogRecord, next: LogRecord): Promise<EventLog> {
+/**
+ * The history file of the record after the change, not flushed yet: one event appended in place (the
+ * file to flush in `unsynced`), or, for a record whose history is inline (a new thread, an old record),
+ * the whole history in a staged file to flush and rename into place before the record.
+ */
+async function stageHistory(
+  storage: FsStorage,
+  stored: StoredLogRecord,
+  next: LogRecord,
+): Promise<{ log: EventLog; unsynced: string[]; staged?: StagedFile }> {
   const log = stored.eventLog;
-  if (!log) return storage.records.writeEvents(next.id, next.events);
+  if (!log) {
+    const { staged, log: written } = await storage.records.stageEvents(next.id, next.events);
+    return { log: written, unsynced: [staged.temporary], staged };
+  }
   const added = next.events.slice(log.count);
-  return added.length > 0 ? storage.records.appendEvents(next.id, log, added) : log;
+  if (added.length === 0) return { log, unsynced: [] };
+  const appended = await storage.records.appendEvents(next.id, log, added, { flush: false });
+  return { log: appended, unsynced: [storage.layout.eventsPath(next.id)] };
 }
 
 /** The record after the change: steps 2, 4 and 5 of `LogChange`, with `appended` new messages. */
@@ -105,23 +137,37 @@ function nextRecord(record: LogRecord, change: LogChange, headStart: number, app
   return next;
 }
 
-/** References the new record needs and the old one lacked: a new head segment, a rollback's target. */
+/**
+ * References the new record needs and the old one lacked (a new head segment, a rollback's target), made
+ * durable together with the change's own files (`unsynced`) in one barrier, before anything points at them.
+ */
 async function addReferences(
   storage: FsStorage,
   id: string,
   before: LogRecord,
   after: LogRecord,
   change: LogChange,
+  unsynced: readonly string[],
 ) {
   const known = referencedSegments(before);
   const needed = [...referencedSegments(after)].filter((segment) => !known.has(segment));
-  if (needed.length === 0) return;
+  if (needed.length === 0) {
+    await storage.files.syncAll(unsynced);
+    return;
+  }
   const referrer = threadReferrer(id);
   await storage.locks.withLock(storage.layout.referencesLock, async () => {
-    if (change.newHead) await storage.segments.create(change.newHead, { owner: id, referrer });
-    for (const segment of needed) {
-      if (segment !== change.newHead?.id) await storage.segments.retain(segment, referrer);
+    if (change.newHead) {
+      await storage.segments.create(change.newHead, {
+        owner: id,
+        referrer,
+        alsoRetain: needed,
+        alsoSync: unsynced,
+      });
+      return;
     }
+    for (const segment of needed) await storage.segments.retain(segment, referrer);
+    await storage.files.syncAll(unsynced);
   });
 }
 
@@ -130,11 +176,17 @@ function endOf(record: LogRecord, headStart: number): LogPoint {
 }
 
 /** The messages among the head's first `count` under ids of `items`, as stored. */
-async function heldMessages(head: SegmentLog, count: number, items: Message[]): Promise<Message[]> {
+async function heldMessages(
+  head: SegmentLog,
+  files: SegmentReader,
+  count: number,
+  items: Message[],
+): Promise<Message[]> {
   if (items.length === 0) return [];
   const found = await head.locate(
     items.map((message) => message.id),
     count,
+    files,
   );
   return found.flatMap((entry) => (entry ? [entry.message] : []));
 }

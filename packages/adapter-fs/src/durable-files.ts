@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import { type FileHandle, open, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { hasCode } from "./errors.js";
 
@@ -10,6 +10,12 @@ import { hasCode } from "./errors.js";
  * Everything else (records, new segments, references) is flushed at once either way.
  */
 export type Durability = "fsync" | "batch";
+
+/** A file written in the temporary directory, to be renamed over `path` once flushed (`DurableFiles.stage`). */
+export interface StagedFile {
+  temporary: string;
+  path: string;
+}
 
 /** Files appended to but not flushed yet ("batch" mode) before a flush happens anyway. */
 const MAX_PENDING_FLUSHES = 1024;
@@ -26,10 +32,13 @@ export class DurableFiles {
     readonly temporaryDirectory: string,
   ) {}
 
-  /** Makes an append to a segment's files durable: at once, or at the next flush in "batch" mode. */
+  /**
+   * Makes an append to a segment's files durable: at once, or at the next flush in "batch" mode. fdatasync
+   * is enough: it flushes the data and the file's size, which is all an append changes.
+   */
   async syncAppend(handle: FileHandle, path: string): Promise<void> {
     if (this.durability === "fsync") {
-      await handle.sync();
+      await handle.datasync();
       return;
     }
     this.#pending.add(path);
@@ -43,21 +52,41 @@ export class DurableFiles {
 
   /** Replaces `path` with `data` so that a reader or a crash sees the old file or the new one, never a mix. */
   async writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
+    const staged = await this.stage(path, data);
+    try {
+      await syncPath(staged.temporary);
+    } catch (error) {
+      await rm(staged.temporary, { force: true });
+      throw error;
+    }
+    await this.replace(staged);
+  }
+
+  /**
+   * The first half of `writeAtomically`: `data` in a fresh temporary file, not flushed yet. Flush it with
+   * the other files of the same change in one barrier (`syncAll`), then `replace`: a change that writes
+   * several files pays one round of fsyncs for all of them instead of one per file.
+   */
+  async stage(path: string, data: string | Uint8Array): Promise<StagedFile> {
     const temporary = this.temporaryPath();
     try {
-      const handle = await open(temporary, "wx");
-      try {
-        await handle.writeFile(data);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await renameReplacing(temporary, path);
+      await writeFile(temporary, data, { flag: "wx" });
     } catch (error) {
       await rm(temporary, { force: true });
       throw error;
     }
-    await this.syncDirectory(dirname(path));
+    return { temporary, path };
+  }
+
+  /** Renames a staged file, flushed since, over its path, and flushes the directory: the change's commit point. */
+  async replace(staged: StagedFile): Promise<void> {
+    try {
+      await renameReplacing(staged.temporary, staged.path);
+    } catch (error) {
+      await rm(staged.temporary, { force: true });
+      throw error;
+    }
+    await this.syncDirectory(dirname(staged.path));
   }
 
   /** A fresh path in the store's temporary directory. */
@@ -76,7 +105,8 @@ export class DurableFiles {
    * fsyncs files and directories, several at a time: the file system commits concurrent fsyncs together,
    * so a barrier over many files costs a few disk flushes, not one per file.
    */
-  async syncAll(paths: readonly string[]): Promise<void> {
+  async syncAll(all: readonly string[]): Promise<void> {
+    const paths = [...new Set(all)];
     let next = 0;
     const worker = async () => {
       while (next < paths.length) await syncPath(paths[next++] as string);

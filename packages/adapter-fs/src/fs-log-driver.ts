@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import { type JsonObject, type Message, StoreClosedError, ThreadExistsError } from "@skein/thread-core";
 import type {
   CommitResult,
@@ -17,12 +18,12 @@ import { IMPORT_BATCH, importSegment, importSegments } from "./import-segment.js
 import { LockFiles } from "./lock-file.js";
 import { putStateRecord } from "./put-state.js";
 import {
+  inlineForm,
   knownEvents,
   liveRecord,
   RecordFiles,
   referencedSegments,
   type StoredLogRecord,
-  storedForm,
 } from "./record-files.js";
 import { SegmentDirectories, threadReferrer } from "./segment-directories.js";
 import { SegmentLog } from "./segment-log.js";
@@ -99,15 +100,23 @@ export class FsLogDriver implements LogDriver, FsStorage {
     await this.#run("create", () =>
       this.locks.withLock(this.layout.threadLockPath(record.id), async () => {
         if (await this.records.read(record.id)) throw new ThreadExistsError(record.id, { source: SOURCE });
-        const referrer = threadReferrer(record.id);
-        await this.locks.withLock(this.layout.referencesLock, async () => {
-          await this.segments.create(head, { owner: record.id, referrer });
-          for (const segment of referencedSegments(record)) {
-            if (segment !== head.id) await this.segments.retain(segment, referrer);
-          }
-          const eventLog = await this.records.writeEvents(record.id, record.events);
-          await this.records.write(storedForm({ ...record, head: head.id }, eventLog));
-        });
+        // One barrier flushes the references, the new head segment and the record's temporary file; then
+        // the record is renamed into place, the commit point. Its first events stay inline (one file).
+        const staged = await this.records.stage(inlineForm({ ...record, head: head.id }));
+        try {
+          await this.locks.withLock(this.layout.referencesLock, () =>
+            this.segments.create(head, {
+              owner: record.id,
+              referrer: threadReferrer(record.id),
+              alsoRetain: referencedSegments(record),
+              alsoSync: [staged.temporary],
+            }),
+          );
+        } catch (error) {
+          await rm(staged.temporary, { force: true });
+          throw error;
+        }
+        await this.files.replace(staged);
       }),
     );
   }

@@ -9,6 +9,12 @@ const SLOT_SIZE = 4;
 const FIRST_GENERATION_BUCKETS = 1024;
 const MESSAGES_PER_BUCKET = 2;
 const CATCH_UP_CHUNK = 4096;
+/**
+ * Appends leave the slots alone until this many committed entries wait for them, then link them all in
+ * one write and one fsync: lookups read the waiting entries directly (a few kilobytes), so an append
+ * costs no bucket write and no fsync of its own.
+ */
+export const LINK_LAG = 64;
 /** At least this many slots, no more than this many times as far apart on average, are read or written as one span. */
 const SPAN_MIN_SLOTS = 32;
 const SPAN_SLOTS_PER_SLOT = 64;
@@ -18,8 +24,8 @@ const SPAN_SLOTS_PER_SLOT = 64;
  * their `previous` field; a bucket slot holds 1 + the newest offset of its chain. Offsets come in
  * generations that double in size, each with twice the buckets of the one before (generation g holds
  * 2048 × 2^g offsets in 1024 × 2^g buckets), so chains stay about two long and a lookup reads O(log n)
- * entries (a few microseconds each, read synchronously), while an append only writes its own entries and
- * slots: nothing is ever rehashed.
+ * entries (a few microseconds each, read synchronously), while an append only writes its own entries
+ * (their slots follow, LINK_LAG entries at a time): nothing is ever rehashed.
  */
 export class IdBuckets {
   constructor(
@@ -30,7 +36,7 @@ export class IdBuckets {
   /** Offsets below `before` whose id hash is `hash`, newest first; the caller confirms them against the log. */
   async candidates(reader: SegmentReader, hash: number, before: number): Promise<number[]> {
     const handle = await reader.handle(this.path);
-    const watermark = Math.min(handle ? await readSlotAt(handle, 0) : 0, before);
+    const watermark = Math.min(handle ? readWatermarkNow(handle) : 0, before);
     const found: number[] = [];
     // Committed but not linked yet (a writer stopped in between): few, and read directly.
     if (watermark < before) {
@@ -54,18 +60,29 @@ export class IdBuckets {
     return found;
   }
 
-  /** The `previous` links of new messages at offsets `from…`, and the slots that must then point at them. */
+  /**
+   * The `previous` links of new messages at offsets `from…`, and the slots that must then point at them.
+   * Committed entries the slots do not cover yet (at most LINK_LAG of them) count as chain heads too.
+   */
   async link(reader: SegmentReader, from: number, hashes: number[]) {
     const handle = await reader.handle(this.path);
     const slots = hashes.map((hash, index) => slotOf(hash, generationOf(from + index)));
     const current = handle ? await readSlots(handle, [...new Set(slots)]) : new Map<number, number>();
+    const watermark = handle ? readWatermarkNow(handle) : 0;
+    if (watermark < from) {
+      const lagging = await reader.entries(watermark, from);
+      for (const [index, entry] of lagging.entries()) {
+        const offset = watermark + index;
+        const slot = entry && slotOf(entry.idHash, generationOf(offset));
+        if (slot !== undefined && current.has(slot)) current.set(slot, offset + 1);
+      }
+    }
     const previous = slots.map((slot, index) => {
       const head = current.get(slot) ?? 0;
       current.set(slot, from + index + 1);
       return head;
     });
-    const heads = new Map([...new Set(slots)].map((slot) => [slot, current.get(slot) as number]));
-    return { previous, heads };
+    return { previous };
   }
 
   /** Points the slots at their new chain heads, then moves the watermark to `count`. */
@@ -102,10 +119,10 @@ export class IdBuckets {
    * Links committed entries the buckets do not cover yet (their writer stopped after committing). If the
    * index was cut back below the watermark, the buckets are rebuilt from the entries.
    */
-  async catchUp(reader: SegmentReader, count: number): Promise<void> {
+  async catchUp(reader: SegmentReader, count: number, options: { lag?: number } = {}): Promise<void> {
     const handle = await reader.handle(this.path);
-    let watermark = handle ? await readSlotAt(handle, 0) : 0;
-    if (watermark === count) return;
+    let watermark = handle ? readWatermarkNow(handle) : 0;
+    if (watermark === count || (watermark < count && count - watermark < (options.lag ?? 1))) return;
     if (watermark > count) {
       // Drops every slot; the header keeps the old watermark until `store` writes the new one.
       await truncateTo(this.files, this.path, BUCKETS_HEADER_SIZE);
@@ -137,10 +154,6 @@ function slotPosition(slot: number): number {
   return BUCKETS_HEADER_SIZE + slot * SLOT_SIZE;
 }
 
-function readSlot(handle: FileHandle, slot: number): Promise<number> {
-  return readSlotAt(handle, slotPosition(slot));
-}
-
 /** The span of slots to read or write at once when `slots` are many and close together, else undefined. */
 function coveringSpan(slots: number[]): { first: number; last: number } | undefined {
   if (slots.length < SPAN_MIN_SLOTS) return undefined;
@@ -156,10 +169,8 @@ function coveringSpan(slots: number[]): { first: number; last: number } | undefi
 /** The current value of each slot, read in one go when they are many. */
 async function readSlots(handle: FileHandle, slots: number[]): Promise<Map<number, number>> {
   const span = coveringSpan(slots);
-  if (!span)
-    return new Map(
-      await Promise.all(slots.map(async (slot) => [slot, await readSlot(handle, slot)] as const)),
-    );
+  // A few scattered slots: 4 bytes each from the page cache, read at once.
+  if (!span) return new Map(slots.map((slot) => [slot, readSlotNow(handle, slot)] as const));
   const bytes = await readAt(handle, (span.last - span.first + 1) * SLOT_SIZE, slotPosition(span.first));
   return new Map(
     slots.map((slot) => {
@@ -169,13 +180,12 @@ async function readSlots(handle: FileHandle, slots: number[]): Promise<Map<numbe
   );
 }
 
-function readSlotNow(handle: FileHandle, slot: number): number {
-  const bytes = readAtNow(handle, SLOT_SIZE, slotPosition(slot));
+function readWatermarkNow(handle: FileHandle): number {
+  const bytes = readAtNow(handle, SLOT_SIZE, 0);
   return bytes.length === SLOT_SIZE ? bytes.readUInt32LE(0) : 0;
 }
 
-/** The u32 at `position`; 0 past the end of the file (a slot never written, a missing header). */
-async function readSlotAt(handle: FileHandle, position: number): Promise<number> {
-  const bytes = await readAt(handle, SLOT_SIZE, position);
+function readSlotNow(handle: FileHandle, slot: number): number {
+  const bytes = readAtNow(handle, SLOT_SIZE, slotPosition(slot));
   return bytes.length === SLOT_SIZE ? bytes.readUInt32LE(0) : 0;
 }

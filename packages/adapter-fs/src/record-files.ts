@@ -4,7 +4,7 @@ import { open, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { HistoryEvent } from "@skein/thread-core";
 import { eventSegments, type LogRecord, type StateRecord } from "@skein/thread-core/driver";
-import type { DurableFiles } from "./durable-files.js";
+import type { DurableFiles, StagedFile } from "./durable-files.js";
 import { CorruptStoreError, hasCode } from "./errors.js";
 import { readAt } from "./file-access.js";
 import { decodeName, isHashedName } from "./file-names.js";
@@ -79,6 +79,11 @@ export class RecordFiles {
     await this.files.writeAtomically(this.layout.recordPath(record.id), `${JSON.stringify(record)}\n`);
   }
 
+  /** The record in a temporary file, for a change that flushes it with its other files and then `replace`s it. */
+  stage(record: RecordFile): Promise<StagedFile> {
+    return this.files.stage(this.layout.recordPath(record.id), `${JSON.stringify(record)}\n`);
+  }
+
   /** Removes the record and its history; false if there was none. */
   async remove(id: string): Promise<boolean> {
     try {
@@ -123,14 +128,31 @@ export class RecordFiles {
 
   /** Writes a history to a new file (replacing any), before the record that points at it. */
   async writeEvents(id: string, events: HistoryEvent[]): Promise<EventLog> {
-    const tag = randomBytes(12).toString("hex");
-    const text = `${tag}\n${events.map((event) => `${JSON.stringify(event)}\n`).join("")}`;
-    await this.files.writeAtomically(this.layout.eventsPath(id), text);
-    return { tag, count: events.length, bytes: Buffer.byteLength(text) };
+    const { staged, log } = await this.stageEvents(id, events);
+    await this.files.syncAll([staged.temporary]);
+    await this.files.replace(staged);
+    return log;
   }
 
-  /** Adds events after the ones `log` counts (cutting off any a stopped writer left), before the record. */
-  async appendEvents(id: string, log: EventLog, events: HistoryEvent[]): Promise<EventLog> {
+  /** `writeEvents` in a temporary file, to flush and `replace` before the record that points at it. */
+  async stageEvents(id: string, events: HistoryEvent[]): Promise<{ staged: StagedFile; log: EventLog }> {
+    const tag = randomBytes(12).toString("hex");
+    const text = `${tag}\n${events.map((event) => `${JSON.stringify(event)}\n`).join("")}`;
+    const staged = await this.files.stage(this.layout.eventsPath(id), text);
+    return { staged, log: { tag, count: events.length, bytes: Buffer.byteLength(text) } };
+  }
+
+  /**
+   * Adds events after the ones `log` counts (cutting off any a stopped writer left), before the record.
+   * They are part of the record's commit, so flushed in either durability: at once, or with `{ flush: false }`
+   * by the caller, in the barrier that flushes the record's temporary file (`eventsPath` is the file).
+   */
+  async appendEvents(
+    id: string,
+    log: EventLog,
+    events: HistoryEvent[],
+    options: { flush?: boolean } = {},
+  ): Promise<EventLog> {
     const data = Buffer.from(events.map((event) => `${JSON.stringify(event)}\n`).join(""));
     const handle = await open(this.layout.eventsPath(id), "r+");
     try {
@@ -140,8 +162,7 @@ export class RecordFiles {
         written += (await handle.write(data, written, data.length - written, log.bytes + written))
           .bytesWritten;
       }
-      // Part of the record's commit, so flushed at once in either durability.
-      await handle.sync();
+      if (options.flush ?? true) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -198,6 +219,15 @@ export function liveRecord(
     record.updatedAt = new Date(tail.last.committedAt).toISOString();
   }
   return record;
+}
+
+/**
+ * A new thread's record as stored, its first events (a fork's one event, none for a new thread) inline: one
+ * file to write instead of two. Its first change that records an event moves them to its `.events` file.
+ */
+export function inlineForm(record: LogRecord): StoredLogRecord {
+  const { length: _length, ...stored } = record;
+  return stored;
 }
 
 /** A record in the form it is stored in, its history in `eventLog`. */

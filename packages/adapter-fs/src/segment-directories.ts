@@ -63,24 +63,62 @@ export class SegmentDirectories {
   }
 
   /**
-   * Creates an empty segment, referenced by `referrer` (a thread) when given. It is built in tmp/ and renamed
-   * into place, so a segment directory is always whole.
+   * Creates an empty segment, referenced by `referrer` (a thread) when given, in place: its directory and
+   * empty files first, `segment.json` last. A directory without `segment.json` is no segment (`info` finds
+   * none, and nothing points at it yet), so neither a reader nor a crash ever takes a half-made one for a
+   * segment. One barrier then flushes everything: the segment's files and directory, its entry in
+   * segments/, the reference to its base, the references `referrer` takes to `alsoRetain`, and the caller's
+   * own files of the same change (`alsoSync`: a staged record, appended events), before anything points at
+   * it.
    */
-  async create(info: SegmentInfo, options: { owner?: string; referrer?: string }): Promise<void> {
-    if (info.base) await this.retain(info.base.segment, segmentReferrer(info.id));
-    const staging = this.files.temporaryPath();
+  async create(
+    info: SegmentInfo,
+    options: {
+      owner?: string;
+      referrer?: string;
+      alsoRetain?: Iterable<string>;
+      alsoSync?: readonly string[];
+    },
+  ): Promise<void> {
+    const unsynced = [...(options.alsoSync ?? [])];
+    if (info.base) unsynced.push(await this.#reference(info.base.segment, segmentReferrer(info.id)));
+    if (options.referrer !== undefined) {
+      for (const segment of options.alsoRetain ?? []) {
+        if (segment !== info.id) unsynced.push(await this.#reference(segment, options.referrer));
+      }
+    }
+    const directory = this.layout.segmentDirectory(info.id);
     try {
-      const unsynced = await this.stage(staging, info, {
-        owner: options.owner,
-        referrers: options.referrer === undefined ? [] : [options.referrer],
-      });
-      await this.files.syncAll(unsynced);
+      await mkdir(directory);
     } catch (error) {
-      await rm(staging, { recursive: true, force: true });
+      if (hasCode(error, "EEXIST")) throw segmentExists(info.id);
       throw error;
     }
-    await this.place(staging, info.id);
-    await this.files.syncDirectory(this.layout.segments);
+    try {
+      await mkdir(join(directory, "refs"));
+      if (options.referrer !== undefined) await writeFile(join(directory, "refs", options.referrer), "");
+      // Empty id buckets read as a watermark of 0, so this file needs no content to flush.
+      for (const name of ["messages.jsonl", "index.bin", "system.bin", "buckets.bin"])
+        await writeFile(join(directory, name), "", { flag: "wx" });
+      const file: SegmentFile = {
+        id: info.id,
+        base: info.base,
+        start: info.start,
+        createdAt: info.createdAt,
+      };
+      if (options.owner !== undefined) file.owner = options.owner;
+      await writeFile(join(directory, "segment.json"), `${JSON.stringify(file)}\n`, { flag: "wx" });
+      unsynced.push(
+        join(directory, "segment.json"),
+        join(directory, "refs"),
+        directory,
+        this.layout.segments,
+      );
+      await this.files.syncAll(unsynced);
+    } catch (error) {
+      await rm(directory, { recursive: true, force: true });
+      throw error;
+    }
   }
 
   /**
@@ -111,17 +149,18 @@ export class SegmentDirectories {
       await rename(staging, this.layout.segmentDirectory(segmentId));
     } catch (error) {
       await rm(staging, { recursive: true, force: true });
-      if (hasCode(error, "ENOTEMPTY", "EEXIST", "EPERM")) {
-        throw new ConflictError(`Segment ${JSON.stringify(segmentId)} already exists.`, undefined, {
-          source: SOURCE,
-        });
-      }
+      if (hasCode(error, "ENOTEMPTY", "EEXIST", "EPERM")) throw segmentExists(segmentId);
       throw error;
     }
   }
 
   /** Adds `referrer` to the segment's references; `ConflictError` if the segment is gone. */
   async retain(segmentId: string, referrer: string): Promise<void> {
+    await this.files.syncDirectory(await this.#reference(segmentId, referrer));
+  }
+
+  /** `retain` without the flush: gives the `refs/` directory to flush before anything points at the segment. */
+  async #reference(segmentId: string, referrer: string): Promise<string> {
     const references = join(this.layout.segmentDirectory(segmentId), "refs");
     try {
       await writeFile(join(references, referrer), "");
@@ -133,7 +172,7 @@ export class SegmentDirectories {
         { source: SOURCE },
       );
     }
-    await this.files.syncDirectory(references);
+    return references;
   }
 
   /** Drops `referrer`'s reference; a segment left without any is reclaimed, and so on down its bases. */
@@ -162,6 +201,12 @@ export class SegmentDirectories {
         : undefined;
     }
   }
+}
+
+function segmentExists(segmentId: string): ConflictError {
+  return new ConflictError(`Segment ${JSON.stringify(segmentId)} already exists.`, undefined, {
+    source: SOURCE,
+  });
 }
 
 function parseSegmentFile(text: string, path: string): SegmentFile {

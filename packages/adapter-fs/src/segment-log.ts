@@ -1,10 +1,11 @@
+import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import type { Message } from "@skein/thread-core";
 import { checksum } from "./checksum.js";
 import type { DurableFiles } from "./durable-files.js";
 import { CorruptStoreError } from "./errors.js";
-import { readAt, sizeOf, truncateTo, writeAt } from "./file-access.js";
-import { IdBuckets } from "./id-buckets.js";
+import { readAt, readAtNow, sizeNow, writeThrough } from "./file-access.js";
+import { IdBuckets, LINK_LAG } from "./id-buckets.js";
 import { ENTRY_SIZE, EntryFlag, encodeEntry, hashMessageId, type IndexEntry } from "./index-entry.js";
 import { type SegmentPaths, type SegmentReader, type SegmentTail, withReader } from "./segment-reader.js";
 
@@ -71,8 +72,9 @@ export class SegmentLog {
   locate(
     messageIds: string[],
     before: number,
+    files?: SegmentReader,
   ): Promise<Array<{ offset: number; message: Message } | undefined>> {
-    return withReader(this.paths, async (reader) => {
+    const run = async (reader: SegmentReader) => {
       if (messageIds.length < MIN_SCANNED_BATCH || messageIds.length * SCAN_RATIO < before) {
         return Promise.all(messageIds.map((messageId) => this.#locate(reader, messageId, before)));
       }
@@ -83,7 +85,8 @@ export class SegmentLog {
           confirm(reader, messageId, candidates.get(hashes[index] as number) ?? []),
         ),
       );
-    });
+    };
+    return files ? run(files) : withReader(this.paths, run);
   }
 
   /** Offsets below `before` of system messages. */
@@ -94,73 +97,117 @@ export class SegmentLog {
   }
 
   /**
-   * Cuts off what a stopped writer left past the last commit (torn lines, entries, system offsets) and links
-   * committed entries the id buckets miss. Call it holding the segment's lock, before `append`.
-   * @param recordRevision for a thread's head: a guarded commit the record never confirmed is cut off too.
+   * Runs `task` with the segment's files open for reading and writing, so that one commit's repair, id
+   * lookups and append share one handle per file.
    */
-  repair(recordRevision?: number): Promise<SegmentTail> {
-    return withReader(this.paths, async (reader) => {
+  withFiles<T>(task: (files: SegmentReader) => Promise<T>): Promise<T> {
+    return withReader(this.paths, task, true);
+  }
+
+  /**
+   * Cuts off what a stopped writer left past the last commit (torn lines, entries, system offsets) and links
+   * committed entries the id buckets miss once LINK_LAG of them wait. Call it holding the segment's lock,
+   * before `append`.
+   * @param recordRevision for a thread's head: a guarded commit the record never confirmed is cut off too.
+   * @param files the segment's files, open for writing (`withFiles`); opened here when not given.
+   */
+  repair(recordRevision?: number, files?: SegmentReader): Promise<SegmentTail> {
+    return this.#with(files, async (reader) => {
       let tail =
         recordRevision === undefined ? await reader.tail() : await visibleTail(reader, recordRevision);
-      const logSize = await sizeOf(this.paths.log);
+      const log = await this.#open(reader, this.paths.log);
+      const index = await this.#open(reader, this.paths.index);
+      const logSize = sizeNow(log);
       // Entries whose lines a power failure took or garbled ("batch" durability) go with them.
       while (tail.count > 0 && (tail.end > logSize || !(await this.#lastLineIntact(reader, tail)))) {
         tail = await reader.tail(tail.count - 1);
       }
-      if ((await sizeOf(this.paths.index)) > tail.count * ENTRY_SIZE) {
-        await truncateTo(this.files, this.paths.index, tail.count * ENTRY_SIZE);
-      }
-      if (logSize > tail.end) await truncateTo(this.files, this.paths.log, tail.end);
-      const system = await readSystemOffsets(reader);
-      const kept = system.filter((offset) => offset < tail.count);
-      if (kept.length < system.length) {
-        await truncateTo(this.files, this.paths.system, kept.length * SYSTEM_OFFSET_SIZE);
-      }
-      await this.#buckets.catchUp(reader, tail.count);
+      if (sizeNow(index) > tail.count * ENTRY_SIZE)
+        await this.#truncate(index, this.paths.index, tail.count * ENTRY_SIZE);
+      if (logSize > tail.end) await this.#truncate(log, this.paths.log, tail.end);
+      const system = await reader.handle(this.paths.system);
+      const kept = system && (await keptSystemOffsets(system, tail.count));
+      if (system && kept !== undefined)
+        await this.#truncate(system, this.paths.system, kept * SYSTEM_OFFSET_SIZE);
+      await this.#buckets.catchUp(reader, tail.count, { lag: LINK_LAG });
       return tail;
     });
   }
 
-  /** Appends `messages` as one commit after `tail` (what `repair` returned); returns the new tail. */
-  async append(messages: Message[], stamp: CommitStamp, tail: SegmentTail): Promise<SegmentTail> {
-    const lines = messages.map((message) => Buffer.from(`${JSON.stringify(message)}\n`, "utf8"));
-    const system = messages.flatMap((message, index) =>
-      message.role === "system" ? [tail.count + index] : [],
-    );
-    const writes = [writeAt(this.files, this.paths.log, Buffer.concat(lines), tail.end)];
-    if (system.length > 0) {
-      const bytes = Buffer.alloc(system.length * SYSTEM_OFFSET_SIZE);
-      for (const [index, offset] of system.entries()) bytes.writeUInt32LE(offset, index * SYSTEM_OFFSET_SIZE);
-      writes.push(writeAt(this.files, this.paths.system, bytes, await sizeOf(this.paths.system)));
-    }
-    await Promise.all(writes);
-    const hashes = messages.map((message) => hashMessageId(message.id));
-    const links = await withReader(this.paths, (reader) => this.#buckets.link(reader, tail.count, hashes));
-    const entries = Buffer.alloc(messages.length * ENTRY_SIZE);
-    let end = tail.end;
-    let last: IndexEntry | undefined;
-    for (const [index, line] of lines.entries()) {
-      end += line.length;
-      const final = index === lines.length - 1;
-      last = {
-        end,
-        flags:
-          (final ? EntryFlag.commitEnd : 0) |
-          (final && stamp.guarded ? EntryFlag.guarded : 0) |
-          ((messages[index] as Message).role === "system" ? EntryFlag.system : 0),
-        revision: stamp.revision,
-        committedAt: stamp.committedAt,
-        lineChecksum: checksum(line),
-        idHash: hashes[index] as number,
-        previous: links.previous[index] as number,
-      };
-      encodeEntry(last, entries, index * ENTRY_SIZE);
-    }
-    // The commit point: once these entries are whole, the messages are in the thread.
-    await writeAt(this.files, this.paths.index, entries, tail.count * ENTRY_SIZE);
-    const count = tail.count + messages.length;
-    await this.#buckets.store(links.heads, count);
-    return { count, end, last };
+  /**
+   * Appends `messages` as one commit after `tail` (what `repair` returned); returns the new tail. The lines
+   * (and system offsets) are flushed before the entries that point at them are written, and the entries
+   * are flushed before it returns: two fdatasyncs, the least that keeps an entry from ever pointing at
+   * bytes that are not on disk. The id buckets are written only every LINK_LAG entries.
+   */
+  async append(
+    messages: Message[],
+    stamp: CommitStamp,
+    tail: SegmentTail,
+    files?: SegmentReader,
+  ): Promise<SegmentTail> {
+    return this.#with(files, async (reader) => {
+      const lines = messages.map((message) => Buffer.from(`${JSON.stringify(message)}\n`, "utf8"));
+      const system = messages.flatMap((message, index) =>
+        message.role === "system" ? [tail.count + index] : [],
+      );
+      const log = await this.#open(reader, this.paths.log);
+      await writeThrough(log, Buffer.concat(lines), tail.end);
+      const flushes = [this.files.syncAppend(log, this.paths.log)];
+      if (system.length > 0) {
+        const systemFile = await this.#open(reader, this.paths.system);
+        const bytes = Buffer.alloc(system.length * SYSTEM_OFFSET_SIZE);
+        for (const [index, offset] of system.entries())
+          bytes.writeUInt32LE(offset, index * SYSTEM_OFFSET_SIZE);
+        await writeThrough(systemFile, bytes, sizeNow(systemFile));
+        flushes.push(this.files.syncAppend(systemFile, this.paths.system));
+      }
+      const hashes = messages.map((message) => hashMessageId(message.id));
+      const links = await this.#buckets.link(reader, tail.count, hashes);
+      await Promise.all(flushes);
+      const entries = Buffer.alloc(messages.length * ENTRY_SIZE);
+      let end = tail.end;
+      let last: IndexEntry | undefined;
+      for (const [index, line] of lines.entries()) {
+        end += line.length;
+        const final = index === lines.length - 1;
+        last = {
+          end,
+          flags:
+            (final ? EntryFlag.commitEnd : 0) |
+            (final && stamp.guarded ? EntryFlag.guarded : 0) |
+            ((messages[index] as Message).role === "system" ? EntryFlag.system : 0),
+          revision: stamp.revision,
+          committedAt: stamp.committedAt,
+          lineChecksum: checksum(line),
+          idHash: hashes[index] as number,
+          previous: links.previous[index] as number,
+        };
+        encodeEntry(last, entries, index * ENTRY_SIZE);
+      }
+      // The commit point: once these entries are whole, the messages are in the thread.
+      const index = await this.#open(reader, this.paths.index);
+      await writeThrough(index, entries, tail.count * ENTRY_SIZE);
+      await this.files.syncAppend(index, this.paths.index);
+      const count = tail.count + messages.length;
+      await this.#buckets.catchUp(reader, count, { lag: LINK_LAG });
+      return { count, end, last };
+    });
+  }
+
+  #with<T>(files: SegmentReader | undefined, task: (files: SegmentReader) => Promise<T>): Promise<T> {
+    return files ? task(files) : this.withFiles(task);
+  }
+
+  async #open(files: SegmentReader, path: string): Promise<FileHandle> {
+    const handle = await files.handle(path);
+    if (!handle) throw new CorruptStoreError(path, "a file of the segment is missing");
+    return handle;
+  }
+
+  async #truncate(handle: FileHandle, path: string, length: number): Promise<void> {
+    await handle.truncate(length);
+    await this.files.syncAppend(handle, path);
   }
 
   /**
@@ -200,6 +247,21 @@ async function visibleTail(reader: SegmentReader, recordRevision: number): Promi
   const tail = await reader.tail();
   const unconfirmed = tail.last && tail.last.flags & EntryFlag.guarded && tail.last.revision > recordRevision;
   return unconfirmed ? reader.tail(tail.count - 1) : tail;
+}
+
+/**
+ * How many system offsets to keep when the segment is cut back to `count` messages, or undefined when
+ * none lies past it. Offsets only grow, so the last one tells; only a cut reads them all.
+ */
+async function keptSystemOffsets(handle: FileHandle, count: number): Promise<number | undefined> {
+  const stored = Math.floor(sizeNow(handle) / SYSTEM_OFFSET_SIZE);
+  if (stored === 0) return undefined;
+  const last = readAtNow(handle, SYSTEM_OFFSET_SIZE, (stored - 1) * SYSTEM_OFFSET_SIZE).readUInt32LE(0);
+  if (last < count) return undefined;
+  const bytes = await readAt(handle, stored * SYSTEM_OFFSET_SIZE, 0);
+  let kept = 0;
+  while (kept < stored && bytes.readUInt32LE(kept * SYSTEM_OFFSET_SIZE) < count) kept++;
+  return kept;
 }
 
 async function readSystemOffsets(reader: SegmentReader): Promise<number[]> {

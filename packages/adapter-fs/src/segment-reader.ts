@@ -2,7 +2,7 @@ import type { FileHandle } from "node:fs/promises";
 import type { Message } from "@skein/thread-core";
 import { checksum } from "./checksum.js";
 import { CorruptStoreError } from "./errors.js";
-import { openIfExists, readAt, readAtNow } from "./file-access.js";
+import { openIfExists, readAt, readAtNow, sizeNow } from "./file-access.js";
 import { decodeEntry, ENTRY_SIZE, EntryFlag, ID_HASH_FIELD, type IndexEntry } from "./index-entry.js";
 
 /** The committed end of a segment: its last whole commit. */
@@ -24,6 +24,8 @@ export interface SegmentPaths {
 
 export const EMPTY_TAIL: SegmentTail = { count: 0, end: 0, last: undefined };
 const SCAN_CHUNK = 256;
+/** Ranges of at most this many entries (2.5 KB) are read without a thread-pool round trip. */
+const DIRECT_ENTRIES = 64;
 
 /**
  * A segment's files opened for reading for the length of one operation, so that its many small reads
@@ -32,13 +34,20 @@ const SCAN_CHUNK = 256;
 export class SegmentReader {
   readonly #handles = new Map<string, Promise<FileHandle | undefined>>();
 
-  constructor(readonly paths: SegmentPaths) {}
+  /**
+   * @param writable open the files for writing too ("r+"), so that a commit reads and writes its segment
+   * through one handle per file instead of opening them again for each step.
+   */
+  constructor(
+    readonly paths: SegmentPaths,
+    readonly writable = false,
+  ) {}
 
   /** The open file, or undefined when it does not exist. */
   handle(path: string): Promise<FileHandle | undefined> {
     let handle = this.#handles.get(path);
     if (!handle) {
-      handle = openIfExists(path);
+      handle = openIfExists(path, this.writable ? "r+" : "r");
       this.#handles.set(path, handle);
     }
     return handle;
@@ -48,12 +57,15 @@ export class SegmentReader {
   async tail(limit = Number.POSITIVE_INFINITY): Promise<SegmentTail> {
     const handle = await this.handle(this.paths.index);
     if (!handle) return EMPTY_TAIL;
-    let high = Math.min(limit, Math.floor((await handle.stat()).size / ENTRY_SIZE));
-    // Usually the last entry ends a commit: read it alone first, then scan back in chunks.
+    let high = Math.min(limit, Math.floor(sizeNow(handle) / ENTRY_SIZE));
+    // Usually the last entry ends a commit: read it alone first (at once: 40 bytes), then scan back in chunks.
     let chunk = 1;
     while (high > 0) {
       const low = Math.max(0, high - chunk);
-      const bytes = await readAt(handle, (high - low) * ENTRY_SIZE, low * ENTRY_SIZE);
+      const bytes =
+        chunk === 1
+          ? readAtNow(handle, ENTRY_SIZE, low * ENTRY_SIZE)
+          : await readAt(handle, (high - low) * ENTRY_SIZE, low * ENTRY_SIZE);
       for (let index = high - 1; index >= low; index--) {
         const entry = decodeEntry(bytes, (index - low) * ENTRY_SIZE);
         if (entry && entry.flags & EntryFlag.commitEnd)
@@ -69,7 +81,12 @@ export class SegmentReader {
   async entries(from: number, to: number): Promise<Array<IndexEntry | undefined>> {
     const handle = await this.handle(this.paths.index);
     if (!handle || to <= from) return [];
-    const bytes = await readAt(handle, (to - from) * ENTRY_SIZE, from * ENTRY_SIZE);
+    const length = (to - from) * ENTRY_SIZE;
+    // A commit's few entries are read at once; long ranges go through the thread pool.
+    const bytes =
+      to - from <= DIRECT_ENTRIES
+        ? readAtNow(handle, length, from * ENTRY_SIZE)
+        : await readAt(handle, length, from * ENTRY_SIZE);
     return Array.from({ length: Math.floor(bytes.length / ENTRY_SIZE) }, (_, index) =>
       decodeEntry(bytes, index * ENTRY_SIZE),
     );
@@ -130,8 +147,9 @@ export class SegmentReader {
   }
 
   async close(): Promise<void> {
-    for (const handle of this.#handles.values()) await (await handle.catch(() => undefined))?.close();
+    const handles = [...this.#handles.values()];
     this.#handles.clear();
+    await Promise.all(handles.map(async (handle) => (await handle.catch(() => undefined))?.close()));
   }
 }
 
@@ -139,8 +157,9 @@ export class SegmentReader {
 export async function withReader<T>(
   paths: SegmentPaths,
   task: (reader: SegmentReader) => Promise<T>,
+  writable = false,
 ): Promise<T> {
-  const reader = new SegmentReader(paths);
+  const reader = new SegmentReader(paths, writable);
   try {
     return await task(reader);
   } finally {

@@ -1,6 +1,7 @@
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { LINK_LAG } from "../src/id-buckets.js";
 import { CorruptStoreError, fsStore } from "../src/index.js";
 import { ENTRY_SIZE } from "../src/index-entry.js";
 import { StoreLayout } from "../src/store-layout.js";
@@ -112,8 +113,9 @@ describe("an append-only layout", () => {
     const directory = await temporaryDirectory();
     const store = fsStore({ directory });
     const thread = await store.create({ id: "lagging" });
+    // More than LINK_LAG messages, so the buckets have been linked once.
     for (let batch = 0; batch < 4; batch++) {
-      await thread.append(Array.from({ length: 5 }, (_, index) => say(`m${batch * 5 + index}`)));
+      await thread.append(Array.from({ length: 20 }, (_, index) => say(`m${batch * 20 + index}`)));
     }
     const buckets = join(await headSegment(directory, "lagging"), "buckets.bin");
     for (const watermark of [7, 0, 500]) {
@@ -123,13 +125,42 @@ describe("an append-only layout", () => {
       header.writeUInt32LE(watermark);
       await handle.write(header, 0, 4, 0);
       await handle.close();
-      if (watermark <= 20) expect(ids(await thread.messages({ after: "m18", limit: 1 }))).toEqual(["m19"]);
+      if (watermark <= 80) expect(ids(await thread.messages({ after: "m18", limit: 1 }))).toEqual(["m19"]);
       await thread.append(say(`after-${watermark}`));
-      expect((await readFile(buckets)).readUInt32LE(0)).toBe((await thread.messages()).length);
+      // Linked again, up to at most LINK_LAG committed entries that lookups read directly.
+      const linked = (await readFile(buckets)).readUInt32LE(0);
+      const length = (await thread.messages()).length;
+      expect(linked).toBeLessThanOrEqual(length);
+      expect(length - linked).toBeLessThan(LINK_LAG);
       expect(ids(await thread.messages({ after: "m3", limit: 1 }))).toEqual(["m4"]);
       await thread.append(say("m12"));
       expect(ids(await thread.messages({ last: 1 }))).toEqual([`after-${watermark}`]);
     }
+    await store.close();
+  });
+
+  it("links the id buckets LINK_LAG entries at a time, and finds every id in between", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    const thread = await store.create({ id: "linked" });
+    const buckets = join(await headSegment(directory, "linked"), "buckets.bin");
+    const watermarks = new Set<number>();
+    for (let index = 0; index < LINK_LAG * 2 + 3; index++) {
+      await thread.append(say(`m${index}`));
+      const header = await readFile(buckets);
+      // A new segment's buckets file starts empty: a watermark of 0.
+      const linked = header.length >= 4 ? header.readUInt32LE(0) : 0;
+      watermarks.add(linked);
+      expect(index + 1 - linked).toBeLessThan(LINK_LAG);
+      // Every id is found, linked or waiting: a re-send is a no-op, the next message follows it.
+      for (const probe of [0, Math.floor(index / 2), index]) {
+        if (probe < index)
+          expect(ids(await thread.messages({ after: `m${probe}`, limit: 1 }))).toEqual([`m${probe + 1}`]);
+      }
+      await thread.append(say(`m${index}`));
+    }
+    expect([...watermarks].sort((a, b) => a - b)).toEqual([0, LINK_LAG, LINK_LAG * 2]);
+    expect((await thread.messages()).length).toBe(LINK_LAG * 2 + 3);
     await store.close();
   });
 

@@ -17,6 +17,9 @@ describe("file: store URLs", () => {
     await thread.append({ role: "user", text: "hello" });
     const again = await store.open(JSON.parse(JSON.stringify(thread)));
     expect(await again.messages()).toHaveLength(1);
+    // A new thread's (empty) history is inline in its record until its first event.
+    expect(await readdir(join(directory, "records"))).toEqual(["via-open-store.json"]);
+    await thread.checkpoint();
     expect((await readdir(join(directory, "records"))).sort()).toEqual([
       "via-open-store.events",
       "via-open-store.json",

@@ -1,0 +1,137 @@
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { openStore, type Thread } from "@skein/thread-core";
+import { type Result, ratioRows } from "./compare.js";
+import { measureInTurns, median, printTable } from "./measure.js";
+import { temporaryDirectory } from "./temporary-directory.js";
+import { rawRecord, workloadMessages } from "./workload.js";
+
+/** Threads written at once in the concurrent row, and appends each. */
+const WRITERS = 50;
+const APPENDS_EACH = 20;
+
+/**
+ * The fs store's commit path measured in turns beside its floors (issue 24): an append beside a raw
+ * `appendFile` + fsync of the same JSON; fork, checkpoint and rollback beside an fs append; and the
+ * aggregate rate of 50 threads appended at once through one store beside one writer's rate.
+ */
+export async function filesCommitResults(rounds: number): Promise<Result[]> {
+  const messages = workloadMessages(1000);
+  const message = (index: number) => messages[index % messages.length] as { role: "user"; text: string };
+  const rawFile = join(temporaryDirectory(), "thread.jsonl");
+  let rawIndex = 0;
+  const raw = async () => {
+    const handle = await open(rawFile, "a");
+    try {
+      await handle.appendFile(`${JSON.stringify(rawRecord(message(rawIndex), rawIndex++))}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  };
+  const store = await openStore(`file://${temporaryDirectory()}`);
+  try {
+    const thread = await store.create();
+    let index = 0;
+    const append = () => thread.append(message(index++));
+    for (let warm = 0; warm < 100; warm++) await append();
+    const runs = rounds * 40;
+    const [rawTime, appendTime] = await measureInTurns([raw, append], runs, 20, rounds * 2);
+    // Fork, checkpoint and rollback each act on a thread of 100 messages that appends go on growing.
+    const target = await store.create();
+    for (let warm = 0; warm < 100; warm++) await target.append(message(warm));
+    const anchor = (await target.messages({ last: 1 }))[0]?.id as string;
+    const [appendBeside, fork, checkpoint, rollback] = await measureInTurns(
+      [
+        () => target.append(message(index++)),
+        () => target.fork(),
+        () => target.checkpoint(),
+        () => target.rollback(anchor),
+      ],
+      rounds * 20,
+      5,
+      rounds * 2,
+    );
+    const [one, many] = await aggregateTimes(store, message, rounds);
+    const scenario = "fs commit";
+    return [
+      {
+        scenario,
+        metric: "append one message (in turns)",
+        subject: "raw appendFile + fsync",
+        micros: rawTime,
+      },
+      { scenario, metric: "append one message (in turns)", subject: "skein fs append", micros: appendTime },
+      { scenario, metric: "history operation (in turns)", subject: "skein fs append", micros: appendBeside },
+      { scenario, metric: "history operation (in turns)", subject: "skein fs fork", micros: fork },
+      {
+        scenario,
+        metric: "history operation (in turns)",
+        subject: "skein fs checkpoint",
+        micros: checkpoint,
+      },
+      { scenario, metric: "history operation (in turns)", subject: "skein fs rollback", micros: rollback },
+      {
+        scenario,
+        metric: "time per append, one writer vs 50 threads at once",
+        subject: "skein fs, one writer",
+        micros: one,
+      },
+      {
+        scenario,
+        metric: "time per append, one writer vs 50 threads at once",
+        subject: `skein fs, ${WRITERS} threads at once`,
+        micros: many,
+        note:
+          one !== undefined && many !== undefined ? `${(one / many).toFixed(2)}× the one-writer rate` : "",
+      },
+    ] satisfies Result[];
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Wall time per append with one writer (WRITERS × APPENDS_EACH appends one after another, across the same
+ * threads) and with WRITERS threads appended at once (each thread's appends in order), in turns; medians.
+ */
+async function aggregateTimes(
+  store: Awaited<ReturnType<typeof openStore>>,
+  message: (index: number) => { role: "user"; text: string },
+  rounds: number,
+): Promise<[number, number]> {
+  const one: number[] = [];
+  const many: number[] = [];
+  const total = WRITERS * APPENDS_EACH;
+  const threads = async () => {
+    const made: Thread[] = [];
+    for (let index = 0; index < WRITERS; index++) made.push(await store.create());
+    return made;
+  };
+  for (let round = 0; round < rounds + 1; round++) {
+    const sequential = await threads();
+    let start = process.hrtime.bigint();
+    for (let step = 0; step < APPENDS_EACH; step++)
+      for (const thread of sequential) await thread.append(message(step));
+    const oneTime = Number(process.hrtime.bigint() - start) / 1000 / total;
+    const concurrent = await threads();
+    start = process.hrtime.bigint();
+    await Promise.all(
+      concurrent.map(async (thread) => {
+        for (let step = 0; step < APPENDS_EACH; step++) await thread.append(message(step));
+      }),
+    );
+    const manyTime = Number(process.hrtime.bigint() - start) / 1000 / total;
+    if (round === 0) continue; // warm-up
+    one.push(oneTime);
+    many.push(manyTime);
+  }
+  return [median(one), median(many)];
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const rounds = Number(process.env.ROUNDS ?? 5);
+  const results = await filesCommitResults(rounds);
+  printTable(["scenario", "metric", "subject", "median", "ratio", "note"], ratioRows(results));
+}
