@@ -29,6 +29,8 @@ import {
   freezeEvents,
   heldMessages,
   type MemorySegment,
+  messageAt,
+  pushMessage,
 } from "./memory-segment.js";
 
 export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
@@ -87,11 +89,9 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       changed = true;
     }
     const head = this.#segments.get(record.head) as MemorySegment;
-    const first = head.messages.length;
+    const messages: Message[] = [];
     for (const message of append) {
-      if (message.role === "system") head.system.push(head.messages.length);
-      head.index.set(message.id, head.messages.length);
-      head.messages.push(deepFreeze(cloneJson(message)));
+      messages.push(pushMessage(head, message));
       record.length++;
       changed = true;
     }
@@ -119,7 +119,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       if (change.newHead) this.#release(stored.head);
       this.#records.set(id, record);
     }
-    return { record: copyRecord(record), messages: head.messages.slice(first, first + append.length) };
+    return { record: copyRecord(record), messages };
   }
 
   async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {
@@ -190,7 +190,12 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
 
   readSegmentNow(id: string, from: number, to: number): Message[] {
     this.#assertOpen();
-    return this.#segments.get(id)?.messages.slice(from, to) ?? [];
+    const segment = this.#segments.get(id);
+    if (!segment) return [];
+    const messages: Message[] = [];
+    const end = Math.min(to, segment.texts.length);
+    for (let offset = Math.max(0, from); offset < end; offset++) messages.push(messageAt(segment, offset));
+    return messages;
   }
 
   segmentNow(id: string): SegmentInfo | undefined {
@@ -218,9 +223,9 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       this.#references.set(info.id, 0);
     }
     // Check everything first, so a refused import writes nothing.
-    const existing = Math.max(0, Math.min(messages.length, segment.messages.length - from));
+    const existing = Math.max(0, Math.min(messages.length, segment.texts.length - from));
     for (let index = 0; index < existing; index++) {
-      const stored = segment.messages[from + index] as Message;
+      const stored = messageAt(segment, from + index);
       const message = messages[index] as Message;
       if (stored.id !== message.id) {
         throw refuse.otherMessage(from + index, message.id);
@@ -231,18 +236,13 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     }
     const fresh = messages.slice(existing);
     if (fresh.length === 0) return;
-    if (from + existing !== segment.messages.length) {
+    if (from + existing !== segment.texts.length) {
       throw refuse.gap(from + existing);
     }
     if (this.#isLiveHead(info.id)) {
       throw refuse.liveHead();
     }
-    for (const message of fresh) {
-      const offset = segment.messages.length;
-      if (message.role === "system") segment.system.push(offset);
-      segment.index.set(message.id, offset);
-      segment.messages.push(deepFreeze(cloneJson(message)));
-    }
+    for (const message of fresh) pushMessage(segment, message);
   }
 
   async close(): Promise<void> {

@@ -59,6 +59,28 @@ describe("memory threads", () => {
     expect(await segmentOf(parentHead)).toBeUndefined();
   });
 
+  it("hand each reader its own copy, and find a retried id among thousands in one segment", async () => {
+    const store = createMemoryStore({ registry });
+    const thread = await store.create();
+    const ids = Array.from({ length: 3000 }, (_, index) => `m-${index}`);
+    for (let from = 0; from < ids.length; from += 500)
+      await thread.append(ids.slice(from, from + 500).map(say));
+    const [returned] = await thread.append(say("last"));
+    const retried = await thread.append([say("m-7"), say("m-2999")]);
+    expect(retried.map((message) => message.id)).toEqual(["m-7", "m-2999"]);
+    const read = await thread.messages();
+    expect(read).toHaveLength(3001);
+    // Whatever a caller does to what it got, the stored messages stay as they were.
+    for (const message of [returned, read[7]]) {
+      try {
+        (message as { id: string }).id = "changed";
+      } catch {
+        // frozen: refused, which keeps the stored message as well
+      }
+    }
+    expect((await thread.messages()).map((message) => message.id)).toEqual([...ids, "last"]);
+  });
+
   it("refuse an import that disagrees with a stored segment, writing nothing of it", async () => {
     const { MemoryLogDriver } = await import("./memory-log-driver.js");
     const { normalizeMessage } = await import("../message.js");
