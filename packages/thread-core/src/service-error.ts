@@ -49,9 +49,10 @@ export function assignServiceFailure(error: Error, details: ServiceFailureDetail
 
 /**
  * A remote service refused or failed a call. Every remote adapter maps its SDK's failures to it the same way
- * ({@link serviceFailureDetails}). Adapter errors of another family (an adapter's not-found error is a
- * `ThreadNotFoundError`, its unavailable error a `StoreUnavailableError`) carry the same fields and count
- * as a `ServiceError` for `ServiceError.isInstance`, which is the way to check it (`instanceof` misses them).
+ * (`assignServiceFailure` in `@skein/thread-core/driver`). Adapter errors of another family (an adapter's
+ * not-found error is a `ThreadNotFoundError`, its unavailable error a `StoreUnavailableError`) carry the same
+ * fields and count as a `ServiceError` for `ServiceError.isInstance`, which is the way to check it (`instanceof`
+ * misses them).
  */
 export class ServiceError extends SkeinError implements ServiceFailure {
   static override readonly marker: string = "skein.thread-core.ServiceError";
