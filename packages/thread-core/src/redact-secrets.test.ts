@@ -93,4 +93,42 @@ describe("store URLs", () => {
       "redis://:***@h?node=redis://:***@h2:1",
     );
   });
+
+  it("masks the value of a query parameter named like a credential, any case, in URLs and text", () => {
+    const url = new URL(
+      "postgres://app@127.0.0.1:1/app?password=hunter2hunter2&sslmode=require&SSLPassword=pw-two&Token=t0ken-value&sig=abc%2Fdef&schema=keep_me",
+    );
+    const shown = redactUrl(url);
+    expect(shown).toBe(
+      "postgres://app@127.0.0.1:1/app?password=***&sslmode=require&SSLPassword=***&Token=***&sig=***&schema=keep_me",
+    );
+    for (const name of [
+      "pass",
+      "passwd",
+      "pwd",
+      "access_token",
+      "secret",
+      "key",
+      "apikey",
+      "api_key",
+      "signature",
+      "auth",
+      "credentials",
+    ]) {
+      expect(redactUrl(new URL(`https://h/p?a=1&${name}=v4lue-here`)), name).toBe(
+        "https://h/p?a=1&" + name + "=***",
+      );
+      expect(redactSecrets(`GET https://h/p?${name}=v4lue-here failed`), name).toBe(
+        `GET https://h/p?${name}=*** failed`,
+      );
+    }
+    expect(
+      redactSecrets("connect postgres://app@127.0.0.1:1/app?sslmode=disable&password=hunter2hunter2 refused"),
+    ).toBe("connect postgres://app@127.0.0.1:1/app?sslmode=disable&password=*** refused");
+    expect(redactSecrets("host=db;Password=hunter2;user=app")).toBe("host=db;Password=***;user=app");
+    // A name that merely holds a credential word is not a credential parameter.
+    expect(redactSecrets("https://h/p?keyboard=qwerty&monkey=1")).toBe(
+      "https://h/p?keyboard=qwerty&monkey=1",
+    );
+  });
 });

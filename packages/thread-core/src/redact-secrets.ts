@@ -3,8 +3,8 @@
  * clients hold (an API key, each token a credential hands out) with `rememberSecret`; `redactSecrets` then
  * replaces every run of 8 or more of their characters (the whole key, the key quoted without its `sk-`
  * prefix, or cut short in a parser's excerpt) with `***`, together with what is shaped like a credential
- * whatever its value: `Bearer …` headers, JWTs, `sk-…` keys and the password of a URL's
- * `user:password@`.
+ * whatever its value: `Bearer …` headers, JWTs, `sk-…` keys, the password of a URL's `user:password@` and
+ * the value of a query parameter named like a credential (`?password=`, `&token=`, `;sig=`…).
  */
 
 /** A run this long taken from a secret is treated as the secret itself. */
@@ -16,8 +16,19 @@ const REMEMBERED_LIMIT = 256;
 /** Nested objects of an error kept deeper than this are left out of its scrubbed copy. */
 const COPY_DEPTH = 8;
 
+/**
+ * Query parameters whose value is a credential, whatever the URL (`?password=` for PostgreSQL, `?token=`,
+ * a signed URL's `sig=`): matched whole and case-insensitively by `redactSecrets` and `redactUrl`.
+ */
+export const CREDENTIAL_PARAMETER =
+  /^(?:(?:ssl)?pass(?:word|wd)?|pwd|(?:access_|refresh_|id_|auth_)?token|(?:client_)?secret|(?:api_?)?key|sig|signature|auth|credentials?)$/i;
+
 const CREDENTIAL_SHAPES: ReadonlyArray<[RegExp, string]> = [
   [/(\/\/[^:/?#@\s]*):[^/\s]*@/g, "$1:***@"],
+  [
+    /([?&;](?:(?:ssl)?pass(?:word|wd)?|pwd|(?:access_|refresh_|id_|auth_)?token|(?:client_)?secret|(?:api_?)?key|sig|signature|auth|credentials?)=)[^&;#\s"'<>]+/gi,
+    "$1***",
+  ],
   [/\bBearer\s+[A-Za-z0-9\-._~+/]+=*/g, "Bearer ***"],
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, "***"],
   // Services mask a refused key as `sk-abc****wxyz`: the mask is scrubbed whole, its ends included.

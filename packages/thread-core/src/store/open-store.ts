@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import { defaultRegistry } from "../create-registry.js";
 import { AdapterNotInstalledError, InvalidStoreUrlError, SkeinError } from "../errors.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
+import { CREDENTIAL_PARAMETER } from "../redact-secrets.js";
 import type { Registry } from "../registry.js";
 import type { SkeinAdapter, ThreadStore } from "./store.js";
 import { registeredStoreAdapter, registeredStoreSchemes, SKEIN_STORE_PACKAGES } from "./store-schemes.js";
@@ -93,16 +94,21 @@ function parseStoreUrl(url: string | URL): URL {
 }
 
 /**
- * The URL without its passwords, for messages and `store.url`: its own, and those of URLs in its query
- * (Redis Cluster root nodes, `node=redis://:password@host`).
+ * The URL without its passwords, for messages and `store.url`: its own, the value of every query parameter
+ * named like a credential (`?password=`, `sslpassword`, `token`, `secret`, `key`, `sig`…, any case), and
+ * those of URLs in its query (Redis Cluster root nodes, `node=redis://:password@host`).
  */
 export function redactUrl(url: URL): string {
   const copy = new URL(url.href);
   if (copy.password) copy.password = "***";
-  return copy.href.replace(/([?&][^=&#]*=)([^&#]*)/g, (parameter, name: string, value: string) => {
-    const redacted = redactUrlText(decodeParameter(value));
-    return redacted === decodeParameter(value) ? parameter : `${name}${redacted}`;
-  });
+  return copy.href.replace(
+    /([?&;])([^=&;#]*)=([^&;#]*)/g,
+    (parameter, separator: string, name: string, value: string) => {
+      if (CREDENTIAL_PARAMETER.test(decodeParameter(name))) return `${separator}${name}=***`;
+      const redacted = redactUrlText(decodeParameter(value));
+      return redacted === decodeParameter(value) ? parameter : `${separator}${name}=${redacted}`;
+    },
+  );
 }
 
 /**

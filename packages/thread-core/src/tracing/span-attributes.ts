@@ -30,7 +30,7 @@ export function storeAttributes(url: unknown, into: SpanAttributes): SpanAttribu
   if (typeof url !== "string" || url === "") return into;
   const colon = url.indexOf(":");
   if (colon > 0) into[SPAN_ATTRIBUTES.storeScheme] = url.slice(0, colon);
-  into[SPAN_ATTRIBUTES.storeUrl] = redactSecrets(redactUrlText(url.replace(/[?#][^]*$/, "")));
+  into[SPAN_ATTRIBUTES.storeUrl] = redactSecrets(redactUrlText(url.replace(/[?#][\s\S]*$/, "")));
   return into;
 }
 
@@ -39,7 +39,9 @@ export function threadAttributes(thread: unknown, into: SpanAttributes): SpanAtt
   if (typeof thread !== "object" || thread === null) return into;
   const { id, type, $type } = thread as { id?: unknown; type?: unknown; $type?: unknown };
   if (typeof id === "string") into[SPAN_ATTRIBUTES.threadId] = id;
-  const typeName = typeof type === "string" ? type : $type;
+  // `$type` first: on a state, `type` is a field of the caller's (it may hold anything); a thread has
+  // no `$type` and names its type with `type`.
+  const typeName = typeof $type === "string" ? $type : type;
   if (typeof typeName === "string") into[SPAN_ATTRIBUTES.threadType] = typeName;
   return into;
 }

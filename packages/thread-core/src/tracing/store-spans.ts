@@ -90,25 +90,52 @@ export const THREAD_SPANS: Readonly<Record<string, MethodSpan>> = Object.freeze(
   delete: onThreadMethod("skein.thread.delete"),
 });
 
-/** Prototypes already looked at, so a class is looked at once (classes are few: the set stays small). */
+/** Prototypes already looked at, so a class is looked at once (held weakly: classes made per bind go). */
 const looked = new WeakSet<object>();
 
 /**
  * Traces the thread methods of a thread's class the first time a store hands out one of its threads, so
  * the threads adapters bind (OpenAI, Foundry, A2A, workflows, plain states) get `skein.thread.*` spans as
  * local threads do. Each method is wrapped where the class resolves it (the nearest prototype that has
- * it); threads made as plain objects are left alone.
+ * it), and only on prototypes user code made: the walk stops at a built-in's prototype (`Object`, `Map`,
+ * `Set`, `Array`, `EventEmitter`…), so a thread class extending `Map` never gets `Map.prototype.delete`
+ * wrapped for the whole process. Threads made as plain objects are left alone.
  */
 export function traceThreadClass(thread: unknown): void {
   if (typeof thread !== "object" || thread === null) return;
   const prototype = Object.getPrototypeOf(thread) as object | null;
-  if (prototype === null || prototype === Object.prototype || looked.has(prototype)) return;
+  if (prototype === null || isBuiltInPrototype(prototype) || looked.has(prototype)) return;
   looked.add(prototype);
   for (const [name, span] of Object.entries(THREAD_SPANS)) {
     let owner: object | null = prototype;
-    while (owner !== null && owner !== Object.prototype && !Object.hasOwn(owner, name)) {
+    while (owner !== null && !isBuiltInPrototype(owner) && !Object.hasOwn(owner, name)) {
       owner = Object.getPrototypeOf(owner) as object | null;
     }
-    if (owner !== null && owner !== Object.prototype) traceMethods(owner, { [name]: span });
+    if (owner !== null && !isBuiltInPrototype(owner)) traceMethods(owner, { [name]: span });
+  }
+}
+
+/** Node's `EventEmitter.prototype`, when running on Node: its class is written in JavaScript, not native. */
+const eventEmitterPrototype = (() => {
+  try {
+    const host = globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } };
+    const events = host.process?.getBuiltinModule?.("node:events") as
+      | { EventEmitter?: { prototype?: object } }
+      | undefined;
+    return events?.EventEmitter?.prototype;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** A prototype the platform made, not user code: its constructor is native, or it is `EventEmitter`'s. */
+export function isBuiltInPrototype(prototype: object): boolean {
+  if (prototype === Object.prototype || prototype === eventEmitterPrototype) return true;
+  const maker = Object.getOwnPropertyDescriptor(prototype, "constructor")?.value;
+  if (typeof maker !== "function" || maker.prototype !== prototype) return false;
+  try {
+    return /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(maker));
+  } catch {
+    return false;
   }
 }

@@ -16,14 +16,20 @@ const TRACED_RUNNER = Symbol.for("skein.tracedRunner");
  */
 export function runTraced(runner: ThreadRunner, thread: Thread, options?: RunOptions): Promise<Message[]> {
   const api = tracingApi();
-  if (api === undefined) return loadTracingApi().then(() => runTraced(runner, thread, options));
+  if (api === undefined) {
+    // Never wait for the lookup: this run goes untraced, the next ones are traced once it has answered.
+    void loadTracingApi();
+    return runner.run(thread, options);
+  }
+  // A runner of `tracedRunner` traces its own runs. Nothing else is taken for a repeat: a run inside a run
+  // (a retry of the same runner on the same thread, another thread's run) is a span of its own.
   const tracer =
     api === null || (runner as { [TRACED_RUNNER]?: true })[TRACED_RUNNER] ? undefined : activeTracer(api);
-  if (tracer === undefined) return runner.run(thread, options);
+  if (tracer === undefined || api === null) return runner.run(thread, options);
   return callInSpan(
-    api as NonNullable<typeof api>,
+    api,
     tracer,
-    { self: thread, name: "skein.runner.run" },
+    "skein.runner.run",
     () => {
       const attributes: SpanAttributes = threadAttributes(thread, {});
       const model = options?.config?.model;

@@ -3,6 +3,7 @@ import { openStore, withContextProviders } from "../../src/index.js";
 import { LocalStore } from "../../src/local/local-store.js";
 import { LocalThread } from "../../src/local/local-thread.js";
 import { UNTRACED_METHOD } from "../../src/tracing/trace-methods.js";
+import { loadTracingApi } from "../../src/tracing/tracing-api.js";
 
 const wrapped = () =>
   [LocalThread.prototype.append, LocalStore.prototype.get].map((method) => UNTRACED_METHOD in method);
@@ -24,6 +25,8 @@ const runner = withContextProviders(
 );
 const answer = await runner.run(thread);
 const messages = await thread.messages();
+// Calls never wait for the lookup; once it has answered, the methods are back as they were.
+await loadTracingApi();
 const after = wrapped();
 await store.close();
 console.log(
