@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { openStore } from "@skein/thread-core";
 import { type Result, ratioRows } from "./compare.js";
+import { filesCommitResults } from "./files-commit.js";
 import { filesResults } from "./files-scenario.js";
 import { inProcessResults } from "./in-process.js";
 import { type LangGraphRow, langgraphRows } from "./langgraph-scenario.js";
@@ -34,6 +35,7 @@ await withPostgres(async (postgresUrl) =>
     const results: Result[] = [];
     results.push(...(await inProcessResults(rounds)));
     results.push(...(await filesResults(rounds)));
+    results.push(...(await filesCommitResults(rounds)));
     if (redisUrl) results.push(...(await redisResults(redisUrl, rounds)));
     else
       results.push({

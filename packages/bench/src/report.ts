@@ -95,6 +95,32 @@ function targets(figures: Figures): string[][] {
     ["postgres append ≤ 1.5× a raw single-row INSERT", skeinOver("postgres", "raw pg INSERT", "append"), 1.5],
     ["postgres full load ≤ 1.3× raw time", skeinOver("postgres", "raw pg INSERT", "load"), 1.3],
     [
+      "fs append ≤ 3× a raw appendFile + fsync (in turns)",
+      ratio(
+        find("fs commit", "skein fs append", "append one message"),
+        find("fs commit", "raw appendFile", "append one message"),
+      ),
+      3,
+    ],
+    ...(["fork", "checkpoint", "rollback"] as const).map(
+      (operation): [string, number | undefined, number] => [
+        `fs ${operation} ≤ 3× an fs append (in turns)`,
+        ratio(
+          find("fs commit", `skein fs ${operation}`, "history operation"),
+          find("fs commit", "skein fs append", "history operation"),
+        ),
+        3,
+      ],
+    ),
+    [
+      "fs appends with 50 threads at once ≥ 3× the one-writer rate (time ratio ≤ 0.33)",
+      ratio(
+        find("fs commit", "skein fs, 50 threads", "time per append"),
+        find("fs commit", "skein fs, one writer", "time per append"),
+      ),
+      1 / 3,
+    ],
+    [
       "parse ≤ 3× raw JSON.parse",
       ratio(find("parse", "parseThreadState", ""), find("parse", "JSON.parse", "")),
       3,
