@@ -215,4 +215,22 @@ describe("postgres store", () => {
     expect(StoreUnavailableError.isInstance(error)).toBe(true);
     expect(error.message).not.toContain("pw-hidden");
   });
+
+  it("a password given as a query parameter shows neither in store.url nor in a connection error", async () => {
+    const url = new URL(databaseUrl());
+    url.password = "";
+    url.searchParams.set("password", "hunter2hunter2");
+    url.searchParams.set("schema", schema("query_password"));
+    const store = await openStore(url.href);
+    expect(store.url).toContain("password=***");
+    expect(store.url).not.toContain("hunter2hunter2");
+    await store.close();
+    const error = await openStore("postgres://skein@127.0.0.1:1/postgres?password=hunter2hunter2").then(
+      () => new Error("opened"),
+      (caught: unknown) => caught as Error,
+    );
+    expect(StoreUnavailableError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("127.0.0.1:1");
+    expect(error.message).not.toContain("hunter2hunter2");
+  });
 });
