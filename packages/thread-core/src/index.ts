@@ -133,5 +133,6 @@ export type { WorkflowRollbackReport } from "./workflow/workflow-checkpoints.js"
 export type { SubThreadMessage, WorkflowForkOptions } from "./workflow/workflow-fork.js";
 export type { WorkflowSnapshot } from "./workflow/workflow-snapshot.js";
 export * from "./workflow/workflow-state.js";
+export { WorkflowPartlyDeletedError } from "./workflow/workflow-delete-error.js";
 export { MAIN_THREAD, type SubThread, WorkflowThread } from "./workflow/workflow-thread.js";
 export { type CreateWorkflowOptions, workflowThreadType } from "./workflow/workflow-thread-type.js";

@@ -30,11 +30,13 @@ import { START } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
 import {
   checkpointedThread,
+  fenceOf,
   restoreCheckpoint,
   takeCheckpoint,
   targetId,
   type WorkflowRollbackReport,
 } from "./workflow-checkpoints.js";
+import { WorkflowPartlyDeletedError } from "./workflow-delete-error.js";
 import { endStep, enqueueStep, startStep } from "./workflow-execution.js";
 import { discardForks, forkParts, planFork, type WorkflowForkOptions } from "./workflow-fork.js";
 import { type WorkflowSnapshot, workflowSnapshot } from "./workflow-snapshot.js";
@@ -206,7 +208,8 @@ export class WorkflowThread implements Thread<WorkflowState> {
 
   /**
    * Checkpoints the execution state and every sub-thread that keeps checkpoints. `{ ifRevision }` fences
-   * it as `rollback` does: refused before any sub-thread is checkpointed.
+   * it as `rollback` does: refused before any sub-thread is checkpointed, each sub-thread's checkpoint
+   * checked at its own revision, and the workflow's commit refused when a sub-thread moved after its step.
    */
   async checkpoint(label?: string, options: UpdateOptions = {}): Promise<Checkpoint> {
     assertCheckpointLabel(label);
@@ -217,10 +220,14 @@ export class WorkflowThread implements Thread<WorkflowState> {
       label,
       starts,
     );
-    await this.#change((state) => {
-      state.checkpoints = [...state.checkpoints, workflowCheckpoint];
-      state.events = [...state.events, event];
-    }, options.ifRevision);
+    await this.#change(
+      (state) => {
+        state.checkpoints = [...state.checkpoints, workflowCheckpoint];
+        state.events = [...state.events, event];
+      },
+      options.ifRevision,
+      () => this.#fenceHeld(this.#threads, starts),
+    );
     return checkpoint;
   }
 
@@ -233,7 +240,9 @@ export class WorkflowThread implements Thread<WorkflowState> {
    * store, and every sub-thread it rolls back (that counts revisions) at the revision this handle last saw
    * of it, else `ConcurrencyError`. Each sub-thread's rollback then carries that revision as its own
    * `ifRevision`, and the workflow's commit the workflow's, so a writer that gets in after the check is
-   * refused at the thread it changed; sub-threads moved before that refusal stay moved.
+   * refused at the thread it changed; sub-threads moved before that refusal stay moved. Right before the
+   * workflow's commit, each fenced sub-thread is read again: one another writer moved after its rollback
+   * refuses the commit too (a write landing between that read and the commit is not seen).
    */
   async rollback(target: PointTarget, options: RollbackOptions = {}): Promise<WorkflowRollbackReport> {
     if (options.append !== undefined || options.operationId !== undefined) {
@@ -259,11 +268,15 @@ export class WorkflowThread implements Thread<WorkflowState> {
       target,
       starts,
     );
-    await this.#change((state) => {
-      state.execution = execution;
-      state.events = [...state.events, event];
-      this.#threads = threads;
-    }, options.ifRevision);
+    await this.#change(
+      (state) => {
+        state.execution = execution;
+        state.events = [...state.events, event];
+        this.#threads = threads;
+      },
+      options.ifRevision,
+      () => this.#fenceHeld(threads, starts),
+    );
     return report;
   }
 
@@ -320,30 +333,40 @@ export class WorkflowThread implements Thread<WorkflowState> {
   /**
    * Deletes the workflow's state; local sub-threads of its store go with it, remote ones are left as they
    * are. `{ ifRevision }`: refused before anything is deleted unless the workflow is at that revision and
-   * its local sub-threads at the revisions this handle last saw; the workflow's state is then deleted
-   * first, checked by the store in the same step, and each sub-thread with its own revision. A sub-thread
-   * changed after the check is kept, and the delete ends with its `ConcurrencyError`.
+   * its local sub-threads at the revisions this handle last saw. The sub-threads are then deleted first,
+   * `main` first, each checked by the store at its own revision as it is deleted, and the workflow's state
+   * last, checked at `ifRevision`: a write to a sub-thread never moves the workflow's revision, so only a
+   * sub-thread's own delete can see it. The first refusal stops the delete: a `ConcurrencyError` when
+   * nothing was deleted yet, else a `WorkflowPartlyDeletedError` naming the sub-threads already deleted
+   * (the workflow's state is still there).
    */
   async delete(options: UpdateOptions = {}): Promise<void> {
-    const local = [...this.#threads.values()].filter(
-      (sub): sub is Thread => !OpaqueThreadState.isInstance(sub) && sub.type === this.store.nativeType,
+    const local = [...this.#threads].filter(
+      (entry): entry is [string, Thread] =>
+        !OpaqueThreadState.isInstance(entry[1]) && entry[1].type === this.store.nativeType,
     );
     if (options.ifRevision === undefined) {
-      for (const sub of local) await sub.delete();
+      for (const [, sub] of local) await sub.delete();
       await this.store.delete(this.id);
       return;
     }
     const starts = await this.#fenceStart(options.ifRevision);
-    await this.store.delete(this.id, { ifRevision: options.ifRevision });
-    const refused: unknown[] = [];
-    for (const sub of local) {
-      const start = starts?.get(sub.id);
-      await sub.delete(start === undefined ? {} : { ifRevision: start }).catch((error: unknown) => {
-        if (!ConcurrencyError.isInstance(error)) throw error;
-        refused.push(error);
-      });
+    // `main` first: a new holder's turn writes there, so its write most often stops the delete before any.
+    local.sort(([a], [b]) => Number(b === MAIN_THREAD) - Number(a === MAIN_THREAD));
+    const deleted: string[] = [];
+    const refused = (error: unknown): unknown =>
+      ConcurrencyError.isInstance(error) && deleted.length > 0
+        ? new WorkflowPartlyDeletedError(this.id, deleted, error)
+        : error;
+    try {
+      for (const [key, sub] of local) {
+        await sub.delete(fenceOf(sub, starts));
+        deleted.push(key);
+      }
+      await this.store.delete(this.id, { ifRevision: options.ifRevision });
+    } catch (error) {
+      throw refused(error);
     }
-    if (refused.length > 0) throw refused[0];
   }
 
   /**
@@ -391,6 +414,25 @@ export class WorkflowThread implements Thread<WorkflowState> {
     return starts;
   }
 
+  /**
+   * Checked right before a fenced change's own commit: every sub-thread the change fenced (`starts`, by id)
+   * is still at the revision the change left it at, so a write to a sub-thread that landed after its step,
+   * which never moves the workflow's revision, refuses the workflow's commit (`ConcurrencyError`). A write
+   * that lands between this read and the commit is not seen: there is no transaction across threads.
+   */
+  async #fenceHeld(
+    threads: ReadonlyMap<string, SubThread>,
+    starts: ReadonlyMap<string, number> | undefined,
+  ): Promise<void> {
+    if (starts === undefined) return;
+    for (const sub of threads.values()) {
+      if (OpaqueThreadState.isInstance(sub) || !starts.has(sub.id)) continue;
+      const left = sub.revision ?? 0;
+      const stored = (await this.store.get(sub.id)).revision ?? 0;
+      if (stored !== left) throw new ConcurrencyError(sub.id, left, stored);
+    }
+  }
+
   /** Writes the workflow's state if nobody else has since it was read (else `ConcurrencyError`). */
   async save(): Promise<void> {
     await this.#change(() => {});
@@ -420,11 +462,16 @@ export class WorkflowThread implements Thread<WorkflowState> {
    * Applies a change to a copy of the state and saves it as the next revision, if the stored one is still
    * the revision this object read; on failure the workflow stays as it was.
    */
-  async #change(change: (state: WorkflowData) => void, ifRevision?: number): Promise<void> {
+  async #change(
+    change: (state: WorkflowData) => void,
+    ifRevision?: number,
+    check?: () => Promise<void>,
+  ): Promise<void> {
     const before = { state: this.#state, threads: new Map(this.#threads) };
     if (ifRevision !== undefined && ifRevision !== before.state.revision) {
       throw new ConcurrencyError(this.id, ifRevision, before.state.revision);
     }
+    await check?.();
     const next = cloneJson(this.#state);
     change(next);
     try {

@@ -2,11 +2,42 @@ import { expect } from "vitest";
 import { ConcurrencyError, ThreadNotFoundError, UnsupportedOperationError } from "../../errors.js";
 import type { LogDriver } from "../../local/log-driver.js";
 import type { ThreadStore } from "../../store/store.js";
-import type { Checkpoint } from "../../thread.js";
+import type { Checkpoint, Thread } from "../../thread.js";
+import { WorkflowPartlyDeletedError } from "../../workflow/workflow-delete-error.js";
 import type { WorkflowThread } from "../../workflow/workflow-thread.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const KEYS = ["main", "planner"];
+
+const fencedDelete = (store: ThreadStore) =>
+  (store as Partial<{ driver: LogDriver }>).driver?.fencedDelete === true;
+
+/**
+ * Runs `between` once, the first time any of `objects` has `method` called (before the call, or after it
+ * with `{ after: true }`): a write of another holder landing at that exact step of a change.
+ */
+function once(
+  objects: object[],
+  method: string,
+  between: () => Promise<unknown>,
+  options: { after?: boolean } = {},
+): void {
+  let done = false;
+  for (const object of objects) {
+    const target = object as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = target[method] as (...args: unknown[]) => Promise<unknown>;
+    target[method] = async (...args: unknown[]) => {
+      const first = !done;
+      done = true;
+      if (first && !options.after) await between();
+      const result = await original.apply(object, args);
+      if (first && options.after) await between();
+      return result;
+    };
+  }
+}
+
+const append = (thread: Thread, id: string) => thread.append({ id, role: "user", text: id });
 
 /** Each sub-thread's messages, revision and history, and the workflow's revision and history. */
 async function snapshot(store: ThreadStore, id: string) {
@@ -107,4 +138,75 @@ export function workflowFenceCases(context: SuiteContext): void {
       }
     },
   );
+
+  conformanceCase(
+    context,
+    "a stale holder's workflow delete with ifRevision, after the new holder appended to main just before the first delete, deletes nothing",
+    async () => {
+      const { stale, fresh } = await twoHolders(context.store, async () => {});
+      const subs = KEYS.map((key) => stale.thread(key));
+      once([context.store, ...subs], "delete", () => append(fresh.thread("main"), "fresh"));
+      const error = await caught(stale.delete({ ifRevision: stale.revision }));
+      const refused = fencedDelete(context.store)
+        ? ConcurrencyError.isInstance(error)
+        : UnsupportedOperationError.isInstance(error);
+      expect(refused).toBe(true);
+      expect(WorkflowPartlyDeletedError.isInstance(error)).toBe(false);
+      // The workflow and every sub-thread are still there, with the new holder's write.
+      const kept = (await context.store.get(fresh.id)) as WorkflowThread;
+      expect(kept.revision).toBe(fresh.revision);
+      expect((await kept.thread("main").messages()).map((message) => message.id)).toEqual([
+        "main-1",
+        "main-2",
+        "fresh",
+      ]);
+      for (const sub of subs) expect((await context.store.get(sub.id)).id).toBe(sub.id);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a stale holder's workflow delete refused at a later sub-thread names what it deleted and keeps the workflow",
+    async () => {
+      if (!fencedDelete(context.store)) return; // refused before anything, as the case above checks
+      const { stale, fresh } = await twoHolders(context.store, async () => {});
+      const [main, planner] = KEYS.map((key) => stale.thread(key)) as [Thread, Thread];
+      once([main], "delete", () => append(fresh.thread("planner"), "fresh"), { after: true });
+      const error = await caught(stale.delete({ ifRevision: stale.revision }));
+      expect(WorkflowPartlyDeletedError.isInstance(error)).toBe(true);
+      expect(ConcurrencyError.isInstance(error)).toBe(true);
+      expect((error as WorkflowPartlyDeletedError).deleted).toEqual(["main"]);
+      expect(error.message).toContain('Already deleted: sub-thread "main"');
+      expect(ThreadNotFoundError.isInstance(await caught(context.store.get(main.id)))).toBe(true);
+      expect((await context.store.get(planner.id)).revision).toBe((planner.revision ?? 0) + 1);
+      expect((await context.store.getState(fresh.id)).revision).toBe(fresh.revision);
+    },
+  );
+
+  const STEPS: Record<string, (stale: WorkflowThread, checkpoint: Checkpoint) => Promise<unknown>> = {
+    checkpoint: (stale) => stale.checkpoint("late", { ifRevision: stale.revision }),
+    rollback: (stale, checkpoint) => stale.rollback(checkpoint, { ifRevision: stale.revision }),
+  };
+  for (const [name, step] of Object.entries(STEPS)) {
+    conformanceCase(
+      context,
+      `a stale holder's workflow ${name} is not committed when the new holder wrote to a sub-thread after its step`,
+      async () => {
+        const { stale, fresh, checkpoint } = await twoHolders(context.store, async () => {});
+        const before = (await context.store.get(fresh.id)) as WorkflowThread;
+        // The new holder's write lands after the last sub-thread's own fenced step, before the workflow's commit.
+        once([stale.thread("planner")], name, () => append(fresh.thread("planner"), "fresh"), {
+          after: true,
+        });
+        const error = await caught(step(stale, checkpoint));
+        expect(ConcurrencyError.isInstance(error)).toBe(true);
+        const after = (await context.store.get(fresh.id)) as WorkflowThread;
+        expect(after.revision).toBe(before.revision);
+        expect(await after.history()).toEqual(await before.history());
+        expect(after.execution).toEqual(before.execution);
+        const planner = await after.thread("planner").messages();
+        expect(planner.map((message) => message.id).at(-1)).toBe("fresh");
+      },
+    );
+  }
 }
