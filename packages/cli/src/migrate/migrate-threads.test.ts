@@ -36,6 +36,29 @@ describe("migrateThreads", () => {
     expect(await migrateThreads(from, to)).toMatchObject({ copied: 0, unchanged: 3 });
   });
 
+  it("reports a thread the destination refuses with a subclass of a thread error, and copies the rest", async () => {
+    // A backend's own refusal, in the InvalidThreadStateError family under another name.
+    class TooLargeForBackendError extends InvalidThreadStateError {
+      static override readonly marker: string = "skein.test.TooLargeForBackendError";
+    }
+    const from = await storeWith(["a", "b", "c"]);
+    const inner = await storeWith([]);
+    const to = new Proxy(inner, {
+      get(target, property, receiver) {
+        if (property !== "import") return Reflect.get(target, property, receiver);
+        return (state: { id: string }, ...rest: unknown[]) =>
+          state.id === "b"
+            ? Promise.reject(new TooLargeForBackendError("the backend holds 1 MB a row"))
+            : (target.import as (...args: unknown[]) => Promise<unknown>)(state, ...rest);
+      },
+    });
+    const report = await migrateThreads(from, to);
+    expect(report).toMatchObject({ total: 3, copied: 2 });
+    expect(report.failed).toEqual([
+      { id: "b", error: expect.stringContaining("the backend holds 1 MB a row") },
+    ]);
+  });
+
   it("leaves a differing destination thread alone unless told to overwrite it", async () => {
     const from = await storeWith(["a", "b"]);
     const to = await storeWith(["b"], "other");
