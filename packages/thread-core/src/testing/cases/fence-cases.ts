@@ -71,6 +71,48 @@ export function fenceCases(context: SuiteContext): void {
 
   conformanceCase(
     context,
+    "a stale fork with ifRevision is refused when another write lands after the fork read the thread, before it is made",
+    async () => {
+      const thread = await context.store.create({ id: "fenced-fork-race" });
+      await thread.append([say("a"), say("b")]);
+      const stale = await context.store.get(thread.id);
+      const driver = (context.store as Partial<{ driver: LogDriver }>).driver;
+      if (!driver) return; // a store without a log driver keeps no local threads to fork
+      // The other write lands right before the driver's next write of any kind (the fork's check, or the
+      // creation of the fork itself), i.e. once the fork has read the thread at `ifRevision`.
+      const { commit, createLog } = driver;
+      let landed = false;
+      const land = async () => {
+        if (landed) return;
+        landed = true;
+        await thread.append(say("c"));
+      };
+      driver.commit = async function (this: LogDriver, ...args: Parameters<LogDriver["commit"]>) {
+        await land();
+        return commit.apply(this, args);
+      };
+      driver.createLog = async function (this: LogDriver, ...args: Parameters<LogDriver["createLog"]>) {
+        await land();
+        return createLog.apply(this, args);
+      };
+      try {
+        const error = await caught(
+          stale.fork({ id: "fenced-fork-race-late", ifRevision: stale.revision as number }),
+        );
+        expect(ConcurrencyError.isInstance(error)).toBe(true);
+      } finally {
+        driver.commit = commit;
+        driver.createLog = createLog;
+      }
+      expect(ThreadNotFoundError.isInstance(await caught(context.store.get("fenced-fork-race-late")))).toBe(
+        true,
+      );
+      expect(await ids(await context.store.get(thread.id))).toEqual(["a", "b", "c"]);
+    },
+  );
+
+  conformanceCase(
+    context,
     "delete honours ifRevision, checked as it deletes; a driver that cannot check it refuses and keeps the thread",
     async () => {
       for (const store of [context.store, context.store.scope("fence-tenant")]) {
