@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { Role, type Task, TaskState } from "@a2a-js/sdk";
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
-import { messageText, openStore, SkeinError, type ThreadStore } from "@skein/thread-core";
+import {
+  InvalidThreadStateError,
+  messageText,
+  openStore,
+  SkeinError,
+  ThreadNotFoundError,
+  type ThreadStore,
+} from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   A2aTaskStoreError,
@@ -73,6 +80,30 @@ describe("skeinTaskStore in a server", () => {
     expect(second.tasks).toHaveLength(1);
     expect(second.nextPageToken).toBe("");
     expect(first.tasks[0]?.artifacts).toEqual([]); // unless includeArtifacts
+  });
+
+  it("takes a store's refusal in the not-found or unreadable family as such, whatever its class", async () => {
+    // A store of another package answers with its own subclasses, under other class names.
+    class GoneFromBackendError extends ThreadNotFoundError {
+      static override readonly marker: string = "skein.test.GoneFromBackendError";
+    }
+    class GarbledRowError extends InvalidThreadStateError {
+      static override readonly marker: string = "skein.test.GarbledRowError";
+    }
+    const refusing = (store: ThreadStore, error: Error): ThreadStore =>
+      new Proxy(store, {
+        get(target, property) {
+          if (property === "get") return () => Promise.reject(error);
+          if (property === "scope") return (name: string) => refusing(target.scope(name), error);
+          const value = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    const alice = new ServerCallContext({ tenant: "t1", user: user("alice") });
+    const gone = skeinTaskStore(refusing(tasks, new GoneFromBackendError("task-1")));
+    expect(await gone.load("task-1", alice)).toBeUndefined();
+    const garbled = skeinTaskStore(refusing(tasks, new GarbledRowError("bad row")));
+    await expect(garbled.load("task-1", alice)).rejects.toBeInstanceOf(A2aTaskStoreError);
   });
 
   it("separates tenants and owners", async () => {
