@@ -69,17 +69,24 @@ export async function storageRows(redisUrl: string | undefined, count = 1000): P
   return rows;
 }
 
-/** The heap `build` leaves reachable, after full collections before and after (needs node --expose-gc). */
+/**
+ * The memory `build` leaves reachable, after full collections before and after (needs node --expose-gc): the
+ * V8 heap, and the ArrayBuffer contents V8 keeps outside it (a typed array's bytes, as an index may use).
+ */
 async function retainedHeap(build: () => Promise<unknown>): Promise<number | undefined> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) return undefined;
+  const used = () => {
+    const usage = process.memoryUsage();
+    return usage.heapUsed + usage.arrayBuffers;
+  };
   gc();
   gc();
-  const before = process.memoryUsage().heapUsed;
+  const before = used();
   let kept: unknown = await build();
   gc();
   gc();
-  const after = process.memoryUsage().heapUsed;
+  const after = used();
   // Read after the measurement, so what `build` made stays reachable until then.
   if (kept === undefined) throw new Error("nothing was kept");
   kept = undefined;
