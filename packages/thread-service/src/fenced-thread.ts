@@ -11,6 +11,7 @@ import {
   type RollbackOptions,
   type Thread,
   type ThreadCapabilities,
+  ThreadNotFoundError,
   type ThreadSnapshot,
   type ThreadState,
   type ThreadUpdate,
@@ -38,7 +39,8 @@ const MAX_ATTEMPTS = 100;
  * moves to the revision that write made. When a write is refused, the thread is read again and the lease
  * confirmed in the store (holder and revision); only then does the fence move to the new revision, so a
  * change by a writer outside the lease (pause, attach) costs a retry, while a new holder's turn ends the
- * run with `LeaseLostError` and nothing written.
+ * run with `LeaseLostError` and nothing written. A thread that is gone when it is read again (deleted since
+ * the run's last write, or part-deleted by its own refused workflow delete) ends the run the same way.
  *
  * Operations run one at a time, so the revision the fence reads after a write is that write's own, never
  * one a concurrent read brought in.
@@ -260,7 +262,12 @@ export class FencedThread implements Thread {
    */
   async #confirm(): Promise<void> {
     if (!this.#written && this.#movedBeforeFirstWrite) throw this.#movedBeforeFirstWrite();
-    await this.#thread.refresh();
+    await this.#thread.refresh().catch((error: unknown) => {
+      // Gone after a refused write: deleted since this run last saw it, by whoever holds the thread now
+      // (or part-deleted by this run's own refused delete). Either way this run's turn is over.
+      if (ThreadNotFoundError.isInstance(error)) this.#lost();
+      throw error;
+    });
     this.#assertHeld();
     if (!(await this.#lease.confirm())) this.#lost();
     this.#fence = this.#thread.revision;

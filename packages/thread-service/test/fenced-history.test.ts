@@ -1,4 +1,5 @@
-import { messageText, openStore, type Thread, type ThreadStore } from "@skein/thread-core";
+import { type Checkpoint, messageText, openStore, type Thread, type ThreadStore } from "@skein/thread-core";
+import type { LogDriver } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LeaseLostError } from "../src/errors.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
@@ -68,4 +69,152 @@ describe("a leased run's checkpoint, fork and delete", () => {
       expect((await store.list()).items.map((item) => item.id)).not.toContain("late-fork");
     });
   }
+});
+
+describe("a leased run whose refused write finds the thread deleted", () => {
+  it("ends with LeaseLostError, not ThreadNotFoundError", async () => {
+    const runner = heldRunner();
+    const service = createThreadService({ store, runner, concurrency: 8, pollMs: 2 });
+    services.push(service);
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    const lease = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    await takeLease(threadId, lease.revision);
+    // The new holder writes just before the run's checkpoint reaches the store, and deletes the thread
+    // right after the store refused it: the run reads the thread again and finds it gone.
+    const driver = (store as unknown as { driver: LogDriver }).driver;
+    const commit = driver.commit;
+    let usurped = false;
+    driver.commit = async function (this: LogDriver, ...args: Parameters<LogDriver["commit"]>) {
+      if (usurped || args[0] !== threadId) return commit.apply(this, args);
+      usurped = true;
+      await (await store.get(threadId)).append({ role: "user", text: "the usurper's turn" });
+      try {
+        return await commit.apply(this, args);
+      } catch (error) {
+        await store.delete(threadId);
+        throw error;
+      }
+    };
+    const refused = await call.thread.checkpoint("late").then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    driver.commit = commit;
+    expect(usurped).toBe(true);
+    expect(LeaseLostError.isInstance(refused)).toBe(true);
+    await expect(sending).rejects.toSatisfy((error) => LeaseLostError.isInstance(error));
+    await call.finished;
+  });
+});
+
+type Workflow = Thread & { thread(key?: string): Thread; keys(): string[] };
+
+/** Each sub-thread's messages and revision, and the workflow's revision and history. */
+async function workflowSnapshot(threadId: string) {
+  const workflow = (await store.get(threadId)) as Workflow;
+  const threads: Record<string, unknown> = {};
+  for (const key of workflow.keys()) {
+    const sub = workflow.thread(key);
+    threads[key] = { revision: sub.revision, messages: (await sub.messages()).map(messageText) };
+  }
+  return { revision: workflow.revision, history: await workflow.history(), threads };
+}
+
+/**
+ * A leased run on a workflow (sub-threads `main` and `planner`, a checkpoint `planned`) that has passed its
+ * lease check when another instance takes the lease over; the run's thread is the fence it writes through.
+ */
+async function workflowRun() {
+  const runner = heldRunner();
+  const service = createThreadService({ store, runner, concurrency: 8, pollMs: 2 });
+  services.push(service);
+  const { threadId } = await service.createThread({
+    type: "workflow",
+    typeOptions: { threads: ["main", "planner"] },
+  });
+  const workflow = (await store.get(threadId)) as Workflow;
+  await workflow.thread("planner").append({ role: "user", text: "plan" });
+  const checkpoint = (await workflow.checkpoint("planned")) as Checkpoint;
+  const sending = service.send(threadId, "work");
+  const call = await runner.nextCall();
+  const lease = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+  await takeLease(threadId, lease.revision);
+  /** The new holder's write to one sub-thread: it never moves the workflow's own revision. */
+  const usurp = async (key: string) =>
+    ((await store.get(threadId)) as Workflow).thread(key).append({ role: "user", text: `usurper ${key}` });
+  const ended = async () => {
+    await expect(sending).rejects.toSatisfy((error) => LeaseLostError.isInstance(error));
+    await call.finished;
+  };
+  return { threadId, checkpoint, thread: call.thread, usurp, ended };
+}
+
+/** Runs `between` once, right before (or after) the store's first delete of any record. */
+function aroundFirstDelete(between: () => Promise<unknown>, when: "before" | "after"): void {
+  const driver = (store as unknown as { driver: LogDriver }).driver;
+  const remove = driver.delete;
+  let done = false;
+  driver.delete = async function (this: LogDriver, ...args: Parameters<LogDriver["delete"]>) {
+    const first = !done;
+    done = true;
+    if (first && when === "before") await between();
+    const result = await remove.apply(this, args);
+    if (first && when === "after") await between();
+    return result;
+  };
+}
+
+const refusedWith = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+const WORKFLOW_OPERATIONS: Record<string, (thread: Thread, checkpoint: Checkpoint) => Promise<unknown>> = {
+  ...OPERATIONS,
+  rollback: (thread, checkpoint) => thread.rollback(checkpoint),
+};
+
+describe("a leased run's checkpoint, fork, delete and rollback of a workflow", () => {
+  for (const [name, operation] of Object.entries(WORKFLOW_OPERATIONS)) {
+    it(`refuse a run's ${name} made after another instance took the lease and wrote to a sub-thread only; nothing changes`, async () => {
+      const { threadId, checkpoint, thread, usurp, ended } = await workflowRun();
+      await usurp("main");
+      const before = await workflowSnapshot(threadId);
+      expect(LeaseLostError.isInstance(await refusedWith(operation(thread, checkpoint)))).toBe(true);
+      await ended();
+      expect(await workflowSnapshot(threadId)).toEqual(before);
+      expect((await store.list()).items.map((item) => item.id)).not.toContain("late-fork");
+    });
+  }
+
+  it("refuse a run's delete when the new holder writes to main after the delete's check, before anything is deleted", async () => {
+    const { threadId, thread, usurp, ended } = await workflowRun();
+    aroundFirstDelete(() => usurp("main"), "before");
+    const refused = await refusedWith(thread.delete());
+    expect(LeaseLostError.isInstance(refused)).toBe(true);
+    await ended();
+    const kept = await workflowSnapshot(threadId);
+    expect((kept.threads as Record<string, { messages: string[] }>).main?.messages).toEqual([
+      "work",
+      "usurper main",
+    ]);
+  });
+
+  it("end a run whose delete was refused part-way with LeaseLostError; the workflow's own state is kept", async () => {
+    const { threadId, thread, usurp, ended } = await workflowRun();
+    const planner = ((await store.get(threadId)) as Workflow).thread("planner").id;
+    // `main` is deleted, then the new holder's write to `planner` refuses that sub-thread's delete.
+    aroundFirstDelete(() => usurp("planner"), "after");
+    const refused = await refusedWith(thread.delete());
+    expect(LeaseLostError.isInstance(refused)).toBe(true);
+    await ended();
+    expect((await store.getState(threadId)).id).toBe(threadId);
+    expect((await (await store.get(planner)).messages()).map(messageText)).toEqual([
+      "plan",
+      "usurper planner",
+    ]);
+  });
 });
