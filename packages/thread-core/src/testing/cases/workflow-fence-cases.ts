@@ -106,12 +106,13 @@ export function workflowFenceCases(context: SuiteContext): void {
       const before = await snapshot(context.store, fresh.id);
       const listed = async () => (await context.store.list()).items.map((item) => item.id).sort();
       const threads = await listed();
+      // One after another: started at once, a refusal that comes before its turn to be awaited is unhandled.
       const attempts = [
-        stale.checkpoint("late", { ifRevision: stale.revision }),
-        stale.fork({ id: "late-fork", ifRevision: stale.revision }),
-        stale.delete({ ifRevision: stale.revision }),
+        () => stale.checkpoint("late", { ifRevision: stale.revision }),
+        () => stale.fork({ id: "late-fork", ifRevision: stale.revision }),
+        () => stale.delete({ ifRevision: stale.revision }),
       ];
-      for (const attempt of attempts) expect(ConcurrencyError.isInstance(await caught(attempt))).toBe(true);
+      for (const attempt of attempts) expect(ConcurrencyError.isInstance(await caught(attempt()))).toBe(true);
       expect(await snapshot(context.store, fresh.id)).toEqual(before);
       expect(await listed()).toEqual(threads);
 
