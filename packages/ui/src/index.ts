@@ -1,3 +1,19 @@
-export type * from "./api-types.js";
+/** The JSON the UI's HTTP API answers with (thread-core's own types, such as `Message`, come from thread-core). */
+export type {
+  ApiErrorBody,
+  Comparison,
+  ContextView,
+  GraphNode,
+  HistoryGraphData,
+  MessagePage,
+  SubThreadInfo,
+  ThreadInfo,
+  ThreadListPage,
+  ThreadRow,
+  UiInfo,
+  WorkflowInfo,
+  WriteRequest,
+  WriteResult,
+} from "./api-types.js";
 export { UiAssetsMissingError, UiRequestError } from "./errors.js";
 export { startUi, type UiOptions, type UiServer } from "./server/start-ui.js";
