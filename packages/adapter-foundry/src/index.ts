@@ -1,8 +1,8 @@
-export {
-  type FoundryAdapter,
-  type FoundryHttpClient,
-  type FoundryOpenAIClient,
-  type FoundrySettings,
+export type {
+  FoundryAdapter,
+  FoundryHttpClient,
+  FoundryOpenAIClient,
+  FoundrySettings,
 } from "./adapter-lookup.js";
 export { type AgentThreadRunOptions, FoundryAgentThread } from "./classic/agent-thread.js";
 export {
@@ -25,6 +25,16 @@ export {
   type CreateFoundryConversationOptions,
   foundryConversationType,
 } from "./conversation/conversation-thread-type.js";
-export * from "./errors.js";
+export {
+  FoundryAgentNotFoundError,
+  FoundryConfigurationError,
+  FoundryConflictError,
+  FoundryCredentialError,
+  FoundryNotFoundError,
+  FoundryRunError,
+  FoundryServiceError,
+  FoundryUnavailableError,
+  type RunEnding,
+} from "./errors.js";
 export { type FoundryAdapterOptions, type FoundryTransport, foundryAdapter } from "./foundry-adapter.js";
 export { type FoundryRunnerOptions, foundryRunner } from "./foundry-runner.js";
