@@ -19,10 +19,31 @@ export interface AgentCall {
 }
 
 /**
- * The HTTP status in the SDK's error message (`… Status: 503 Service Unavailable …`, `… stream for X: 503 …`,
- * `Failed to fetch Agent Card from URL: 503`), for an answer the recording fetch did not see.
+ * The SDK's own messages for an HTTP answer that was not ok, each anchored at its start, so a status is read
+ * only from them and never from text an agent wrote (`Agent failed: 403 tool calls exceeded the plan`):
+ * `HTTP error for <method or path>! Status: 503 …`, `HTTP error establishing stream for <method>: 503 …`,
+ * `HTTP error for <path>: 503 …` (REST) and `Failed to fetch Agent Card from <url>: 503`.
  */
-const STATUS_IN_MESSAGE = /(?:Status: |: )([1-5]\d\d)\b/;
+const SDK_HTTP_FAILURES: readonly RegExp[] = [
+  /^HTTP error for \S+! Status: ([1-5]\d\d)(?: |$)/,
+  /^HTTP error establishing stream for \S+: ([1-5]\d\d)(?: |$)/,
+  /^HTTP error for \S+: ([1-5]\d\d)(?: |$)/,
+  /^Failed to fetch Agent Card from \S+: ([1-5]\d\d)$/,
+];
+
+/**
+ * The HTTP status of an answer the recording fetch did not see (a client factory without `a2aFetch`), from
+ * the SDK's message for it. An `A2AError` (a JSON-RPC error) comes with HTTP 200 or with an answer
+ * `failedAnswer()` saw: its text is the agent's and never gives a status.
+ */
+function statusInSdkMessage(error: unknown): number | undefined {
+  if (!(error instanceof Error) || error instanceof A2AError) return undefined;
+  for (const format of SDK_HTTP_FAILURES) {
+    const status = format.exec(error.message)?.[1];
+    if (status !== undefined) return Number(status);
+  }
+  return undefined;
+}
 
 /**
  * Turns what the SDK threw into a typed skein error with a scrubbed copy of the original as `cause` (an
@@ -37,8 +58,7 @@ export function agentError(thrown: unknown, call: AgentCall): unknown {
   const error = redactedError(thrown);
   const message = error instanceof Error ? error.message : String(error);
   const answer = failedAnswer();
-  const statusText = STATUS_IN_MESSAGE.exec(message)?.[1];
-  const status = answer?.status ?? (statusText === undefined ? undefined : Number(statusText));
+  const status = answer?.status ?? statusInSdkMessage(thrown);
   const headers = readServiceHeaders(answer?.headers);
   const options: AgentFailureOptions = {
     cause: error,

@@ -11,7 +11,7 @@ import {
   StoreUnavailableError,
   UnsupportedOperationError,
 } from "@skein/thread-core";
-import { assignServiceFailure } from "@skein/thread-core/driver";
+import { assignServiceFailure, redactUrl, redactUrlText } from "@skein/thread-core/driver";
 import type { A2aTaskState } from "./task-state.js";
 
 export const SOURCE = "adapter-a2a";
@@ -21,6 +21,21 @@ type ErrorOptions = Omit<SkeinErrorOptions, "source">;
 /** What the call to the agent was and what its answer said, as every remote adapter's errors carry. */
 export interface AgentFailureOptions extends ErrorOptions {
   failure?: Partial<ServiceFailureDetails>;
+}
+
+/**
+ * An agent URL as an error shows it (in its message and its `agentUrl` field, which `JSON.stringify` and
+ * loggers print): the password masked, and the value of every credential-named query parameter
+ * (`api_key`, `token`, …) masked. Text that is not a URL keeps no password and no query.
+ */
+export function displayAgentUrl(agentUrl: string): string {
+  const url = URL.canParse(agentUrl) ? new URL(agentUrl) : undefined;
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    return redactUrlText(agentUrl.replace(/[?#][\s\S]*$/, ""));
+  }
+  const shown = redactUrl(url);
+  // The URL as given when it holds nothing to mask (the WHATWG form may add a `/` the user did not write).
+  return shown === url.href ? agentUrl : shown;
 }
 
 /** The call an error answers when the caller did not say. */
@@ -40,15 +55,18 @@ const UNNAMED_OPERATION = "agent call";
  */
 export class A2aAgentError extends ServiceError {
   static override readonly marker: string = "skein.adapter-a2a.A2aAgentError";
+  /** The agent's URL with its credentials masked ({@link displayAgentUrl}). */
+  readonly agentUrl: string;
   constructor(
-    readonly agentUrl: string,
+    agentUrl: string,
     readonly reason: string,
     detail: string,
     { failure, ...options }: AgentFailureOptions = {},
   ) {
     const status = failure?.status;
+    const shown = displayAgentUrl(agentUrl);
     super(
-      `Agent ${agentUrl} refused the request (${reason}): ${detail}`,
+      `Agent ${shown} refused the request (${reason}): ${detail}`,
       {
         operation: UNNAMED_OPERATION,
         code: reason,
@@ -57,6 +75,7 @@ export class A2aAgentError extends ServiceError {
       },
       { ...options, source: SOURCE },
     );
+    this.agentUrl = shown;
   }
 }
 
@@ -95,12 +114,13 @@ export class A2aAgentUnavailableError extends StoreUnavailableError implements S
   declare readonly code: string | undefined;
   declare readonly retryAfterMs: number | undefined;
 
-  constructor(
-    readonly agentUrl: string,
-    detail: string,
-    { failure, ...options }: AgentFailureOptions = {},
-  ) {
-    super(redactSecrets(`Agent ${agentUrl} is unavailable: ${detail}`), { ...options, source: SOURCE });
+  /** The agent's URL with its credentials masked ({@link displayAgentUrl}). */
+  readonly agentUrl: string;
+
+  constructor(agentUrl: string, detail: string, { failure, ...options }: AgentFailureOptions = {}) {
+    const shown = displayAgentUrl(agentUrl);
+    super(redactSecrets(`Agent ${shown} is unavailable: ${detail}`), { ...options, source: SOURCE });
+    this.agentUrl = shown;
     assignServiceFailure(this, { operation: UNNAMED_OPERATION, ...failure, retryable: true });
   }
 }
@@ -108,13 +128,15 @@ export class A2aAgentUnavailableError extends StoreUnavailableError implements S
 /** An agent URL that is not an `http:` or `https:` URL. */
 export class A2aInvalidAgentUrlError extends SkeinError {
   static override readonly marker: string = "skein.adapter-a2a.A2aInvalidAgentUrlError";
-  constructor(readonly agentUrl: string) {
+  /** The URL given, with its credentials masked ({@link displayAgentUrl}). */
+  readonly agentUrl: string;
+  constructor(agentUrl: string) {
+    const shown = displayAgentUrl(agentUrl);
     super(
-      `${JSON.stringify(agentUrl)} is not an agent URL; expected http(s)://host/… where the agent card is served.`,
-      {
-        source: SOURCE,
-      },
+      `${JSON.stringify(shown)} is not an agent URL; expected http(s)://host/… where the agent card is served.`,
+      { source: SOURCE },
     );
+    this.agentUrl = shown;
   }
 }
 
@@ -133,13 +155,17 @@ export class A2aAdapterMissingError extends SkeinError {
 /** `a2aRunner`: the agent's task failed. Its reply, already appended to the thread, is in `messages`. */
 export class A2aTaskFailedError extends SkeinError {
   static override readonly marker: string = "skein.adapter-a2a.A2aTaskFailedError";
+  /** The agent's URL with its credentials masked ({@link displayAgentUrl}). */
+  readonly agentUrl: string;
   constructor(
-    readonly agentUrl: string,
+    agentUrl: string,
     readonly taskId: string,
     readonly state: A2aTaskState,
     readonly messages: Message[],
   ) {
-    super(`Agent ${agentUrl} ended task ${JSON.stringify(taskId)} as ${state}.`, { source: SOURCE });
+    const shown = displayAgentUrl(agentUrl);
+    super(`Agent ${shown} ended task ${JSON.stringify(taskId)} as ${state}.`, { source: SOURCE });
+    this.agentUrl = shown;
   }
 }
 

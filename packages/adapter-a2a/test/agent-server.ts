@@ -22,6 +22,11 @@ export interface AgentServer {
 export interface AgentFault {
   status: number;
   headers?: Record<string, string>;
+  /**
+   * Answer with this JSON-RPC error instead of a gateway's text (with `status`, usually 200, as an agent
+   * answers its own errors), as JSON or, with `sse`, as the one event of a stream.
+   */
+  rpcError?: { code: number; message: string; sse?: boolean };
 }
 
 export interface AgentServerOptions {
@@ -48,6 +53,19 @@ export async function startAgentServer(options: AgentServerOptions = {}): Promis
     const fault = name === undefined ? undefined : faults.get(name);
     if (!name || !fault) return next();
     faults.delete(name);
+    if (fault.rpcError) {
+      const { sse, ...error } = fault.rpcError;
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const { id } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: unknown };
+        const body = JSON.stringify({ jsonrpc: "2.0", id, error });
+        response.status(fault.status).set({ "x-request-id": `req_${++answered}`, ...fault.headers });
+        if (sse) response.type("text/event-stream").send(`data: ${body}\n\n`);
+        else response.type("application/json").send(body);
+      });
+      return;
+    }
     response
       .status(fault.status)
       .set({ "x-request-id": `req_${++answered}`, ...fault.headers })

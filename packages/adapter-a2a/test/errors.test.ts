@@ -5,6 +5,9 @@ import {
   A2aAdapterMissingError,
   A2aAgentError,
   A2aAgentUnavailableError,
+  A2aCredentialError,
+  A2aInvalidAgentUrlError,
+  A2aTaskFailedError,
   A2aTaskNotFoundError,
   type A2aThread,
   a2aAdapter,
@@ -109,5 +112,56 @@ describe("errors", () => {
     ).rejects.toMatchObject({
       name: "ThreadExistsError",
     });
+  });
+});
+
+describe("agent URLs in errors", () => {
+  const password = "hunter2-Passw0rd";
+  const key = "k3y-abcdef123456";
+  const agentUrl = `https://bob:${password}@agent.example/rpc?api_key=${key}&tenant=t1`;
+  const leaks = (error: Error) =>
+    [
+      JSON.stringify(error),
+      error.message,
+      String(error.stack),
+      String((error as { agentUrl?: string }).agentUrl),
+    ]
+      .join("\n")
+      .match(new RegExp(`${password}|${key}`, "g")) ?? [];
+
+  it("every error that names an agent keeps and prints its URL with the password and credential parameters masked", () => {
+    const errors: Error[] = [
+      new A2aAgentError(agentUrl, "INVALID_PARAMS", "no."),
+      new A2aCredentialError(agentUrl, "UNAUTHENTICATED", "who?"),
+      new A2aTaskNotFoundError(agentUrl, "task-1"),
+      new A2aAgentUnavailableError(agentUrl, "down."),
+      new A2aInvalidAgentUrlError(agentUrl),
+      new A2aTaskFailedError(agentUrl, "task-1", "failed", []),
+    ];
+    for (const error of errors) {
+      expect(leaks(error), error.name).toEqual([]);
+      expect(error).toMatchObject({ agentUrl: "https://bob:***@agent.example/rpc?api_key=***&tenant=t1" });
+      expect(error.message).toContain("https://bob:***@agent.example/rpc?api_key=***&tenant=t1");
+    }
+  });
+
+  it("text that is not a URL keeps no password and no query", () => {
+    const error = new A2aInvalidAgentUrlError(`bob:${password}@agent example?api_key=${key}`);
+    expect(leaks(error)).toEqual([]);
+    expect(error.agentUrl).toBe("bob:***@agent example");
+  });
+
+  it("a failed call to an agent whose URL holds credentials leaks none of them", async () => {
+    const port = await freePort();
+    const url = `http://bob:${password}@127.0.0.1:${port}/echo?api_key=${key}`;
+    const thread = await store.create("a2a", { agentUrl: url });
+    const error = (await thread
+      .append({ role: "user", text: "anyone?" })
+      .catch((caught: unknown) => caught)) as Error;
+    expect(SkeinError.isInstance(error)).toBe(true);
+    expect(leaks(error)).toEqual([]);
+    expect((error as { agentUrl?: string }).agentUrl).toBe(
+      `http://bob:***@127.0.0.1:${port}/echo?api_key=***`,
+    );
   });
 });

@@ -1,4 +1,10 @@
-import { messageText, openStore, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
+import {
+  messageText,
+  openStore,
+  ThreadNotFoundError,
+  type ThreadStore,
+  UnsupportedOperationError,
+} from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { a2aAdapter } from "../src/index.js";
 import { type AgentServer, startAgentServer } from "./agent-server.js";
@@ -28,6 +34,7 @@ describe("ifRevision on delete (issue 18)", () => {
     const kept = await store.get(thread.id);
     expect((await kept.messages()).map(messageText)).toEqual(["hi", "echo: hi", "HI"]);
     await thread.delete();
-    await expect(store.get(thread.id)).rejects.toMatchObject({ name: "ThreadNotFoundError" });
+    const missing = await store.get(thread.id).catch((error: unknown) => error);
+    expect(ThreadNotFoundError.isInstance(missing)).toBe(true);
   });
 });

@@ -82,9 +82,10 @@ export function mapServiceError(error: unknown, context: CallContext): unknown {
   if (wrapped) return wrapped;
   if (error instanceof SyntaxError) {
     // The openai client parses a 200 body with JSON.parse: V8's message quotes the start of the body.
+    // The same answer comes back until the endpoint is fixed: not retryable.
     return new FoundryServiceError(
       `Foundry answered ${context.operation} with a body that is not JSON (${excerpt(error.message)}); is the endpoint a Foundry project?`,
-      { operation: context.operation },
+      { operation: context.operation, retryable: false },
       { cause: redactedError(error) },
     );
   }
@@ -99,11 +100,20 @@ export function mapServiceError(error: unknown, context: CallContext): unknown {
   };
   const options = { cause: redactedError(error) };
   const { status } = facts;
-  if (status === undefined) {
+  if (status === undefined && isNetworkFailure(error)) {
     // The socket's code (ECONNREFUSED, …) is the one an OpenAI or A2A failure of the same kind carries.
     return new FoundryUnavailableError(
       `Foundry could not be reached for ${context.operation}: ${facts.detail}`,
       { ...details, code: systemErrorCode(error) ?? facts.code },
+      options,
+    );
+  }
+  if (status === undefined) {
+    // The service answered, then failed without a status (an `error` event in a stream that began with 200):
+    // `ServiceError` makes it retryable only for a code that says the service broke or throttled.
+    return new FoundryServiceError(
+      `Foundry failed during ${context.operation}${facts.requestId ? ` (request ${facts.requestId})` : ""}: ${facts.detail}`,
+      details,
       options,
     );
   }
@@ -143,6 +153,31 @@ function isServiceFailure(error: Error): boolean {
     ("status" in error && "headers" in error) ||
     (typeof code === "string" && /^E[A-Z]+$/.test(code))
   );
+}
+
+/**
+ * The request never got an answer: a socket error below the SDK's (`ECONNREFUSED`, …), the openai client's
+ * connection errors (a timeout has no socket code), or Azure's failure to send.
+ */
+function isNetworkFailure(error: Error): boolean {
+  return (
+    systemErrorCode(error) !== undefined ||
+    isOpenAIConnectionError(error) ||
+    (error as { code?: unknown }).code === "REQUEST_SEND_ERROR"
+  );
+}
+
+/**
+ * The openai client (which comes through @azure/ai-projects, so its classes are not ours to import) raises
+ * `APIConnectionError` (and its `APIConnectionTimeoutError`) for a request that got no answer; their `name`
+ * is plain `Error`, so the class is found by its constructor's name along the prototype chain.
+ */
+function isOpenAIConnectionError(error: Error): boolean {
+  for (let proto = Object.getPrototypeOf(error); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    if ((proto as { constructor?: { name?: unknown } }).constructor?.name === "APIConnectionError")
+      return true;
+  }
+  return false;
 }
 
 function factsOf(error: Error): FailureFacts {

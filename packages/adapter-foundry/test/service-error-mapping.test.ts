@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { openStore, ServiceCredentialError, ServiceError, StoreUnavailableError } from "@skein/thread-core";
 import { describe, expect, test } from "vitest";
 import { FoundryCredentialError, FoundryServiceError } from "../src/index.js";
+import { callService } from "../src/service-call.js";
 import { loopbackTransport } from "./emulator/loopback-transport.js";
 import { useEmulator } from "./emulator/use-emulator.js";
 
@@ -117,4 +118,59 @@ test("a credential that gives no token is a ServiceCredentialError before any re
   expect(FoundryCredentialError.isInstance(error)).toBe(true);
   expect(error).toMatchObject({ operation: "credential.getToken", status: undefined, retryable: false });
   expect(fixture.emulator.http.requests.length).toBe(before);
+});
+
+describe("Foundry failures without a status", () => {
+  /** Streams `responses.create` through the adapter's own openai client, as the emulator answers it. */
+  async function failedStream(body: string): Promise<Error> {
+    fixture.emulator.http.inject({ method: "POST", path: /^\/openai\/v1\/responses$/, rawBody: body });
+    const client = fixture.adapter().openAIClient();
+    return failure(
+      callService({ operation: "responses.create" }, { requestTimeoutMs: 10_000 }, async (signal) => {
+        const events = await client.responses.create(
+          { model: "gpt-test", input: "hi", stream: true },
+          { signal },
+        );
+        for await (const _ of events) {
+          // drained until the error event
+        }
+      }),
+    );
+  }
+  const errorEvent = (code: string, message: string) =>
+    `event: error\ndata: ${JSON.stringify({ error: { code, message, type: "invalid_request_error" } })}\n\n`;
+
+  test("a stream's error event about the request: a FoundryServiceError, not retryable, not 'could not be reached'", async () => {
+    const error = await failedStream(errorEvent("invalid_prompt", "Invalid prompt"));
+    expect(FoundryServiceError.isInstance(error)).toBe(true);
+    expect(StoreUnavailableError.isInstance(error)).toBe(false);
+    expect(error).toMatchObject({
+      operation: "responses.create",
+      status: undefined,
+      code: "invalid_prompt",
+      retryable: false,
+    });
+    expect(error.message).toBe("[adapter-foundry] Foundry failed during responses.create: Invalid prompt");
+  });
+
+  test("a stream's error event that says the service broke or throttled: retryable", async () => {
+    for (const code of ["server_error", "rate_limit_exceeded"]) {
+      const error = await failedStream(errorEvent(code, "Try again."));
+      expect(FoundryServiceError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ status: undefined, code, retryable: true });
+    }
+  });
+
+  test("a 200 whose body is not JSON (an endpoint that is not a Foundry project): not retryable", async () => {
+    const store = await fixture.store();
+    fixture.emulator.http.inject({
+      method: "POST",
+      path: /^\/openai\/v1\/conversations$/,
+      rawBody: "<html>Welcome to nginx!</html>",
+    });
+    const error = await failure(store.create("foundry.conversation", { agentName: "echo" }));
+    expect(FoundryServiceError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/body that is not JSON/);
+    expect(error).toMatchObject({ status: undefined, retryable: false });
+  });
 });

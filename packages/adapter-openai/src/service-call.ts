@@ -59,7 +59,8 @@ export function mapServiceError(error: unknown, client: OpenAI, context: CallCon
     const excerpt = redactSecrets(error.message, secrets).slice(0, EXCERPT_LENGTH);
     return new OpenAIServiceError(
       `OpenAI answered ${context.operation} with a body that is not JSON (${excerpt}); is baseURL an OpenAI-compatible API?`,
-      { operation: context.operation },
+      // The same answer comes back until baseURL is fixed: not retryable.
+      { operation: context.operation, retryable: false },
       { cause: redactedError(error, secrets) },
     );
   }
@@ -91,7 +92,8 @@ export function mapServiceError(error: unknown, client: OpenAI, context: CallCon
   }
   const status = error.status ?? 0;
   const request = details.requestId ? ` (request ${details.requestId})` : "";
-  // A stream can fail after its 200: the SDK then gives the service's error without a status.
+  // A stream can fail after its 200: the SDK then gives the service's error without a status, retryable
+  // (by `ServiceError`'s rule) only for a code that says the service broke or throttled.
   const said = `${error.status ? `OpenAI answered ${status} to` : "OpenAI failed during"} ${context.operation}${request}: ${detail}`;
   const param = typeof body.param === "string" ? body.param : undefined;
   if ((status === 400 || status === 404) && context.point && param === context.point.param) {

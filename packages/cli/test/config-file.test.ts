@@ -124,23 +124,24 @@ export const ticket = defineStateType({ type: "notes.ticket", version: 1, schema
 
   it("names the file and what is wrong when it is missing, not JSON, or holds an unknown key", async () => {
     const missing = await skein(["ls", "--config", join(project, "nope.json"), "--store", "memory:"]);
-    expect(missing.code).toBe(EXIT_CODES.usage);
+    // As an input file: a missing one is 3, one that is not JSON or not a config 5; 2 is the command line's.
+    expect(missing.code).toBe(EXIT_CODES.notFound);
     expect(missing.stderr).toContain(join(project, "nope.json"));
     expect(missing.stderr).toContain("there is no such file");
 
     const broken = writeConfig(join(project, "broken"), "{ adapters: [");
     const notJson = await skein(["ls", "--config", broken, "--store", "memory:"]);
-    expect(notJson.code).toBe(EXIT_CODES.usage);
+    expect(notJson.code).toBe(EXIT_CODES.invalidData);
     expect(notJson.stderr).toContain("is not JSON");
 
     const typo = writeConfig(join(project, "typo"), JSON.stringify({ adaptors: ["x"] }));
     const unknown = await skein(["ls", "--store", "memory:"], { cwd: dirname(typo) });
-    expect(unknown.code).toBe(EXIT_CODES.usage);
+    expect(unknown.code).toBe(EXIT_CODES.invalidData);
     expect(unknown.stderr).toContain('unknown key "adaptors"');
 
     const wrong = writeConfig(join(project, "wrong"), JSON.stringify({ adapters: "@acme/skein-notes" }));
     const notList = await skein(["ls", "--store", "memory:"], { cwd: dirname(wrong) });
-    expect(notList.code).toBe(EXIT_CODES.usage);
+    expect(notList.code).toBe(EXIT_CODES.invalidData);
     expect(notList.stderr).toContain('"adapters" must be an array');
   });
 
@@ -150,7 +151,8 @@ export const ticket = defineStateType({ type: "notes.ticket", version: 1, schema
       JSON.stringify({ adapters: ["@acme/not-installed"] }),
     );
     const result = await skein(["ls", "--store", "memory:"], { cwd: dirname(file) });
-    expect(result.code).toBe(EXIT_CODES.usage);
+    // As a store URL whose adapter package is not installed.
+    expect(result.code).toBe(EXIT_CODES.store);
     expect(result.stderr).toContain('adapter "@acme/not-installed"');
     expect(result.stderr).toContain(file);
     expect(result.stderr).toContain("npm install @acme/not-installed");

@@ -112,8 +112,21 @@ describe("ServiceError", () => {
   it("is retryable for 408, 429, 5xx and network failures, not for other answers", () => {
     const retryable = (status: number | undefined) =>
       new ServiceError("failed", { operation: "items.list", status }).retryable;
-    expect([undefined, 408, 429, 500, 503].map(retryable)).toEqual([true, true, true, true, true]);
+    expect([408, 429, 500, 503].map(retryable)).toEqual([true, true, true, true]);
     expect([400, 401, 403, 404, 409, 422].map(retryable)).toEqual([false, false, false, false, false, false]);
+  });
+
+  it("without a status, is retryable only when its code says the service broke or throttled", () => {
+    // A stream's `error` event comes after a 200: the SDK gives it without a status.
+    const retryable = (code: string | undefined) =>
+      new ServiceError("failed", { operation: "responses.create", code }).retryable;
+    expect(["server_error", "rate_limit_exceeded"].map(retryable)).toEqual([true, true]);
+    expect(["context_length_exceeded", "invalid_prompt", undefined].map(retryable)).toEqual([
+      false,
+      false,
+      false,
+    ]);
+    expect(serviceErrors.isRetryableStatus(undefined)).toBe(false);
   });
 
   it("reads the request id and the wait from the answer's headers", () => {
@@ -130,6 +143,34 @@ describe("ServiceError", () => {
     });
     expect(read({ "retry-after": "Mon, 23 Nov 2026 04:00:05 GMT" }).retryAfterMs).toBe(5000);
     expect(read({ "retry-after": "soon" })).toEqual({ requestId: undefined, retryAfterMs: undefined });
+  });
+
+  it("reads Retry-After strictly: whole seconds or an IMF-fixdate, anything else is no wait", () => {
+    const now = Date.parse("2026-11-23T04:00:00Z");
+    const wait = (entries: Record<string, string>) =>
+      serviceErrors.readServiceHeaders(new Headers(entries), now).retryAfterMs;
+    for (const text of ["-5", "soon 1", "0x10", "1e10", "100abc", "1.5", "+3", "Monday 23 Nov 2026"]) {
+      expect(wait({ "retry-after": text }), text).toBeUndefined();
+    }
+    // Other date forms RFC 9110 only asks recipients to read are refused, not guessed at.
+    expect(wait({ "retry-after": "Monday, 23-Nov-26 04:00:05 GMT" })).toBeUndefined();
+    expect(wait({ "retry-after": "2026-11-23T04:00:05Z" })).toBeUndefined();
+    expect(wait({ "retry-after": " 7 " })).toBe(7000);
+    expect(wait({ "retry-after": "Mon, 23 Nov 2026 03:59:00 GMT" })).toBe(0);
+    for (const text of ["1e308", "-1", "0x10", "100abc", "Infinity", ""]) {
+      expect(wait({ "retry-after-ms": text }), text).toBeUndefined();
+    }
+    expect(wait({ "retry-after-ms": "1e3", "retry-after": "4" })).toBe(4000);
+    expect(wait({ "retry-after-ms": "12.5" })).toBe(12.5);
+  });
+
+  it("clamps a wait to the longest timer Node can set (2^31-1 ms)", () => {
+    const now = Date.parse("2026-11-23T04:00:00Z");
+    const wait = (entries: Record<string, string>) =>
+      serviceErrors.readServiceHeaders(new Headers(entries), now).retryAfterMs;
+    expect(wait({ "retry-after": "99999999999" })).toBe(2 ** 31 - 1);
+    expect(wait({ "retry-after-ms": "99999999999999999999" })).toBe(2 ** 31 - 1);
+    expect(wait({ "retry-after": "Fri, 01 Jan 2100 00:00:00 GMT" })).toBe(2 ** 31 - 1);
   });
 
   it("scrubs key-shaped text from its message", () => {

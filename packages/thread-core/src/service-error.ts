@@ -11,13 +11,20 @@ export interface ServiceFailure {
   readonly requestId: string | undefined;
   /** The service's error code (`rate_limit_exceeded`, …), or the socket's (`ECONNREFUSED`), when there is one. */
   readonly code: string | undefined;
-  /** Whether the same call may succeed later: 408, 429, 5xx and network failures are; 4xx answers are not. */
+  /**
+   * Whether the same call may succeed later: 408, 429, 5xx and network failures are; 4xx answers are not, nor
+   * an answer that failed without a status (a stream's `error` event) unless its code says the service broke
+   * or throttled (`server_error`, `rate_limit_exceeded`).
+   */
   readonly retryable: boolean;
   /** How long the service asked to wait (`Retry-After`, `retry-after-ms`), when it said. */
   readonly retryAfterMs: number | undefined;
 }
 
-/** What an adapter knows about one failed call; `retryable` defaults to {@link isRetryableStatus} of `status`. */
+/**
+ * What an adapter knows about one failed call. `retryable` defaults to {@link isRetryableStatus} of `status`;
+ * without a status, to whether `code` is one a service gives for a failure of its own or a throttle.
+ */
 export interface ServiceFailureDetails {
   operation: string;
   status?: number | undefined;
@@ -28,11 +35,24 @@ export interface ServiceFailureDetails {
 }
 
 /**
- * The one rule every remote adapter applies: a call that timed out (408), was throttled (429), met a server
- * failure (5xx) or never reached the service (no status) may succeed later; any other answer will not.
+ * The one rule every remote adapter applies to an answer's status: a call that timed out (408), was throttled
+ * (429) or met a server failure (5xx) may succeed later; any other answer will not. No status says nothing
+ * about a later try (`false`): a network failure is retryable because its adapter says so, not by this rule.
  */
 export function isRetryableStatus(status: number | undefined): boolean {
-  return status === undefined || status === 408 || status === 429 || status >= 500;
+  return status !== undefined && (status === 408 || status === 429 || status >= 500);
+}
+
+/**
+ * The codes of a failure without a status (an `error` event in a stream that began with 200) that say the
+ * service broke or throttled, so the same call may succeed later; any other code (`context_length_exceeded`,
+ * `invalid_prompt`) is about the request and will fail again.
+ */
+const RETRYABLE_CODES: ReadonlySet<string> = new Set(["server_error", "rate_limit_exceeded"]);
+
+function isRetryableFailure(details: ServiceFailureDetails): boolean {
+  if (details.status !== undefined) return isRetryableStatus(details.status);
+  return details.code !== undefined && RETRYABLE_CODES.has(details.code);
 }
 
 /** Sets the `ServiceFailure` fields on an error; for adapter errors that extend another family. */
@@ -42,7 +62,7 @@ export function assignServiceFailure(error: Error, details: ServiceFailureDetail
     status: details.status,
     requestId: details.requestId,
     code: details.code,
-    retryable: details.retryable ?? isRetryableStatus(details.status),
+    retryable: details.retryable ?? isRetryableFailure(details),
     retryAfterMs: details.retryAfterMs,
   });
 }
@@ -98,18 +118,35 @@ export function readServiceHeaders(
   };
 }
 
+/** The longest wait a service may ask for: the most `setTimeout` takes (2^31-1 ms, about 24.8 days). */
+const MAX_RETRY_AFTER_MS = 2 ** 31 - 1;
+
+/** An HTTP date as RFC 9110 requires senders to write it (IMF-fixdate): `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * The wait an answer asked for, strictly: `retry-after-ms` as a non-negative decimal number, else
+ * `Retry-After` as whole seconds (RFC 9110's delay-seconds) or as an IMF-fixdate; anything else (a sign, a
+ * hex or exponent number, trailing text, another date form) is no wait. Clamped to {@link MAX_RETRY_AFTER_MS}.
+ */
 function retryAfterMs(
   milliseconds: string | undefined,
   retryAfter: string | undefined,
   now: number,
 ): number | undefined {
-  const exact = Number.parseFloat(milliseconds ?? "");
-  if (Number.isFinite(exact) && exact >= 0) return exact;
-  if (retryAfter === undefined) return undefined;
-  const seconds = Number(retryAfter.trim());
-  if (retryAfter.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(retryAfter);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const exact = milliseconds?.trim();
+  if (exact !== undefined && /^\d+(?:\.\d+)?$/.test(exact)) return clampWait(Number(exact));
+  const value = retryAfter?.trim();
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return clampWait(Number(value) * 1000);
+  if (!IMF_FIXDATE.test(value)) return undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : clampWait(Math.max(0, date - now));
+}
+
+function clampWait(milliseconds: number): number {
+  return Math.min(milliseconds, MAX_RETRY_AFTER_MS);
 }
 
 /**
