@@ -1,6 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
-import { type JsonObject, type Message, StoreClosedError, ThreadExistsError } from "@skein/thread-core";
+import {
+  ConcurrencyError,
+  type JsonObject,
+  type Message,
+  StoreClosedError,
+  ThreadExistsError,
+} from "@skein/thread-core";
 import type {
   CommitResult,
   LogChange,
@@ -133,11 +139,21 @@ export class FsLogDriver implements LogDriver, FsStorage {
     );
   }
 
-  async delete(id: string): Promise<boolean> {
+  /** `delete` checks `ifRevision` under the thread's lock, before anything is removed. */
+  readonly fencedDelete = true;
+
+  async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     return this.#run("delete", () =>
       this.locks.withLock(this.layout.threadLockPath(id), async () => {
         const stored = await this.records.read(id);
         if (!stored) return false;
+        if (options.ifRevision !== undefined) {
+          // A log's record file lags behind its head's commits: the live revision is the head's.
+          const revision =
+            stored.kind === "log" ? (await this.#live(stored, "none"))?.revision : stored.revision;
+          if (revision === undefined) return false;
+          if (revision !== options.ifRevision) throw new ConcurrencyError(id, options.ifRevision, revision);
+        }
         const events = stored.kind === "log" ? await this.records.events(stored) : [];
         if (!events) throw missingEvents(this.layout.eventsPath(id));
         await this.records.remove(id);
