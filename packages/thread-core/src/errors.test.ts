@@ -109,7 +109,7 @@ describe("error identity", () => {
 });
 
 describe("ServiceError", () => {
-  it("is retryable for 408, 429, 5xx and network failures, not for other answers", () => {
+  it("is retryable for 408, 429 and 5xx answers, not for other answers", () => {
     const retryable = (status: number | undefined) =>
       new ServiceError("failed", { operation: "items.list", status }).retryable;
     expect([408, 429, 500, 503].map(retryable)).toEqual([true, true, true, true]);
