@@ -225,6 +225,8 @@ export class FencedThread implements Thread {
           this.#written = true;
           return result;
         } catch (error) {
+          // A kept thread deleted since the previous run: read afresh, it is refused as a send to it would be.
+          if (ThreadNotFoundError.isInstance(error)) this.#throwIfMovedBeforeFirstWrite();
           if (!isConcurrencyError(error)) throw error;
           await this.#confirm();
           if (requested !== undefined || attempt >= MAX_ATTEMPTS) throw error;
@@ -261,7 +263,7 @@ export class FencedThread implements Thread {
    * takeover, cannot be in what the fence moves to.
    */
   async #confirm(): Promise<void> {
-    if (!this.#written && this.#movedBeforeFirstWrite) throw this.#movedBeforeFirstWrite();
+    this.#throwIfMovedBeforeFirstWrite();
     await this.#thread.refresh().catch((error: unknown) => {
       // Gone after a refused write: deleted since this run last saw it, by whoever holds the thread now
       // (or part-deleted by this run's own refused delete). Either way this run's turn is over.
@@ -271,6 +273,10 @@ export class FencedThread implements Thread {
     this.#assertHeld();
     if (!(await this.#lease.confirm())) this.#lost();
     this.#fence = this.#thread.revision;
+  }
+
+  #throwIfMovedBeforeFirstWrite(): void {
+    if (!this.#written && this.#movedBeforeFirstWrite) throw this.#movedBeforeFirstWrite();
   }
 
   #assertHeld(): void {

@@ -1,0 +1,149 @@
+import { randomBytes } from "node:crypto";
+import {
+  openStore,
+  type RunOptions,
+  type Thread,
+  ThreadNotFoundError,
+  type ThreadRunner,
+  type ThreadStore,
+} from "@skein/thread-core";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { createThreadService, type ServiceEvent, type ThreadService } from "../src/index.js";
+
+const redis = inject("redis");
+
+/**
+ * A message that follows another under one lease starts from the thread object the previous run left.
+ * What happens to the thread in between, by other writers, must not reach the next run.
+ */
+const stores: Array<[string, () => Promise<ThreadStore>]> = [
+  ["memory", () => openStore("memory:")],
+  [
+    "redis",
+    () => {
+      if ("unavailable" in redis) throw new Error(redis.unavailable);
+      return openStore(
+        `${redis.url}${redis.url.includes("?") ? "&" : "?"}prefix=kept-${randomBytes(4).toString("hex")}`,
+      );
+    },
+  ],
+];
+
+let cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step().catch(() => {});
+  cleanup = [];
+});
+
+/** Runs `between` after the first message's last write, while the second waits under the same lease. */
+function runnerWithGap(between: (thread: Thread) => Promise<void>): ThreadRunner & { seen: RunOptions[] } {
+  const seen: RunOptions[] = [];
+  let calls = 0;
+  return {
+    specificationVersion: "v1",
+    supports: () => true,
+    seen,
+    async run(thread, options = {}) {
+      seen.push(options);
+      const answer = await thread.append({ role: "assistant", text: `answer ${++calls}` });
+      if (calls === 1) await between(thread);
+      return answer;
+    },
+  };
+}
+
+describe.each(stores)("the next message under a held lease (%s)", (_name, open) => {
+  async function setUp(between: (store: ThreadStore, threadId: string) => Promise<void>) {
+    const store = await open();
+    cleanup.push(() => store.close());
+    const other = createThreadService({ store, runner: runnerWithGap(async () => {}), pollMs: 2 });
+    cleanup.push(() => other.close({ abort: true }));
+    let threadId = "";
+    const runner = runnerWithGap(() => between(store, threadId));
+    const service: ThreadService = createThreadService({ store, runner, pollMs: 2 });
+    cleanup.push(() => service.close({ abort: true }));
+    return { store, other, runner, service, setId: (id: string) => (threadId = id) };
+  }
+
+  it("emits one running status per message when the kept thread was written since", async () => {
+    let service!: ThreadService;
+    const setup = await setUp(async (store, threadId) => {
+      await (await store.get(threadId)).update({
+        metadata: { ...(await store.get(threadId)).metadata, touched: true },
+      });
+    });
+    service = setup.service;
+    const { threadId } = await service.createThread();
+    setup.setId(threadId);
+    const events: ServiceEvent[] = [];
+    const controller = new AbortController();
+    const listening = (async () => {
+      for await (const event of service.events(threadId, { signal: controller.signal })) events.push(event);
+    })().catch(() => {});
+    const first = service.send(threadId, "one");
+    const second = service.send(threadId, "two");
+    await Promise.all([first, second]);
+    await service.whenIdle();
+    controller.abort();
+    await listening;
+    const running = events.filter((event) => event.type === "status" && event.status === "running");
+    expect(running).toHaveLength(2);
+    expect(events.filter((event) => event.type === "completed")).toHaveLength(2);
+  });
+
+  it("refuses the next message with ThreadLockedError when the thread was branched since", async () => {
+    const setup = await setUp(async () => {});
+    const { service } = setup;
+    const { threadId } = await service.createThread();
+    setup.setId(threadId);
+    const first = service.send(threadId, "one");
+    const branched = service.branch(threadId);
+    const second = service.send(threadId, "two");
+    await first;
+    await branched;
+    await expect(second).rejects.toMatchObject({ name: "ThreadLockedError" });
+    expect(setup.runner.seen).toHaveLength(1);
+  });
+
+  it("emits no running status for a message refused because the thread was paused since", async () => {
+    const setup = await setUp(async (_store, threadId) => {
+      await setup.other.pause(threadId);
+    });
+    const { service } = setup;
+    const { threadId } = await service.createThread();
+    setup.setId(threadId);
+    const events: ServiceEvent[] = [];
+    const controller = new AbortController();
+    const listening = (async () => {
+      for await (const event of service.events(threadId, { signal: controller.signal })) events.push(event);
+    })().catch(() => {});
+    const first = service.send(threadId, "one");
+    const second = service.send(threadId, "two");
+    await first;
+    await expect(second).rejects.toMatchObject({ name: "ThreadPausedError" });
+    await service.whenIdle();
+    controller.abort();
+    await listening;
+    const running = events.filter((event) => event.type === "status" && event.status === "running");
+    expect(running).toHaveLength(1);
+  });
+
+  it("refuses the next message with ThreadNotFoundError when the thread was deleted since", async () => {
+    // Without its own handling, the kept thread's refused append failed the send with ThreadProcessingError.
+    const setup = await setUp(async (store, threadId) => {
+      await store.delete(threadId);
+    });
+    const { service } = setup;
+    const { threadId } = await service.createThread();
+    setup.setId(threadId);
+    const first = service.send(threadId, "one");
+    const second = service.send(threadId, "two");
+    await first;
+    const error = await second.then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(ThreadNotFoundError.isInstance(error)).toBe(true);
+    expect(setup.runner.seen).toHaveLength(1);
+  });
+});
