@@ -53,4 +53,19 @@ describe("CallDeadlines", () => {
     await new Promise((resolve) => setTimeout(resolve, 80));
     await expect(deadlines.bound(Promise.resolve("again"), failure)).resolves.toBe("again");
   });
+
+  it("waits out a time longer than a timer can hold without waking again and again", async () => {
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    // About 35 days: past the 2^31 - 1 ms a Node timer holds, which it would cut to 1 ms.
+    const deadlines = new CallDeadlines(3_000_000_000);
+    let settled = false;
+    const call = deadlines.bound(never(), failure).finally(() => {
+      settled = true;
+    });
+    call.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    // One timer for the call (and the one this test waited on): not one every millisecond.
+    expect(timers.mock.calls.filter(([, delay]) => delay !== 50)).toHaveLength(1);
+  });
 });

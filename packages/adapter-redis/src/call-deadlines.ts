@@ -5,6 +5,9 @@ interface Pending {
   late: () => void;
 }
 
+/** The longest wait a Node timer holds; a longer one is cut to 1 ms, so a longer deadline is waited in parts. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 /** What a call that ran out of time fails with, before its owner words it. */
 export class CallTimedOut extends Error {}
 
@@ -49,7 +52,8 @@ export class CallDeadlines {
   #arm(milliseconds: number): void {
     if (this.#timer !== undefined) return;
     // Unreferenced: a pending call's socket keeps the process alive; the timer alone must not.
-    this.#timer = setTimeout(() => this.#expire(), Math.max(1, Math.ceil(milliseconds))).unref();
+    const wait = Math.min(LONGEST_TIMER_MS, Math.max(1, Math.ceil(milliseconds)));
+    this.#timer = setTimeout(() => this.#expire(), wait).unref();
   }
 
   /** Fails the calls whose time is up, then waits for the oldest one left. */
