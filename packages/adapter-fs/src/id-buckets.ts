@@ -1,6 +1,7 @@
 import { type FileHandle, open } from "node:fs/promises";
 import type { DurableFiles } from "./durable-files.js";
 import { readAt, readAtNow, truncateTo } from "./file-access.js";
+import type { IndexEntry } from "./index-entry.js";
 import type { SegmentReader } from "./segment-reader.js";
 
 /** `buckets.bin` starts with the watermark: the buckets cover offsets below it. */
@@ -119,11 +120,15 @@ export class IdBuckets {
    * Links committed entries the buckets do not cover yet (their writer stopped after committing). If the
    * index was cut back below the watermark, the buckets are rebuilt from the entries.
    */
-  async catchUp(reader: SegmentReader, count: number, options: { lag?: number } = {}): Promise<void> {
+  async catchUp(
+    reader: SegmentReader,
+    count: number,
+    options: { lag?: number; rebuild?: boolean } = {},
+  ): Promise<void> {
     const handle = await reader.handle(this.path);
     let watermark = handle ? readWatermarkNow(handle) : 0;
-    if (watermark === count || (watermark < count && count - watermark < (options.lag ?? 1))) return;
-    if (watermark > count) {
+    if (!options.rebuild && watermark <= count && count - watermark < (options.lag ?? 1)) return;
+    if (watermark > count || options.rebuild) {
       // Drops every slot; the header keeps the old watermark until `store` writes the new one.
       await truncateTo(this.files, this.path, BUCKETS_HEADER_SIZE);
       watermark = 0;
@@ -137,6 +142,38 @@ export class IdBuckets {
       }
     }
     await this.store(heads, count);
+  }
+
+  /**
+   * Call before committed entries at offsets `count…committed` are cut off (a commit its record never
+   * confirmed, lines a power loss took). Slots flushed before their watermark was written (a writer stopped
+   * in between) may point at those entries, whose offsets the next appends reuse: a chain would then lead
+   * into another bucket's entries and lose older ids, so a re-sent message would be written twice. Each
+   * slot the cut entries used is pointed back along its chain to its newest entry below `count`, and the
+   * watermark moved down to `count`, before the cut: the cost is that of the cut entries, not the segment.
+   */
+  async unlink(reader: SegmentReader, count: number, committed: number): Promise<void> {
+    const handle = await reader.handle(this.path);
+    if (!handle || committed <= count) return;
+    const cut = await reader.entries(count, committed);
+    const whole = cut.length === committed - count && cut.every((entry) => entry !== undefined);
+    if (!whole) return this.catchUp(reader, count, { rebuild: true });
+    const slots = (cut as IndexEntry[]).map((entry, index) =>
+      slotOf(entry.idHash, generationOf(count + index)),
+    );
+    const heads = new Map<number, number>();
+    for (const [slot, value] of await readSlots(handle, [...new Set(slots)])) {
+      let pointer = value;
+      while (pointer > count) {
+        const entry = cut[pointer - 1 - count];
+        // A slot past the last commit, or a chain that does not lead back: only a rebuild is sure.
+        if (!entry || entry.previous >= pointer) return this.catchUp(reader, count, { rebuild: true });
+        pointer = entry.previous;
+      }
+      if (pointer !== value) heads.set(slot, pointer);
+    }
+    const watermark = readWatermarkNow(handle);
+    if (heads.size > 0 || watermark > count) await this.store(heads, Math.min(watermark, count));
   }
 }
 

@@ -113,8 +113,9 @@ export class SegmentLog {
    */
   repair(recordRevision?: number, files?: SegmentReader): Promise<SegmentTail> {
     return this.#with(files, async (reader) => {
+      const committed = await reader.tail();
       let tail =
-        recordRevision === undefined ? await reader.tail() : await visibleTail(reader, recordRevision);
+        recordRevision === undefined ? committed : await unconfirmedCut(reader, committed, recordRevision);
       const log = await this.#open(reader, this.paths.log);
       const index = await this.#open(reader, this.paths.index);
       const logSize = sizeNow(log);
@@ -122,6 +123,8 @@ export class SegmentLog {
       while (tail.count > 0 && (tail.end > logSize || !(await this.#lastLineIntact(reader, tail)))) {
         tail = await reader.tail(tail.count - 1);
       }
+      // Committed entries about to go may have been linked: the buckets let go of them first.
+      if (tail.count < committed.count) await this.#buckets.unlink(reader, tail.count, committed.count);
       if (sizeNow(index) > tail.count * ENTRY_SIZE)
         await this.#truncate(index, this.paths.index, tail.count * ENTRY_SIZE);
       if (logSize > tail.end) await this.#truncate(log, this.paths.log, tail.end);
@@ -244,7 +247,15 @@ async function confirm(reader: SegmentReader, messageId: string, candidates: num
 }
 
 async function visibleTail(reader: SegmentReader, recordRevision: number): Promise<SegmentTail> {
-  const tail = await reader.tail();
+  return unconfirmedCut(reader, await reader.tail(), recordRevision);
+}
+
+/** `tail` without its last commit when that is guarded and the record at `recordRevision` never confirmed it. */
+function unconfirmedCut(
+  reader: SegmentReader,
+  tail: SegmentTail,
+  recordRevision: number,
+): SegmentTail | Promise<SegmentTail> {
   const unconfirmed = tail.last && tail.last.flags & EntryFlag.guarded && tail.last.revision > recordRevision;
   return unconfirmed ? reader.tail(tail.count - 1) : tail;
 }
