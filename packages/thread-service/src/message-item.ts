@@ -117,7 +117,10 @@ async function processMessage(context: ServiceContext, processing: Processing): 
   );
   const controller = new AbortController();
   queue.running = { messageId: input.id, controller };
-  emitStatus(context, thread.id, statusOf(record, true));
+  const running = () => emitStatus(context, thread.id, statusOf(record, true));
+  // A kept thread may be out of date and the message refused at its first write: it is running only once
+  // that write has landed.
+  if (!processing.reuse) running();
   const stopWatching = watchForKill(context, thread.id, controller);
   let failure: unknown;
   try {
@@ -128,6 +131,7 @@ async function processMessage(context: ServiceContext, processing: Processing): 
       providers: context.providers,
       validator: context.validator,
       controller,
+      ...(processing.reuse ? { appended: running } : {}),
     });
     await noteOutcome(thread, record, input.id, undefined);
     // The next message under this lease may start from the thread as this run left it (see execute).

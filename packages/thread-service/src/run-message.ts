@@ -36,6 +36,8 @@ export interface MessageRun {
   lease: HeldLease;
   /** Aborted with a typed error (`ThreadKilledError`, `ThreadTimeoutError`, …) to stop the run. */
   controller: AbortController;
+  /** Called once the input message has landed: the run has started for good. */
+  appended?: () => void;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function runMessage(run: MessageRun): Promise<SendResult> {
     guard();
     const [appended] = await untilAborted(thread.append(input), controller.signal);
     const stored = appended as Message;
+    run.appended?.();
     const attachments = attachmentMessages(record.attachments).map((message) => normalizeMessage(message));
     const view = new RunThread(thread, attachments, stored.id, guard);
     let output: JsonValue | undefined;

@@ -146,4 +146,57 @@ describe.each(stores)("the next message under a held lease (%s)", (_name, open) 
     expect(ThreadNotFoundError.isInstance(error)).toBe(true);
     expect(setup.runner.seen).toHaveLength(1);
   });
+
+  it("emits no running status for a message whose kept thread was paused after the previous run's last read", async () => {
+    const store = await open();
+    cleanup.push(() => store.close());
+    const other = createThreadService({ store, runner: runnerWithGap(async () => {}), pollMs: 2 });
+    cleanup.push(() => other.close({ abort: true }));
+    let armed = false;
+    // The thread object the first run reads becomes the kept one; its last refresh (the status read after the
+    // run) is followed at once by another instance's pause, before the next message starts from it.
+    const watched = new Proxy(store, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+        return async (id: string) => {
+          const thread = (await value.call(target, id)) as Thread;
+          const refresh = thread.refresh.bind(thread);
+          thread.refresh = async () => {
+            await refresh();
+            if (armed) {
+              armed = false;
+              await other.pause(id);
+            }
+          };
+          return thread;
+        };
+      },
+    });
+    const runner = runnerWithGap(async () => {
+      armed = true;
+    });
+    const service = createThreadService({ store: watched, runner, pollMs: 2 });
+    cleanup.push(() => service.close({ abort: true }));
+    const { threadId } = await service.createThread();
+    const events: ServiceEvent[] = [];
+    const controller = new AbortController();
+    const listening = (async () => {
+      for await (const event of service.events(threadId, { signal: controller.signal })) events.push(event);
+    })().catch(() => {});
+    const first = service.send(threadId, "one");
+    const second = service.send(threadId, "two");
+    await first;
+    await expect(second).rejects.toMatchObject({ name: "ThreadPausedError" });
+    await service.whenIdle();
+    controller.abort();
+    await listening;
+    expect(runner.seen).toHaveLength(1);
+    expect(events.map((event) => (event.type === "status" ? event.status : event.type))).toEqual([
+      "running",
+      "completed",
+      "idle",
+      "failed",
+    ]);
+  });
 });

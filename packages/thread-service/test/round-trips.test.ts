@@ -97,7 +97,7 @@ describe("the reads a message costs", () => {
     await service.send(threadId, "three");
     await service.whenIdle();
     expect(readsOf(lease)).toBe(0);
-    const state = (await store.get(lease)).toJSON() as {
+    const state = (await store.get(lease)).toJSON() as unknown as {
       $type: string;
       holder: string | null;
       revision: number;
