@@ -152,7 +152,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
           const revision =
             stored.kind === "log" ? (await this.#live(stored, "none"))?.revision : stored.revision;
           if (revision === undefined) return false;
-          if (revision !== options.ifRevision) throw new ConcurrencyError(id, options.ifRevision, revision);
+          if (revision !== options.ifRevision)
+            throw new ConcurrencyError(id, options.ifRevision, revision, { source: SOURCE });
         }
         const events = stored.kind === "log" ? await this.records.events(stored) : [];
         if (!events) throw missingEvents(this.layout.eventsPath(id));

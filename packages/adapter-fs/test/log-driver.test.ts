@@ -1,7 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { type Message, normalizeMessage } from "@skein/thread-core";
+import { ConcurrencyError, type Message, normalizeMessage } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
+import { SOURCE } from "../src/errors.js";
 import { FsLogDriver } from "../src/index.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
@@ -53,5 +54,21 @@ describe("FsLogDriver", () => {
     expect(next.record).toMatchObject({ length: 2, revision: 2 });
     expect(ids(await reader.readSegment(record.head, 0, 10))).toEqual(["a", "d"]);
     await Promise.all([driver.close(), reader.close()]);
+  });
+
+  it("refuses a delete at a stale revision as the fs store, against the head's live revision", async () => {
+    const directory = await temporaryDirectory();
+    const driver = new FsLogDriver({ directory });
+    const record = await newThread(driver, "t");
+    // The append moves the head's revision on; the record file stays at revision 0.
+    await driver.commit("t", { expectHead: record.head, append: [message("a")] });
+    const refused = await driver.delete("t", { ifRevision: 0 }).catch((error: unknown) => error);
+    expect(ConcurrencyError.isInstance(refused)).toBe(true);
+    expect((refused as ConcurrencyError).source).toBe(SOURCE);
+    expect((refused as Error).message).toMatch(/^\[adapter-fs\] .*revision 1, not 0/);
+    expect(await driver.read("t")).toMatchObject({ revision: 1, length: 1 });
+    expect(await driver.delete("t", { ifRevision: 1 })).toBe(true);
+    expect(await driver.read("t")).toBeUndefined();
+    await driver.close();
   });
 });
