@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConflictError } from "@skein/thread-core";
@@ -109,7 +109,11 @@ export class SegmentDirectories {
         createdAt: info.createdAt,
       };
       if (options.owner !== undefined) file.owner = options.owner;
-      writeFileSync(join(directory, "segment.json"), `${JSON.stringify(file)}\n`, { flag: "wx" });
+      // Written under another name and renamed: a writer killed between creating the file and writing it
+      // would otherwise leave an empty segment.json, a segment that does not read.
+      const description = join(directory, "segment.json");
+      writeFileSync(`${description}.new`, `${JSON.stringify(file)}\n`, { flag: "wx" });
+      renameSync(`${description}.new`, description);
       unsynced.push(
         join(directory, "segment.json"),
         join(directory, "refs"),
@@ -216,7 +220,8 @@ function parseSegmentFile(text: string, path: string): SegmentFile {
     const parsed = JSON.parse(text) as SegmentFile;
     if (typeof parsed.id === "string" && typeof parsed.start === "number") return parsed;
   } catch {
-    // Reported below: segment.json is written whole before its directory exists, so this is damage.
+    // Reported below: segment.json is renamed into place whole (or written before an imported segment's
+    // directory is), so this is damage.
   }
   throw new CorruptStoreError(path, "it is not a segment description");
 }

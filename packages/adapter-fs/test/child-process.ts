@@ -16,11 +16,19 @@ export function startChild(script: string, args: string[]): ChildProcess {
 }
 
 /** Waits until the child has printed `line` (generously: a child starting on a busy machine can be slow). */
-export async function printed(output: { stdout: () => string }, line: string): Promise<void> {
+export async function printed(
+  output: { stdout: () => string; stderr?: () => string },
+  line: string,
+): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (!output.stdout().split("\n").includes(line)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for a child to print ${JSON.stringify(line)}`);
+    if (Date.now() > deadline) {
+      // What the child said on its way out (it may have failed rather than been slow).
+      const said = output.stderr?.() ?? "";
+      throw new Error(
+        `timed out waiting for a child to print ${JSON.stringify(line)}${said ? `: ${said}` : ""}`,
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
