@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { redactedError, SkeinError, StoreClosedError } from "@skein/thread-core";
-import type { Pool, PoolClient } from "pg";
+import pg, { type Pool, type PoolClient } from "pg";
 import { postgresError, RETRYABLE_STATES, source } from "./errors.js";
 import { ensureSchema } from "./schema.js";
 import type { TableNames } from "./table-names.js";
@@ -14,6 +14,24 @@ export interface PreparedStatement {
 /** Named by the text's hash, so that statements of stores in other schemas never share a name. */
 export function preparedStatement(text: string): PreparedStatement {
   return { name: `skein_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`, text };
+}
+
+/**
+ * pg's query for a named statement, made from the statement's text. Given a config object (`{ name, text,
+ * values }`), pg copies it property by property on every query, the most expensive step of an append on
+ * the client after the socket write (postgres-append-cpu.ts in packages/bench); a query object (pg's
+ * "submittable") is sent as it is, and its callback spares the promise pg would wrap around it.
+ */
+class NamedQuery extends pg.Query {
+  constructor(
+    statement: PreparedStatement,
+    values: unknown[],
+    callback: (error: Error | undefined, result: { rows: unknown[] }) => void,
+  ) {
+    super(statement.text, values, callback);
+    // pg reads the name from the query when it sends it: Parse once per connection, then Bind by name.
+    (this as { name?: string }).name = statement.name;
+  }
 }
 
 /** How often a transaction that lost a race (deadlock, serialization failure) runs again. */
@@ -38,6 +56,8 @@ export class PostgresConnection {
   readonly displayUrl: string;
   readonly #ownsPool: boolean;
   #schema: Promise<void> | undefined;
+  /** Whether the tables are known to exist (`#schema` has resolved once): then a statement needs no wait. */
+  #ready = false;
   #closed = false;
 
   constructor(options: PostgresConnectionOptions) {
@@ -86,7 +106,37 @@ export class PostgresConnection {
    * One named prepared statement (see `preparedStatement`) outside a transaction; undefined when the server
    * refused it with the SQLSTATE `refusedState` (the statement then changed nothing).
    */
-  async prepared<Row>(
+  prepared<Row>(
+    statement: PreparedStatement,
+    values: unknown[],
+    refusedState?: string,
+  ): Promise<Row[] | undefined> {
+    if (this.#closed) return Promise.reject(new StoreClosedError(source));
+    if (!this.#ready) return this.#preparedFirst(statement, values, refusedState);
+    // The common path (every append): one promise, pg's callbacks inside it.
+    return new Promise((resolve, reject) => {
+      this.pool.connect((connectError, client, release) => {
+        if (connectError || !client) {
+          reject(this.#mapped(connectError));
+          return;
+        }
+        const done = (error: Error | undefined, result: { rows: unknown[] } | undefined) => {
+          release();
+          if (!error) resolve(result?.rows as Row[]);
+          else if ((error as { code?: unknown }).code === refusedState) resolve(undefined);
+          else reject(this.#mapped(error));
+        };
+        try {
+          client.query(new NamedQuery(statement, values, done));
+        } catch (error) {
+          done(error as Error, undefined);
+        }
+      });
+    });
+  }
+
+  /** `prepared` before the tables are known to exist: it waits for them (made or migrated on first use). */
+  async #preparedFirst<Row>(
     statement: PreparedStatement,
     values: unknown[],
     refusedState?: string,
@@ -119,6 +169,7 @@ export class PostgresConnection {
     try {
       this.#schema ??= ensureSchema(client, this.names);
       await this.#schema;
+      this.#ready = true;
     } catch (error) {
       this.#schema = undefined;
       client.release();

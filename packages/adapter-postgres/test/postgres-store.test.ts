@@ -1,4 +1,10 @@
-import { ConcurrencyError, type Message, openStore, StoreUnavailableError } from "@skein/thread-core";
+import {
+  ConcurrencyError,
+  type Message,
+  openStore,
+  SkeinError,
+  StoreUnavailableError,
+} from "@skein/thread-core";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -207,6 +213,62 @@ describe("postgres store", () => {
     await store.close();
     await pool.end();
   });
+  it("an append runs its statement by name, parsed once per connection; a refusal or a lost connection is skein's error and writes nothing", async () => {
+    const name = schema("append_named");
+    // One connection, so that its prepared statements are all the appends'.
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: 1 });
+    pool.on("error", () => undefined);
+    const store = postgresStore({ pool, schema: name });
+    const thread = await store.create({ id: "named" });
+    for (let index = 0; index < 5; index++) await thread.append({ role: "user", text: `m${index}` });
+    const client = await pool.connect();
+    const { rows } = await client.query<{ name: string; runs: string }>(
+      `SELECT name, generic_plans + custom_plans AS runs FROM pg_prepared_statements
+       WHERE statement LIKE '%INSERT INTO "${name}"."skein_messages"%'`,
+    );
+    client.release();
+    // Parsed once, then run by name for each of the five appends.
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.name).toMatch(/^skein_[0-9a-f]{32}$/);
+    expect(Number(rows[0]?.runs)).toBe(5);
+
+    // A server refusal (here a CHECK constraint) is a SkeinError that names the SQLSTATE; nothing is written.
+    await sql(
+      `ALTER TABLE "${name}"."skein_messages" ADD CONSTRAINT no_refused CHECK (message->'contents'->0->>'text' <> 'refused') NOT VALID`,
+    );
+    const refused = await thread.append({ role: "user", text: "refused" }).catch((error: unknown) => error);
+    expect(SkeinError.isInstance(refused)).toBe(true);
+    expect(StoreUnavailableError.isInstance(refused)).toBe(false);
+    expect((refused as Error).message).toMatch(/refused a statement \(23514\)/);
+    await sql(`ALTER TABLE "${name}"."skein_messages" DROP CONSTRAINT no_refused`);
+
+    // A connection lost during the statement: the append waits on a lock, its server process is ended.
+    const locker = new pg.Client(databaseUrl());
+    await locker.connect();
+    await locker.query("BEGIN");
+    await locker.query(`LOCK TABLE "${name}"."skein_records" IN EXCLUSIVE MODE`);
+    const lost = thread.append({ role: "user", text: "lost" }).catch((error: unknown) => error);
+    let waiting: Array<{ pid: number }> = [];
+    while (waiting.length === 0) {
+      waiting = await sql<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO "${name}"."skein_messages"%'`,
+      );
+    }
+    await sql("SELECT pg_terminate_backend($1)", [waiting[0]?.pid]);
+    const error = await lost;
+    expect(StoreUnavailableError.isInstance(error)).toBe(true);
+    expect((error as Error).message).not.toMatch(/password/);
+    await locker.query("ROLLBACK");
+    await locker.end();
+
+    // The pool replaces the lost connection; the thread holds what was written, once.
+    await thread.append({ role: "user", text: "after" });
+    const texts = (await thread.messages()).map((message) => (message.contents[0] as { text: string }).text);
+    expect(texts).toEqual(["m0", "m1", "m2", "m3", "m4", "after"]);
+    await store.close();
+    await pool.end();
+  });
+
   it("an unreachable server is a StoreUnavailableError without the password", async () => {
     const error = await openStore("postgres://skein:pw-hidden@127.0.0.1:1/postgres").then(
       () => new Error("opened"),

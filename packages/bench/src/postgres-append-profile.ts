@@ -81,7 +81,7 @@ await withPostgres(async (url) => {
   const store = postgresStore({ pool, schema });
   const driver = store.driver as PostgresLogDriver;
   let run = 0;
-  const subjects: Subject[] = [
+  const all: Subject[] = [
     {
       name: "raw INSERT",
       async start() {
@@ -137,7 +137,8 @@ await withPostgres(async (url) => {
         return (index) => thread.append(messages[index] as { role: "user"; text: string });
       },
     },
-  ].filter((subject, index) => index === 0 || subject.name.includes(only));
+  ];
+  const subjects = all.filter((subject, index) => index === 0 || subject.name.includes(only));
   const times = subjects.map(() => [] as number[]);
   const cpu = subjects.map(() => [] as number[]);
   const sent = subjects.map(() => [] as number[]);
