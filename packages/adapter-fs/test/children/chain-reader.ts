@@ -7,6 +7,7 @@ const [directory, length] = process.argv.slice(2) as [string, string];
 const store = fsStore({ directory });
 const thread = await store.import(chainExport("chain", Number(length)));
 const exported = await store.export("chain");
-process.stdout.write(`exported ${"segments" in exported ? exported.segments.length : 0} segments\n`);
+const { segments } = exported as { segments?: unknown[] };
+process.stdout.write(`exported ${segments?.length ?? 0} segments\n`);
 process.stdout.write(`viewed ${(await thread.view()).length} messages\n`);
 await store.close();
