@@ -25,7 +25,8 @@ function isWrapper(value: unknown): boolean {
     typeof value === "object" &&
     value !== null &&
     !Array.isArray(value) &&
-    Object.keys(value).length === 1 &&
-    Object.hasOwn(value, WRAPPER)
+    // The key first: it is almost never there, and then no list of keys is made (twice an append).
+    Object.hasOwn(value, WRAPPER) &&
+    Object.keys(value).length === 1
   );
 }
