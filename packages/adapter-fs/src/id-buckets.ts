@@ -106,7 +106,8 @@ export class IdBuckets {
           }),
         );
       }
-      // The slots are durable before the watermark says so; a lost watermark only means a catch-up.
+      // The slots are durable before the watermark says so; a lost watermark only means a catch-up. In
+      // "batch" mode both wait for the next flush, so a power loss may keep the watermark and lose slots.
       await this.files.syncAppend(handle, this.path);
       const watermark = Buffer.alloc(SLOT_SIZE);
       watermark.writeUInt32LE(count);
