@@ -259,6 +259,19 @@ export class ConcurrencyError extends SkeinError {
   }
 }
 
+/**
+ * A change under `ifRevision` found the thread replaced since that revision was read: deleted and made again
+ * under the same id (its revisions start over, so the number alone can match), or moved to another history.
+ * Nothing was written. Re-read the thread (its configuration may differ) and retry.
+ */
+export class ThreadReplacedError extends ConcurrencyError {
+  static override readonly marker: string = "skein.thread-core.ThreadReplacedError";
+  constructor(threadId: string, expectedRevision: number, options?: SkeinErrorOptions) {
+    super(threadId, expectedRevision, expectedRevision, options);
+    this.message = `[${this.source}] Thread ${JSON.stringify(threadId)} was replaced (deleted and made again, or moved to another history) since revision ${expectedRevision} was read; nothing was written. Read it again and retry.`;
+  }
+}
+
 /** A checkpoint id or message id given to rollback, fork, at or messages is not in the thread. */
 export class PointNotFoundError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.PointNotFoundError";

@@ -39,6 +39,7 @@ export {
   StoreUnavailableError,
   ThreadExistsError,
   ThreadNotFoundError,
+  ThreadReplacedError,
   ThreadTypeClashError,
   UnknownThreadTypeError,
   UnsupportedOperationError,

@@ -6,6 +6,7 @@ import {
   PointNotFoundError,
   SkeinError,
   ThreadNotFoundError,
+  ThreadReplacedError,
   UnsupportedOperationError,
 } from "../errors.js";
 import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
@@ -112,7 +113,7 @@ export class LocalThread implements Thread {
       );
     }
     if (items.length === 0) return [];
-    return this.#withHead((record) => this.#appendOn(record, items, options.ifRevision));
+    return this.#withHead((record) => this.#appendOn(record, items, options.ifRevision), options.ifRevision);
   }
 
   async #appendOn(
@@ -226,7 +227,7 @@ export class LocalThread implements Thread {
         ifRevision: options.ifRevision,
         event: { kind: "checkpoint", checkpoint, at: now, revision: 0 },
       });
-    });
+    }, options.ifRevision);
     const event = result.record.events[result.record.events.length - 1] as Extract<
       HistoryEvent,
       { kind: "checkpoint" }
@@ -245,7 +246,10 @@ export class LocalThread implements Thread {
         this.#rollbackOn(record, target, items, ifRevision, options.operationId),
       );
     }
-    return this.#withHead((record) => this.#rollbackOn(record, target, items, options.ifRevision));
+    return this.#withHead(
+      (record) => this.#rollbackOn(record, target, items, options.ifRevision),
+      options.ifRevision,
+    );
   }
 
   async #rollbackOn(
@@ -325,13 +329,15 @@ export class LocalThread implements Thread {
     }
     if (patch.metadata !== undefined) assertJsonObjectField(patch.metadata, "metadata");
     if (patch.context !== undefined) assertJsonObjectField(patch.context, "context");
-    await this.#withHead((record) =>
-      this.#commit({
-        expectHead: record.head,
-        ifRevision: options.ifRevision,
-        ...(patch.metadata ? { metadata: patch.metadata } : {}),
-        ...(patch.context ? { context: patch.context } : {}),
-      }),
+    await this.#withHead(
+      (record) =>
+        this.#commit({
+          expectHead: record.head,
+          ifRevision: options.ifRevision,
+          ...(patch.metadata ? { metadata: patch.metadata } : {}),
+          ...(patch.context ? { context: patch.context } : {}),
+        }),
+      options.ifRevision,
     );
   }
 
@@ -369,13 +375,20 @@ export class LocalThread implements Thread {
     return result;
   }
 
-  /** Runs a change against the current head, re-reading and retrying when a concurrent rollback moved it. */
-  async #withHead<T>(change: (record: LogRecord) => Promise<T>): Promise<T> {
+  /**
+   * Runs a change against the current head, re-reading and retrying when a concurrent rollback moved it.
+   * Under `ifRevision` it never retries: drivers check the revision before the head, so a head that moved at
+   * the expected revision means the thread was replaced (deleted and made again, its revisions restarted),
+   * and a fenced writer must not write into the new thread as if it were the one it read.
+   */
+  async #withHead<T>(change: (record: LogRecord) => Promise<T>, ifRevision?: number): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await change(this.#record);
       } catch (error) {
         const moved = HeadMovedError.isInstance(error);
+        if (moved && ifRevision !== undefined)
+          throw new ThreadReplacedError(this.id, ifRevision, { cause: error });
         if (!moved || attempt >= HEAD_MOVED_RETRIES) throw error;
         await this.refresh();
       }

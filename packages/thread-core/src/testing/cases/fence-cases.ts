@@ -1,5 +1,10 @@
 import { expect } from "vitest";
-import { ConcurrencyError, ThreadNotFoundError, UnsupportedOperationError } from "../../errors.js";
+import {
+  ConcurrencyError,
+  ThreadNotFoundError,
+  ThreadReplacedError,
+  UnsupportedOperationError,
+} from "../../errors.js";
 import type { LogDriver } from "../../local/log-driver.js";
 import type { ThreadStore } from "../../store/store.js";
 import type { Thread } from "../../thread.js";
@@ -34,6 +39,34 @@ async function snapshot(store: ThreadStore, id: string) {
 
 /** Issue 18: checkpoint, fork and delete take `{ ifRevision }`, checked by the store, as append does. */
 export function fenceCases(context: SuiteContext): void {
+  conformanceCase(
+    context,
+    "a fenced write on a thread deleted and made again under its id, at the same revision, is a ThreadReplacedError and writes nothing",
+    async () => {
+      const id = "fenced-replaced";
+      const first = await context.store.create({ id });
+      await first.append([say("a"), say("b")]);
+      const stale = await context.store.get(id);
+      await context.store.delete(id);
+      const again = await context.store.create({ id });
+      // The new thread's revisions start over: bring it to the number the stale handle holds.
+      while ((again.revision as number) < (stale.revision as number))
+        await again.append(say(`n${again.revision}`));
+      expect(again.revision).toBe(stale.revision);
+      const before = await snapshot(context.store, id);
+      for (const write of [
+        () => stale.append(say("late"), { ifRevision: stale.revision as number }),
+        () => stale.checkpoint("late", { ifRevision: stale.revision as number }),
+        () => stale.update({ metadata: { late: true } }, { ifRevision: stale.revision as number }),
+      ]) {
+        const error = await caught(write());
+        expect(ThreadReplacedError.isInstance(error)).toBe(true);
+        expect(ConcurrencyError.isInstance(error)).toBe(true);
+        expect(await snapshot(context.store, id)).toEqual(before);
+      }
+    },
+  );
+
   conformanceCase(
     context,
     "checkpoint honours ifRevision: a stale one is a ConcurrencyError and writes nothing",
