@@ -7,9 +7,9 @@
  */
 
 import { openStore, type Thread, type ThreadStore } from "@skein/thread-core";
+import { createClient } from "redis";
 // Not exported by thread-service: its bench helper, read from source (bench is private and never packed).
 import { benchThroughput } from "../../thread-service/src/throughput-bench.js";
-import { createClient } from "redis";
 import { printTable } from "./measure.js";
 import { withRedis } from "./redis-server.js";
 import { storeAppendFloor } from "./runtime-floor.js";

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { FsLogDriver, fsStore, LockTimeoutError } from "@skein/adapter-fs";
-// Not exported: the fs store's file naming, read from its source as faults reads other internals.
-import { encodeName } from "../../adapter-fs/src/file-names.js";
 import { openStore, StoreUnavailableError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
+// Not exported: the fs store's file naming, read from its source as faults reads other internals.
+import { encodeName } from "../../adapter-fs/src/file-names.js";
 import { fileStore } from "./support/backends.js";
 import { exited, printed, startChild, until } from "./support/child-processes.js";
 import { chooseSeed, seededRandom } from "./support/seeded-random.js";

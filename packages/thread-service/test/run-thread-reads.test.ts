@@ -8,8 +8,7 @@ import {
 } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createThreadService, type ThreadService } from "../src/index.js";
-import { LEASE_THREAD_TYPE } from "../src/lease-thread.js";
-import { LeaseThread } from "../src/lease-thread.js";
+import { LEASE_THREAD_TYPE, LeaseThread } from "../src/lease-thread.js";
 import { RunThread } from "../src/run-thread.js";
 
 let store: ThreadStore;

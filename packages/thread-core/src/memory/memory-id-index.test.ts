@@ -4,7 +4,7 @@ import { MessageIdIndex } from "./memory-id-index.js";
 /** An index over `ids`, reading each id back by offset as the memory segment does from its texts. */
 function indexOf(ids: string[]): MessageIdIndex {
   const index = new MessageIdIndex((offset) => ids[offset] as string);
-  ids.forEach((id, offset) => index.add(id, offset));
+  for (const [offset, id] of ids.entries()) index.add(id, offset);
   return index;
 }
 
