@@ -106,9 +106,10 @@ export class IdBuckets {
           }),
         );
       }
-      // The slots are durable before the watermark says so; a lost watermark only means a catch-up. In
-      // "batch" mode both wait for the next flush, so a power loss may keep the watermark and lose slots.
-      await this.files.syncAppend(handle, this.path);
+      // The slots are durable before the watermark says so; a lost watermark only means a catch-up. Also in
+      // "batch" mode (one fdatasync per LINK_LAG appends): deferred, a power loss could keep the watermark and
+      // lose its slots, and a re-sent message the lookups then miss would be written twice.
+      await handle.datasync();
       const watermark = Buffer.alloc(SLOT_SIZE);
       watermark.writeUInt32LE(count);
       await handle.write(watermark, 0, SLOT_SIZE, 0);
