@@ -7,5 +7,10 @@ const source = fileURLToPath(new URL("./src/index.ts", import.meta.url));
 
 export default defineConfig({
   resolve: { alias: [{ find: /^@skein\/adapter-fs$/, replacement: source }] },
-  test: { include: ["src/**/*.test.ts", "test/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 120_000 },
+  test: {
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["test/install-strace.ts"],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
 });
