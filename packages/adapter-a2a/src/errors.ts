@@ -55,7 +55,7 @@ const UNNAMED_OPERATION = "agent call";
  */
 export class A2aAgentError extends ServiceError {
   static override readonly marker: string = "skein.adapter-a2a.A2aAgentError";
-  /** The agent's URL with its credentials masked ({@link displayAgentUrl}). */
+  /** The agent's URL with its credentials masked. */
   readonly agentUrl: string;
   constructor(
     agentUrl: string,
@@ -114,7 +114,7 @@ export class A2aAgentUnavailableError extends StoreUnavailableError implements S
   declare readonly code: string | undefined;
   declare readonly retryAfterMs: number | undefined;
 
-  /** The agent's URL with its credentials masked ({@link displayAgentUrl}). */
+  /** The agent's URL with its credentials masked. */
   readonly agentUrl: string;
 
   constructor(agentUrl: string, detail: string, { failure, ...options }: AgentFailureOptions = {}) {
@@ -128,7 +128,7 @@ export class A2aAgentUnavailableError extends StoreUnavailableError implements S
 /** An agent URL that is not an `http:` or `https:` URL. */
 export class A2aInvalidAgentUrlError extends SkeinError {
   static override readonly marker: string = "skein.adapter-a2a.A2aInvalidAgentUrlError";
-  /** The URL given, with its credentials masked ({@link displayAgentUrl}). */
+  /** The URL given, with its credentials masked. */
   readonly agentUrl: string;
   constructor(agentUrl: string) {
     const shown = displayAgentUrl(agentUrl);
@@ -155,7 +155,7 @@ export class A2aAdapterMissingError extends SkeinError {
 /** `a2aRunner`: the agent's task failed. Its reply, already appended to the thread, is in `messages`. */
 export class A2aTaskFailedError extends SkeinError {
   static override readonly marker: string = "skein.adapter-a2a.A2aTaskFailedError";
-  /** The agent's URL with its credentials masked ({@link displayAgentUrl}). */
+  /** The agent's URL with its credentials masked. */
   readonly agentUrl: string;
   constructor(
     agentUrl: string,
