@@ -81,8 +81,10 @@ function owningPackage(fileName, cache) {
   while (directory !== dirname(directory)) {
     if (cache.has(directory)) return cache.get(directory);
     const manifestPath = join(directory, "package.json");
-    if (existsSync(manifestPath)) {
-      const name = JSON.parse(readFileSync(manifestPath, "utf8")).name ?? directory;
+    // A package's inner folders may hold a package.json without a name (zod/v4/classic): keep climbing, so a
+    // report names the package, never a path on the machine that wrote it.
+    const name = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, "utf8")).name : undefined;
+    if (typeof name === "string") {
       cache.set(directory, name);
       return name;
     }

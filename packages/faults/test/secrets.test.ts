@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { inspect } from "node:util";
 import { foundryAdapter, foundryRunner } from "@skein/adapter-foundry";
-import { openaiAdapter, openaiRunner } from "@skein/adapter-openai";
+import { OpenAIServiceError, openaiAdapter, openaiRunner } from "@skein/adapter-openai";
 import { redisStore } from "@skein/adapter-redis";
 import { openStore, SkeinError, type Thread, type ThreadStore } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -249,7 +249,9 @@ describe("errors of adapters that hold an API key and a credential", () => {
     const wrong = await openStore("memory:", { adapters: adapters({ openaiKey: WRONG_KEY }).list });
     opened.push(wrong);
     const refused = await failure(() => wrong.create("openai.conversation"));
-    expect(refused).toMatchObject({ name: "OpenAIServiceError", status: 401 });
+    // A refused key is a credential error, one of the service errors.
+    expect(refused).toMatchObject({ name: "OpenAICredentialError", status: 401 });
+    expect(OpenAIServiceError.isInstance(refused)).toBe(true);
     expectNoSecret(renderings(refused), "a 401 for a wrong key");
   });
 

@@ -377,9 +377,8 @@ export class LocalThread implements Thread {
 
   /**
    * Runs a change against the current head, re-reading and retrying when a concurrent rollback moved it.
-   * Under `ifRevision` it never retries: drivers check the revision before the head, so a head that moved at
-   * the expected revision means the thread was replaced (deleted and made again, its revisions restarted),
-   * and a fenced writer must not write into the new thread as if it were the one it read.
+   * A handle that read the fenced revision itself never retries (see `#movedUnderFence`); one whose read is
+   * older than the fence re-reads, and the store's revision check decides.
    */
   async #withHead<T>(change: (record: LogRecord) => Promise<T>, ifRevision?: number): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -387,12 +386,32 @@ export class LocalThread implements Thread {
         return await change(this.#record);
       } catch (error) {
         const moved = HeadMovedError.isInstance(error);
-        if (moved && ifRevision !== undefined)
-          throw new ThreadReplacedError(this.id, ifRevision, { cause: error });
-        if (!moved || attempt >= HEAD_MOVED_RETRIES) throw error;
+        if (!moved) throw error;
+        // The handle read the fenced revision itself: the head moved either with a later revision (refused)
+        // or under another thread made with the same id since.
+        if (ifRevision !== undefined && this.#record.revision === ifRevision) {
+          throw await this.#movedUnderFence(ifRevision, error);
+        }
+        if (attempt >= HEAD_MOVED_RETRIES) throw error;
         await this.refresh();
       }
     }
+  }
+
+  /**
+   * Why a change under `ifRevision`, from a handle that read that revision, found the head moved: the thread
+   * moved past it (a `ConcurrencyError`, as when the store checks it), or it is at that revision on another
+   * head, so it was replaced (deleted and made again, its revisions restarted: `ThreadReplacedError`). Never
+   * retried: a fenced writer must not write into a thread other than the one it read.
+   */
+  async #movedUnderFence(ifRevision: number, cause: unknown): Promise<SkeinError> {
+    // Read aside: the handle keeps what it read, so a retry with the same fence is refused again.
+    const current = await this.host.driver.read(this.id, this.#record);
+    if (current?.kind !== "log") return new ThreadNotFoundError(this.id, { source: this.host.driver.source });
+    const actual = current.revision;
+    return actual === ifRevision
+      ? new ThreadReplacedError(this.id, ifRevision, { cause })
+      : new ConcurrencyError(this.id, ifRevision, actual, { cause });
   }
 
   /** The stored messages, among the head's ancestors, under ids of `items`. */
