@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  messageText,
   openStore,
   type RunOptions,
   type Thread,
@@ -198,5 +199,32 @@ describe.each(stores)("the next message under a held lease (%s)", (_name, open) 
       "idle",
       "failed",
     ]);
+  });
+
+  // A thread deleted and made again under the same id restarts its revisions, so the kept object's fence
+  // can match the new thread's number: the store refuses it as replaced (ThreadReplacedError), and the
+  // message is read afresh with the new thread's configuration.
+  it("never runs a thread deleted and created again with the same id with the old thread's configuration", async () => {
+    const setup = await setUp(async (store, threadId) => {
+      const before = (await store.get(threadId)).revision as number;
+      await store.delete(threadId);
+      await setup.other.createThread({ id: threadId, config: { model: "new-model" } });
+      const recreated = await store.get(threadId);
+      // Writes by its new owner bring the new thread to the revision the old one had.
+      while ((recreated.revision as number) < before)
+        await recreated.append({ role: "user", text: "filler" });
+    });
+    const { service, store } = setup;
+    const { threadId } = await service.createThread({ config: { model: "old-model" } });
+    setup.setId(threadId);
+    const first = service.send(threadId, "one");
+    const second = service.send(threadId, "two");
+    await first;
+    await second.catch(() => {});
+    expect(setup.runner.seen.map((options) => options.config?.model)).not.toContain(undefined);
+    const models = setup.runner.seen.map((options) => options.config?.model);
+    expect(models[0]).toBe("old-model");
+    if (models.length > 1) expect(models[1]).toBe("new-model");
+    expect(messageText((await (await store.get(threadId)).messages()).at(-1) as never)).not.toBe("answer 2x");
   });
 });
