@@ -8,8 +8,11 @@ import {
 } from "@skein/thread-core";
 import { type CommitResult, HeadMovedError, type LogChange, type LogRecord } from "@skein/thread-core/driver";
 import type { StagedFile } from "./durable-files.js";
-import { CorruptStoreError, missingEvents, SOURCE } from "./errors.js";
+import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
+import { sealState } from "./head-seal.js";
+import { confirmAppend, continuedBases, heldInBases, moveOffSealedHead } from "./head-takeover.js";
+import type { Lease, LockWrites } from "./lock-file.js";
 import {
   type EventLog,
   knownEvents,
@@ -33,11 +36,29 @@ import { EMPTY_TAIL, type SegmentReader } from "./segment-reader.js";
  *    the current head are marked `guarded` and count only once the record has their revision.
  * The history is read only when the caller's `known` record is not the current one, so a commit costs the
  * same however many events the thread has.
+ *
+ * A plain append runs under a `"segment"` lock, which a stopped owner may lose (`head-takeover.ts`): it
+ * checks that the lock is still its own after reading the record, so the head it writes into is the one a
+ * takeover seals, and confirms its commit against the seal before answering. It answers `SEALED_HEAD`
+ * when it finds its head sealed by a takeover that did not finish: the caller finishes it under a
+ * `"record"` lock and commits again.
  */
-export async function commitChange(storage: FsStorage, id: string, change: LogChange): Promise<CommitResult> {
+export async function commitChange(
+  storage: FsStorage,
+  id: string,
+  change: LogChange,
+  lease: Lease,
+): Promise<CommitResult | typeof SEALED_HEAD> {
   // The record is a few hundred bytes the page cache holds: read at once, not through the thread pool.
   const stored = storage.records.readNow(id);
   if (stored?.kind !== "log") throw new ThreadNotFoundError(id, { source: SOURCE });
+  const lockPath = storage.layout.threadLockPath(id);
+  if (!lease.held()) throw new LockLostError(lockPath);
+  if (sealState(storage.layout.segmentDirectory(stored.head)).state !== "open") {
+    if (lease.writes === "segment") return SEALED_HEAD;
+    await moveOffSealedHead(storage, id, { claim: false });
+    return commitChange(storage, id, change, lease);
+  }
   const headInfo = await storage.segments.info(stored.head);
   if (!headInfo) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const headLog = storage.log(stored.head);
@@ -50,22 +71,29 @@ export async function commitChange(storage: FsStorage, id: string, change: LogCh
     if (change.ifRevision !== undefined && change.ifRevision !== record.revision) {
       throw new ConcurrencyError(id, change.ifRevision, record.revision, { source: SOURCE });
     }
-    if (record.head !== change.expectHead) throw new HeadMovedError(id, { source: SOURCE });
+    // A head that a lock takeover made continues the one the change was planned on: the same log.
+    const continued =
+      record.head === change.expectHead ? [] : await continuedBases(storage, headInfo, change.expectHead);
+    if (!continued) throw new HeadMovedError(id, { source: SOURCE });
     const append = change.append ?? [];
     // A new head is empty; the current one may hold some ids already (a retry): then nothing is written.
-    const held = change.newHead ? [] : await heldMessages(headLog, headFiles, tail.count, append);
+    const held = change.newHead
+      ? []
+      : [
+          ...(await heldMessages(headLog, headFiles, tail.count, append)),
+          ...(await heldInBases(storage, continued, append)),
+        ];
     if (held.length > 0) return { record, messages: [], held };
     const written = append.map(asStored);
-    const rewritesRecord = Boolean(
-      change.newHead || change.event || change.metadata || change.context || change.operations,
-    );
+    const rewritesRecord = changeWrites(change) === "record";
     if (!rewritesRecord && append.length === 0) return { record, messages: written };
 
     const now = Date.now();
     const next = nextRecord(record, change, headInfo.start, append.length, now);
     const stamp = { revision: next.revision, committedAt: now, guarded: rewritesRecord && !change.newHead };
     if (!rewritesRecord) {
-      await headLog.append(append, stamp, tail, headFiles);
+      const after = await headLog.append(append, stamp, tail, headFiles);
+      if (lease.writes === "segment") await confirmAppend(storage, stored.head, after.count, lockPath);
       return { record: next, messages: written };
     }
     // The new events, the record's temporary file and any new references and head segment are flushed in
@@ -87,6 +115,16 @@ export async function commitChange(storage: FsStorage, id: string, change: LogCh
     await storage.files.replace(staged);
     return { record: next, messages: written };
   });
+}
+
+/** What `commitChange` answers when it finds its head sealed by a takeover it cannot finish itself. */
+export const SEALED_HEAD = Symbol("sealed head");
+
+/** What a change writes (`LockWrites`): only a plain append leaves the record alone. */
+export function changeWrites(change: LogChange): LockWrites {
+  const rewritesRecord =
+    change.newHead || change.event || change.metadata || change.context || change.operations;
+  return rewritesRecord ? "record" : "segment";
 }
 
 /**

@@ -27,7 +27,49 @@ export class LockTimeoutError extends StoreUnavailableError {
         (holder?.pid === undefined
           ? "."
           : `, held by process ${holder.pid} on ${holder.hostname ?? "an unknown host"}.`) +
-        " If that process is gone, the lock is taken over once it is older than staleLockMs.",
+        " A lock is taken over at once when its process is gone, and once older than staleLockMs when its" +
+        " process only appends or runs on another host; a live process that rewrites the thread keeps it.",
+      { source: SOURCE, ...options },
+    );
+  }
+}
+
+/**
+ * This process's lock on a thread was taken over while it was appending: the process was stopped (SIGSTOP,
+ * a debugger) or starved for longer than `staleLockMs`, and another writer fenced off the append's writes.
+ * Nothing of this append landed in the thread; retrying it appends it anew.
+ */
+export class LockLostError extends StoreUnavailableError {
+  static override readonly marker: string = "skein.adapter-fs.LockLostError";
+  constructor(
+    readonly lockPath: string,
+    options: SkeinErrorOptions = {},
+  ) {
+    super(
+      `Lost the lock ${lockPath} during an append: this process stopped running for longer than ` +
+        "staleLockMs and another writer took the lock over. Nothing of this append landed; retry it.",
+      { source: SOURCE, ...options },
+    );
+  }
+}
+
+/**
+ * This process's lock on a thread was taken over while it was appending, and the writer that took it over
+ * did not say, within `lockTimeoutMs`, where the thread ends (it stopped in the middle of the takeover), so
+ * whether this append landed is unknown until a later writer finishes the takeover. Read the thread (the
+ * appended ids are there or not) before retrying; a retry with the same message ids never duplicates them.
+ */
+export class LockOutcomeUnknownError extends StoreUnavailableError {
+  static override readonly marker: string = "skein.adapter-fs.LockOutcomeUnknownError";
+  constructor(
+    readonly lockPath: string,
+    readonly waitedMs: number,
+    options: SkeinErrorOptions = {},
+  ) {
+    super(
+      `Lost the lock ${lockPath} during an append, and the writer that took it over has not recorded ` +
+        `where the thread ends after ${waitedMs} ms: whether this append landed is unknown. Read the ` +
+        "thread before retrying it.",
       { source: SOURCE, ...options },
     );
   }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import {
   ConcurrencyError,
@@ -17,11 +16,13 @@ import type {
   StateRecord,
   StoredRecord,
 } from "@skein/thread-core/driver";
-import { commitChange } from "./commit-change.js";
+import { changeWrites, commitChange, SEALED_HEAD } from "./commit-change.js";
 import { type Durability, DurableFiles } from "./durable-files.js";
 import { CorruptStoreError, guardInputOutput, missingEvents, SOURCE } from "./errors.js";
+import { sealState } from "./head-seal.js";
+import { moveOffSealedHead } from "./head-takeover.js";
 import { IMPORT_BATCH, importSegment, importSegments } from "./import-segment.js";
-import { LockFiles } from "./lock-file.js";
+import { type Lease, LockFiles, type LockWrites } from "./lock-file.js";
 import { putStateRecord } from "./put-state.js";
 import {
   inlineForm,
@@ -31,8 +32,9 @@ import {
   referencedSegments,
   type StoredLogRecord,
 } from "./record-files.js";
-import { SegmentDirectories, threadReferrer } from "./segment-directories.js";
+import { newSegmentId, SegmentDirectories, threadReferrer } from "./segment-directories.js";
 import { SegmentLog } from "./segment-log.js";
+import { withReader } from "./segment-reader.js";
 import { StoreLayout } from "./store-layout.js";
 
 /** Options of `FsLogDriver`: the directory, durability and lock timing. */
@@ -43,7 +45,10 @@ export interface FsLogDriverOptions {
   durability?: Durability;
   /** How long a writer waits for a thread's lock before `LockTimeoutError`. @default 10_000 */
   lockTimeoutMs?: number;
-  /** A lock unrefreshed this long is taken over when its owner cannot be checked (another host). @default 30_000 */
+  /**
+   * A lock unrefreshed this long is taken over from an appender that stopped running, or from an owner
+   * that cannot be checked (another host). Keep it below `lockTimeoutMs`. @default 5_000
+   */
   staleLockMs?: number;
 }
 
@@ -85,7 +90,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
     this.files = new DurableFiles(options.durability ?? "fsync", this.layout.temporary);
     this.locks = new LockFiles({
       timeoutMs: options.lockTimeoutMs ?? 10_000,
-      staleMs: options.staleLockMs ?? 30_000,
+      staleMs: options.staleLockMs ?? 5_000,
     });
     this.records = new RecordFiles(this.layout, this.files);
     this.segments = new SegmentDirectories(this.layout, this.files);
@@ -104,7 +109,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
     await this.#run("create", () =>
-      this.locks.withLock(this.layout.threadLockPath(record.id), async () => {
+      this.#withThreadLock(record.id, "record", async () => {
         if (await this.records.read(record.id)) throw new ThreadExistsError(record.id, { source: SOURCE });
         // One barrier flushes the references, the new head segment and the record's temporary file; then
         // the record is renamed into place, the commit point. Its first events stay inline (one file).
@@ -128,14 +133,25 @@ export class FsLogDriver implements LogDriver, FsStorage {
   }
 
   async commit(id: string, change: LogChange): Promise<CommitResult> {
-    return this.#run("commit", () =>
-      this.locks.withLock(this.layout.threadLockPath(id), () => commitChange(this, id, change)),
-    );
+    return this.#run("commit", async () => {
+      const result = await this.#withThreadLock(id, changeWrites(change), (lease) =>
+        commitChange(this, id, change, lease),
+      );
+      if (result !== SEALED_HEAD) return result;
+      // The head is sealed by a takeover that stopped before moving the thread off it: finished as a
+      // record writer (`#withThreadLock` does it), then the change is made.
+      const again = await this.#withThreadLock(id, "record", (lease) =>
+        commitChange(this, id, change, lease),
+      );
+      if (again === SEALED_HEAD)
+        throw new CorruptStoreError(this.layout.recordPath(id), "its head stays sealed");
+      return again;
+    });
   }
 
   async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {
     return this.#run("save", () =>
-      this.locks.withLock(this.layout.threadLockPath(id), () => putStateRecord(this, id, state, options)),
+      this.#withThreadLock(id, "record", () => putStateRecord(this, id, state, options)),
     );
   }
 
@@ -144,7 +160,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     return this.#run("delete", () =>
-      this.locks.withLock(this.layout.threadLockPath(id), async () => {
+      this.#withThreadLock(id, "record", async () => {
         const stored = await this.records.read(id);
         if (!stored) return false;
         if (options.ifRevision !== undefined) {
@@ -236,7 +252,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   /** Segment ids in lowercase hex, so their file names need no escaping. */
   newSegmentId(): string {
-    return `seg_${randomBytes(12).toString("hex")}`;
+    return newSegmentId();
   }
 
   /** Flushes what "batch" durability left unflushed; the driver refuses work afterwards. */
@@ -251,7 +267,21 @@ export class FsLogDriver implements LogDriver, FsStorage {
    */
   async #live(stored: StoredLogRecord, known?: LogRecord | "none"): Promise<LogRecord | undefined> {
     const head = await this.segments.info(stored.head);
-    const tail = head && (await this.log(stored.head).visibleTail(stored.revision));
+    const log = this.log(stored.head);
+    let tail = head && (await log.visibleTail(stored.revision));
+    // Checked after the tail is read: an appender whose lock was taken over writes past the sealed end
+    // only after the seal is claimed (`head-takeover.ts`), so a tail read with no seal yet is all sealed in.
+    const seal = tail && sealState(this.layout.segmentDirectory(stored.head));
+    if (seal?.state === "claimed") {
+      // Its taker stopped before publishing the end: finished under the lock (bounded by lockTimeoutMs).
+      await this.#withThreadLock(stored.id, "record", async () => undefined);
+      const again = this.records.readNow(stored.id);
+      return again?.kind === "log" ? this.#live(again, known) : undefined;
+    }
+    if (seal?.state === "sealed" && tail && tail.count > seal.count) {
+      const end = seal.count;
+      tail = await withReader(log.paths, (reader) => reader.tail(end));
+    }
     const record = head && tail && liveRecord(stored, head.start, tail, []);
     const reused = typeof known === "object" && record ? knownEvents(known, record, stored) : undefined;
     const events = known === "none" ? [] : (reused ?? (await this.records.events(stored)));
@@ -269,6 +299,22 @@ export class FsLogDriver implements LogDriver, FsStorage {
     }
     record.events = events;
     return record;
+  }
+
+  /**
+   * Runs `task` holding the thread's lock, declaring what it writes. A record writer first moves the thread
+   * off a head that a lock takeover sealed, and a writer that took the lock over from an owner that may
+   * still run seals that owner's head first (`moveOffSealedHead`): nothing writes into it any more.
+   */
+  #withThreadLock<T>(id: string, writes: LockWrites, task: (lease: Lease) => Promise<T>): Promise<T> {
+    return this.locks.withLock(
+      this.layout.threadLockPath(id),
+      async (lease) => {
+        if (lease.writes === "record") await moveOffSealedHead(this, id, { claim: lease.tookOver });
+        return task(lease);
+      },
+      { writes },
+    );
   }
 
   async #run<T>(operation: string, task: () => Promise<T>): Promise<T> {

@@ -2,6 +2,8 @@ export type { Durability } from "./durable-files.js";
 export {
   CorruptStoreError,
   type LockHolder,
+  LockLostError,
+  LockOutcomeUnknownError,
   LockTimeoutError,
   UnsupportedStoreFormatError,
 } from "./errors.js";

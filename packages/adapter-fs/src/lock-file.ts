@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { hasCode, type LockHolder, LockTimeoutError } from "./errors.js";
@@ -9,14 +18,38 @@ export interface LockSettings {
   /** How long to wait for a lock before `LockTimeoutError`. */
   timeoutMs: number;
   /**
-   * A lock its owner has not refreshed for this long is taken over (an owner on another host that is
-   * gone): owners refresh their locks while they hold them. A live owner on this host keeps its lock.
+   * A lock its owner has not refreshed for this long is taken over when the owner may be stopped (frozen,
+   * starved) and only appends (`writes: "segment"`), or cannot be checked (another host): owners refresh
+   * their locks every quarter of it while they hold them. See the class comment.
    */
   staleMs: number;
 }
 
+/**
+ * What the owner of a thread's lock may write: `"segment"`, only positioned writes into the thread's head
+ * segment (a plain append), which a takeover can fence off by sealing that segment; `"record"`, anything
+ * else (the thread's record renamed, segments made or reclaimed), which nothing could fence off.
+ */
+export type LockWrites = "segment" | "record";
+
+/** The lock a task runs under (`withLock`). */
+export interface Lease {
+  /** What the lock file declares this owner may write. */
+  readonly writes: LockWrites;
+  /**
+   * The lock was taken over from an owner that may still run (stopped or starved, appending into the
+   * thread's head): the new owner must seal that head before it writes anything (see `head-takeover.ts`).
+   * Such a lock always declares `"record"`.
+   */
+  readonly tookOver: boolean;
+  /** Whether the lock file is still this lease's, read at once: false once another process took it over. */
+  held(): boolean;
+}
+
 interface LockFileContent extends LockHolder {
   nonce?: string;
+  /** Absent in locks written by older versions: read as `"record"`. */
+  writes?: LockWrites;
   /** When the owner process started (Linux), telling the owner from a later process given the same pid. */
   started?: string;
   /** How long since the owner last refreshed the lock file (its modification time). */
@@ -39,14 +72,20 @@ const REMEMBERED_TURNS = 1024;
  * absent, atomically on every local file system. The file holds the owner's pid, host, start time and a
  * nonce. Inside one process, callers queue per path first, so only one of them polls the file.
  *
- * Who may take a lock over: a lock whose owner process is gone (same host) is taken over at once. A lock
- * whose owner is alive on this host is never taken over, however long it is held: an owner that is
- * frozen (SIGSTOP, a debugger) or starved may resume in the middle of its writes, which are positioned
- * writes into the thread's files, and nothing could then stop them from landing over the next owner's.
- * Waiters give up after `timeoutMs` instead, with `LockTimeoutError`. A pid now owned by another process
- * (a reused pid) is told apart by its start time. Where the owner cannot be checked (another host, no
- * /proc), a lock its owner has not refreshed for `staleMs` is taken over: owners refresh it every quarter
- * of `staleMs` while they hold it, so only an owner that stopped running loses it.
+ * Who may take a lock over: a lock whose owner process is gone (same host) is taken over at once; a pid
+ * now owned by another process (a reused pid) is told apart by its start time. Owners refresh their lock
+ * file's modification time every quarter of `staleMs` from a timer, so an owner that stopped running
+ * (SIGSTOP, a debugger, a starved machine) stops refreshing it. Such an owner may resume in the middle of
+ * its writes, so whether its lock can be taken over depends on what it declared it writes (`LockWrites`):
+ * - `"segment"` (a plain append): taken over once unrefreshed for `staleMs`. The lock file is replaced in
+ *   one rename, never removed first, so no other contender slips in, and the new lease says `tookOver`:
+ *   its owner seals the head segment before anything else, which fences off the old owner's late writes
+ *   (they land past the sealed end, which no reader reads, and the old owner's append fails with
+ *   `LockLostError` instead of being acknowledged).
+ * - `"record"` (anything that renames the thread's record): never taken over while its owner lives on this
+ *   host: a record rename cannot be fenced off. Waiters give up after `timeoutMs` with `LockTimeoutError`.
+ * Where the owner cannot be checked (another host, no /proc), a lock unrefreshed for `staleMs` is taken
+ * over whatever it declares, as before: only an owner that stopped running loses it.
  *
  * Fairness: a process with many writes queued would otherwise take the lock again the moment it lets go,
  * and waiting processes, which poll, would rarely get in. So waiters touch `<lock>.wanted`, and a process
@@ -61,17 +100,24 @@ export class LockFiles {
 
   constructor(readonly settings: LockSettings) {}
 
-  /** Runs `task` holding the lock at `path`. */
-  async withLock<T>(path: string, task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` holding the lock at `path`, declaring what it writes (`LockWrites`; `"record"` by default,
+   * the one never taken over from a live owner).
+   */
+  async withLock<T>(
+    path: string,
+    task: (lease: Lease) => Promise<T>,
+    options: { writes?: LockWrites } = {},
+  ): Promise<T> {
     return runInTurn(path, async () => {
-      const nonce = await this.#acquire(path);
+      const { nonce, writes, tookOver } = await this.#acquire(path, options.writes ?? "record");
       const refresh = setInterval(
         () => void refreshLock(path, nonce),
         Math.max(10, Math.floor(this.settings.staleMs / 4)),
       );
       refresh.unref();
       try {
-        return await task();
+        return await task({ writes, tookOver, held: () => readNonceNow(path) === nonce });
       } finally {
         clearInterval(refresh);
         await this.#release(path, nonce);
@@ -79,25 +125,32 @@ export class LockFiles {
     });
   }
 
-  async #acquire(path: string): Promise<string> {
+  async #acquire(
+    path: string,
+    writes: LockWrites,
+  ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean }> {
     const nonce = randomBytes(12).toString("hex");
     const started = Date.now();
     await this.#handOver(path);
     for (let attempt = 0; ; attempt++) {
-      if (await this.#tryCreate(path, nonce)) {
+      let taken: "created" | "taken over" | undefined;
+      let holder: LockFileContent | undefined;
+      if (await this.#tryCreate(path, nonce, writes)) taken = "created";
+      else {
+        await writeFile(`${path}.wanted`, "");
+        holder = await readLock(path);
+        const verdict = holder && (await this.#verdict(holder));
+        const broken = holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce) : "busy";
+        if (broken === "taken over") taken = broken;
+        else if (broken === "removed") continue;
+      }
+      if (taken) {
         if (this.#acquiredAt.size >= REMEMBERED_TURNS) this.#acquiredAt.clear();
         this.#acquiredAt.set(path, Date.now());
         if (attempt > 0) await rm(`${path}.wanted`, { force: true });
-        return nonce;
+        const tookOver = taken === "taken over";
+        return { nonce, writes: tookOver ? "record" : writes, tookOver };
       }
-      await writeFile(`${path}.wanted`, "");
-      const holder = await readLock(path);
-      if (
-        holder &&
-        (await this.#isAbandoned(holder, this.settings.staleMs)) &&
-        (await this.#breakLock(path, holder))
-      )
-        continue;
       const waited = Date.now() - started;
       if (waited >= this.settings.timeoutMs) throw new LockTimeoutError(path, waited, holder);
       await sleep(Math.min(2 ** attempt, MAX_BACKOFF_MS) * (0.5 + Math.random()));
@@ -125,8 +178,8 @@ export class LockFiles {
    * Creates the lock file if it is absent. A lock file is a few bytes in a directory the page cache holds, so
    * it is created, written and closed at once, without three thread-pool round trips on every commit.
    */
-  async #tryCreate(path: string, nonce: string): Promise<boolean> {
-    const started = await this.#started;
+  async #tryCreate(path: string, nonce: string, writes: LockWrites): Promise<boolean> {
+    const content = await this.#content(nonce, writes);
     let descriptor: number;
     try {
       descriptor = openSync(path, "wx");
@@ -135,14 +188,7 @@ export class LockFiles {
       throw error;
     }
     try {
-      const content = {
-        pid: process.pid,
-        hostname: this.#host,
-        nonce,
-        acquiredAt: new Date().toISOString(),
-        ...(started === undefined ? {} : { started }),
-      };
-      writeSync(descriptor, JSON.stringify(content));
+      writeSync(descriptor, content);
     } catch (error) {
       closeSync(descriptor);
       rmSync(path, { force: true });
@@ -152,7 +198,31 @@ export class LockFiles {
     return true;
   }
 
-  /** A thread's lock may be taken over only when its owner is gone: see the class comment. */
+  async #content(nonce: string, writes: LockWrites): Promise<string> {
+    const started = await this.#started;
+    const content: Omit<LockFileContent, "ageMs"> = {
+      pid: process.pid,
+      hostname: this.#host,
+      nonce,
+      writes,
+      acquiredAt: new Date().toISOString(),
+      ...(started === undefined ? {} : { started }),
+    };
+    return JSON.stringify(content);
+  }
+
+  /**
+   * Whether a thread's lock may be taken over (see the class comment): `"gone"`, its owner cannot run again
+   * (or cannot be checked and stopped refreshing it); `"stopped"`, its owner lives but stopped refreshing a
+   * lock that only appends; `"held"`, it may not.
+   */
+  async #verdict(holder: LockFileContent): Promise<"gone" | "stopped" | "held"> {
+    if (await this.#isAbandoned(holder, this.settings.staleMs)) return "gone";
+    const stopped = holder.writes === "segment" && holder.ageMs > this.settings.staleMs;
+    return stopped && holder.hostname === this.#host ? "stopped" : "held";
+  }
+
+  /** Whether the lock's owner is gone or cannot be checked and stopped refreshing it. */
   async #isAbandoned(holder: LockFileContent, staleMs: number): Promise<boolean> {
     if (holder.pid !== undefined && holder.hostname === this.#host && holder.started !== undefined) {
       if (!isProcessAlive(holder.pid)) return true;
@@ -169,21 +239,39 @@ export class LockFiles {
   }
 
   /**
-   * Removes a stale lock. Contenders take a second lock (`.break`) first, and remove the stale lock only if
-   * it is still the one they judged stale, so two of them never remove a lock that a third just took.
-   * Returns false when another contender is breaking it already.
+   * Takes a lock over. Contenders take a second lock (`.break`) first, and act only if the lock is still
+   * the one they judged (same nonce, judged again), so two of them never break a lock that a third just
+   * took. A lock whose owner is gone is removed (`"removed"`: the caller competes for it again). A lock
+   * whose owner may still run is replaced by this process's own in one rename (`"taken over"`, declaring
+   * `"record"`): removing it first would let a contender that does not know the owner may still run take
+   * it and write into the head before anyone sealed it. `"busy"`: another contender is at it, or the lock
+   * changed. A breaker held by a live process on this host is never broken: one stopped between its check
+   * and its rename would otherwise resume and replace the lock a second breaker gave to a third owner.
    */
-  async #breakLock(path: string, stale: LockFileContent): Promise<boolean> {
+  async #breakLock(
+    path: string,
+    judged: LockFileContent,
+    nonce: string,
+  ): Promise<"removed" | "taken over" | "busy"> {
     const breaker = `${path}.break`;
-    if (!(await this.#tryCreate(breaker, randomBytes(12).toString("hex")))) {
+    if (!(await this.#tryCreate(breaker, randomBytes(12).toString("hex"), "record"))) {
       const holder = await readLock(breaker);
-      if (holder && this.#isStale(holder, STALE_BREAKER_MS)) await rm(breaker, { force: true });
-      return false;
+      if (holder && (await this.#isAbandoned(holder, STALE_BREAKER_MS))) await rm(breaker, { force: true });
+      return "busy";
     }
     try {
       const current = await readLock(path);
-      if (current?.nonce === stale.nonce && current?.pid === stale.pid) await rm(path, { force: true });
-      return true;
+      if (!current || current.nonce !== judged.nonce || current.pid !== judged.pid) return "busy";
+      const verdict = await this.#verdict(current);
+      if (verdict === "held") return "busy";
+      if (verdict === "gone") {
+        await rm(path, { force: true });
+        return "removed";
+      }
+      const replacement = `${path}.${nonce}`;
+      writeFileSync(replacement, await this.#content(nonce, "record"));
+      renameSync(replacement, path);
+      return "taken over";
     } finally {
       await rm(breaker, { force: true });
     }

@@ -13,6 +13,16 @@ import type { StoreLayout } from "./store-layout.js";
 /** What `segment.json` holds: the segment's info, and the thread it was made the head of, if any. */
 export interface SegmentFile extends SegmentInfo {
   owner?: string;
+  /**
+   * The segment was made the head by a lock takeover (`head-takeover.ts`): it continues its base as the
+   * same head, so a change planned on the base applies to it.
+   */
+  continues?: boolean;
+}
+
+/** A new segment id, in lowercase hex, so that its file names need no escaping. */
+export function newSegmentId(): string {
+  return `seg_${randomBytes(12).toString("hex")}`;
 }
 
 /** The referrer name a thread leaves in the `refs/` of every segment its record or history points at. */
@@ -77,6 +87,7 @@ export class SegmentDirectories {
     options: {
       owner?: string;
       referrer?: string;
+      continues?: boolean;
       alsoRetain?: Iterable<string>;
       alsoSync?: readonly string[];
     },
@@ -109,6 +120,7 @@ export class SegmentDirectories {
         createdAt: info.createdAt,
       };
       if (options.owner !== undefined) file.owner = options.owner;
+      if (options.continues) file.continues = true;
       // Written under another name and renamed: a writer killed between creating the file and writing it
       // would otherwise leave an empty segment.json, a segment that does not read.
       const description = join(directory, "segment.json");

@@ -1,0 +1,284 @@
+import type { ChildProcess } from "node:child_process";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { commitChange } from "../src/commit-change.js";
+import { claimSeal, publishSeal } from "../src/head-seal.js";
+import { FsLogDriver, fsStore, LockLostError, LockTimeoutError } from "../src/index.js";
+import { StoreLayout } from "../src/store-layout.js";
+import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
+import { temporaryDirectory } from "./temporary-directory.js";
+
+/** Low, so that a stopped owner's lock goes stale quickly; far below the waiters' lockTimeoutMs. */
+const STALE_MS = 150;
+/** How many times the appender is stopped while it holds the lock and taken over. */
+const TAKEOVERS = 30;
+
+const seed = Number(process.env.TAKEOVER_SEED ?? Date.now() % 100_000);
+console.log(`lock-takeover: TAKEOVER_SEED=${seed}`);
+let state = seed;
+/** A seeded random number in [0, 1), so that a failing run can be repeated. */
+function random(): number {
+  state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+  return state / 2_147_483_648;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(2);
+  }
+}
+
+function isStopped(pid: number): boolean {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+}
+
+function lockNow(path: string): { pid?: number; writes?: string } | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as { pid?: number; writes?: string };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stops `child` at random moments until a stop lands while it holds the lock declaring `writes`. */
+async function stopWhileHolding(child: ChildProcess, lockPath: string, writes: string): Promise<void> {
+  const pid = child.pid as number;
+  for (let stop = 0; stop < 200; stop++) {
+    await sleep(1 + Math.floor(random() * 15));
+    child.kill("SIGSTOP");
+    await until(() => isStopped(pid), "the writer to stop");
+    const lock = lockNow(lockPath);
+    if (lock?.pid === pid && lock.writes === writes) return;
+    child.kill("SIGCONT");
+  }
+  throw new Error(`no stop landed while the writer held a "${writes}" lock`);
+}
+
+/** The ids of the writer's output lines starting with `kind` ("ack", "lost", "unknown"). */
+function idsOf(stdout: string, kind: string): string[] {
+  return stdout
+    .split("\n")
+    .filter((line) => line.startsWith(`${kind} `))
+    .flatMap((line) => line.slice(kind.length + 1).split(" "));
+}
+
+async function stopWriter(child: ChildProcess, output: ReturnType<typeof collectOutput>): Promise<void> {
+  child.kill("SIGCONT");
+  child.stdin?.write("stop\n");
+  await printed(output, "done");
+  expect(await exited(child)).toBe(0);
+}
+
+describe("taking over the lock of a writer that stopped running (SIGSTOP)", () => {
+  it("takes a stopped appender's lock over; every acknowledged append lands once, nothing else", async () => {
+    const directory = await temporaryDirectory();
+    // A takeover that did not happen would leave this append waiting 10 s, then LockTimeoutError.
+    const store = fsStore({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 10_000 });
+    const thread = await store.create({ id: "t" });
+    const lockPath = new StoreLayout(directory).threadLockPath("t");
+    const child = startChild("takeover-appender.ts", [directory, "t", "A", String(STALE_MS), "append"]);
+    const output = collectOutput(child);
+    const ours: string[] = [];
+    try {
+      await printed(output, "ready");
+      await until(() => idsOf(output.stdout(), "ack").length > 0, "the writer's first append");
+      for (let trial = 0; trial < TAKEOVERS; trial++) {
+        await stopWhileHolding(child, lockPath, "segment");
+        const id = `B-${trial}`;
+        await thread.append({ id, role: "user", text: id });
+        ours.push(id);
+        // While the writer is still stopped, what a reader sees holds nothing of its unfinished append.
+        const seen = (await thread.messages()).map((message) => message.id);
+        expect(seen.at(-1)).toBe(id);
+        const settled = output.stdout().split("\n").length;
+        child.kill("SIGCONT");
+        await until(() => output.stdout().split("\n").length > settled + 1, "the writer to go on");
+      }
+      await stopWriter(child, output);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGCONT");
+        child.kill("SIGKILL");
+      }
+    }
+    const acknowledged = idsOf(output.stdout(), "ack");
+    const lost = idsOf(output.stdout(), "lost");
+    const unknown = new Set(idsOf(output.stdout(), "unknown"));
+    console.log(
+      `lock-takeover: ${TAKEOVERS} takeovers, ${acknowledged.length} acknowledged, ${lost.length} lost, ${unknown.size} unknown`,
+    );
+    // Read by a store that shares nothing with the writers, and by another process.
+    const reader = fsStore({ directory });
+    const ids = (await (await reader.get("t")).messages()).map((message) => message.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.filter((id) => !unknown.has(id)).sort()).toEqual([...acknowledged, ...ours].sort());
+    const acknowledgedSet = new Set(acknowledged);
+    expect(ids.filter((id) => acknowledgedSet.has(id))).toEqual(acknowledged);
+    expect(ids.filter((id) => id.startsWith("B-"))).toEqual(ours);
+    expect((await runChild("read-thread.ts", [directory, "t"])).split("\n").filter(Boolean)).toEqual(ids);
+    expect((await thread.messages()).map((message) => message.id)).toEqual(ids);
+    // The store goes on: an append after all of it lands at the end, for every reader.
+    await (await reader.get("t")).append({ id: "last", role: "user", text: "after" });
+    expect((await thread.messages()).map((message) => message.id)).toEqual([...ids, "last"]);
+    await Promise.all([store.close(), reader.close()]);
+  }, 300_000);
+
+  it("leaves a stopped writer that rewrites the record its lock: LockTimeoutError, then consistent", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 1000 });
+    const thread = await store.create({ id: "t" });
+    const lockPath = new StoreLayout(directory).threadLockPath("t");
+    const child = startChild("takeover-appender.ts", [directory, "t", "A", String(STALE_MS), "update"]);
+    const output = collectOutput(child);
+    try {
+      await printed(output, "ready");
+      await stopWhileHolding(child, lockPath, "record");
+      const error = await thread
+        .append({ id: "blocked", role: "user", text: "blocked" })
+        .catch((caught: unknown) => caught);
+      expect(LockTimeoutError.isInstance(error)).toBe(true);
+      expect((error as LockTimeoutError).holder?.pid).toBe(child.pid);
+      const settled = output.stdout().split("\n").length;
+      child.kill("SIGCONT");
+      await until(() => output.stdout().split("\n").length > settled + 3, "the writer to go on");
+      await stopWriter(child, output);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGCONT");
+        child.kill("SIGKILL");
+      }
+    }
+    const updates = idsOf(output.stdout(), "ack");
+    expect(idsOf(output.stdout(), "lost")).toEqual([]);
+    const reader = fsStore({ directory });
+    const again = await reader.get("t");
+    expect(again.metadata).toEqual({ writer: "A", last: updates.at(-1) });
+    expect(await again.messages()).toEqual([]);
+    await again.append({ id: "after", role: "user", text: "after" });
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["after"]);
+    await Promise.all([store.close(), reader.close()]);
+  }, 120_000);
+});
+
+describe("a sealed head (what a takeover leaves)", () => {
+  async function sealedThread() {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    const thread = await store.create({ id: "t" });
+    await thread.append([
+      { id: "a", role: "user", text: "a" },
+      { id: "b", role: "user", text: "b" },
+    ]);
+    await store.close();
+    const driver = new FsLogDriver({ directory });
+    const record = await driver.read("t");
+    if (record?.kind !== "log") throw new Error("no log record");
+    return { directory, driver, head: record.head, segment: driver.layout.segmentDirectory(record.head) };
+  }
+
+  /** What a writer stopped before the seal leaves when it resumes: an append past the sealed end. */
+  async function lateAppend(driver: FsLogDriver, head: string): Promise<void> {
+    const log = driver.log(head);
+    const tail = await log.repair();
+    await log.append(
+      [
+        {
+          id: "late",
+          role: "user",
+          createdAt: new Date().toISOString(),
+          contents: [{ type: "text", text: "late" }],
+        },
+      ],
+      {
+        revision: 99,
+        committedAt: Date.now(),
+        guarded: false,
+      },
+      tail,
+    );
+  }
+
+  it("is read up to its sealed end, whatever was written past it", async () => {
+    const { directory, driver, head, segment } = await sealedThread();
+    claimSeal(segment);
+    expect(publishSeal(segment, 2, driver.layout.temporary)).toBe(2);
+    await lateAppend(driver, head);
+    const store = fsStore({ directory });
+    const thread = await store.get("t");
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["a", "b"]);
+    await thread.append({ id: "c", role: "user", text: "c" });
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["a", "b", "c"]);
+    const moved = await driver.read("t");
+    expect(moved?.kind === "log" && moved.head).not.toBe(head);
+    await Promise.all([store.close(), driver.close()]);
+  });
+
+  it("is finished by the next writer when its taker stopped after claiming it", async () => {
+    const { directory, driver, head, segment } = await sealedThread();
+    claimSeal(segment);
+    const store = fsStore({ directory });
+    const thread = await store.get("t");
+    await thread.append({ id: "c", role: "user", text: "c" });
+    expect(readFileSync(join(segment, "sealed-at"), "utf8")).toBe(JSON.stringify({ count: 2 }));
+    await lateAppend(driver, head);
+    expect((await thread.messages()).map((message) => message.id)).toEqual(["a", "b", "c"]);
+    const moved = await driver.read("t");
+    if (moved?.kind !== "log") throw new Error("no log record");
+    expect(await driver.segment(moved.head)).toMatchObject({ base: { segment: head, offset: 2 }, start: 2 });
+    await Promise.all([store.close(), driver.close()]);
+  });
+
+  it("is finished by a reader when its taker stopped after claiming it", async () => {
+    const { directory, driver, head, segment } = await sealedThread();
+    claimSeal(segment);
+    const store = fsStore({ directory });
+    expect((await (await store.get("t")).messages()).map((message) => message.id)).toEqual(["a", "b"]);
+    await lateAppend(driver, head);
+    expect((await (await store.get("t")).messages()).map((message) => message.id)).toEqual(["a", "b"]);
+    await Promise.all([store.close(), driver.close()]);
+  });
+});
+
+describe("an appender whose lock was taken over before it read the thread's record", () => {
+  it("writes nothing and fails with LockLostError", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    await (await store.create({ id: "t" })).append({ id: "a", role: "user", text: "a" });
+    const driver = new FsLogDriver({ directory });
+    const record = await driver.read("t");
+    if (record?.kind !== "log") throw new Error("no log record");
+    const lockPath = driver.layout.threadLockPath("t");
+    const error = await driver.locks
+      .withLock(
+        lockPath,
+        async (lease) => {
+          // Another writer took the lock over (in one rename, as a takeover does) while this one was stopped.
+          writeFileSync(
+            `${lockPath}.other`,
+            JSON.stringify({ pid: process.pid, nonce: "other", writes: "record" }),
+          );
+          renameSync(`${lockPath}.other`, lockPath);
+          const message = {
+            id: "b",
+            role: "user" as const,
+            createdAt: new Date().toISOString(),
+            contents: [],
+          };
+          return commitChange(driver, "t", { expectHead: record.head, append: [message] }, lease);
+        },
+        { writes: "segment" },
+      )
+      .catch((caught: unknown) => caught);
+    expect(LockLostError.isInstance(error)).toBe(true);
+    expect((await driver.log(record.head).tail()).count).toBe(1);
+    await rm(lockPath);
+    expect((await (await store.get("t")).messages()).map((message) => message.id)).toEqual(["a"]);
+    await Promise.all([store.close(), driver.close()]);
+  });
+});
