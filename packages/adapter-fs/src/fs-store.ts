@@ -19,10 +19,12 @@ export interface FsStoreOptions {
   /** How long a change waits for its thread's lock before `LockTimeoutError`. @default 10_000 */
   lockTimeoutMs?: number;
   /**
-   * A lock its owner has not refreshed for this long is taken over when the owner cannot be checked (a
-   * process on another host). On this host, locks of dead processes (or reused pids) are taken over at
-   * once, and a live owner's never: see "Locking" in the README.
-   * @default 30_000
+   * A lock its owner has not refreshed for this long is taken over from a process that stopped running
+   * (SIGSTOP, starved) in the middle of a plain append, which then fails with `LockLostError`, or from an
+   * owner that cannot be checked (a process on another host). On this host, locks of dead processes (or
+   * reused pids) are taken over at once, and a live owner's that rewrites the thread's record never: see
+   * "Locking" in the README. Keep it below `lockTimeoutMs`.
+   * @default 5_000
    */
   staleLockMs?: number;
   /** Adapters whose threads this store binds when it reads their saved states. @default [] */

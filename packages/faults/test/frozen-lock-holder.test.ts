@@ -4,8 +4,8 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { FsLogDriver, fsStore, LockTimeoutError } from "@skein/adapter-fs";
-import { openStore, StoreUnavailableError } from "@skein/thread-core";
+import { FsLogDriver, fsStore } from "@skein/adapter-fs";
+import { openStore } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 // Not exported: the fs store's file naming, read from its source as faults reads other internals.
 import { encodeName } from "../../adapter-fs/src/file-names.js";
@@ -42,7 +42,7 @@ function acknowledged(lines: string[]): string[] {
 }
 
 describe("fs: a writer frozen (SIGSTOP) while it holds a thread's lock", () => {
-  it("keeps its lock while it lives; others fail with LockTimeoutError, and its writes resume intact", async () => {
+  it("loses its lock to a waiter after staleLockMs; its late append is refused, typed, and nothing is lost", async () => {
     const { url } = await fileStore("frozen-lock");
     const directory = fileURLToPath(url);
     const setup = await openStore(url);
@@ -51,8 +51,9 @@ describe("fs: a writer frozen (SIGSTOP) while it holds a thread's lock", () => {
     const lockPath = join(directory, "locks", `${encodeName("frozen")}.lock`);
     const writer = startChild("crash-writer.ts", [url, "frozen", "A"]);
     const pid = writer.process.pid as number;
-    // The other process's store: it would take over a lock unrefreshed for 100 ms, and waits 400 ms.
-    const other = fsStore({ directory, lockTimeoutMs: 400, staleLockMs: 100 });
+    // The other process's store takes over a lock unrefreshed for 100 ms from a live appender; if it did
+    // not, its append would wait 10 s and fail with LockTimeoutError.
+    const other = fsStore({ directory, lockTimeoutMs: 10_000, staleLockMs: 100 });
     try {
       await printed(writer, "ready");
       let caught = false;
@@ -64,28 +65,36 @@ describe("fs: a writer frozen (SIGSTOP) while it holds a thread's lock", () => {
         if (!caught) writer.process.kill("SIGCONT");
       }
       expect(caught, `none of ${MAX_STOPS} stops landed while the writer held the lock`).toBe(true);
-      // Frozen for longer than staleLockMs, with a live pid: taking its lock over could let its writes,
-      // positioned in the thread's files, land over ours when it resumes. So the call fails, typed.
+      // The writer only appends: its lock is taken over, and its head segment sealed, so that its writes,
+      // positioned in the thread's files, cannot land over ours when it resumes.
       const thread = await other.get("frozen");
-      const error = await thread
-        .append({ id: "B-blocked", role: "user", text: "blocked" })
-        .catch((caught: unknown) => caught);
-      expect(LockTimeoutError.isInstance(error)).toBe(true);
-      expect(StoreUnavailableError.isInstance(error)).toBe(true);
-      expect((error as LockTimeoutError).holder?.pid).toBe(pid);
+      await thread.append({ id: "B-took-over", role: "user", text: "took the lock over" });
+      const acknowledgedBefore = acknowledged(writer.output.lines());
       writer.process.kill("SIGCONT");
-      const before = acknowledged(writer.output.lines()).length;
-      await until(() => acknowledged(writer.output.lines()).length > before + 3, "the writer to go on");
+      // The append it was in either counts (it ended before the seal) or fails with LockLostError, which
+      // this writer does not catch: it exits. Either way it never answers for an append that is not there.
+      await until(
+        () =>
+          acknowledged(writer.output.lines()).length > acknowledgedBefore.length + 3 ||
+          writer.process.exitCode !== null,
+        "the writer to go on or stop",
+      );
+      if (writer.process.exitCode !== null) {
+        expect(writer.output.stderr()).toMatch(/LockLostError|Lost the lock/);
+      }
       writer.process.kill("SIGKILL");
       await exited(writer.process);
       // A killed owner's lock is taken over at once.
       await thread.append({ id: "B-after", role: "user", text: "after the writer died" });
       const ids = (await (await other.get("frozen")).messages()).map((message) => message.id);
       expect(new Set(ids).size).toBe(ids.length);
-      expect(ids).not.toContain("B-blocked");
+      expect(ids).toContain("B-took-over");
       expect(ids.at(-1)).toBe("B-after");
       const acked = acknowledged(writer.output.lines());
-      expect(ids.slice(0, acked.length)).toEqual(acked);
+      const written = ids.filter((id) => id.startsWith("A-"));
+      // Every acknowledged append is there, in order; past them at most the append the kill interrupted.
+      expect(written.slice(0, acked.length)).toEqual(acked);
+      expect(written.length - acked.length).toBeLessThanOrEqual(3);
     } finally {
       if (writer.process.exitCode === null && writer.process.signalCode === null) {
         writer.process.kill("SIGCONT");

@@ -87,8 +87,9 @@ async function trial(url: string, mode: "stop-in-append" | "stream") {
       const blocked = await service.send(threadId, "B-question").then(
         () => false,
         (error: unknown) => {
-          // On fs, A may be frozen in the middle of a commit, holding the thread's (or its lease's) lock. A
-          // live owner's lock is not taken over, so B's send fails, typed; B sends again once A is gone.
+          // On fs, A may be frozen in the middle of a commit, holding the thread's (or its lease's) lock. B
+          // gives up waiting (1 s) before the lock is stale enough (staleLockMs, 5 s) to be taken over, so its
+          // send fails, typed; B sends again once A is gone.
           if (!url.startsWith("file:") || !isLockTimeout(error)) throw error;
           return true;
         },
