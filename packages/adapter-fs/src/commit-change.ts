@@ -10,7 +10,7 @@ import { type CommitResult, HeadMovedError, type LogChange, type LogRecord } fro
 import type { StagedFile } from "./durable-files.js";
 import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
-import { sealState } from "./head-seal.js";
+import { isSealed } from "./head-seal.js";
 import { confirmAppend, continuedBases, heldInBases, moveOffSealedHead } from "./head-takeover.js";
 import type { Lease, LockWrites } from "./lock-file.js";
 import {
@@ -54,7 +54,7 @@ export async function commitChange(
   if (stored?.kind !== "log") throw new ThreadNotFoundError(id, { source: SOURCE });
   const lockPath = storage.layout.threadLockPath(id);
   if (!lease.held()) throw new LockLostError(lockPath);
-  if (sealState(storage.layout.segmentDirectory(stored.head)).state !== "open") {
+  if (isSealed(storage.layout.segmentDirectory(stored.head))) {
     if (lease.writes === "segment") return SEALED_HEAD;
     await moveOffSealedHead(storage, id, { claim: false });
     return commitChange(storage, id, change, lease);
@@ -62,6 +62,13 @@ export async function commitChange(
   const headInfo = await storage.segments.info(stored.head);
   if (!headInfo) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const headLog = storage.log(stored.head);
+  // A head that a lock takeover made continues the one the change was planned on: the same log. What the
+  // continued segments hold below their continuation points never changes, so it is looked up first,
+  // before the head's files are held.
+  const continued =
+    stored.head === change.expectHead ? [] : await continuedBases(storage, headInfo, change.expectHead);
+  const heldBelow =
+    continued && !change.newHead ? await heldInBases(storage, continued, change.append ?? []) : [];
   return headLog.withFiles(async (headFiles) => {
     const tail = await headLog.repair(stored.revision, headFiles);
     const record = liveRecord(stored, headInfo.start, tail, []);
@@ -71,18 +78,12 @@ export async function commitChange(
     if (change.ifRevision !== undefined && change.ifRevision !== record.revision) {
       throw new ConcurrencyError(id, change.ifRevision, record.revision, { source: SOURCE });
     }
-    // A head that a lock takeover made continues the one the change was planned on: the same log.
-    const continued =
-      record.head === change.expectHead ? [] : await continuedBases(storage, headInfo, change.expectHead);
     if (!continued) throw new HeadMovedError(id, { source: SOURCE });
     const append = change.append ?? [];
     // A new head is empty; the current one may hold some ids already (a retry): then nothing is written.
     const held = change.newHead
       ? []
-      : [
-          ...(await heldMessages(headLog, headFiles, tail.count, append)),
-          ...(await heldInBases(storage, continued, append)),
-        ];
+      : [...(await heldMessages(headLog, headFiles, tail.count, append)), ...heldBelow];
     if (held.length > 0) return { record, messages: [], held };
     const written = append.map(asStored);
     const rewritesRecord = changeWrites(change) === "record";

@@ -43,6 +43,11 @@ export function sealState(directory: string): SealState {
   return { state: "sealed", count };
 }
 
+/** Whether the segment's seal is claimed (or published), in one `stat`. */
+export function isSealed(directory: string): boolean {
+  return statSync(join(directory, CLAIM_FILE), { throwIfNoEntry: false }) !== undefined;
+}
+
 /** Claims the segment's seal (a no-op when claimed already). Call it before reading where the segment ends. */
 export function claimSeal(directory: string): void {
   try {

@@ -234,6 +234,24 @@ describe("a sealed head (what a takeover leaves)", () => {
     await Promise.all([store.close(), driver.close()]);
   });
 
+  it("leaves handles that read the thread before the takeover appending to it as is, fenced and idempotent", async () => {
+    const { directory, driver, segment } = await sealedThread();
+    const store = fsStore({ directory });
+    const before = await store.get("t");
+    const retrying = await store.get("t");
+    const revision = before.revision;
+    // The takeover: its taker stopped after claiming the seal, and another store's reader finishes it.
+    claimSeal(segment);
+    const other = fsStore({ directory });
+    expect((await (await other.get("t")).messages()).map((message) => message.id)).toEqual(["a", "b"]);
+    // Planned on the old head, fenced on the revision read: nothing readers see changed, so it goes in.
+    await before.append({ id: "c", role: "user", text: "c" }, { ifRevision: revision });
+    // A retry, planned on the old head, of an append already below the sealed end is not written twice.
+    await retrying.append({ id: "b", role: "user", text: "b" });
+    expect((await (await other.get("t")).messages()).map((message) => message.id)).toEqual(["a", "b", "c"]);
+    await Promise.all([store.close(), other.close(), driver.close()]);
+  });
+
   it("is finished by a reader when its taker stopped after claiming it", async () => {
     const { directory, driver, head, segment } = await sealedThread();
     claimSeal(segment);
