@@ -39,7 +39,7 @@ function packageDirectories() {
 }
 
 function tally(directories) {
-  const totals = { passed: 0, failed: 0, skipped: 0 };
+  const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
   for (const directory of directories) {
     const manifest = JSON.parse(readFileSync(join(directory, "package.json"), "utf8"));
     if (!manifest.scripts?.test) continue;
@@ -55,10 +55,29 @@ function tally(directories) {
     totals.skipped += report.numPendingTests + report.numTodoTests;
     // A test file that failed to load has no tests to count; it still counts as a failure.
     for (const suite of report.testResults ?? []) {
-      if (suite.status === "failed" && (suite.assertionResults ?? []).length === 0) totals.failed++;
+      const file = suite.name.slice(directory.length + 1);
+      if (suite.status === "failed" && (suite.assertionResults ?? []).length === 0) {
+        totals.failed++;
+        totals.failures.push(`${manifest.name} ${file}: ${firstLine(suite.message)}`);
+      }
+      for (const test of suite.assertionResults ?? []) {
+        if (test.status !== "failed") continue;
+        const name = [...(test.ancestorTitles ?? []), test.title].join(" > ");
+        totals.failures.push(`${manifest.name} ${file} > ${name}: ${firstLine(test.failureMessages?.[0])}`);
+      }
     }
   }
   return totals;
+}
+
+/** The first line of a failure message, without colour codes, so a CI log's tail names what failed. */
+function firstLine(text) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the ANSI colour codes vitest writes
+  const line = String(text ?? "")
+    .replace(/\u001b\[[0-9;]*m/g, "")
+    .split("\n")
+    .find((part) => part.trim());
+  return (line ?? "(no message)").trim().slice(0, 300);
 }
 
 async function main() {
@@ -106,6 +125,8 @@ async function main() {
   const totals = tally(directories);
   const total = totals.passed + totals.failed;
   if (total === 0) console.error("[test] no test ran");
+  // Listed last, right above the totals: a CI log that keeps only its tail still names every failure.
+  for (const failure of totals.failures) console.log(`[test] failed: ${failure}`);
   console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
   process.exit(code !== 0 || totals.failed > 0 || totals.passed === 0 ? 1 : 0);
 }

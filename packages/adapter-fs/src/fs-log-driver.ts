@@ -33,6 +33,7 @@ import {
   type StoredLogRecord,
 } from "./record-files.js";
 import { newSegmentId, SegmentDirectories, threadReferrer } from "./segment-directories.js";
+import { SegmentFileCache } from "./segment-file-cache.js";
 import { SegmentLog } from "./segment-log.js";
 import { withReader } from "./segment-reader.js";
 import { StoreLayout } from "./store-layout.js";
@@ -82,6 +83,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
   readonly locks: LockFiles;
   readonly records: RecordFiles;
   readonly segments: SegmentDirectories;
+  /** Segment files kept open from one operation to the next, bounded (see `SegmentFileCache`). */
+  readonly #openFiles = new SegmentFileCache();
   #ready: Promise<void> | undefined;
   #closed = false;
 
@@ -97,7 +100,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
   }
 
   log(segmentId: string): SegmentLog {
-    return new SegmentLog(this.layout.segmentDirectory(segmentId), this.files);
+    return new SegmentLog(this.layout.segmentDirectory(segmentId), this.files, this.#openFiles);
   }
 
   async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
@@ -259,6 +262,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
   async close(): Promise<void> {
     this.#closed = true;
     await this.files.flush();
+    await this.#openFiles.close();
   }
 
   /**

@@ -7,6 +7,7 @@ import { CorruptStoreError } from "./errors.js";
 import { readAt, readAtNow, sizeNow, writeThrough } from "./file-access.js";
 import { IdBuckets, LINK_LAG } from "./id-buckets.js";
 import { ENTRY_SIZE, EntryFlag, encodeEntry, hashMessageId, type IndexEntry } from "./index-entry.js";
+import type { SegmentFileCache } from "./segment-file-cache.js";
 import { type SegmentPaths, type SegmentReader, type SegmentTail, withReader } from "./segment-reader.js";
 
 export interface CommitStamp {
@@ -37,9 +38,14 @@ export class SegmentLog {
   readonly paths: SegmentPaths;
   readonly #buckets: IdBuckets;
 
+  /**
+   * @param cache the store's open segment files (`SegmentFileCache`), kept open across operations; none for
+   * a segment being built in tmp/, whose path changes when it is renamed into place.
+   */
   constructor(
     readonly directory: string,
     readonly files: DurableFiles,
+    readonly cache?: SegmentFileCache,
   ) {
     this.paths = {
       log: join(directory, "messages.jsonl"),
@@ -52,20 +58,24 @@ export class SegmentLog {
 
   /** The last whole commit. */
   tail(): Promise<SegmentTail> {
-    return withReader(this.paths, (reader) => reader.tail());
+    return withReader(this.paths, (reader) => reader.tail(), { cache: this.cache });
   }
 
   /** The tail a thread at `recordRevision` sees: a guarded commit counts once the record has its revision. */
   visibleTail(recordRevision: number): Promise<SegmentTail> {
-    return withReader(this.paths, (reader) => visibleTail(reader, recordRevision));
+    return withReader(this.paths, (reader) => visibleTail(reader, recordRevision), { cache: this.cache });
   }
 
   /** Committed messages with offsets in [from, to). */
   readMessages(from: number, to: number): Promise<Message[]> {
-    return withReader(this.paths, async (reader) => {
-      const { count } = await reader.tail();
-      return reader.messages(Math.max(0, from), Math.min(to, count));
-    });
+    return withReader(
+      this.paths,
+      async (reader) => {
+        const { count } = await reader.tail();
+        return reader.messages(Math.max(0, from), Math.min(to, count));
+      },
+      { cache: this.cache },
+    );
   }
 
   /** Where each message id is among the first `before` messages, with the message as stored. */
@@ -86,13 +96,15 @@ export class SegmentLog {
         ),
       );
     };
-    return files ? run(files) : withReader(this.paths, run);
+    return files ? run(files) : withReader(this.paths, run, { cache: this.cache });
   }
 
   /** Offsets below `before` of system messages. */
   systemOffsets(before: number): Promise<number[]> {
-    return withReader(this.paths, async (reader) =>
-      (await readSystemOffsets(reader)).filter((offset) => offset < before),
+    return withReader(
+      this.paths,
+      async (reader) => (await readSystemOffsets(reader)).filter((offset) => offset < before),
+      { cache: this.cache },
     );
   }
 
@@ -101,7 +113,7 @@ export class SegmentLog {
    * lookups and append share one handle per file.
    */
   withFiles<T>(task: (files: SegmentReader) => Promise<T>): Promise<T> {
-    return withReader(this.paths, task, true);
+    return withReader(this.paths, task, { writable: true, cache: this.cache });
   }
 
   /**
@@ -198,8 +210,16 @@ export class SegmentLog {
     });
   }
 
+  /**
+   * Without `files`, the segment's files are opened for this call alone. Its callers are a commit writing
+   * into its new head segment while it holds its current head's files, and an import under the references
+   * lock: they take their turn at once (`overdraft`), so commits holding every turn never wait on each
+   * other, and the overdraft stays bounded by the turns held (one each) plus one import.
+   */
   #with<T>(files: SegmentReader | undefined, task: (files: SegmentReader) => Promise<T>): Promise<T> {
-    return files ? task(files) : this.withFiles(task);
+    return files
+      ? task(files)
+      : withReader(this.paths, task, { writable: true, cache: this.cache, overdraft: true });
   }
 
   async #open(files: SegmentReader, path: string): Promise<FileHandle> {

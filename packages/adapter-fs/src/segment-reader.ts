@@ -4,6 +4,7 @@ import { checksum } from "./checksum.js";
 import { CorruptStoreError } from "./errors.js";
 import { openIfExists, readAt, readAtNow, sizeNow } from "./file-access.js";
 import { decodeEntry, ENTRY_SIZE, EntryFlag, ID_HASH_FIELD, type IndexEntry } from "./index-entry.js";
+import type { CachedFile, SegmentFileCache } from "./segment-file-cache.js";
 
 /** The committed end of a segment: its last whole commit. */
 export interface SegmentTail {
@@ -33,21 +34,31 @@ const DIRECT_ENTRIES = 64;
  */
 export class SegmentReader {
   readonly #handles = new Map<string, Promise<FileHandle | undefined>>();
+  /** The files checked out of `cache`, to give back at `close`. */
+  readonly #checkedOut: Array<Promise<CachedFile | undefined>> = [];
 
   /**
    * @param writable open the files for writing too ("r+"), so that a commit reads and writes its segment
    * through one handle per file instead of opening them again for each step.
+   * @param cache the store's open segment files, kept open across operations; without it, the files are
+   * opened here and closed at `close`.
    */
   constructor(
     readonly paths: SegmentPaths,
     readonly writable = false,
+    readonly cache?: SegmentFileCache,
   ) {}
 
   /** The open file, or undefined when it does not exist. */
   handle(path: string): Promise<FileHandle | undefined> {
     let handle = this.#handles.get(path);
     if (!handle) {
-      handle = openIfExists(path, this.writable ? "r+" : "r");
+      const flags = this.writable ? "r+" : "r";
+      if (this.cache) {
+        const file = this.cache.checkout(path, flags);
+        this.#checkedOut.push(file);
+        handle = file.then((checkedOut) => checkedOut?.handle);
+      } else handle = openIfExists(path, flags);
       this.#handles.set(path, handle);
     }
     return handle;
@@ -149,6 +160,14 @@ export class SegmentReader {
   async close(): Promise<void> {
     const handles = [...this.#handles.values()];
     this.#handles.clear();
+    if (this.cache) {
+      const cache = this.cache;
+      const checkedOut = this.#checkedOut.splice(0);
+      for (const file of checkedOut) {
+        void file.then((opened) => opened && cache.checkin(opened)).catch(() => undefined);
+      }
+      return;
+    }
     // Every read and write through them is done (and flushed where it had to be): the closes need not
     // hold up the caller, who would otherwise wait for a thread-pool round trip behind other fsyncs.
     for (const handle of handles) {
@@ -157,16 +176,22 @@ export class SegmentReader {
   }
 }
 
-/** Runs `task` with a reader on the segment's files, closing them afterwards. */
+/**
+ * Runs `task` with a reader on the segment's files, closing them (or giving them back to `options.cache`)
+ * afterwards. With a cache, it first waits for one of the store's turns to hold segment files
+ * (`SegmentFileCache.lease`; `overdraft` takes one at once, for a segment opened while holding another).
+ */
 export async function withReader<T>(
   paths: SegmentPaths,
   task: (reader: SegmentReader) => Promise<T>,
-  writable = false,
+  options: { writable?: boolean; cache?: SegmentFileCache; overdraft?: boolean } = {},
 ): Promise<T> {
-  const reader = new SegmentReader(paths, writable);
+  const release = await options.cache?.lease(options.overdraft);
+  const reader = new SegmentReader(paths, options.writable, options.cache);
   try {
     return await task(reader);
   } finally {
     await reader.close();
+    release?.();
   }
 }

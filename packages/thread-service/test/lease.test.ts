@@ -174,13 +174,13 @@ describe("leases between service instances on one store", () => {
   it("keep a lease renewed through a run longer than leaseMs", async () => {
     const runner = heldRunner();
     // Renewed every third of leaseMs: long enough that a loaded machine's timer delays cannot lapse it.
-    const service = start(runner, { leaseMs: 1000 });
-    const other = start(runner, { leaseMs: 1000 });
+    const service = start(runner, { leaseMs: 2000 });
+    const other = start(runner, { leaseMs: 2000 });
     const { threadId } = await service.createThread();
     const first = service.send(threadId, "long");
     const call = await runner.nextCall();
     const second = other.send(threadId, "next");
-    await sleep(3000);
+    await sleep(5000);
     expect(runner.calls).toHaveLength(1);
     call.release();
     await first;

@@ -73,7 +73,11 @@ export class SegmentChains {
         pieces.push(await this.driver.readSegment(range.segment, page, Math.min(high, page + READ_PAGE)));
       }
     }
-    return pieces.flat();
+    // Joined by hand: `flat()` cost more than copying the messages themselves in the memory store's reads.
+    if (pieces.length === 1) return pieces[0] as Message[];
+    const messages: Message[] = [];
+    for (const piece of pieces) for (const message of piece) messages.push(message);
+    return messages;
   }
 
   /** The position of a message in a chain, searching the newest segment first. */

@@ -65,20 +65,33 @@ export async function selectView(source: ViewSource, options: ViewOptions = {}):
         break scan;
       }
       suffix.push({ position, message });
-      for (const callId of callIds(message.contents, "function_result")) openResults.add(callId);
-      for (const callId of callIds(message.contents, "function_call")) openResults.delete(callId);
+      // Results first, then calls: a message holding a call and its result is closed by itself.
+      for (const content of message.contents) {
+        if (content.type === "function_result" && typeof content.callId === "string")
+          openResults.add(content.callId);
+      }
+      for (const content of message.contents) {
+        if (content.type === "function_call" && typeof content.callId === "string")
+          openResults.delete(content.callId);
+      }
       if (openResults.size === 0) cut = suffix.length;
     }
     end = from;
     if (kept >= messageBudget) break;
     pageSize = Math.min(pageSize * 2, 1024);
   }
-  const chosen = suffix.slice(0, cut);
-  const system = systemMessages.map((message, index) => ({
-    position: systemPositions[index] as number,
-    message,
-  }));
-  return [...system, ...chosen].sort((a, b) => a.position - b.position).map((entry) => entry.message);
+  // Oldest first: the kept suffix (held newest first) merged with the system messages (in order) by position.
+  const view: Message[] = [];
+  let system = 0;
+  for (let index = cut - 1; index >= 0; index--) {
+    const entry = suffix[index] as { position: number; message: Message };
+    while (system < systemMessages.length && (systemPositions[system] as number) < entry.position) {
+      view.push(systemMessages[system++] as Message);
+    }
+    view.push(entry.message);
+  }
+  while (system < systemMessages.length) view.push(systemMessages[system++] as Message);
+  return view;
 }
 
 /** A message that is whole by itself: every result it holds answers a call it also holds. */

@@ -32,6 +32,7 @@ import {
   messageAt,
   pushMessage,
 } from "./memory-segment.js";
+import { CACHED_READ_MAX, ParsedMessages } from "./parsed-messages.js";
 
 export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   readonly specificationVersion = "v1";
@@ -40,6 +41,8 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   readonly #records = new Map<string, StoredRecord>();
   readonly #segments = new Map<string, MemorySegment>();
   readonly #references = new Map<string, number>();
+  /** Recently read messages, parsed: bounded per store (see ParsedMessages). */
+  readonly parsed = new ParsedMessages();
   #closed = false;
 
   async read(id: string): Promise<StoredRecord | undefined> {
@@ -193,8 +196,16 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     const segment = this.#segments.get(id);
     if (!segment) return [];
     const messages: Message[] = [];
+    const start = Math.max(0, from);
     const end = Math.min(to, segment.texts.length);
-    for (let offset = Math.max(0, from); offset < end; offset++) messages.push(messageAt(segment, offset));
+    // A short read (the newest messages, one by id) is what callers repeat: it goes through the parsed cache.
+    if (end - start <= CACHED_READ_MAX) {
+      for (let offset = start; offset < end; offset++) {
+        messages.push(this.parsed.copyOf(segment, offset));
+      }
+    } else {
+      for (let offset = start; offset < end; offset++) messages.push(messageAt(segment, offset));
+    }
     return messages;
   }
 
@@ -300,6 +311,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       const segment = this.#segments.get(current);
       this.#references.delete(current);
       this.#segments.delete(current);
+      if (segment) this.parsed.forget(segment);
       current = segment?.info.base?.segment;
     }
   }

@@ -47,8 +47,29 @@ export function deepFreeze<Value>(value: Value): Value {
 
 export function emptySegment(info: SegmentInfo): MemorySegment {
   const texts: string[] = [];
-  const idAt = (offset: number) => (JSON.parse(texts[offset] as string) as Message).id;
-  return { info, texts, index: new MessageIdIndex(idAt), system: undefined };
+  return {
+    info,
+    texts,
+    index: new MessageIdIndex((offset) => storedId(texts[offset] as string)),
+    system: undefined,
+  };
+}
+
+const ID_PREFIX = '{"id":"';
+
+/**
+ * The id of a stored message. A lookup by id (`before`, `after`, `message(id)`) checks the id at the offset
+ * the index gives: read from the front of the text, where `normalizeMessage` puts it, rather than parsing
+ * the whole message (a tenth of the time). A JSON string with no backslash ends at its first quote and reads
+ * as written; any other text is parsed.
+ */
+export function storedId(text: string): string {
+  if (text.startsWith(ID_PREFIX)) {
+    const end = text.indexOf('"', ID_PREFIX.length);
+    const id = text.slice(ID_PREFIX.length, end);
+    if (end > 0 && !id.includes("\\")) return id;
+  }
+  return (JSON.parse(text) as Message).id;
 }
 
 /** A copy of the message at `offset`. */

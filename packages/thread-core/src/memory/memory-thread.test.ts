@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
+import type { Message } from "../message.js";
+import type { MemoryLogDriver } from "./memory-log-driver.js";
 import { createMemoryStore } from "./memory-thread-type.js";
 
 const registry = createRegistry();
@@ -98,5 +100,58 @@ describe("memory threads", () => {
       "b",
       "c",
     ]);
+  });
+
+  it("find messages by ids that JSON escapes, and by ids stored after other keys", async () => {
+    const store = createMemoryStore({ registry });
+    const thread = await store.create();
+    const ids = ['quote"d', "back\\slash", "line\nbreak", "é\u2028ü", "plain"];
+    await thread.append(ids.map(say));
+    for (const [index, id] of ids.entries()) {
+      expect((await thread.message?.(id))?.id).toBe(id);
+      expect((await thread.messages({ before: id })).map((message) => message.id)).toEqual(
+        ids.slice(0, index),
+      );
+    }
+    const { MemoryLogDriver } = await import("./memory-log-driver.js");
+    const driver = new MemoryLogDriver();
+    const info = { id: "seg_keys", base: null, start: 0, createdAt: new Date().toISOString() };
+    const late = { role: "user", id: "late", createdAt: info.createdAt, contents: [] } as unknown as Message;
+    await driver.importSegment(info, [late], 0);
+    expect(await driver.locate("seg_keys", "late", 1)).toEqual({ offset: 0 });
+  });
+
+  it("give later readers the stored messages, whatever earlier readers did to theirs", async () => {
+    const store = createMemoryStore({ registry });
+    const thread = await store.create();
+    await thread.append([
+      say("a"),
+      { id: "b", role: "user", contents: [{ type: "text", text: "b" }], metadata: { n: [1] } },
+    ]);
+    const stored = await thread.messages();
+    for (let read = 0; read < 5; read++) {
+      const [first, second] = await thread.view({ maxMessages: 2 });
+      expect([first, second]).toEqual(stored);
+      (first as { contents: unknown[] }).contents.push({ type: "text", text: "changed" });
+      (second?.metadata?.n as number[]).push(read);
+      (second as { id: string }).id = "changed";
+    }
+    expect(await thread.messages()).toEqual(stored);
+  });
+
+  it("keep a bounded number of parsed messages, and none of a deleted thread", async () => {
+    const store = createMemoryStore({ registry });
+    const driver = store.driver as MemoryLogDriver;
+    const threads = [];
+    for (let index = 0; index < 100; index++) {
+      const thread = await store.create();
+      await thread.append([say("a"), say("b"), say("c"), say("d"), say("e")]);
+      threads.push(thread);
+    }
+    for (let round = 0; round < 3; round++) for (const thread of threads) await thread.messages({ last: 5 });
+    expect(driver.parsed.size).toBeGreaterThan(0);
+    expect(driver.parsed.size).toBeLessThanOrEqual(2 * driver.parsed.limits.messages);
+    for (const thread of threads) await thread.delete();
+    expect(driver.parsed.size).toBe(0);
   });
 });

@@ -1,0 +1,154 @@
+import { fstatSync, statSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { openIfExists } from "./file-access.js";
+
+/**
+ * Operations of one store that hold a segment's files open at once (up to four files each); more wait their
+ * turn. Without a cap, 50 threads appended at once held 200 segment files open across their fsyncs, and a
+ * process limited to 256 open files failed with EMFILE.
+ */
+export const MAX_SEGMENT_LEASES = 32;
+/**
+ * Open files the cache keeps, in use or idle: past this, idle files are closed, least recently used first.
+ * Idle files are kept only where an open file does not stop its directory from being renamed away.
+ */
+export const MAX_OPEN_FILES = process.platform === "win32" ? 0 : 128;
+
+export type OpenFlags = "r" | "r+";
+
+/** One open file of a segment, shared by the operations that use it at the same time. */
+export interface CachedFile {
+  readonly path: string;
+  readonly handle: FileHandle;
+  /** Where the file was when it was opened: a path that now names another file (or none) is opened again. */
+  readonly device: number;
+  readonly inode: number;
+  users: number;
+  /** Replaced or gone: closed once its last user lets go, never handed out again. */
+  stale: boolean;
+}
+
+/**
+ * A store's segment files, kept open from one operation to the next (bounded): an append then opens and
+ * closes nothing, where it paid eight thread-pool round trips for that before. This is safe because segment
+ * files are never replaced: they only grow, or are cut back by a repair, always through the same file. A
+ * segment directory is only ever removed whole (renamed to trash.) and a segment id made again (an import)
+ * is a new directory, so every checkout compares the path's file (a `stat` at once, about a microsecond)
+ * with the one held open, and opens the path again when they differ. Thread records are replaced by rename
+ * and are never cached here.
+ */
+export class SegmentFileCache {
+  /** Open files by flags and path, least recently used first. */
+  readonly #files = new Map<string, CachedFile>();
+  #leases = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  /** How many files are open through the cache (in use or idle). */
+  get openFiles(): number {
+    return this.#files.size;
+  }
+
+  /**
+   * Waits for one of MAX_SEGMENT_LEASES turns to hold a segment's files; call the returned function when
+   * done. `overdraft` takes a turn at once: for a segment opened while another lease is held (a commit's
+   * new head segment), which would otherwise deadlock when every turn is held by such a commit.
+   */
+  async lease(overdraft = false): Promise<() => void> {
+    if (!overdraft && this.#leases >= MAX_SEGMENT_LEASES) {
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else this.#leases++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiting.shift();
+      // The turn passes straight to the next waiter, so a new caller cannot take it first.
+      if (next) next();
+      else this.#leases--;
+    };
+  }
+
+  /** The file at `path`, opened with `flags` or kept open since; undefined when there is no such file. */
+  async checkout(path: string, flags: OpenFlags): Promise<CachedFile | undefined> {
+    const key = `${flags}:${path}`;
+    const cached = this.#files.get(key);
+    if (cached) {
+      const now = statSync(path, { throwIfNoEntry: false });
+      this.#files.delete(key);
+      if (now && now.ino === cached.inode && now.dev === cached.device) {
+        this.#files.set(key, cached); // most recently used
+        cached.users++;
+        return cached;
+      }
+      this.#drop(cached);
+    }
+    const handle = await openIfExists(path, flags);
+    if (!handle) return undefined;
+    const opened = this.#files.get(key);
+    if (opened) {
+      // Opened meanwhile by another operation: share that one.
+      void handle.close().catch(() => undefined);
+      opened.users++;
+      return opened;
+    }
+    const status = fstatSync(handle.fd);
+    const file: CachedFile = {
+      path,
+      handle,
+      device: status.dev,
+      inode: status.ino,
+      users: 1,
+      stale: false,
+    };
+    this.#files.set(key, file);
+    this.#trim();
+    return file;
+  }
+
+  /** Gives a file back after use: it stays open for the next operation, within MAX_OPEN_FILES. */
+  checkin(file: CachedFile): void {
+    file.users--;
+    if (file.stale) {
+      if (file.users === 0) close(file);
+      return;
+    }
+    this.#trim();
+  }
+
+  /** Closes every idle file, and files in use once their users let go. */
+  async close(): Promise<void> {
+    const files = [...this.#files.values()];
+    this.#files.clear();
+    await Promise.all(
+      files.map((file) => {
+        file.stale = true;
+        return file.users === 0 ? file.handle.close().catch(() => undefined) : undefined;
+      }),
+    );
+  }
+
+  /** Closes idle files, least recently used first, while more than MAX_OPEN_FILES are open. */
+  #trim(): void {
+    if (this.#files.size <= MAX_OPEN_FILES) return;
+    for (const [key, file] of this.#files) {
+      if (this.#files.size <= MAX_OPEN_FILES) return;
+      if (file.users > 0) continue;
+      this.#files.delete(key);
+      file.stale = true;
+      close(file);
+    }
+  }
+
+  #drop(file: CachedFile): void {
+    file.stale = true;
+    if (file.users === 0) close(file);
+  }
+}
+
+/**
+ * Closed in the background: every read and write through it is done (and flushed where it had to be), so
+ * the caller need not wait for a thread-pool round trip behind other fsyncs.
+ */
+function close(file: CachedFile): void {
+  void file.handle.close().catch(() => undefined);
+}
