@@ -81,7 +81,8 @@ const REMEMBERED_TURNS = 1024;
  *   one rename, never removed first, so no other contender slips in, and the new lease says `tookOver`:
  *   its owner seals the head segment before anything else, which fences off the old owner's late writes
  *   (they land past the sealed end, which no reader reads, and the old owner's append fails with
- *   `LockLostError` instead of being acknowledged).
+ *   `LockLostError` instead of being acknowledged). Such an owner also removes its lock under `.break`
+ *   when it is done, so that no breaker replaces a lock created after the one it judged.
  * - `"record"` (anything that renames the thread's record): never taken over while its owner lives on this
  *   host: a record rename cannot be fenced off. Waiters give up after `timeoutMs` with `LockTimeoutError`.
  * Where the owner cannot be checked (another host, no /proc), a lock unrefreshed for `staleMs` is taken
@@ -120,7 +121,7 @@ export class LockFiles {
         return await task({ writes, tookOver, held: () => readNonceNow(path) === nonce });
       } finally {
         clearInterval(refresh);
-        await this.#release(path, nonce);
+        await this.#release(path, nonce, writes);
       }
     });
   }
@@ -254,11 +255,7 @@ export class LockFiles {
     nonce: string,
   ): Promise<"removed" | "taken over" | "busy"> {
     const breaker = `${path}.break`;
-    if (!(await this.#tryCreate(breaker, randomBytes(12).toString("hex"), "record"))) {
-      const holder = await readLock(breaker);
-      if (holder && (await this.#isAbandoned(holder, STALE_BREAKER_MS))) await rm(breaker, { force: true });
-      return "busy";
-    }
+    if (!(await this.#takeBreaker(breaker))) return "busy";
     try {
       const current = await readLock(path);
       if (!current || current.nonce !== judged.nonce || current.pid !== judged.pid) return "busy";
@@ -277,9 +274,34 @@ export class LockFiles {
     }
   }
 
-  async #release(path: string, nonce: string): Promise<void> {
-    // A lock taken over as stale belongs to its new owner now. Read and removed at once, like its creation.
-    if (readNonceNow(path) === nonce) rmSync(path, { force: true });
+  /** Creates the `.break` file; false when another process holds it (one that is gone loses it). */
+  async #takeBreaker(breaker: string): Promise<boolean> {
+    if (await this.#tryCreate(breaker, randomBytes(12).toString("hex"), "record")) return true;
+    const holder = await readLock(breaker);
+    if (holder && (await this.#isAbandoned(holder, STALE_BREAKER_MS))) await rm(breaker, { force: true });
+    return false;
+  }
+
+  async #release(path: string, nonce: string, writes: LockWrites): Promise<void> {
+    // A lock taken over belongs to its new owner now. Read and removed at once, like its creation.
+    if (writes === "record") {
+      if (readNonceNow(path) === nonce) rmSync(path, { force: true });
+      return;
+    }
+    // A lock that may be taken over from a live owner is removed under `.break`, like a takeover: a breaker
+    // that judged it would otherwise replace, once it is gone, the lock a third process just created.
+    const breaker = `${path}.break`;
+    const until = Date.now() + this.settings.timeoutMs;
+    while (!(await this.#takeBreaker(breaker))) {
+      // A breaker is at it; one that stays (stopped) leaves this lock to go stale and be taken over.
+      if (Date.now() >= until) return;
+      await sleep(1);
+    }
+    try {
+      if (readNonceNow(path) === nonce) rmSync(path, { force: true });
+    } finally {
+      rmSync(breaker, { force: true });
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
@@ -298,5 +299,37 @@ describe("an appender whose lock was taken over before it read the thread's reco
     await rm(lockPath);
     expect((await (await store.get("t")).messages()).map((message) => message.id)).toEqual(["a"]);
     await Promise.all([store.close(), driver.close()]);
+  });
+});
+
+describe("releasing an appender's lock", () => {
+  it("waits while a breaker judges it, so the breaker never replaces a lock created after it", async () => {
+    const directory = await temporaryDirectory();
+    const driver = new FsLogDriver({ directory });
+    const path = join(directory, "t.lock");
+    const breaker = `${path}.break`;
+    let released = false;
+    const done = driver.locks
+      .withLock(
+        path,
+        async () => {
+          // A live process (this one) holds `.break`: it is judging this lock right now.
+          writeFileSync(
+            breaker,
+            JSON.stringify({ pid: process.pid, hostname: hostname(), nonce: "breaker" }),
+          );
+        },
+        { writes: "segment" },
+      )
+      .then(() => {
+        released = true;
+      });
+    await sleep(50);
+    expect(released).toBe(false);
+    expect(existsSync(path)).toBe(true);
+    rmSync(breaker);
+    await done;
+    expect(existsSync(path)).toBe(false);
+    await driver.close();
   });
 });
