@@ -19,7 +19,7 @@ import type {
 import { changeWrites, commitChange, SEALED_HEAD } from "./commit-change.js";
 import { type Durability, DurableFiles } from "./durable-files.js";
 import { CorruptStoreError, guardInputOutput, missingEvents, SOURCE } from "./errors.js";
-import { sealState } from "./head-seal.js";
+import { isSealed, sealState } from "./head-seal.js";
 import { moveOffSealedHead } from "./head-takeover.js";
 import { IMPORT_BATCH, importSegment, importSegments } from "./import-segment.js";
 import { type Lease, LockFiles, type LockWrites } from "./lock-file.js";
@@ -275,7 +275,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
     let tail = head && (await log.visibleTail(stored.revision));
     // Checked after the tail is read: an appender whose lock was taken over writes past the sealed end
     // only after the seal is claimed (`head-takeover.ts`), so a tail read with no seal yet is all sealed in.
-    const seal = tail && sealState(this.layout.segmentDirectory(stored.head));
+    const directory = this.layout.segmentDirectory(stored.head);
+    const seal = tail && isSealed(directory) ? sealState(directory) : undefined;
     if (seal?.state === "claimed") {
       // Its taker stopped before publishing the end: finished under the lock (bounded by lockTimeoutMs).
       await this.#withThreadLock(stored.id, "record", async () => undefined);
