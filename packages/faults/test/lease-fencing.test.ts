@@ -49,11 +49,25 @@ function isLockTimeout(error: unknown): boolean {
   return false;
 }
 
-/** B's store: on fs with a short lock timeout, so a call blocked by the frozen instance's lock ends soon. */
-function openOwnStore(url: string): Promise<ThreadStore> | ThreadStore {
-  return url.startsWith("file:")
+/**
+ * B's store: on fs with a short lock timeout, so a call blocked by the frozen instance's lock ends soon, or
+ * with `staleLockMs` below it, so that B takes a frozen appender's lock over instead.
+ */
+function openOwnStore(url: string, staleLockMs?: number): Promise<ThreadStore> | ThreadStore {
+  if (!url.startsWith("file:")) return openStore(url);
+  return staleLockMs === undefined
     ? fsStore({ directory: fileURLToPath(url), lockTimeoutMs: 1000 })
-    : openStore(url);
+    : fsStore({ directory: fileURLToPath(url), lockTimeoutMs: 10_000, staleLockMs });
+}
+
+/** The pid in the thread's fs lock file, if it is held. */
+function lockOwner(url: string, threadId: string): number | undefined {
+  try {
+    const path = join(fileURLToPath(url), "locks", `${encodeName(threadId)}.lock`);
+    return (JSON.parse(readFileSync(path, "utf8")) as { pid?: number }).pid;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -62,8 +76,12 @@ function openOwnStore(url: string): Promise<ThreadStore> | ThreadStore {
  * message; then A is let go with SIGCONT. Returns A's report and the thread as it was after B's turn and
  * after A ended.
  */
-async function trial(url: string, mode: "stop-in-append" | "stream") {
-  const store = await openOwnStore(url);
+async function trial(
+  url: string,
+  mode: "stop-in-append" | "stream",
+  options: { staleLockMs?: number; stopHoldingLock?: boolean } = {},
+) {
+  const store = await openOwnStore(url, options.staleLockMs);
   const service = createThreadService({
     store,
     runner: answering,
@@ -75,13 +93,21 @@ async function trial(url: string, mode: "stop-in-append" | "stream") {
     const { threadId } = await service.createThread();
     const stale = startChild("stale-lease-worker.ts", [url, threadId, String(LEASE_MS), mode]);
     const pid = stale.process.pid as number;
+    let stoppedHoldingLock = false;
     try {
       if (mode === "stop-in-append") {
         await printed(stale, "frozen");
       } else {
         await printed(stale, "streaming");
-        await sleep(Math.floor(random() * 40));
-        stale.process.kill("SIGSTOP");
+        for (let stop = 0; ; stop++) {
+          await sleep(Math.floor(random() * 40));
+          stale.process.kill("SIGSTOP");
+          await until(() => isStopped(pid), "the stale instance to stop");
+          // Stopped again until it holds the thread's lock, where that is asked for (a few tries at most).
+          stoppedHoldingLock = lockOwner(url, threadId) === pid;
+          if (!options.stopHoldingLock || stoppedHoldingLock || stop >= 200) break;
+          stale.process.kill("SIGCONT");
+        }
       }
       await until(() => isStopped(pid), "the stale instance to stop");
       const blocked = await service.send(threadId, "B-question").then(
@@ -105,6 +131,7 @@ async function trial(url: string, mode: "stop-in-append" | "stream") {
       return {
         report,
         blocked,
+        stoppedHoldingLock,
         textsAfterB: answeredTexts ?? (await afterB.messages()).map(messageText),
         revisionAfterB: afterB.revision,
         texts: (await thread.messages()).map(messageText),
@@ -166,6 +193,27 @@ describe.each([
     });
   },
 );
+
+describe("fs: an instance frozen past its lease while it holds the thread's lock", () => {
+  it("has its lock taken over after staleLockMs: the new holder answers, and nothing of the frozen one lands", async () => {
+    const { url } = await fileStore("lease-fencing-takeover");
+    for (let round = 0; round < 4; round++) {
+      const result = await trial(url, "stream", { staleLockMs: 200, stopHoldingLock: true });
+      expect(result.stoppedHoldingLock).toBe(true);
+      // Not blocked: B took the lock of the frozen appender over rather than failing with LockTimeoutError.
+      expect(result.blocked).toBe(false);
+      const turn = result.textsAfterB.indexOf("B-question");
+      expect(result.textsAfterB.slice(turn)).toEqual(["B-question", "B-answer"]);
+      expect(result.texts).toEqual(result.textsAfterB);
+      expect(result.revision).toBe(result.revisionAfterB);
+      // Refused either by the fence (the lease moved) or by the takeover (its append was fenced off).
+      expect(result.report.append.status).toBe("refused");
+      expect(["LeaseLostError", "LockLostError"]).toContain(result.report.append.error);
+      expect(result.report.send.status).toBe("refused");
+      expect(result.info.lastFailure).toBeUndefined();
+    }
+  });
+});
 
 describe("fs: an instance frozen past its lease while its write waits for the thread's lock", () => {
   it("has that write refused by the store's own revision check, after it passed its lease check", async () => {
