@@ -7,7 +7,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { commitChange } from "../src/commit-change.js";
 import { claimSeal, publishSeal } from "../src/head-seal.js";
-import { FsLogDriver, fsStore, LockLostError, LockTimeoutError } from "../src/index.js";
+import {
+  FsLogDriver,
+  fsStore,
+  LockLostError,
+  LockOutcomeUnknownError,
+  LockTimeoutError,
+} from "../src/index.js";
 import { StoreLayout } from "../src/store-layout.js";
 import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
 import { temporaryDirectory } from "./temporary-directory.js";
@@ -330,6 +336,64 @@ describe("releasing an appender's lock", () => {
     rmSync(breaker);
     await done;
     expect(existsSync(path)).toBe(false);
+    await driver.close();
+  });
+});
+
+describe("an appender that finds its head sealed once its commit is written", () => {
+  /** Starts a commit of message `id` under a "segment" lock; the seal is claimed right after its first check. */
+  async function sealedDuringCommit(id: string, lockTimeoutMs = 10_000) {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    await (await store.create({ id: "t" })).append({ id: "a", role: "user", text: "a" });
+    await store.close();
+    const driver = new FsLogDriver({ directory, lockTimeoutMs });
+    const record = await driver.read("t");
+    if (record?.kind !== "log") throw new Error("no log record");
+    const segment = driver.layout.segmentDirectory(record.head);
+    const message = { id, role: "user" as const, createdAt: new Date().toISOString(), contents: [] };
+    const committing = driver.locks.withLock(
+      driver.layout.threadLockPath("t"),
+      async (lease) => {
+        const commit = commitChange(driver, "t", { expectHead: record.head, append: [message] }, lease);
+        // The commit checked the seal before its first pause: a takeover claims it from here on.
+        claimSeal(segment);
+        return commit;
+      },
+      { writes: "segment" },
+    );
+    return { directory, driver, segment, committing: committing.catch((error: unknown) => error) };
+  }
+
+  async function readIds(directory: string): Promise<string[]> {
+    const store = fsStore({ directory });
+    const ids = (await (await store.get("t")).messages()).map((message) => message.id);
+    await store.close();
+    return ids;
+  }
+
+  it("counts when it ends before the sealed end", async () => {
+    const { directory, driver, segment, committing } = await sealedDuringCommit("b");
+    setTimeout(() => publishSeal(segment, 2, driver.layout.temporary), 20);
+    const result = await committing;
+    expect(result).toMatchObject({ messages: [{ id: "b" }] });
+    expect(await readIds(directory)).toEqual(["a", "b"]);
+    await driver.close();
+  });
+
+  it("fails with LockLostError, and is not read, when it ends past the sealed end", async () => {
+    const { directory, driver, segment, committing } = await sealedDuringCommit("b");
+    setTimeout(() => publishSeal(segment, 1, driver.layout.temporary), 20);
+    expect(LockLostError.isInstance(await committing)).toBe(true);
+    expect(await readIds(directory)).toEqual(["a"]);
+    await driver.close();
+  });
+
+  it("fails with LockOutcomeUnknownError when the sealed end is not published within lockTimeoutMs", async () => {
+    const { directory, driver, committing } = await sealedDuringCommit("b", 200);
+    expect(LockOutcomeUnknownError.isInstance(await committing)).toBe(true);
+    // The next reader finishes the takeover: the append is there or not, never half.
+    expect(["a,b", "a"]).toContain((await readIds(directory)).join(","));
     await driver.close();
   });
 });
