@@ -61,7 +61,8 @@ async function stopWhileHolding(child: ChildProcess, lockPath: string, writes: s
     child.kill("SIGSTOP");
     await until(() => isStopped(pid), "the writer to stop");
     const lock = lockNow(lockPath);
-    if (lock?.pid === pid && lock.writes === writes) return;
+    // Not while it releases the lock (a few microseconds under `.break`): that blocks takeovers (README).
+    if (lock?.pid === pid && lock.writes === writes && lockNow(`${lockPath}.break`)?.pid !== pid) return;
     child.kill("SIGCONT");
   }
   throw new Error(`no stop landed while the writer held a "${writes}" lock`);

@@ -61,7 +61,8 @@ describe("fs: a writer frozen (SIGSTOP) while it holds a thread's lock", () => {
         await sleep(1 + Math.floor(random() * 20));
         writer.process.kill("SIGSTOP");
         await until(() => isStopped(pid), "the writer to stop");
-        caught = (await lockOwner(lockPath)) === pid;
+        // Holding the lock, and not releasing it (a few microseconds under `.break`, which blocks takeovers).
+        caught = (await lockOwner(lockPath)) === pid && (await lockOwner(`${lockPath}.break`)) !== pid;
         if (!caught) writer.process.kill("SIGCONT");
       }
       expect(caught, `none of ${MAX_STOPS} stops landed while the writer held the lock`).toBe(true);

@@ -60,10 +60,10 @@ function openOwnStore(url: string, staleLockMs?: number): Promise<ThreadStore> |
     : fsStore({ directory: fileURLToPath(url), lockTimeoutMs: 10_000, staleLockMs });
 }
 
-/** The pid in the thread's fs lock file, if it is held. */
-function lockOwner(url: string, threadId: string): number | undefined {
+/** The pid in the thread's fs lock file, if it is held, and the pid releasing it (`.break`), if any. */
+function lockOwner(url: string, threadId: string, suffix = ""): number | undefined {
   try {
-    const path = join(fileURLToPath(url), "locks", `${encodeName(threadId)}.lock`);
+    const path = join(fileURLToPath(url), "locks", `${encodeName(threadId)}.lock${suffix}`);
     return (JSON.parse(readFileSync(path, "utf8")) as { pid?: number }).pid;
   } catch {
     return undefined;
@@ -104,7 +104,8 @@ async function trial(
           stale.process.kill("SIGSTOP");
           await until(() => isStopped(pid), "the stale instance to stop");
           // Stopped again until it holds the thread's lock, where that is asked for (a few tries at most).
-          stoppedHoldingLock = lockOwner(url, threadId) === pid;
+          // Holding the lock, and not releasing it (a few microseconds under `.break`: that blocks takeovers).
+          stoppedHoldingLock = lockOwner(url, threadId) === pid && lockOwner(url, threadId, ".break") !== pid;
           if (!options.stopHoldingLock || stoppedHoldingLock || stop >= 200) break;
           stale.process.kill("SIGCONT");
         }
