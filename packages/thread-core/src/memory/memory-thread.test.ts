@@ -133,7 +133,7 @@ describe("memory threads", () => {
       const [first, second] = await thread.view({ maxMessages: 2 });
       expect([first, second]).toEqual(stored);
       (first as { contents: unknown[] }).contents.push({ type: "text", text: "changed" });
-      (second?.metadata?.n as number[]).push(read);
+      (second as unknown as { metadata: { n: number[] } }).metadata.n.push(read);
       (second as { id: string }).id = "changed";
     }
     expect(await thread.messages()).toEqual(stored);
