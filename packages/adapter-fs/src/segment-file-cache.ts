@@ -1,18 +1,41 @@
-import { fstatSync, statSync } from "node:fs";
+import { fstatSync, readFileSync, statSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { openIfExists } from "./file-access.js";
 
 /**
- * Operations of one store that hold a segment's files open at once (up to four files each); more wait their
- * turn. Without a cap, 50 threads appended at once held 200 segment files open across their fsyncs, and a
- * process limited to 256 open files failed with EMFILE.
+ * How many open files a process may have (the soft limit, `ulimit -n`), read once from /proc/self/limits
+ * where there is one; else 1024, a common default.
  */
-export const MAX_SEGMENT_LEASES = 32;
+function openFileLimit(): number {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((text) => text.startsWith("Max open files"));
+    const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
+    if (soft === "unlimited") return Number.POSITIVE_INFINITY;
+    const limit = Number(soft);
+    if (Number.isInteger(limit) && limit > 0) return limit;
+  } catch {
+    // No /proc (macOS, Windows).
+  }
+  return 1024;
+}
+
+const limit = openFileLimit();
+
 /**
- * Open files the cache keeps, in use or idle: past this, idle files are closed, least recently used first.
- * Idle files are kept only where an open file does not stop its directory from being renamed away.
+ * Open files the cache keeps, in use or idle: a quarter of the process's limit, between 32 and 1024 (so 64
+ * under a limit of 256, 256 under 1024). Past this, idle files are closed, least recently used first. Idle
+ * files are kept only where an open file does not stop its directory from being renamed away (not Windows).
  */
-export const MAX_OPEN_FILES = process.platform === "win32" ? 0 : 128;
+export const MAX_OPEN_FILES = Math.min(1024, Math.max(32, Math.floor(limit / 4)));
+const MAX_IDLE_FILES = process.platform === "win32" ? 0 : MAX_OPEN_FILES;
+/**
+ * Operations of one store that hold a segment's files open at once (up to four files each), an eighth of
+ * MAX_OPEN_FILES, between 4 and 64; more wait their turn. Without a cap, 50 threads appended at once held
+ * 200 segment files open across their fsyncs, and a process limited to 256 open files failed with EMFILE.
+ */
+export const MAX_SEGMENT_LEASES = Math.min(64, Math.max(4, Math.floor(MAX_OPEN_FILES / 8)));
 
 export type OpenFlags = "r" | "r+";
 
@@ -32,21 +55,16 @@ export interface CachedFile {
  * A store's segment files, kept open from one operation to the next (bounded): an append then opens and
  * closes nothing, where it paid eight thread-pool round trips for that before. This is safe because segment
  * files are never replaced: they only grow, or are cut back by a repair, always through the same file. A
- * segment directory is only ever removed whole (renamed to trash.) and a segment id made again (an import)
+ * segment directory is only ever removed whole (renamed to trash/), and a segment id made again (an import)
  * is a new directory, so every checkout compares the path's file (a `stat` at once, about a microsecond)
- * with the one held open, and opens the path again when they differ. Thread records are replaced by rename
- * and are never cached here.
+ * with the one held open, and opens the path again when they differ; the file held open keeps its inode
+ * number from going to a new file meanwhile. Thread records are replaced by rename and are never cached here.
  */
 export class SegmentFileCache {
   /** Open files by flags and path, least recently used first. */
   readonly #files = new Map<string, CachedFile>();
   #leases = 0;
   readonly #waiting: Array<() => void> = [];
-
-  /** How many files are open through the cache (in use or idle). */
-  get openFiles(): number {
-    return this.#files.size;
-  }
 
   /**
    * Waits for one of MAX_SEGMENT_LEASES turns to hold a segment's files; call the returned function when
@@ -127,11 +145,11 @@ export class SegmentFileCache {
     );
   }
 
-  /** Closes idle files, least recently used first, while more than MAX_OPEN_FILES are open. */
+  /** Closes idle files, least recently used first, while more than MAX_IDLE_FILES are open. */
   #trim(): void {
-    if (this.#files.size <= MAX_OPEN_FILES) return;
+    if (this.#files.size <= MAX_IDLE_FILES) return;
     for (const [key, file] of this.#files) {
-      if (this.#files.size <= MAX_OPEN_FILES) return;
+      if (this.#files.size <= MAX_IDLE_FILES) return;
       if (file.users > 0) continue;
       this.#files.delete(key);
       file.stale = true;

@@ -5,8 +5,8 @@ interface Pending {
   late: () => void;
 }
 
-/** The longest wait a Node timer holds; a longer one is cut to 1 ms, so a longer deadline is waited in parts. */
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/** The longest wait a Node timer holds (a longer one is cut, with a warning), so a longer deadline is waited in parts. */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /** What a call that ran out of time fails with, before its owner words it. */
 export class CallTimedOut extends Error {}

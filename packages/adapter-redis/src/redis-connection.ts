@@ -1,6 +1,6 @@
 import { SkeinError, StoreClosedError, StoreUnavailableError } from "@skein/thread-core";
 import type { RedisArgument } from "redis";
-import { CallDeadlines, CallTimedOut } from "./call-deadlines.js";
+import { CallDeadlines, CallTimedOut, LONGEST_TIMER_MS } from "./call-deadlines.js";
 import type { LuaScript } from "./scripts/lua-script.js";
 
 /** The part of a node-redis client (`createClient()`) the store uses. */
@@ -227,7 +227,7 @@ function isErrorReply(error: unknown): boolean {
 async function raceTimer(promise: Promise<unknown>, milliseconds: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), milliseconds);
+    timer = setTimeout(() => resolve(true), Math.min(milliseconds, LONGEST_TIMER_MS));
   });
   try {
     return await Promise.race([promise.then(() => false), late]);

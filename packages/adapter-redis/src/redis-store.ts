@@ -1,5 +1,6 @@
 import { InvalidStoreUrlError, type Registry, type SkeinAdapter, SkeinError } from "@skein/thread-core";
 import { defineLogStore, type LocalStore, redactUrl, redactUrlText } from "@skein/thread-core/driver";
+import { LONGEST_TIMER_MS } from "./call-deadlines.js";
 import { createOwnedClient } from "./create-redis-client.js";
 import { isClusterClient, type RedisAnyClient, RedisConnection } from "./redis-connection.js";
 import { RedisLogDriver } from "./redis-log-driver.js";
@@ -79,7 +80,8 @@ function redisDriver(options: RedisStoreOptions): RedisLogDriver {
         cluster === false
           ? undefined
           : [...fromUrl.nodes, ...(Array.isArray(cluster) ? cluster : []).map(clusterNodeUrl)],
-      connectTimeoutMs: commandTimeoutMs,
+      // The client times its connection with one Node timer, which holds at most LONGEST_TIMER_MS.
+      connectTimeoutMs: Math.min(commandTimeoutMs, LONGEST_TIMER_MS),
     });
   const connection = new RedisConnection({
     client,

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,25 @@ function isStopped(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** Whether process `pid` holds any lock file in `directory`. */
+function locksHeldBy(directory: string, pid: number): boolean {
+  return readdirSync(directory)
+    .filter((name) => name.endsWith(".lock"))
+    .some((name) => {
+      let text: string;
+      try {
+        text = readFileSync(join(directory, name), "utf8");
+      } catch {
+        return false; // released meanwhile
+      }
+      try {
+        return (JSON.parse(text) as { pid?: number }).pid === pid;
+      } catch {
+        return true; // created and not yet written: perhaps by the frozen process
+      }
+    });
 }
 
 interface Outcome {
@@ -238,8 +257,16 @@ describe("fs: an instance frozen past its lease while its write waits for the th
       await locks.withLock(join(directory, "locks", `${encodeName(threadId)}.lock`), async () => {
         stale.process.stdin?.write("go\n");
         await printed(stale, "appending");
-        stale.process.kill("SIGSTOP");
-        await until(() => isStopped(pid), "the stale instance to stop");
+        // Frozen outside every lock of its own: its lease renewal, timed by itself, may be saving the lease
+        // when the signal lands, and a frozen holder's lock is kept (waiters give up after lockTimeoutMs).
+        // Such a moment is stepped past: A's append still waits for the thread's lock, held here.
+        for (;;) {
+          stale.process.kill("SIGSTOP");
+          await until(() => isStopped(pid), "the stale instance to stop");
+          if (!locksHeldBy(join(directory, "locks"), pid)) break;
+          stale.process.kill("SIGCONT");
+          await sleep(1);
+        }
       });
       await service.send(threadId, "B-question");
       const afterB = await store.get(threadId);

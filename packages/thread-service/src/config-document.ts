@@ -12,7 +12,7 @@ import {
   type ThreadStore,
   UnsupportedOperationError,
 } from "@skein/thread-core";
-import type { ServiceRecord } from "./service-record.js";
+import { incarnationOf, type ServiceRecord } from "./service-record.js";
 import { deepFreeze, type ThreadConfig } from "./thread-config.js";
 
 export const CONFIG_THREAD_TYPE = "thread-service.config";
@@ -30,6 +30,8 @@ export interface ConfigDocumentState extends ThreadState {
   config: ThreadConfig;
   /** The `createdAt` of the thread's record, so a thread made again under a reused id is told apart. */
   createdAt: string;
+  /** The record's `incarnation`: tells apart two threads of one id made in the same millisecond. */
+  incarnation?: string;
 }
 
 /** The id of a thread's configuration document: a hash, so any valid thread id gives a short valid id. */
@@ -59,15 +61,16 @@ export class ConfigDocuments {
   /**
    * The record with the configuration the thread was created with. A thread without a document (made
    * before documents existed, or imported from another store) is adopted: its configuration as found is
-   * written once, and from then on it is fixed. A document whose `createdAt` is not the record's belongs to
-   * an earlier thread of this id (deleted, its document left behind): it is replaced by this thread's own.
+   * written once, and from then on it is fixed. A document whose `createdAt` and `incarnation` are not the
+   * record's belongs to an earlier thread of this id (deleted, its document left behind): it is replaced by
+   * this thread's own.
    */
   async verified(threadId: string, record: ServiceRecord): Promise<ServiceRecord> {
-    const key = cacheKey(threadId, record.createdAt);
+    const key = cacheKey(threadId, record);
     let config = this.#cache.get(key);
     if (config === undefined) {
       const found = await this.#read(threadId);
-      if (found?.createdAt === record.createdAt) config = this.#remember(threadId, found);
+      if (found && incarnationOf(found) === incarnationOf(record)) config = this.#remember(threadId, found);
       else if (found) config = await this.#replace(threadId, record);
       else config = await this.#adopt(threadId, record);
     }
@@ -76,8 +79,8 @@ export class ConfigDocuments {
 
   /**
    * Replaces an earlier thread's document with this thread's configuration. Every instance that does this
-   * writes the same document (the one for the record it read), and every reader checks `createdAt`, so a
-   * thread never runs with another's configuration.
+   * writes the same document (the one for the record it read), and every reader checks `createdAt` and
+   * `incarnation`, so a thread never runs with another's configuration.
    */
   async #replace(threadId: string, record: ServiceRecord): Promise<Readonly<ThreadConfig>> {
     const state = documentOf(threadId, record);
@@ -105,14 +108,14 @@ export class ConfigDocuments {
       // Another instance wrote it first: its document is the configuration (if it is this thread's).
       const found = await this.#read(threadId);
       if (!found) throw error;
-      if (found.createdAt !== record.createdAt) return this.#replace(threadId, record);
+      if (incarnationOf(found) !== incarnationOf(record)) return this.#replace(threadId, record);
       return this.#remember(threadId, found);
     }
   }
 
   #remember(threadId: string, state: ConfigDocumentState): Readonly<ThreadConfig> {
     const config = deepFreeze(structuredClone(state.config));
-    const key = cacheKey(threadId, state.createdAt);
+    const key = cacheKey(threadId, state);
     this.#cache.delete(key);
     if (this.#cache.size >= CACHE_LIMIT) this.#cache.delete(this.#cache.keys().next().value as string);
     this.#cache.set(key, config);
@@ -128,11 +131,12 @@ function documentOf(threadId: string, record: ServiceRecord): ConfigDocumentStat
     threadId,
     config: structuredClone(record.config),
     createdAt: record.createdAt,
+    ...(record.incarnation === undefined ? {} : { incarnation: record.incarnation }),
   };
 }
 
-function cacheKey(threadId: string, createdAt: string): string {
-  return `${createdAt}\n${threadId}`;
+function cacheKey(threadId: string, record: { createdAt: string; incarnation?: string }): string {
+  return `${incarnationOf(record)}\n${threadId}`;
 }
 
 const NO_CAPABILITIES: ThreadCapabilities = Object.freeze({
@@ -226,7 +230,8 @@ function checkConfigState(state: ConfigDocumentState): ConfigDocumentState {
     typeof state.config === "object" &&
     state.config !== null &&
     !Array.isArray(state.config) &&
-    typeof state.createdAt === "string";
+    typeof state.createdAt === "string" &&
+    (state.incarnation === undefined || typeof state.incarnation === "string");
   if (!valid) {
     throw new InvalidThreadStateError("not a thread-service configuration document", [], {
       source: "thread-service",

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Thread } from "@skein/thread-core";
 import { NotAServiceThreadError, ThreadKilledError, ThreadLockedError, ThreadPausedError } from "./errors.js";
 import { deepFreeze, type ThreadConfig } from "./thread-config.js";
@@ -45,10 +46,29 @@ export interface ServiceRecord {
   /** The last message's failure; cleared by the next message that completes. */
   lastFailure?: FailureSummary;
   createdAt: string;
+  /**
+   * Random, fixed at creation: tells this thread from an earlier one deleted under the same id, which
+   * `createdAt` cannot when both were made in the same millisecond. Absent on records written before it
+   * existed; those are told apart by `createdAt` alone.
+   */
+  incarnation?: string;
 }
 
 export function newServiceRecord(config: ThreadConfig, now = new Date().toISOString()): ServiceRecord {
-  return { v: 1, config, lifecycle: "active", branches: [], attachments: [], createdAt: now };
+  return {
+    v: 1,
+    config,
+    lifecycle: "active",
+    branches: [],
+    attachments: [],
+    createdAt: now,
+    incarnation: randomUUID(),
+  };
+}
+
+/** Which thread of an id a record or configuration document belongs to (see `ServiceRecord.incarnation`). */
+export function incarnationOf(record: { createdAt: string; incarnation?: string }): string {
+  return record.incarnation === undefined ? record.createdAt : `${record.createdAt}\n${record.incarnation}`;
 }
 
 /** The record of a service thread, its configuration deep-frozen; `NotAServiceThreadError` when it has none. */

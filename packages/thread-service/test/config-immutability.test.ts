@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { openStore, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it, vi } from "vitest";
 import { configIdOf } from "../src/config-document.js";
 import { createThreadService, SERVICE_RECORD_KEY, type ServiceRecord } from "../src/index.js";
 import { scriptedRunner } from "./fake-runners.js";
@@ -83,14 +83,14 @@ describe.each(stores)("the configuration on a %s store", (_name, open) => {
     const id = `reused-${randomBytes(4).toString("hex")}`;
     try {
       const service = createThreadService({ store, runner: scriptedRunner() });
+      // Both threads are made in the same millisecond: their creation times cannot tell them apart.
+      vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
       await service.createThread({ id, config: { model: "old-model" } });
-      const { createdAt } = await service.info(id);
       await store.delete(id); // the application deletes the thread; its configuration document stays
-      // Threads are told apart by their creation time (in milliseconds): the next one is made later.
-      while (new Date().toISOString() <= createdAt) await new Promise((resolve) => setTimeout(resolve, 1));
       // Another service thread with the same id, exported from another store and imported here.
       const other = createThreadService({ store: source, runner: scriptedRunner() });
       await other.createThread({ id, config: { model: "new-model" } });
+      vi.useRealTimers();
       await store.import(await source.export(id));
       await other.close();
 
@@ -109,6 +109,7 @@ describe.each(stores)("the configuration on a %s store", (_name, open) => {
       });
       await service.close();
     } finally {
+      vi.useRealTimers();
       await store.delete(id);
       await store.delete(configIdOf(id));
       await store.close();

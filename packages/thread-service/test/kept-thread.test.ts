@@ -8,7 +8,7 @@ import {
   type ThreadRunner,
   type ThreadStore,
 } from "@skein/thread-core";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { createThreadService, type ServiceEvent, type ThreadService } from "../src/index.js";
 
 const redis = inject("redis");
@@ -205,6 +205,9 @@ describe.each(stores)("the next message under a held lease (%s)", (_name, open) 
   // can match the new thread's number: the store refuses it as replaced (ThreadReplacedError), and the
   // message is read afresh with the new thread's configuration.
   it("never runs a thread deleted and created again with the same id with the old thread's configuration", async () => {
+    // Both threads are made in the same millisecond, as on a fast machine: creation times cannot tell them apart.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    cleanup.push(async () => vi.useRealTimers());
     const setup = await setUp(async (store, threadId) => {
       const before = (await store.get(threadId)).revision as number;
       await store.delete(threadId);

@@ -48,11 +48,18 @@ export interface LogDriver {
   list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]>;
 
   segment(id: string): Promise<SegmentInfo | undefined>;
-  /** The segment's own messages with offsets in [from, to). */
+  /**
+   * The segment's own messages with offsets in [from, to), in a new array the caller owns: callers hand it on
+   * (a one-page read is returned to the application as is) and may change it, so a driver never returns an
+   * array it keeps.
+   */
   readSegment(id: string, from: number, to: number): Promise<Message[]>;
   /** Where `messageId` is among the segment's first `before` own messages. */
   locate(id: string, messageId: string, before: number): Promise<{ offset: number } | undefined>;
-  /** Own offsets, below `before`, of the segment's system messages, so views keep them without a full read. */
+  /**
+   * Own offsets, below `before`, of the segment's system messages, so views keep them without a full read.
+   * Expected in ascending order (every built-in driver gives them so); another order is accepted and sorted.
+   */
   systemOffsets(id: string, before: number): Promise<number[]>;
   /**
    * Writes `messages` at own offsets `from…` of a segment that is no thread's head, creating it if absent.

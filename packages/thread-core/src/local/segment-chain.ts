@@ -73,7 +73,8 @@ export class SegmentChains {
         pieces.push(await this.driver.readSegment(range.segment, page, Math.min(high, page + READ_PAGE)));
       }
     }
-    // Joined by hand: `flat()` cost more than copying the messages themselves in the memory store's reads.
+    // Joined by hand: `flat()` cost more than copying the messages themselves in the memory store's reads. One
+    // piece is returned as it is, not copied: `readSegment` gives the caller a new array (see LogDriver).
     if (pieces.length === 1) return pieces[0] as Message[];
     const messages: Message[] = [];
     for (const piece of pieces) for (const message of piece) messages.push(message);
@@ -131,7 +132,7 @@ export class SegmentChains {
     );
   }
 
-  /** Positions of the system messages of a chain, in order. */
+  /** Positions of the system messages of a chain: ascending when each driver's `systemOffsets` are. */
   async systemPositions(ranges: ChainRange[]): Promise<number[]> {
     const pieces = await readEach(ranges, async (range) =>
       range.count === 0

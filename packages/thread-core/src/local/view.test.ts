@@ -124,6 +124,16 @@ describe("views", () => {
     expect(byTokens.reads).toBeLessThan(100);
   });
 
+  it("keeps system messages in log order when a source lists their positions out of order", async () => {
+    const log = buildLog(
+      ["system", "text", "system", "text", "text"].map((kind) => ({ kind, size: 1, pick: 0 }) as Step),
+    );
+    const source = { ...sourceOf(log), systemAt: [2, 0] };
+    const ids = (view: Message[]) => view.map((message) => message.id);
+    expect(ids(await selectView(source))).toEqual(["m0", "m1", "m2", "m3", "m4"]);
+    expect(ids(await selectView(source, { maxMessages: 3 }))).toEqual(["m0", "m2", "m4"]);
+  });
+
   it("estimates about four characters a token plus four a message", () => {
     const message = {
       id: "m",

@@ -20,7 +20,10 @@ export function estimateTokens(message: Message): number {
 export interface ViewSource {
   length: number;
   read(from: number, to: number): Promise<Message[]>;
-  /** Positions of the system messages among the first `length`. */
+  /**
+   * Positions of the system messages among the first `length`, expected in ascending order (positions past
+   * `length` are ignored); another order is accepted and sorted, at the cost of a sort per view.
+   */
   systemAt: readonly number[];
 }
 
@@ -33,6 +36,8 @@ export async function selectView(source: ViewSource, options: ViewOptions = {}):
   const countTokens = options.countTokens ?? estimateTokens;
   const systemPositions =
     options.keepSystem === false ? [] : source.systemAt.filter((at) => at < source.length);
+  // The merge below needs them ascending, as every built-in source gives them; any other order is sorted here.
+  if (!isAscending(systemPositions)) systemPositions.sort((a, b) => a - b);
   const systemMessages = await readPositions(source, systemPositions);
   const systemSet = new Set(systemPositions);
   const messageBudget = (options.maxMessages ?? Number.POSITIVE_INFINITY) - systemMessages.length;
@@ -92,6 +97,13 @@ export async function selectView(source: ViewSource, options: ViewOptions = {}):
   }
   while (system < systemMessages.length) view.push(systemMessages[system++] as Message);
   return view;
+}
+
+function isAscending(positions: readonly number[]): boolean {
+  for (let index = 1; index < positions.length; index++) {
+    if ((positions[index] as number) < (positions[index - 1] as number)) return false;
+  }
+  return true;
 }
 
 /** A message that is whole by itself: every result it holds answers a call it also holds. */

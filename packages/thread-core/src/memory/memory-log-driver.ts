@@ -258,6 +258,8 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
 
   async close(): Promise<void> {
     this.#closed = true;
+    // A closed store reads nothing more: what it kept parsed is only heap.
+    this.parsed.clear();
   }
 
   #assertOpen(): void {

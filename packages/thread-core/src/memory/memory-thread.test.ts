@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import type { Message } from "../message.js";
 import type { MemoryLogDriver } from "./memory-log-driver.js";
@@ -133,7 +133,7 @@ describe("memory threads", () => {
       const [first, second] = await thread.view({ maxMessages: 2 });
       expect([first, second]).toEqual(stored);
       (first as { contents: unknown[] }).contents.push({ type: "text", text: "changed" });
-      (second?.metadata?.n as number[]).push(read);
+      (second as unknown as { metadata: { n: number[] } }).metadata.n.push(read);
       (second as { id: string }).id = "changed";
     }
     expect(await thread.messages()).toEqual(stored);
@@ -153,5 +153,50 @@ describe("memory threads", () => {
     expect(driver.parsed.size).toBeLessThanOrEqual(2 * driver.parsed.limits.messages);
     for (const thread of threads) await thread.delete();
     expect(driver.parsed.size).toBe(0);
+    expect(driver.parsed.notes).toBe(0);
+  });
+
+  it("keep another thread's re-read messages parsed through a long read of a thread of many short segments", async () => {
+    const store = createMemoryStore({ registry });
+    const hot = await store.create();
+    await hot.append([say("h0"), say("h1"), say("h2"), say("h3"), say("h4")]);
+    // 100 segments of 10: each rollback to the end starts an empty head on the old one.
+    const long = await store.create();
+    for (let segment = 0; segment < 100; segment++) {
+      await long.append(Array.from({ length: 10 }, (_, index) => say(`m${segment * 10 + index}`)));
+      await long.rollback(await long.checkpoint());
+    }
+    await hot.view({ maxMessages: 5 });
+    await hot.view({ maxMessages: 5 }); // read again: kept parsed
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      await hot.view({ maxMessages: 5 });
+      const warm = parse.mock.calls.length; // the record's reads; the messages are copies of kept ones
+      expect((await long.messages()).length).toBe(1000);
+      parse.mockClear();
+      expect((await hot.view({ maxMessages: 5 })).map((message) => message.id)).toEqual([
+        "h0",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+      ]);
+      expect(parse.mock.calls.length).toBe(warm);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("drop every parsed message when the store closes", async () => {
+    const store = createMemoryStore({ registry });
+    const driver = store.driver as MemoryLogDriver;
+    const thread = await store.create();
+    await thread.append([say("a"), say("b"), say("c")]);
+    await thread.messages({ last: 3 });
+    await thread.messages({ last: 2 });
+    expect(driver.parsed.size).toBe(2);
+    await store.close();
+    expect(driver.parsed.size).toBe(0);
+    expect(driver.parsed.notes).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { copyJson, ParsedMessages } from "./parsed-messages.js";
+import { describe, expect, it, vi } from "vitest";
+import { chargeOf, copyJson, ParsedMessages } from "./parsed-messages.js";
 
 const message = (index: number) => ({
   id: `m-${index}`,
@@ -76,7 +76,7 @@ describe("ParsedMessages", () => {
   });
 
   it("stays bounded whatever the number of segments and messages read", () => {
-    const cache = new ParsedMessages({ messages: 50, characters: 4000 });
+    const cache = new ParsedMessages({ messages: 50, size: 4000 });
     const segments = Array.from({ length: 200 }, () => segmentOf(10));
     for (let round = 0; round < 3; round++) {
       for (const segment of segments)
@@ -92,7 +92,7 @@ describe("ParsedMessages", () => {
   });
 
   it("forgets a segment entirely", () => {
-    const cache = new ParsedMessages({ messages: 4, characters: 100_000 });
+    const cache = new ParsedMessages({ messages: 4, size: 100_000 });
     const kept = segmentOf(3);
     const freed = segmentOf(3);
     for (let round = 0; round < 2; round++) {
@@ -104,5 +104,75 @@ describe("ParsedMessages", () => {
     expect(cache.holds(freed)).toBe(false);
     cache.forget(kept);
     expect(cache.size).toBe(0);
+  });
+
+  it("charges a kept message its objects and arrays too: one of 21,000 empty objects is not kept", () => {
+    // 63K characters, under a generation's 64K, but its parse takes about 1.3 MB of heap.
+    const text = JSON.stringify({
+      id: "big",
+      role: "user",
+      contents: [],
+      metadata: { nested: Array.from({ length: 21_000 }, () => ({})) },
+    });
+    expect(text.length).toBeLessThan(64 * 1024);
+    const cache = new ParsedMessages();
+    expect(chargeOf(text)).toBeGreaterThan(cache.limits.size);
+    const segment = { texts: [text] };
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      for (let read = 0; read < 4; read++) expect(cache.copyOf(segment, 0).id).toBe("big");
+      expect(parse).toHaveBeenCalledTimes(4);
+    } finally {
+      parse.mockRestore();
+    }
+    expect(cache.size).toBe(0);
+  });
+
+  it("holds at most a generation's budget of charge: messages of many small objects fill it by their objects", () => {
+    const cache = new ParsedMessages();
+    // About 1,500 characters each, but 400 objects: a charge of about 28K, so two fit a 64K generation.
+    const segment = segmentOf(20, (index) => ({
+      ...message(index),
+      nested: Array.from({ length: 400 }, () => ({})),
+    }));
+    const charge = chargeOf(segment.texts[0] as string);
+    expect(charge).toBeGreaterThan(15 * (segment.texts[0] as string).length);
+    const perGeneration = Math.floor(cache.limits.size / charge);
+    for (let round = 0; round < 3; round++) {
+      for (let offset = 0; offset < 20; offset++) cache.copyOf(segment, offset);
+      expect(cache.size).toBeLessThanOrEqual(2 * perGeneration);
+    }
+    expect(cache.copyOf(segment, 19)).toEqual(JSON.parse(segment.texts[19] as string));
+  });
+
+  it("never lets first reads push kept messages out: a long read of many segments only notes them", () => {
+    const cache = new ParsedMessages({ messages: 8, size: 100_000 });
+    const hot = segmentOf(5);
+    for (let round = 0; round < 2; round++)
+      for (let offset = 0; offset < 5; offset++) cache.copyOf(hot, offset);
+    // 1,000 messages read once, 10 from each of 100 segments (every part short enough for the cache).
+    const others = Array.from({ length: 100 }, () => segmentOf(10));
+    for (const segment of others) for (let offset = 0; offset < 10; offset++) cache.copyOf(segment, offset);
+    expect(cache.notes).toBeLessThanOrEqual(2 * cache.limits.notes);
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      for (let offset = 0; offset < 5; offset++) expect(cache.copyOf(hot, offset)).toEqual(message(offset));
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("clear drops every kept message and note", () => {
+    const cache = new ParsedMessages();
+    const segment = segmentOf(6);
+    for (let offset = 0; offset < 6; offset++) cache.copyOf(segment, offset);
+    for (let offset = 0; offset < 3; offset++) cache.copyOf(segment, offset);
+    expect(cache.size).toBe(3);
+    expect(cache.notes).toBe(3);
+    cache.clear();
+    expect(cache.size).toBe(0);
+    expect(cache.notes).toBe(0);
+    expect(cache.holds(segment)).toBe(false);
   });
 });
