@@ -79,6 +79,15 @@ function openOwnStore(url: string, staleLockMs?: number): Promise<ThreadStore> |
     : fsStore({ directory: fileURLToPath(url), lockTimeoutMs: 10_000, staleLockMs });
 }
 
+/** The pid in a lock file, if it is held and written. */
+function lockPid(path: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(path, "utf8")) as { pid?: number }).pid;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The pid in the thread's fs lock file, if it is held, and the pid releasing it (`.break`), if any. */
 function lockOwner(url: string, threadId: string, suffix = ""): number | undefined {
   try {
@@ -122,9 +131,19 @@ async function trial(
           await sleep(Math.floor(random() * 40));
           stale.process.kill("SIGSTOP");
           await until(() => isStopped(pid), "the stale instance to stop");
-          // Stopped again until it holds the thread's lock, where that is asked for (a few tries at most).
-          // Holding the lock, and not releasing it (a few microseconds under `.break`: that blocks takeovers).
-          stoppedHoldingLock = lockOwner(url, threadId) === pid && lockOwner(url, threadId, ".break") !== pid;
+          // Stopped again until it holds the thread's lock, where that is asked for (a few tries at most):
+          // holding that lock as an appender, and no other (its lease's, kept by a frozen holder) nor `.break`
+          // (held for the few microseconds of a release, which blocks takeovers).
+          const threadLock = `${encodeName(threadId)}.lock`;
+          const locksDirectory = url.startsWith("file:") ? join(fileURLToPath(url), "locks") : undefined;
+          stoppedHoldingLock =
+            locksDirectory !== undefined &&
+            lockOwner(url, threadId) === pid &&
+            lockOwner(url, threadId, ".break") !== pid &&
+            !readdirSync(locksDirectory).some(
+              (name) =>
+                name !== threadLock && name.endsWith(".lock") && lockPid(join(locksDirectory, name)) === pid,
+            );
           if (!options.stopHoldingLock || stoppedHoldingLock || stop >= 200) break;
           stale.process.kill("SIGCONT");
         }
