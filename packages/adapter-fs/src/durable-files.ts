@@ -50,9 +50,12 @@ export class DurableFiles {
     await syncPath(path);
   }
 
-  /** Replaces `path` with `data` so that a reader or a crash sees the old file or the new one, never a mix. */
-  async writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
-    const staged = await this.stage(path, data);
+  /**
+   * Replaces `path` with `data` so that a reader or a crash sees the old file or the new one, never a mix.
+   * The temporary file goes into `temporaryDirectory` (a lock's staging directory, say) when given.
+   */
+  async writeAtomically(path: string, data: string | Uint8Array, temporaryDirectory?: string): Promise<void> {
+    const staged = await this.stage(path, data, temporaryDirectory);
     try {
       await syncPath(staged.temporary);
     } catch (error) {
@@ -67,8 +70,8 @@ export class DurableFiles {
    * the other files of the same change in one barrier (`syncAll`), then `replace`: a change that writes
    * several files pays one round of fsyncs for all of them instead of one per file.
    */
-  async stage(path: string, data: string | Uint8Array): Promise<StagedFile> {
-    const temporary = this.temporaryPath();
+  async stage(path: string, data: string | Uint8Array, temporaryDirectory?: string): Promise<StagedFile> {
+    const temporary = this.temporaryPath(temporaryDirectory);
     try {
       await writeFile(temporary, data, { flag: "wx" });
     } catch (error) {
@@ -89,9 +92,9 @@ export class DurableFiles {
     await this.syncDirectory(dirname(staged.path));
   }
 
-  /** A fresh path in the store's temporary directory. */
-  temporaryPath(): string {
-    return join(this.temporaryDirectory, `${randomBytes(12).toString("hex")}.tmp`);
+  /** A fresh path in the store's temporary directory, or in `directory`. */
+  temporaryPath(directory = this.temporaryDirectory): string {
+    return join(directory, `${randomBytes(12).toString("hex")}.tmp`);
   }
 
   /** Flushes every file appended to in "batch" mode since the last flush, and `alsoSync` in the same barrier. */

@@ -28,26 +28,30 @@ export class LockTimeoutError extends StoreUnavailableError {
           ? "."
           : `, held by process ${holder.pid} on ${holder.hostname ?? "an unknown host"}.`) +
         " A lock is taken over at once when its process is gone, and once older than staleLockMs when its" +
-        " process only appends or runs on another host; a live process that rewrites the thread keeps it.",
+        " process only appends, saves or deletes a state record, or runs on another host; a live process" +
+        " that rewrites a local thread's record keeps it.",
       { source: SOURCE, ...options },
     );
   }
 }
 
 /**
- * This process's lock on a thread was taken over while it was appending: the process was stopped (SIGSTOP,
- * a debugger) or starved for longer than `staleLockMs`, and another writer fenced off the append's writes.
- * Nothing of this append landed in the thread; retrying it appends it anew.
+ * This process's lock on a thread was taken over while it was appending, or saving or deleting a state
+ * record (a lease, a config document, a remote or workflow thread's state): the process was stopped
+ * (SIGSTOP, a debugger) or starved for longer than `staleLockMs`, and another writer fenced off its writes.
+ * Nothing of this operation landed (`operation` says which it was); retrying it makes it anew.
  */
 export class LockLostError extends StoreUnavailableError {
   static override readonly marker: string = "skein.adapter-fs.LockLostError";
   constructor(
     readonly lockPath: string,
     options: SkeinErrorOptions = {},
+    readonly operation: "append" | "save" | "delete" = "append",
   ) {
     super(
-      `Lost the lock ${lockPath} during an append: this process stopped running for longer than ` +
-        "staleLockMs and another writer took the lock over. Nothing of this append landed; retry it.",
+      `Lost the lock ${lockPath} during ${operation === "append" ? "an append" : `a ${operation}`}: this ` +
+        "process stopped running for longer than staleLockMs and another writer took the lock over. " +
+        `Nothing of this ${operation} landed; retry it.`,
       { source: SOURCE, ...options },
     );
   }

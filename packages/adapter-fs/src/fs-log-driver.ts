@@ -38,6 +38,9 @@ import { SegmentLog } from "./segment-log.js";
 import { withReader } from "./segment-reader.js";
 import { StoreLayout } from "./store-layout.js";
 
+/** A `"state"` delete found a local thread under the id: it is deleted again under a `"record"` lock. */
+const LOCAL_THREAD = Symbol("local thread");
+
 /** Options of `FsLogDriver`: the directory, durability and lock timing. */
 export interface FsLogDriverOptions {
   /** The store's directory; created if missing. */
@@ -153,8 +156,9 @@ export class FsLogDriver implements LogDriver, FsStorage {
   }
 
   async putState(id: string, state: JsonObject, options: { ifRevision?: number } = {}): Promise<StateRecord> {
+    // A `"state"` lock: taken over from this writer if it stops (see `StagingArea`).
     return this.#run("save", () =>
-      this.#withThreadLock(id, "record", () => putStateRecord(this, id, state, options)),
+      this.#withThreadLock(id, "state", (lease) => putStateRecord(this, id, state, options, lease)),
     );
   }
 
@@ -162,30 +166,52 @@ export class FsLogDriver implements LogDriver, FsStorage {
   readonly fencedDelete = true;
 
   async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
-    return this.#run("delete", () =>
-      this.#withThreadLock(id, "record", async () => {
-        const stored = await this.records.read(id);
-        if (!stored) return false;
-        if (options.ifRevision !== undefined) {
-          // A log's record file lags behind its head's commits: the live revision is the head's.
-          const revision =
-            stored.kind === "log" ? (await this.#live(stored, "none"))?.revision : stored.revision;
-          if (revision === undefined) return false;
-          if (revision !== options.ifRevision)
-            throw new ConcurrencyError(id, options.ifRevision, revision, { source: SOURCE });
-        }
-        const events = stored.kind === "log" ? await this.records.events(stored) : [];
-        if (!events) throw missingEvents(this.layout.eventsPath(id));
-        await this.records.remove(id);
-        if (stored.kind === "log") {
-          await this.locks.withLock(this.layout.referencesLock, async () => {
-            for (const segment of referencedSegments({ head: stored.head, events }))
-              await this.segments.release(segment, threadReferrer(id));
-          });
-        }
-        return true;
-      }),
-    );
+    return this.#run("delete", async () => {
+      // A state record is removed under a `"state"` lock, through its staging directory; a local thread
+      // (or an id that became one meanwhile: tried again) under a `"record"` one.
+      if ((await this.records.read(id))?.kind === "state") {
+        const removed = await this.#withThreadLock(id, "state", (lease) =>
+          this.#deleteRecord(id, options, lease),
+        );
+        if (removed !== LOCAL_THREAD) return removed;
+      }
+      const removed = await this.#withThreadLock(id, "record", (lease) =>
+        this.#deleteRecord(id, options, lease),
+      );
+      return removed === true;
+    });
+  }
+
+  /** Deletes the record under `id`; `LOCAL_THREAD` when a `"state"` lease finds a local thread there. */
+  async #deleteRecord(
+    id: string,
+    options: { ifRevision?: number },
+    lease: Lease,
+  ): Promise<boolean | typeof LOCAL_THREAD> {
+    const stored = await this.records.read(id);
+    if (!stored) return false;
+    if (stored.kind === "log" && lease.staging) return LOCAL_THREAD;
+    if (options.ifRevision !== undefined) {
+      // A log's record file lags behind its head's commits: the live revision is the head's.
+      const revision = stored.kind === "log" ? (await this.#live(stored, "none"))?.revision : stored.revision;
+      if (revision === undefined) return false;
+      if (revision !== options.ifRevision)
+        throw new ConcurrencyError(id, options.ifRevision, revision, { source: SOURCE });
+    }
+    if (lease.staging) {
+      await this.records.removeState(id, lease.staging);
+      return true;
+    }
+    const events = stored.kind === "log" ? await this.records.events(stored) : [];
+    if (!events) throw missingEvents(this.layout.eventsPath(id));
+    await this.records.remove(id);
+    if (stored.kind === "log") {
+      await this.locks.withLock(this.layout.referencesLock, async () => {
+        for (const segment of referencedSegments({ head: stored.head, events }))
+          await this.segments.release(segment, threadReferrer(id));
+      });
+    }
+    return true;
   }
 
   async list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {

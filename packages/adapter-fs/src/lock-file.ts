@@ -11,26 +11,31 @@ import {
 } from "node:fs";
 import { readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
+import { dirname } from "node:path";
 import { hasCode, type LockHolder, LockTimeoutError } from "./errors.js";
 import { runInTurn } from "./key-queue.js";
+import { revokeStaging, StagingArea, type StagingOwner, stagingPath, sweepStaging } from "./staging-area.js";
 
 export interface LockSettings {
   /** How long to wait for a lock before `LockTimeoutError`. */
   timeoutMs: number;
   /**
    * A lock its owner has not refreshed for this long is taken over when the owner may be stopped (frozen,
-   * starved) and only appends (`writes: "segment"`), or cannot be checked (another host): owners refresh
-   * their locks every quarter of it while they hold them. See the class comment.
+   * starved) and only appends (`writes: "segment"`) or saves or deletes a state record (`"state"`), or
+   * cannot be checked (another host): owners refresh their locks every quarter of it while they hold them.
+   * See the class comment.
    */
   staleMs: number;
 }
 
 /**
  * What the owner of a thread's lock may write: `"segment"`, only positioned writes into the thread's head
- * segment (a plain append), which a takeover can fence off by sealing that segment; `"record"`, anything
- * else (the thread's record renamed, segments made or reclaimed), which nothing could fence off.
+ * segment (a plain append), which a takeover can fence off by sealing that segment; `"state"`, only a
+ * state record replaced or removed by a rename through the lock's staging directory (`StagingArea`), which
+ * a takeover fences off by revoking that directory (`revokeStaging`); `"record"`, anything else (a local
+ * thread's record renamed, its history written, segments made or reclaimed), which nothing could fence off.
  */
-export type LockWrites = "segment" | "record";
+export type LockWrites = "segment" | "state" | "record";
 
 /** The lock a task runs under (`withLock`). */
 export interface Lease {
@@ -44,6 +49,8 @@ export interface Lease {
   readonly tookOver: boolean;
   /** Whether the lock file is still this lease's, read at once: false once another process took it over. */
   held(): boolean;
+  /** Where a `"state"` lease stages its record changes (see `StagingArea`); undefined for other leases. */
+  readonly staging: StagingArea | undefined;
 }
 
 interface LockFileContent extends LockHolder {
@@ -66,6 +73,8 @@ const MAX_BACKOFF_MS = 4;
 const HAND_OVER_MS = 8;
 /** Locks whose last turn is remembered for handing over; older turns are forgotten past this many. */
 const REMEMBERED_TURNS = 1024;
+/** Lock directories swept of staging leftovers by this process; forgotten (and swept again) past this many. */
+const SWEPT_DIRECTORIES = 64;
 
 /**
  * Mutual exclusion between processes through lock files: `open(path, "wx")` creates the file only if it is
@@ -83,10 +92,15 @@ const REMEMBERED_TURNS = 1024;
  *   (they land past the sealed end, which no reader reads, and the old owner's append fails with
  *   `LockLostError` instead of being acknowledged). Such an owner also removes its lock under `.break`
  *   when it is done, so that no breaker replaces a lock created after the one it judged.
- * - `"record"` (anything that renames the thread's record): never taken over while its owner lives on this
- *   host: a record rename cannot be fenced off. Waiters give up after `timeoutMs` with `LockTimeoutError`.
+ * - `"state"` (a state record saved or deleted): taken over once unrefreshed for `staleMs`, like
+ *   `"segment"`. The owner's only change, the rename of its record, goes through its staging path, which
+ *   the breaker revokes before it replaces the lock (`revokeStaging`): the old owner's late rename fails
+ *   and it reports `LockLostError` (nothing landed). The new lease declares what its owner writes.
+ * - `"record"` (anything that renames a local thread's record): never taken over while its owner lives on
+ *   this host: such a rename cannot be fenced off. Waiters give up after `timeoutMs` with `LockTimeoutError`.
  * Where the owner cannot be checked (another host, no /proc), a lock unrefreshed for `staleMs` is taken
- * over whatever it declares, as before: only an owner that stopped running loses it.
+ * over whatever it declares, as before: only an owner that stopped running loses it (a `"state"` owner's
+ * staging path is revoked then as well).
  *
  * Fairness: a process with many writes queued would otherwise take the lock again the moment it lets go,
  * and waiting processes, which poll, would rarely get in. So waiters touch `<lock>.wanted`, and a process
@@ -102,6 +116,8 @@ export class LockFiles {
   #breakerContent: string | undefined;
   /** When this process last took each lock, to tell whether others asked for it since. */
   readonly #acquiredAt = new Map<string, number>();
+  /** Lock directories this process swept of staging leftovers (`sweepStaging`), once each. */
+  readonly #swept = new Set<string>();
 
   constructor(readonly settings: LockSettings) {}
 
@@ -115,17 +131,19 @@ export class LockFiles {
     options: { writes?: LockWrites } = {},
   ): Promise<T> {
     return runInTurn(path, async () => {
+      if (options.writes === "state") await this.#sweep(dirname(path));
       const { nonce, writes, tookOver } = await this.#acquire(path, options.writes ?? "record");
       const refresh = setInterval(
         () => void refreshLock(path, nonce),
         Math.max(10, Math.floor(this.settings.staleMs / 4)),
       );
       refresh.unref();
+      const staging = writes === "state" ? new StagingArea(stagingPath(path, nonce), path) : undefined;
       try {
-        return await task({ writes, tookOver, held: () => readNonceNow(path) === nonce });
+        return await task({ writes, tookOver, held: () => readNonceNow(path) === nonce, staging });
       } finally {
         clearInterval(refresh);
-        await this.#release(path, nonce, writes);
+        await this.#release(path, nonce, writes, staging);
       }
     });
   }
@@ -138,23 +156,23 @@ export class LockFiles {
     const started = Date.now();
     await this.#handOver(path);
     for (let attempt = 0; ; attempt++) {
-      let taken: "created" | "taken over" | undefined;
+      let taken: { writes: LockWrites; tookOver: boolean } | undefined;
       let holder: LockFileContent | undefined;
-      if (await this.#tryCreate(path, nonce, writes)) taken = "created";
+      if (await this.#tryCreate(path, nonce, writes)) taken = { writes, tookOver: false };
       else {
         await writeFile(`${path}.wanted`, "");
         holder = await readLock(path);
         const verdict = holder && (await this.#verdict(holder));
-        const broken = holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce) : "busy";
-        if (broken === "taken over") taken = broken;
+        const broken =
+          holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce, writes) : "busy";
+        if (typeof broken === "object") taken = broken;
         else if (broken === "removed") continue;
       }
       if (taken) {
         if (this.#acquiredAt.size >= REMEMBERED_TURNS) this.#acquiredAt.clear();
         this.#acquiredAt.set(path, Date.now());
         if (attempt > 0) await rm(`${path}.wanted`, { force: true });
-        const tookOver = taken === "taken over";
-        return { nonce, writes: tookOver ? "record" : writes, tookOver };
+        return { nonce, ...taken };
       }
       const waited = Date.now() - started;
       if (waited >= this.settings.timeoutMs) throw new LockTimeoutError(path, waited, holder);
@@ -220,11 +238,12 @@ export class LockFiles {
   /**
    * Whether a thread's lock may be taken over (see the class comment): `"gone"`, its owner cannot run again
    * (or cannot be checked and stopped refreshing it); `"stopped"`, its owner lives but stopped refreshing a
-   * lock that only appends; `"held"`, it may not.
+   * lock that only appends or only changes a state record; `"held"`, it may not.
    */
   async #verdict(holder: LockFileContent): Promise<"gone" | "stopped" | "held"> {
     if (await this.#isAbandoned(holder, this.settings.staleMs)) return "gone";
-    const stopped = holder.writes === "segment" && holder.ageMs > this.settings.staleMs;
+    const fenceable = holder.writes === "segment" || holder.writes === "state";
+    const stopped = fenceable && holder.ageMs > this.settings.staleMs;
     return stopped && holder.hostname === this.#host ? "stopped" : "held";
   }
 
@@ -247,18 +266,22 @@ export class LockFiles {
   /**
    * Takes a lock over. Contenders take a second lock (`.break`) first, and act only if the lock is still
    * the one they judged (same nonce, judged again), so two of them never break a lock that a third just
-   * took. A lock whose owner is gone is removed (`"removed"`: the caller competes for it again). A lock
-   * whose owner may still run is replaced by this process's own in one rename (`"taken over"`, declaring
-   * `"record"`): removing it first would let a contender that does not know the owner may still run take
-   * it and write into the head before anyone sealed it. `"busy"`: another contender is at it, or the lock
-   * changed. A breaker held by a live process on this host is never broken: one stopped between its check
-   * and its rename would otherwise resume and replace the lock a second breaker gave to a third owner.
+   * took. A `"state"` owner's staging path is revoked first, whatever the verdict (`#revoke`). A lock whose
+   * owner is gone is removed (`"removed"`: the caller competes for it again). A lock whose owner may still
+   * run is replaced by this process's own in one rename (taken over): removing it first would let a
+   * contender that does not know the owner may still run take it and write before the old owner's writes
+   * were fenced off. The new lock declares `"record"`, and says `tookOver`, when the old owner appended
+   * (its head must be sealed first); after a `"state"` owner, whose staging path is revoked already, it
+   * declares what this process writes. `"busy"`: another contender is at it, or the lock changed. A breaker
+   * held by a live process on this host is never broken: one stopped between its check and its rename would
+   * otherwise resume and replace the lock a second breaker gave to a third owner.
    */
   async #breakLock(
     path: string,
     judged: LockFileContent,
     nonce: string,
-  ): Promise<"removed" | "taken over" | "busy"> {
+    writes: LockWrites,
+  ): Promise<"removed" | { writes: LockWrites; tookOver: boolean } | "busy"> {
     const breaker = `${path}.break`;
     if (!(await this.#takeBreaker(breaker))) return "busy";
     try {
@@ -266,17 +289,52 @@ export class LockFiles {
       if (!current || current.nonce !== judged.nonce || current.pid !== judged.pid) return "busy";
       const verdict = await this.#verdict(current);
       if (verdict === "held") return "busy";
+      if (current.writes === "state") await this.#revoke(path, current);
       if (verdict === "gone") {
         await rm(path, { force: true });
         return "removed";
       }
+      const taken =
+        current.writes === "state"
+          ? { writes, tookOver: false }
+          : { writes: "record" as const, tookOver: true };
       const replacement = `${path}.${nonce}`;
-      writeFileSync(replacement, await this.#content(nonce, "record"));
+      writeFileSync(replacement, await this.#content(nonce, taken.writes));
       renameSync(replacement, path);
-      return "taken over";
+      return taken;
     } finally {
       await rm(breaker, { force: true });
     }
+  }
+
+  /**
+   * Revokes the staging path of a `"state"` lock's owner (`revokeStaging`), leaving a tombstone that names
+   * the owner; the tombstone of an owner that is gone is removed at once (it can never write again), the
+   * others when a sweep finds their owner gone (`#sweep`). Then sweeps the directory: takeovers are rare.
+   */
+  async #revoke(path: string, holder: LockFileContent): Promise<void> {
+    if (holder.nonce === undefined) return;
+    const staging = stagingPath(path, holder.nonce);
+    const owner: StagingOwner = { pid: holder.pid, hostname: holder.hostname, started: holder.started };
+    revokeStaging(staging, owner);
+    if (await this.#isGone(owner)) rmSync(staging, { force: true });
+    await sweepStaging(dirname(path), (other) => this.#isGone(other));
+  }
+
+  /** Whether an owner is known to be gone: on this host, with no process of its pid and start time. */
+  async #isGone(owner: StagingOwner): Promise<boolean> {
+    if (owner.pid === undefined || owner.hostname !== this.#host || owner.started === undefined) return false;
+    if (!isProcessAlive(owner.pid)) return true;
+    const started = await processStart(owner.pid);
+    return started !== undefined && started !== owner.started;
+  }
+
+  /** Sweeps a lock directory of staging leftovers (`sweepStaging`), the first time this process uses it. */
+  async #sweep(directory: string): Promise<void> {
+    if (this.#swept.has(directory)) return;
+    if (this.#swept.size >= SWEPT_DIRECTORIES) this.#swept.clear();
+    this.#swept.add(directory);
+    await sweepStaging(directory, (owner) => this.#isGone(owner));
   }
 
   /** Creates the `.break` file; false when another process holds it (one that is gone loses it). */
@@ -306,7 +364,20 @@ export class LockFiles {
     }
   }
 
-  async #release(path: string, nonce: string, writes: LockWrites): Promise<void> {
+  async #release(
+    path: string,
+    nonce: string,
+    writes: LockWrites,
+    staging: StagingArea | undefined,
+  ): Promise<void> {
+    await this.#releaseLock(path, nonce, writes);
+    // This holding's staging directory, or the tombstone a takeover left at its path: nothing of this
+    // holding writes through it again (a lock this process could not remove is taken over later, and its
+    // tombstone swept once this process is gone).
+    if (staging) rmSync(staging.path, { recursive: true, force: true });
+  }
+
+  async #releaseLock(path: string, nonce: string, writes: LockWrites): Promise<void> {
     // A lock taken over belongs to its new owner now. Read and removed at once, like its creation.
     if (writes === "record") {
       if (readNonceNow(path) === nonce) rmSync(path, { force: true });

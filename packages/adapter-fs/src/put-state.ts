@@ -2,16 +2,20 @@ import { ConcurrencyError, ConflictError, type JsonObject } from "@skein/thread-
 import type { StateRecord } from "@skein/thread-core/driver";
 import { SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
+import type { Lease } from "./lock-file.js";
 
 /**
- * Saves a thread state (a remote or workflow thread) as the record under `id`, replacing the previous one
- * whole. Call it holding the thread's lock.
+ * Saves a thread state (a remote or workflow thread, a lease, a config document) as the record under
+ * `id`, replacing the previous one whole. Call it holding the thread's lock; under a `"state"` lock the
+ * record is renamed through the lock's staging directory (`lease.staging`), so that a writer taking the
+ * lock over from this one, stopped, fences its save off (`LockLostError`: nothing landed).
  */
 export async function putStateRecord(
   storage: FsStorage,
   id: string,
   state: JsonObject,
   options: { ifRevision?: number },
+  lease?: Pick<Lease, "staging">,
 ): Promise<StateRecord> {
   const existing = await storage.records.read(id);
   if (existing?.kind === "log") {
@@ -34,6 +38,6 @@ export async function putStateRecord(
     updatedAt: new Date().toISOString(),
     state: JSON.parse(JSON.stringify(state)) as JsonObject,
   };
-  await storage.records.write(record);
+  await storage.records.write(record, lease?.staging);
   return record;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { open, readdir, readFile, rm } from "node:fs/promises";
+import { open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { HistoryEvent } from "@skein/thread-core";
 import { eventSegments, type LogRecord, type StateRecord } from "@skein/thread-core/driver";
@@ -9,6 +9,7 @@ import { CorruptStoreError, hasCode } from "./errors.js";
 import { readAt } from "./file-access.js";
 import { decodeName, isHashedName } from "./file-names.js";
 import type { SegmentTail } from "./segment-reader.js";
+import type { StagingArea } from "./staging-area.js";
 import type { StoreLayout } from "./store-layout.js";
 
 /**
@@ -75,8 +76,28 @@ export class RecordFiles {
     return record;
   }
 
-  async write(record: RecordFile): Promise<void> {
-    await this.files.writeAtomically(this.layout.recordPath(record.id), `${JSON.stringify(record)}\n`);
+  /**
+   * Replaces the record whole. With `staging` (a `"state"` lock's), the temporary file is written and
+   * flushed inside the staging directory and renamed from there, so a takeover that revoked it fences the
+   * rename off (`LockLostError`, nothing landed).
+   */
+  async write(record: RecordFile, staging?: StagingArea): Promise<void> {
+    const path = this.layout.recordPath(record.id);
+    const text = `${JSON.stringify(record)}\n`;
+    if (!staging) return this.files.writeAtomically(path, text);
+    await staging.guard("save", (directory) => this.files.writeAtomically(path, text, directory));
+  }
+
+  /**
+   * Removes a state record through `staging` (a `"state"` lock's): renamed into the staging directory, so
+   * a takeover that revoked it fences the removal off (`LockLostError`); it is unlinked there when the lock
+   * is released (with the staging directory). Call it after reading the record under that lock.
+   */
+  async removeState(id: string, staging: StagingArea): Promise<void> {
+    const path = this.layout.recordPath(id);
+    // Read under the lock just before: a record missing now was removed by the writer that took it over.
+    await staging.guard("delete", (directory) => rename(path, this.files.temporaryPath(directory)));
+    await this.files.syncDirectory(this.layout.records);
   }
 
   /** The record in a temporary file, for a change that flushes it with its other files and then `replace`s it. */

@@ -1,0 +1,197 @@
+import type { ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { FsLogDriver, LockLostError } from "../src/index.js";
+import { collectOutput, exited, printed, startChild } from "./child-process.js";
+import { temporaryDirectory } from "./temporary-directory.js";
+
+/** Low, so that a stopped owner's lock goes stale quickly; far below the waiters' lockTimeoutMs. */
+const STALE_MS = 150;
+/** How many times the state writer is stopped while it holds its lock and taken over. */
+const TAKEOVERS = 30;
+
+const seed = Number(process.env.TAKEOVER_SEED ?? Date.now() % 100_000);
+console.log(`state-takeover: TAKEOVER_SEED=${seed}`);
+let state = seed;
+/** A seeded random number in [0, 1), so that a failing run can be repeated. */
+function random(): number {
+  state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+  return state / 2_147_483_648;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(2);
+  }
+}
+
+function isStopped(pid: number): boolean {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+}
+
+function lockNow(path: string): { pid?: number; writes?: string } | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as { pid?: number; writes?: string };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stops `child` at random moments until a stop lands while it holds the lock declaring `"state"`. */
+async function stopWhileSaving(child: ChildProcess, lockPath: string): Promise<void> {
+  const pid = child.pid as number;
+  for (let stop = 0; stop < 400; stop++) {
+    await sleep(Math.floor(random() * 6));
+    child.kill("SIGSTOP");
+    await until(() => isStopped(pid), "the writer to stop");
+    const lock = lockNow(lockPath);
+    // Not while it releases the lock (a few microseconds under `.break`): that blocks takeovers (README).
+    if (lock?.pid === pid && lock.writes === "state" && lockNow(`${lockPath}.break`)?.pid !== pid) return;
+    child.kill("SIGCONT");
+  }
+  throw new Error('no stop landed while the writer held a "state" lock');
+}
+
+/** The lines of `stdout` after the first `skip`. */
+function linesAfter(stdout: string, skip: number): string[] {
+  return stdout.split("\n").filter(Boolean).slice(skip);
+}
+
+/** What lock holdings left in the locks directory: staging directories, tombstones, revoked directories. */
+function stagingLeftovers(lockPath: string): string[] {
+  return readdirSync(dirname(lockPath)).filter(
+    (name) => name.endsWith(".staging") || name.endsWith(".revoked"),
+  );
+}
+
+function killed(child: ChildProcess): void {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill("SIGCONT");
+    child.kill("SIGKILL");
+  }
+}
+
+describe("taking over the lock of a state writer that stopped running (SIGSTOP)", () => {
+  it("lets another writer save after staleLockMs; the stopped writer's late save never lands", async () => {
+    const directory = await temporaryDirectory();
+    // A takeover that did not happen would leave B's save waiting 10 s, then LockTimeoutError.
+    const driver = new FsLogDriver({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 10_000 });
+    await driver.putState("lease", { writer: "B", index: -1 });
+    const lockPath = driver.layout.threadLockPath("lease");
+    const child = startChild("state-saver.ts", [directory, "lease", "A", String(STALE_MS), "loop"]);
+    const output = collectOutput(child);
+    const outcomes = { lost: 0, conflict: 0 };
+    try {
+      await printed(output, "ready");
+      await until(() => output.stdout().includes("ack "), "the writer's first save");
+      for (let trial = 0; trial < TAKEOVERS; trial++) {
+        await stopWhileSaving(child, lockPath);
+        // Read while the writer is stopped: its pending rename, if any, cannot land any more.
+        const before = await driver.read("lease");
+        const revision = before?.revision ?? 0;
+        const saved = await driver.putState("lease", { writer: "B", trial }, { ifRevision: revision });
+        expect(saved.revision).toBe(revision + 1);
+        const settled = output.stdout().split("\n").filter(Boolean).length;
+        child.kill("SIGCONT");
+        // The writer's outcomes from here: a save that landed before it stopped may be acknowledged now
+        // (B read it); then its save in flight is fenced off (lost) or, if it had renamed before it stopped,
+        // its next save is refused by the revision check (conflict). Never an acknowledged save after B's.
+        const outcome = () =>
+          linesAfter(output.stdout(), settled).filter((line) => line !== `ack ${revision}`);
+        await until(() => outcome().length > 0, "the writer's next outcome");
+        const [next] = outcome();
+        expect(next).toMatch(/^(lost|conflict) /);
+        outcomes[(next as string).startsWith("lost") ? "lost" : "conflict"]++;
+        // Waiting now: B's state stands.
+        const after = await driver.read("lease");
+        expect(after).toMatchObject({ kind: "state", revision: revision + 1, state: { writer: "B", trial } });
+        child.stdin?.write("go\n");
+        await until(
+          () => linesAfter(output.stdout(), settled).some((line) => line.startsWith(`ack ${revision + 2}`)),
+          "the writer to save again",
+        );
+      }
+      child.stdin?.write("stop\n");
+      await printed(output, "done");
+      expect(await exited(child)).toBe(0);
+    } finally {
+      killed(child);
+    }
+    console.log(
+      `state-takeover: ${TAKEOVERS} takeovers, ${outcomes.lost} lost, ${outcomes.conflict} conflicts`,
+    );
+    expect(outcomes.lost + outcomes.conflict).toBe(TAKEOVERS);
+    // Every holding ended: no staging directory and no tombstone is left.
+    expect(stagingLeftovers(lockPath)).toEqual([]);
+    const reader = new FsLogDriver({ directory });
+    expect(await reader.read("lease")).toMatchObject({ kind: "state", state: { writer: "A" } });
+    await Promise.all([driver.close(), reader.close()]);
+  }, 300_000);
+
+  it.each([
+    ["stop-before-save", "save"],
+    ["stop-before-delete", "delete"],
+  ])(
+    "fences off a writer stopped right before its rename (%s)",
+    async (mode, operation) => {
+      const directory = await temporaryDirectory();
+      const driver = new FsLogDriver({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 10_000 });
+      await driver.putState("lease", { writer: "first" });
+      const lockPath = driver.layout.threadLockPath("lease");
+      const child = startChild("state-saver.ts", [directory, "lease", "A", String(STALE_MS), mode, "1"]);
+      const output = collectOutput(child);
+      try {
+        await printed(output, "stopping");
+        await until(() => isStopped(child.pid as number), "the writer to stop");
+        expect(lockNow(lockPath)).toMatchObject({ pid: child.pid, writes: "state" });
+        const saved = await driver.putState("lease", { writer: "B" }, { ifRevision: 1 });
+        expect(saved.revision).toBe(2);
+        child.kill("SIGCONT");
+        await printed(output, "done");
+        expect(await exited(child)).toBe(0);
+      } finally {
+        killed(child);
+      }
+      expect(linesAfter(output.stdout(), 1)).toEqual([`lost ${operation}`, "done"]);
+      expect(await driver.read("lease")).toMatchObject({ revision: 2, state: { writer: "B" } });
+      expect(stagingLeftovers(lockPath)).toEqual([]);
+      await driver.close();
+    },
+    120_000,
+  );
+});
+
+describe("a state writer's lock", () => {
+  it("is declared 'state', and a save under it that finds its staging path revoked fails with LockLostError", async () => {
+    const directory = await temporaryDirectory();
+    const driver = new FsLogDriver({ directory });
+    await driver.putState("doc", { version: 1 });
+    const lockPath = driver.layout.threadLockPath("doc");
+    const error = await driver.locks
+      .withLock(
+        lockPath,
+        async (lease) => {
+          expect(lease.writes).toBe("state");
+          expect(lockNow(lockPath)?.writes).toBe("state");
+          // What a takeover leaves at this holding's staging path before the holder's first save.
+          const { revokeStaging } = await import("../src/staging-area.js");
+          revokeStaging(lease.staging?.path as string, { pid: process.pid });
+          const { putStateRecord } = await import("../src/put-state.js");
+          return putStateRecord(driver, "doc", { version: 2 }, {}, lease);
+        },
+        { writes: "state" },
+      )
+      .catch((caught: unknown) => caught);
+    expect(LockLostError.isInstance(error)).toBe(true);
+    expect((error as LockLostError).operation).toBe("save");
+    expect(await driver.read("doc")).toMatchObject({ revision: 1, state: { version: 1 } });
+    // The holder removed the tombstone at its release.
+    expect(stagingLeftovers(lockPath)).toEqual([]);
+    await driver.close();
+  });
+});
