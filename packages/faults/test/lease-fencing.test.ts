@@ -7,6 +7,7 @@ import { messageText, openStore, type ThreadRunner, type ThreadStore } from "@sk
 import { createThreadService } from "@skein/thread-service";
 import { describe, expect, it } from "vitest";
 import { encodeName } from "../../adapter-fs/src/file-names.js";
+import { leaseIdOf } from "../../thread-service/src/lease-thread.js";
 import { fileStore, redisStore, type SharedStore } from "./support/backends.js";
 import { exited, printed, startChild, until } from "./support/child-processes.js";
 import { chooseSeed, seededRandom } from "./support/seeded-random.js";
@@ -88,6 +89,17 @@ function lockPid(path: string): number | undefined {
   }
 }
 
+/** The content of a thread's fs lock file, if it is held and written. */
+function lockContent(url: string, threadId: string): { pid?: number; writes?: string } | undefined {
+  if (!url.startsWith("file:")) return undefined;
+  try {
+    const path = join(fileURLToPath(url), "locks", `${encodeName(threadId)}.lock`);
+    return JSON.parse(readFileSync(path, "utf8")) as { pid?: number; writes?: string };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The pid in the thread's fs lock file, if it is held, and the pid releasing it (`.break`), if any. */
 function lockOwner(url: string, threadId: string, suffix = ""): number | undefined {
   try {
@@ -107,7 +119,7 @@ function lockOwner(url: string, threadId: string, suffix = ""): number | undefin
 async function trial(
   url: string,
   mode: "stop-in-append" | "stream",
-  options: { staleLockMs?: number; stopHoldingLock?: boolean } = {},
+  options: { staleLockMs?: number; stopHoldingLock?: boolean; stopRenewingLease?: boolean } = {},
 ) {
   const store = await openOwnStore(url, options.staleLockMs);
   const service = createThreadService({
@@ -122,6 +134,7 @@ async function trial(
     const stale = startChild("stale-lease-worker.ts", [url, threadId, String(LEASE_MS), mode]);
     const pid = stale.process.pid as number;
     let stoppedHoldingLock = false;
+    let stoppedRenewingLease = false;
     try {
       if (mode === "stop-in-append") {
         await printed(stale, "frozen");
@@ -144,7 +157,15 @@ async function trial(
               (name) =>
                 name !== threadLock && name.endsWith(".lock") && lockPid(join(locksDirectory, name)) === pid,
             );
-          if (!options.stopHoldingLock || stoppedHoldingLock || stop >= 200) break;
+          // Or stopped until it holds its lease's lock (a "state" lock): frozen in the middle of a renewal.
+          const leaseLock = lockContent(url, leaseIdOf(threadId));
+          stoppedRenewingLease =
+            leaseLock?.pid === pid &&
+            leaseLock.writes === "state" &&
+            lockOwner(url, leaseIdOf(threadId), ".break") !== pid;
+          if (options.stopRenewingLease) {
+            if (stoppedRenewingLease || stop >= 2000) break;
+          } else if (!options.stopHoldingLock || stoppedHoldingLock || stop >= 200) break;
           stale.process.kill("SIGCONT");
         }
       }
@@ -171,6 +192,7 @@ async function trial(
         report,
         blocked,
         stoppedHoldingLock,
+        stoppedRenewingLease,
         textsAfterB: answeredTexts ?? (await afterB.messages()).map(messageText),
         revisionAfterB: afterB.revision,
         texts: (await thread.messages()).map(messageText),
@@ -254,6 +276,28 @@ describe("fs: an instance frozen past its lease while it holds the thread's lock
   });
 });
 
+describe("fs: an instance frozen past its lease in the middle of renewing it (holding the lease's lock)", () => {
+  it("has the lease's lock taken over after staleLockMs: the new holder answers, and nothing of the frozen one lands", async () => {
+    const { url } = await fileStore("lease-fencing-renewal");
+    for (let round = 0; round < 3; round++) {
+      const result = await trial(url, "stream", { staleLockMs: 200, stopRenewingLease: true });
+      expect(result.stoppedRenewingLease).toBe(true);
+      // Not blocked: B took the lease's lock over (a "state" lock) rather than failing with LockTimeoutError.
+      expect(result.blocked).toBe(false);
+      const turn = result.textsAfterB.indexOf("B-question");
+      expect(result.textsAfterB.slice(turn)).toEqual(["B-question", "B-answer"]);
+      expect(result.texts).toEqual(result.textsAfterB);
+      expect(result.revision).toBe(result.revisionAfterB);
+      // Refused by the fence (the lease moved), or by a takeover of the thread's lock too (its runner may
+      // have been appending at the same moment: the append was fenced off, nothing landed).
+      expect(result.report.append.status).toBe("refused");
+      expect(["LeaseLostError", "LockLostError"]).toContain(result.report.append.error);
+      expect(result.report.send.status).toBe("refused");
+      expect(result.info.lastFailure).toBeUndefined();
+    }
+  });
+});
+
 describe("fs: an instance frozen past its lease while its write waits for the thread's lock", () => {
   it("has that write refused by the store's own revision check, after it passed its lease check", async () => {
     const { url } = await fileStore("lease-fencing-lock");
@@ -277,8 +321,9 @@ describe("fs: an instance frozen past its lease while its write waits for the th
         stale.process.stdin?.write("go\n");
         await printed(stale, "appending");
         // Frozen outside every lock of its own: its lease renewal, timed by itself, may be saving the lease
-        // when the signal lands, and a frozen holder's lock is kept (waiters give up after lockTimeoutMs).
-        // Such a moment is stepped past: A's append still waits for the thread's lock, held here.
+        // when the signal lands, and that lock is taken over only once stale (staleLockMs, 5 s here; the
+        // renewal case above tests it). Such a moment is stepped past: A's append still waits for the
+        // thread's lock, held here.
         for (;;) {
           stale.process.kill("SIGSTOP");
           await until(() => isStopped(pid), "the stale instance to stop");
