@@ -50,8 +50,8 @@ export interface FsLogDriverOptions {
   /** How long a writer waits for a thread's lock before `LockTimeoutError`. @default 10_000 */
   lockTimeoutMs?: number;
   /**
-   * A lock unrefreshed this long is taken over from an appender that stopped running, or from an owner
-   * that cannot be checked (another host). Keep it below `lockTimeoutMs`. @default 5_000
+   * A lock unrefreshed this long is taken over from an appender or a state writer that stopped running,
+   * or from an owner that cannot be checked (another host). Keep it below `lockTimeoutMs`. @default 5_000
    */
   staleLockMs?: number;
 }

@@ -20,10 +20,11 @@ export interface FsStoreOptions {
   lockTimeoutMs?: number;
   /**
    * A lock its owner has not refreshed for this long is taken over from a process that stopped running
-   * (SIGSTOP, starved) in the middle of a plain append, which then fails with `LockLostError`, or from an
-   * owner that cannot be checked (a process on another host). On this host, locks of dead processes (or
-   * reused pids) are taken over at once, and a live owner's that rewrites the thread's record never: see
-   * "Locking" in the README. Keep it below `lockTimeoutMs`.
+   * (SIGSTOP, starved) in the middle of a plain append or of a save or delete of a state record (a lease,
+   * say), which then fails with `LockLostError`, or from an owner that cannot be checked (a process on
+   * another host). On this host, locks of dead processes (or reused pids) are taken over at once, and a
+   * live owner's that rewrites a local thread's record never: see "Locking" in the README. Keep it below
+   * `lockTimeoutMs`.
    * @default 5_000
    */
   staleLockMs?: number;

@@ -118,8 +118,8 @@ export function revokeStaging(path: string, owner: StagingOwner): void {
 }
 
 /**
- * Removes a directory and what is in it (a file as well). A holder whose path lookup ran before the
- * directory was renamed away may still add a file to it: the directory is emptied again until it is gone.
+ * Removes a directory and what is in it. A holder whose path lookup ran before the directory was renamed
+ * away may still add a file to it: the directory is emptied again until it is gone.
  */
 export function removeTree(path: string): void {
   for (let round = 0; ; round++) {
@@ -128,9 +128,9 @@ export function removeTree(path: string): void {
       names = readdirSync(path);
     } catch (error) {
       if (hasCode(error, "ENOENT")) return;
-      if (!hasCode(error, "ENOTDIR")) throw error;
-      rmSync(path, { force: true });
-      return;
+      // A file here is a tombstone put at a staging path after it was listed: it stays.
+      if (hasCode(error, "ENOTDIR")) return;
+      throw error;
     }
     for (const name of names) rmSync(join(path, name), { recursive: true, force: true });
     try {

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver, LockLostError } from "../src/index.js";
@@ -192,6 +193,34 @@ describe("a state writer's lock", () => {
     expect(await driver.read("doc")).toMatchObject({ revision: 1, state: { version: 1 } });
     // The holder removed the tombstone at its release.
     expect(stagingLeftovers(lockPath)).toEqual([]);
+    await driver.close();
+  });
+});
+
+describe("staging leftovers", () => {
+  it("are swept when a process first takes a state lock: tombstones of gone owners, directories of ended holdings", async () => {
+    const directory = await temporaryDirectory();
+    const setup = new FsLogDriver({ directory });
+    await setup.putState("doc", { version: 1 });
+    await setup.close();
+    const locks = join(directory, "locks");
+    const nonce = (letter: string) => letter.repeat(24);
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const started = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    const owner = { pid: process.pid, hostname: hostname() };
+    // A tombstone whose owner is gone (this pid, another start time: a reused pid) and one whose owner lives.
+    writeFileSync(join(locks, `gone.lock.${nonce("a")}.staging`), JSON.stringify({ ...owner, started: "1" }));
+    writeFileSync(join(locks, `live.lock.${nonce("b")}.staging`), JSON.stringify({ ...owner, started }));
+    // A staging directory whose lock is gone (its holder ended), and one whose lock is still held under it.
+    mkdirSync(join(locks, `ended.lock.${nonce("c")}.staging`));
+    writeFileSync(join(locks, `ended.lock.${nonce("c")}.staging`, "x.tmp"), "left");
+    mkdirSync(join(locks, `held.lock.${nonce("d")}.staging`));
+    writeFileSync(join(locks, "held.lock"), JSON.stringify({ ...owner, started, nonce: nonce("d") }));
+    const driver = new FsLogDriver({ directory });
+    await driver.putState("doc", { version: 2 }, { ifRevision: 1 });
+    expect(readdirSync(locks).sort()).toEqual(
+      ["held.lock", `held.lock.${nonce("d")}.staging`, `live.lock.${nonce("b")}.staging`].sort(),
+    );
     await driver.close();
   });
 });
