@@ -353,6 +353,7 @@ export class LockFiles {
       hostname: this.#host,
       nonce: randomBytes(12).toString("hex"),
       writes: "record",
+      releasing: true,
       ...(started === undefined ? {} : { started }),
     });
     try {
@@ -387,8 +388,18 @@ export class LockFiles {
     // that judged it would otherwise replace, once it is gone, the lock a third process just created.
     const breaker = `${path}.break`;
     const until = Date.now() + this.settings.timeoutMs;
-    // Usually free: taken at once, without the thread-pool round trips of a contender's way.
-    while (!this.#takeBreakerNow(breaker) && !(await this.#takeBreaker(breaker))) {
+    let held = false;
+    for (;;) {
+      // Usually free: taken at once, without the thread-pool round trips of a contender's way.
+      held = this.#takeBreakerNow(breaker);
+      // Held by another releaser of this lock path (stopped in its release, say): no breaker can act while
+      // it stays, and that releaser let go of its own lock before this one was created (it removes nothing
+      // else but its `.break`), so this lock is removed without it.
+      if (held || isReleasing(breaker)) break;
+      if (await this.#takeBreaker(breaker)) {
+        held = true;
+        break;
+      }
       // A breaker is at it; one that stays (stopped) leaves this lock to go stale and be taken over.
       if (Date.now() >= until) return;
       await sleep(1);
@@ -396,7 +407,7 @@ export class LockFiles {
     try {
       if (readNonceNow(path) === nonce) rmSync(path, { force: true });
     } finally {
-      rmSync(breaker, { force: true });
+      if (held) rmSync(breaker, { force: true });
     }
   }
 }
@@ -423,6 +434,15 @@ async function processStart(pid: number): Promise<string | undefined> {
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return undefined;
+  }
+}
+
+/** Whether a `.break` file is held by a process releasing its own lock (`#takeBreakerNow`), read at once. */
+function isReleasing(breaker: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(breaker, "utf8")) as { releasing?: boolean }).releasing === true;
+  } catch {
+    return false;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -223,4 +223,32 @@ describe("staging leftovers", () => {
     );
     await driver.close();
   });
+});
+
+describe("releasing a lock that may be taken over", () => {
+  it.each(["state", "segment"] as const)(
+    "is not held up by another releaser's .break that stays (a %s lock)",
+    async (writes) => {
+      const directory = await temporaryDirectory();
+      const driver = new FsLogDriver({ directory, lockTimeoutMs: 500 });
+      const path = join(directory, "t.lock");
+      const breaker = `${path}.break`;
+      await driver.locks.withLock(
+        path,
+        async () => {
+          // A live process (this one) stopped in its own release of this lock path, after it let go.
+          writeFileSync(
+            breaker,
+            JSON.stringify({ pid: process.pid, hostname: hostname(), nonce: "releaser", releasing: true }),
+          );
+        },
+        { writes },
+      );
+      // Removed, rather than left to go stale after waiting lockTimeoutMs for that `.break`.
+      expect(existsSync(path)).toBe(false);
+      // The other releaser's `.break` is its own to remove.
+      expect(existsSync(breaker)).toBe(true);
+      await driver.close();
+    },
+  );
 });
