@@ -65,6 +65,8 @@ export class SegmentFileCache {
   readonly #files = new Map<string, CachedFile>();
   #leases = 0;
   readonly #waiting: Array<() => void> = [];
+  /** After `close`, files are still opened for operations under way, but closed when they let go. */
+  #closed = false;
 
   /**
    * Waits for one of MAX_SEGMENT_LEASES turns to hold a segment's files; call the returned function when
@@ -116,8 +118,9 @@ export class SegmentFileCache {
       device: status.dev,
       inode: status.ino,
       users: 1,
-      stale: false,
+      stale: this.#closed,
     };
+    if (this.#closed) return file;
     this.#files.set(key, file);
     this.#trim();
     return file;
@@ -135,6 +138,7 @@ export class SegmentFileCache {
 
   /** Closes every idle file, and files in use once their users let go. */
   async close(): Promise<void> {
+    this.#closed = true;
     const files = [...this.#files.values()];
     this.#files.clear();
     await Promise.all(
