@@ -70,11 +70,13 @@ function tally(directories) {
   return totals;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ANSI colour codes vitest writes into messages
+const ANSI_COLOUR = /\u001b\[[0-9;]*m/g;
+
 /** The first line of a failure message, without colour codes, so a CI log's tail names what failed. */
 function firstLine(text) {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the ANSI colour codes vitest writes
   const line = String(text ?? "")
-    .replace(/\u001b\[[0-9;]*m/g, "")
+    .replace(ANSI_COLOUR, "")
     .split("\n")
     .find((part) => part.trim());
   return (line ?? "(no message)").trim().slice(0, 300);

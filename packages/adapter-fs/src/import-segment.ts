@@ -10,7 +10,9 @@ import { SegmentLog } from "./segment-log.js";
 /**
  * Writes `messages` at own offsets `from…` of a segment that is no thread's head, creating it if absent,
  * by the rules of `LogDriver.importSegment`. Call it holding the references lock, which also keeps two
- * imports of one segment apart.
+ * imports of one segment apart. The segment's files are opened once, taking a turn at once (`overdraft`):
+ * a commit holding a turn may be waiting for the references lock, so waiting for a turn here could wait
+ * forever once commits hold every turn.
  */
 export async function importSegment(
   storage: FsStorage,
@@ -25,28 +27,33 @@ export async function importSegment(
     await storage.segments.create(segment, {});
   }
   const log = storage.log(segment.id);
-  const { count } = await log.tail();
-  const present = await log.readMessages(from, Math.min(count, from + messages.length));
-  for (const [index, message] of present.entries()) {
-    const expected = messages[index] as Message;
-    if (message.id !== expected.id) throw refuse.otherMessage(from + index, expected.id);
-    // The same id with other content: an import never keeps the stored text silently.
-    const differs = messageConflict(message, expected, SOURCE);
-    if (differs) throw differs;
-  }
-  const rest = messages.slice(present.length);
-  if (rest.length === 0) return;
-  const gap = refuse.gap(from + present.length);
-  if (from + present.length !== count) throw gap;
-  if (existing?.owner !== undefined) {
-    const owner = await storage.records.read(existing.owner);
-    if (owner?.kind === "log" && owner.head === segment.id) {
-      throw refuse.liveHead();
-    }
-  }
-  const tail = await log.repair();
-  if (tail.count !== count) throw gap;
-  await log.append(rest, { revision: 0, committedAt: Date.now(), guarded: false }, tail);
+  await log.withFiles(
+    async (files) => {
+      const { count } = await log.tail(files);
+      const present = await log.readMessages(from, Math.min(count, from + messages.length), files);
+      for (const [index, message] of present.entries()) {
+        const expected = messages[index] as Message;
+        if (message.id !== expected.id) throw refuse.otherMessage(from + index, expected.id);
+        // The same id with other content: an import never keeps the stored text silently.
+        const differs = messageConflict(message, expected, SOURCE);
+        if (differs) throw differs;
+      }
+      const rest = messages.slice(present.length);
+      if (rest.length === 0) return;
+      const gap = refuse.gap(from + present.length);
+      if (from + present.length !== count) throw gap;
+      if (existing?.owner !== undefined) {
+        const owner = await storage.records.read(existing.owner);
+        if (owner?.kind === "log" && owner.head === segment.id) {
+          throw refuse.liveHead();
+        }
+      }
+      const tail = await log.repair(undefined, files);
+      if (tail.count !== count) throw gap;
+      await log.append(rest, { revision: 0, committedAt: Date.now(), guarded: false }, tail, files);
+    },
+    { overdraft: true },
+  );
 }
 
 /** Segments a batch import makes durable behind one barrier; larger imports take several, so a batch holds the references lock briefly. */

@@ -24,9 +24,10 @@ function openFileLimit(): number {
 const limit = openFileLimit();
 
 /**
- * Open files the cache keeps, in use or idle: a quarter of the process's limit, between 32 and 1024 (so 64
- * under a limit of 256, 256 under 1024). Past this, idle files are closed, least recently used first. Idle
- * files are kept only where an open file does not stop its directory from being renamed away (not Windows).
+ * Open files the caches of all stores in the process keep together, in use or idle: a quarter of the
+ * process's limit, between 32 and 1024 (so 64 under a limit of 256, 256 under 1024). Past this, idle files
+ * are closed, least recently used first, whichever store they belong to. Idle files are kept only where an
+ * open file does not stop its directory from being renamed away (not Windows).
  */
 export const MAX_OPEN_FILES = Math.min(1024, Math.max(32, Math.floor(limit / 4)));
 const MAX_IDLE_FILES = process.platform === "win32" ? 0 : MAX_OPEN_FILES;
@@ -38,6 +39,12 @@ const MAX_IDLE_FILES = process.platform === "win32" ? 0 : MAX_OPEN_FILES;
 export const MAX_SEGMENT_LEASES = Math.min(64, Math.max(4, Math.floor(MAX_OPEN_FILES / 8)));
 
 export type OpenFlags = "r" | "r+";
+
+/**
+ * Every file kept open by any store's cache in this process, least recently used first, with the cache and
+ * key it is kept under: the idle budget is the process's, so four stores do not keep four budgets open.
+ */
+const keptFiles = new Map<CachedFile, { cache: SegmentFileCache; key: string }>();
 
 /** One open file of a segment, shared by the operations that use it at the same time. */
 export interface CachedFile {
@@ -63,8 +70,11 @@ export interface CachedFile {
 export class SegmentFileCache {
   /** Open files by flags and path, least recently used first. */
   readonly #files = new Map<string, CachedFile>();
+  /** Turns held, normal and overdraft alike. */
   #leases = 0;
   readonly #waiting: Array<() => void> = [];
+  /** After `close`, files are still opened for operations under way, but closed when they let go. */
+  #closed = false;
 
   /**
    * Waits for one of MAX_SEGMENT_LEASES turns to hold a segment's files; call the returned function when
@@ -79,10 +89,15 @@ export class SegmentFileCache {
     return () => {
       if (released) return;
       released = true;
-      const next = this.#waiting.shift();
-      // The turn passes straight to the next waiter, so a new caller cannot take it first.
-      if (next) next();
-      else this.#leases--;
+      this.#leases--;
+      // Turns pass straight to waiters (counted here), so a new caller cannot take one first; and only
+      // while fewer than MAX_SEGMENT_LEASES are held, so a released overdraft never becomes a normal turn.
+      while (this.#leases < MAX_SEGMENT_LEASES) {
+        const next = this.#waiting.shift();
+        if (!next) break;
+        this.#leases++;
+        next();
+      }
     };
   }
 
@@ -93,8 +108,11 @@ export class SegmentFileCache {
     if (cached) {
       const now = statSync(path, { throwIfNoEntry: false });
       this.#files.delete(key);
+      keptFiles.delete(cached);
       if (now && now.ino === cached.inode && now.dev === cached.device) {
-        this.#files.set(key, cached); // most recently used
+        // most recently used
+        this.#files.set(key, cached);
+        keptFiles.set(cached, { cache: this, key });
         cached.users++;
         return cached;
       }
@@ -116,10 +134,12 @@ export class SegmentFileCache {
       device: status.dev,
       inode: status.ino,
       users: 1,
-      stale: false,
+      stale: this.#closed,
     };
+    if (this.#closed) return file;
     this.#files.set(key, file);
-    this.#trim();
+    keptFiles.set(file, { cache: this, key });
+    SegmentFileCache.#trim();
     return file;
   }
 
@@ -130,13 +150,15 @@ export class SegmentFileCache {
       if (file.users === 0) close(file);
       return;
     }
-    this.#trim();
+    SegmentFileCache.#trim();
   }
 
   /** Closes every idle file, and files in use once their users let go. */
   async close(): Promise<void> {
+    this.#closed = true;
     const files = [...this.#files.values()];
     this.#files.clear();
+    for (const file of files) keptFiles.delete(file);
     await Promise.all(
       files.map((file) => {
         file.stale = true;
@@ -145,13 +167,17 @@ export class SegmentFileCache {
     );
   }
 
-  /** Closes idle files, least recently used first, while more than MAX_IDLE_FILES are open. */
-  #trim(): void {
-    if (this.#files.size <= MAX_IDLE_FILES) return;
-    for (const [key, file] of this.#files) {
-      if (this.#files.size <= MAX_IDLE_FILES) return;
+  /**
+   * Closes idle files of every store's cache, least recently used first, while the process's caches keep
+   * more than MAX_IDLE_FILES open. Files in use stay: their count is bounded by each store's turns.
+   */
+  static #trim(): void {
+    if (keptFiles.size <= MAX_IDLE_FILES) return;
+    for (const [file, { cache, key }] of keptFiles) {
+      if (keptFiles.size <= MAX_IDLE_FILES) return;
       if (file.users > 0) continue;
-      this.#files.delete(key);
+      keptFiles.delete(file);
+      cache.#files.delete(key);
       file.stale = true;
       close(file);
     }

@@ -56,9 +56,12 @@ export class SegmentLog {
     this.#buckets = new IdBuckets(this.paths.buckets, files);
   }
 
-  /** The last whole commit. */
-  tail(): Promise<SegmentTail> {
-    return withReader(this.paths, (reader) => reader.tail(), { cache: this.cache });
+  /**
+   * The last whole commit.
+   * @param files the segment's files, already open (`withFiles`); opened here when not given.
+   */
+  tail(files?: SegmentReader): Promise<SegmentTail> {
+    return files ? files.tail() : withReader(this.paths, (reader) => reader.tail(), { cache: this.cache });
   }
 
   /** The tail a thread at `recordRevision` sees: a guarded commit counts once the record has its revision. */
@@ -66,16 +69,16 @@ export class SegmentLog {
     return withReader(this.paths, (reader) => visibleTail(reader, recordRevision), { cache: this.cache });
   }
 
-  /** Committed messages with offsets in [from, to). */
-  readMessages(from: number, to: number): Promise<Message[]> {
-    return withReader(
-      this.paths,
-      async (reader) => {
-        const { count } = await reader.tail();
-        return reader.messages(Math.max(0, from), Math.min(to, count));
-      },
-      { cache: this.cache },
-    );
+  /**
+   * Committed messages with offsets in [from, to).
+   * @param files the segment's files, already open (`withFiles`); opened here when not given.
+   */
+  readMessages(from: number, to: number, files?: SegmentReader): Promise<Message[]> {
+    const run = async (reader: SegmentReader) => {
+      const { count } = await reader.tail();
+      return reader.messages(Math.max(0, from), Math.min(to, count));
+    };
+    return files ? run(files) : withReader(this.paths, run, { cache: this.cache });
   }
 
   /** Where each message id is among the first `before` messages, with the message as stored. */
@@ -111,9 +114,15 @@ export class SegmentLog {
   /**
    * Runs `task` with the segment's files open for reading and writing, so that one commit's repair, id
    * lookups and append share one handle per file.
+   * @param options.overdraft take the turn at once (`SegmentFileCache.lease`): for a caller holding a lock
+   * that a holder of a turn may be waiting for (an import under the references lock), which must never
+   * wait for a turn.
    */
-  withFiles<T>(task: (files: SegmentReader) => Promise<T>): Promise<T> {
-    return withReader(this.paths, task, { writable: true, cache: this.cache });
+  withFiles<T>(
+    task: (files: SegmentReader) => Promise<T>,
+    options: { overdraft?: boolean } = {},
+  ): Promise<T> {
+    return withReader(this.paths, task, { writable: true, cache: this.cache, overdraft: options.overdraft });
   }
 
   /**
@@ -211,10 +220,12 @@ export class SegmentLog {
   }
 
   /**
-   * Without `files`, the segment's files are opened for this call alone. Its callers are a commit writing
-   * into its new head segment while it holds its current head's files, and an import under the references
-   * lock: they take their turn at once (`overdraft`), so commits holding every turn never wait on each
-   * other, and the overdraft stays bounded by the turns held (one each) plus one import.
+   * Without `files`, the segment's files are opened for this call alone. Its caller is a commit writing
+   * into its new head segment while it holds its current head's files (and the thread's lock): it takes its
+   * turn at once (`overdraft`), so commits holding every turn never wait on each other. Imports under the
+   * references lock take their one turn at once too (`withFiles` with `overdraft`), since a commit holding a
+   * turn may be waiting for that lock. So at most MAX_SEGMENT_LEASES normal turns are held, plus one
+   * overdraft per commit holding one, plus up to eight (PARALLEL_SEGMENTS) segments of one batch import.
    */
   #with<T>(files: SegmentReader | undefined, task: (files: SegmentReader) => Promise<T>): Promise<T> {
     return files

@@ -94,6 +94,28 @@ describe("the segment files a store keeps open", () => {
     },
   );
 
+  it.runIf(process.platform === "linux")(
+    "leaves no file open when the store is closed while reads are under way",
+    async () => {
+      const directory = join(await temporaryDirectory(), "store");
+      const store = fsStore({ directory });
+      const threads = await Promise.all(Array.from({ length: 20 }, () => store.create()));
+      for (const thread of threads) await thread.append({ role: "user", text: "hi" });
+      await store.close();
+      // A second store on the directory, closed while its first reads are under way.
+      const reopened = fsStore({ directory });
+      const reads = threads.map(async (thread) => {
+        const again = await reopened.get(thread.id);
+        return again.messages();
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      await reopened.close();
+      await Promise.allSettled(reads);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(openFilesUnder(directory)).toBe(0);
+    },
+  );
+
   it("writes into a segment made anew under a reclaimed segment's id, not into the removed files", async () => {
     const directory = await temporaryDirectory();
     const driver = new FsLogDriver({ directory });

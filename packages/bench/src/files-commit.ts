@@ -10,6 +10,8 @@ import { rawRecord, workloadMessages } from "./workload.js";
 /** Threads written at once in the concurrent row, and appends each. */
 const WRITERS = 50;
 const APPENDS_EACH = 20;
+/** Blocks per round in which one writer and the concurrent threads take turns. */
+const TURNS = 5;
 
 /**
  * The fs store's commit path measured in turns beside its floors (issue 24): an append beside a raw
@@ -94,38 +96,56 @@ export async function filesCommitResults(rounds: number): Promise<Result[]> {
 
 /**
  * Wall time per append with one writer (WRITERS × APPENDS_EACH appends one after another, across the same
- * threads) and with WRITERS threads appended at once (each thread's appends in order), in turns; medians.
+ * threads) and with WRITERS threads appended at once (each thread's appends in order), in turns: each round
+ * alternates the two in TURNS blocks of WRITERS × APPENDS_EACH / TURNS appends, so drift in the machine's speed
+ * falls on both alike; medians of the blocks.
  */
-async function aggregateTimes(
+export async function aggregateTimes(
   store: Awaited<ReturnType<typeof openStore>>,
   message: (index: number) => { role: "user"; text: string },
   rounds: number,
 ): Promise<[number, number]> {
   const one: number[] = [];
   const many: number[] = [];
-  const total = WRITERS * APPENDS_EACH;
+  const steps = APPENDS_EACH / TURNS;
+  const total = WRITERS * steps;
   const threads = async () => {
     const made: Thread[] = [];
     for (let index = 0; index < WRITERS; index++) made.push(await store.create());
     return made;
   };
-  for (let round = 0; round < rounds + 1; round++) {
-    const sequential = await threads();
-    let start = process.hrtime.bigint();
-    for (let step = 0; step < APPENDS_EACH; step++)
-      for (const thread of sequential) await thread.append(message(step));
-    const oneTime = Number(process.hrtime.bigint() - start) / 1000 / total;
-    const concurrent = await threads();
-    start = process.hrtime.bigint();
+  const sequentially = async (made: Thread[], from: number) => {
+    const start = process.hrtime.bigint();
+    for (let step = from; step < from + steps; step++)
+      for (const thread of made) await thread.append(message(step));
+    return Number(process.hrtime.bigint() - start) / 1000 / total;
+  };
+  const atOnce = async (made: Thread[], from: number) => {
+    const start = process.hrtime.bigint();
     await Promise.all(
-      concurrent.map(async (thread) => {
-        for (let step = 0; step < APPENDS_EACH; step++) await thread.append(message(step));
+      made.map(async (thread) => {
+        for (let step = from; step < from + steps; step++) await thread.append(message(step));
       }),
     );
-    const manyTime = Number(process.hrtime.bigint() - start) / 1000 / total;
-    if (round === 0) continue; // warm-up
-    one.push(oneTime);
-    many.push(manyTime);
+    return Number(process.hrtime.bigint() - start) / 1000 / total;
+  };
+  for (let round = 0; round < rounds + 1; round++) {
+    const [sequential, concurrent] = [await threads(), await threads()];
+    for (let turn = 0; turn < TURNS; turn++) {
+      const from = turn * steps;
+      let oneTime: number;
+      let manyTime: number;
+      if (turn % 2 === 0) {
+        oneTime = await sequentially(sequential, from);
+        manyTime = await atOnce(concurrent, from);
+      } else {
+        manyTime = await atOnce(concurrent, from);
+        oneTime = await sequentially(sequential, from);
+      }
+      if (round === 0) continue; // warm-up
+      one.push(oneTime);
+      many.push(manyTime);
+    }
   }
   return [median(one), median(many)];
 }

@@ -53,6 +53,10 @@ export function hostileJsonValues(maxDepth: number): fc.Arbitrary<[string, unkno
       weight: 3,
       arbitrary: fc
         .constantFrom(0, -1, 1.5, 1e308, -0, true, false, null, "", [], {}, "1", "2026-13-45T99:99:99Z")
+        // A fresh [] or {} per sample: the one constant instance, put into a document by one mutation and
+        // into itself by the next, made a cycle (JSON.stringify threw in the generator) and leaked into
+        // later samples.
+        .map((value) => (typeof value === "object" && value !== null ? structuredClone(value) : value))
         .map(labelled("wrong-type")),
     },
     {
