@@ -46,6 +46,11 @@ export class DurableFiles {
   }
 
   /** Makes a directory's entries (created, renamed, removed files) durable. */
+  /** Flushes files written by others (whose own flush may never come) to disk, whatever the durability. */
+  async syncFiles(paths: string[]): Promise<void> {
+    await Promise.all(paths.map(syncPath));
+  }
+
   async syncDirectory(path: string): Promise<void> {
     await syncPath(path);
   }

@@ -41,10 +41,16 @@ export async function moveOffSealedHead(
   const head = await storage.segments.info(stored.head);
   if (!head) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const log = storage.log(stored.head);
-  const end =
-    seal.state === "sealed"
-      ? seal.count
-      : publishSeal(directory, (await log.visibleTail(stored.revision)).count, storage.layout.temporary);
+  let end: number;
+  if (seal.state === "sealed") end = seal.count;
+  else {
+    const count = (await log.visibleTail(stored.revision)).count;
+    // The stopped writer may have written commits below the end without flushing them yet: they are
+    // flushed here, before the end is made durable, so a power loss cannot leave the new head continuing
+    // the old one past what the old one holds.
+    await storage.files.syncFiles([log.paths.log, log.paths.index, log.paths.system]);
+    end = publishSeal(directory, count, storage.layout.temporary);
+  }
   const tail = await withReader(log.paths, (reader) => reader.tail(end));
   // The record keeps the revision and time of the last commit before P: moving the head changes nothing
   // that readers see, so it is no revision of its own (a fenced writer's `ifRevision` still holds).

@@ -130,30 +130,42 @@ export class LockFiles {
     task: (lease: Lease) => Promise<T>,
     options: { writes?: LockWrites } = {},
   ): Promise<T> {
-    return runInTurn(path, async () => {
-      if (options.writes === "state") await this.#sweep(dirname(path));
-      const { nonce, writes, tookOver } = await this.#acquire(path, options.writes ?? "record");
-      const refresh = setInterval(
-        () => void refreshLock(path, nonce),
-        Math.max(10, Math.floor(this.settings.staleMs / 4)),
-      );
-      refresh.unref();
-      const staging = writes === "state" ? new StagingArea(stagingPath(path, nonce), path) : undefined;
-      try {
-        return await task({ writes, tookOver, held: () => readNonceNow(path) === nonce, staging });
-      } finally {
-        clearInterval(refresh);
-        await this.#release(path, nonce, writes, staging);
-      }
-    });
+    // The wait in this process's queue counts against timeoutMs too: no call waits without a bound.
+    const wait = {
+      timeoutMs: this.settings.timeoutMs,
+      timedOut: (waitedMs: number) =>
+        new LockTimeoutError(path, waitedMs, { pid: process.pid, hostname: this.#host }),
+    };
+    return runInTurn(
+      path,
+      async (waitedMs) => {
+        if (options.writes === "state") await this.#sweep(dirname(path));
+        const { nonce, writes, tookOver } = await this.#acquire(path, options.writes ?? "record", waitedMs);
+        const refresh = setInterval(
+          () => void refreshLock(path, nonce),
+          Math.max(10, Math.floor(this.settings.staleMs / 4)),
+        );
+        refresh.unref();
+        const staging = writes === "state" ? new StagingArea(stagingPath(path, nonce), path) : undefined;
+        try {
+          return await task({ writes, tookOver, held: () => readNonceNow(path) === nonce, staging });
+        } finally {
+          clearInterval(refresh);
+          await this.#release(path, nonce, writes, staging);
+        }
+      },
+      wait,
+    );
   }
 
+  /** Takes the lock file; `queuedMs` is how long the caller already waited in this process's queue. */
   async #acquire(
     path: string,
     writes: LockWrites,
+    queuedMs: number,
   ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean }> {
     const nonce = randomBytes(12).toString("hex");
-    const started = Date.now();
+    const started = Date.now() - queuedMs;
     await this.#handOver(path);
     for (let attempt = 0; ; attempt++) {
       let taken: { writes: LockWrites; tookOver: boolean } | undefined;
@@ -241,10 +253,23 @@ export class LockFiles {
    * lock that only appends or only changes a state record; `"held"`, it may not.
    */
   async #verdict(holder: LockFileContent): Promise<"gone" | "stopped" | "held"> {
-    if (await this.#isAbandoned(holder, this.settings.staleMs)) return "gone";
     const fenceable = holder.writes === "segment" || holder.writes === "state";
+    if (await this.#isAbandoned(holder, this.settings.staleMs)) {
+      // An owner that cannot be checked (another host or container, no /proc) may still be running and
+      // resume: one whose writes can be fenced is fenced, as a stopped one is, unless it is known gone.
+      return fenceable && !(await this.#isKnownGone(holder)) ? "stopped" : "gone";
+    }
     const stopped = fenceable && holder.ageMs > this.settings.staleMs;
     return stopped && holder.hostname === this.#host ? "stopped" : "held";
+  }
+
+  /** Whether the lock's owner is known to be gone: on this host, its pid dead or now another process's. */
+  async #isKnownGone(holder: LockFileContent): Promise<boolean> {
+    if (holder.pid === undefined || holder.hostname !== this.#host) return false;
+    if (!isProcessAlive(holder.pid)) return true;
+    if (holder.started === undefined) return false;
+    const started = await processStart(holder.pid);
+    return started !== undefined && started !== holder.started;
   }
 
   /** Whether the lock's owner is gone or cannot be checked and stopped refreshing it. */

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -83,59 +83,79 @@ async function stopWriter(child: ChildProcess, output: ReturnType<typeof collect
   expect(await exited(child)).toBe(0);
 }
 
+/**
+ * How the stopped appender's lock looks to the taker: as written on this host, or as written where its
+ * owner cannot be checked (no start time: a system without /proc; the same holds for another host or
+ * container sharing the directory). Such an owner may resume as well, so its lock is fenced the same way.
+ */
+const OWNERS = {
+  "on this host": () => {},
+  "that cannot be checked": (lockPath: string) => {
+    const content = JSON.parse(readFileSync(lockPath, "utf8")) as Record<string, unknown>;
+    writeFileSync(lockPath, JSON.stringify({ ...content, started: undefined }));
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lockPath, old, old);
+  },
+} satisfies Record<string, (lockPath: string) => void>;
+
 describe("taking over the lock of a writer that stopped running (SIGSTOP)", () => {
-  it("takes a stopped appender's lock over; every acknowledged append lands once, nothing else", async () => {
-    const directory = await temporaryDirectory();
-    // A takeover that did not happen would leave this append waiting 10 s, then LockTimeoutError.
-    const store = fsStore({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 10_000 });
-    const thread = await store.create({ id: "t" });
-    const lockPath = new StoreLayout(directory).threadLockPath("t");
-    const child = startChild("takeover-appender.ts", [directory, "t", "A", String(STALE_MS), "append"]);
-    const output = collectOutput(child);
-    const ours: string[] = [];
-    try {
-      await printed(output, "ready");
-      await until(() => idsOf(output.stdout(), "ack").length > 0, "the writer's first append");
-      for (let trial = 0; trial < TAKEOVERS; trial++) {
-        await stopWhileHolding(child, lockPath, "segment");
-        const id = `B-${trial}`;
-        await thread.append({ id, role: "user", text: id });
-        ours.push(id);
-        // While the writer is still stopped, what a reader sees holds nothing of its unfinished append.
-        const seen = (await thread.messages()).map((message) => message.id);
-        expect(seen.at(-1)).toBe(id);
-        const settled = output.stdout().split("\n").length;
-        child.kill("SIGCONT");
-        await until(() => output.stdout().split("\n").length > settled + 1, "the writer to go on");
+  it.each(Object.entries(OWNERS))(
+    "takes a stopped appender's lock over (an owner %s); every acknowledged append lands once, nothing else",
+    async (_owner, disguise) => {
+      const directory = await temporaryDirectory();
+      // A takeover that did not happen would leave this append waiting 10 s, then LockTimeoutError.
+      const store = fsStore({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 10_000 });
+      const thread = await store.create({ id: "t" });
+      const lockPath = new StoreLayout(directory).threadLockPath("t");
+      const child = startChild("takeover-appender.ts", [directory, "t", "A", String(STALE_MS), "append"]);
+      const output = collectOutput(child);
+      const ours: string[] = [];
+      try {
+        await printed(output, "ready");
+        await until(() => idsOf(output.stdout(), "ack").length > 0, "the writer's first append");
+        for (let trial = 0; trial < TAKEOVERS; trial++) {
+          await stopWhileHolding(child, lockPath, "segment");
+          disguise(lockPath);
+          const id = `B-${trial}`;
+          await thread.append({ id, role: "user", text: id });
+          ours.push(id);
+          // While the writer is still stopped, what a reader sees holds nothing of its unfinished append.
+          const seen = (await thread.messages()).map((message) => message.id);
+          expect(seen.at(-1)).toBe(id);
+          const settled = output.stdout().split("\n").length;
+          child.kill("SIGCONT");
+          await until(() => output.stdout().split("\n").length > settled + 1, "the writer to go on");
+        }
+        await stopWriter(child, output);
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill("SIGCONT");
+          child.kill("SIGKILL");
+        }
       }
-      await stopWriter(child, output);
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGCONT");
-        child.kill("SIGKILL");
-      }
-    }
-    const acknowledged = idsOf(output.stdout(), "ack");
-    const lost = idsOf(output.stdout(), "lost");
-    const unknown = new Set(idsOf(output.stdout(), "unknown"));
-    console.log(
-      `lock-takeover: ${TAKEOVERS} takeovers, ${acknowledged.length} acknowledged, ${lost.length} lost, ${unknown.size} unknown`,
-    );
-    // Read by a store that shares nothing with the writers, and by another process.
-    const reader = fsStore({ directory });
-    const ids = (await (await reader.get("t")).messages()).map((message) => message.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(ids.filter((id) => !unknown.has(id)).sort()).toEqual([...acknowledged, ...ours].sort());
-    const acknowledgedSet = new Set(acknowledged);
-    expect(ids.filter((id) => acknowledgedSet.has(id))).toEqual(acknowledged);
-    expect(ids.filter((id) => id.startsWith("B-"))).toEqual(ours);
-    expect((await runChild("read-thread.ts", [directory, "t"])).split("\n").filter(Boolean)).toEqual(ids);
-    expect((await thread.messages()).map((message) => message.id)).toEqual(ids);
-    // The store goes on: an append after all of it lands at the end, for every reader.
-    await (await reader.get("t")).append({ id: "last", role: "user", text: "after" });
-    expect((await thread.messages()).map((message) => message.id)).toEqual([...ids, "last"]);
-    await Promise.all([store.close(), reader.close()]);
-  }, 300_000);
+      const acknowledged = idsOf(output.stdout(), "ack");
+      const lost = idsOf(output.stdout(), "lost");
+      const unknown = new Set(idsOf(output.stdout(), "unknown"));
+      console.log(
+        `lock-takeover: ${TAKEOVERS} takeovers, ${acknowledged.length} acknowledged, ${lost.length} lost, ${unknown.size} unknown`,
+      );
+      // Read by a store that shares nothing with the writers, and by another process.
+      const reader = fsStore({ directory });
+      const ids = (await (await reader.get("t")).messages()).map((message) => message.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.filter((id) => !unknown.has(id)).sort()).toEqual([...acknowledged, ...ours].sort());
+      const acknowledgedSet = new Set(acknowledged);
+      expect(ids.filter((id) => acknowledgedSet.has(id))).toEqual(acknowledged);
+      expect(ids.filter((id) => id.startsWith("B-"))).toEqual(ours);
+      expect((await runChild("read-thread.ts", [directory, "t"])).split("\n").filter(Boolean)).toEqual(ids);
+      expect((await thread.messages()).map((message) => message.id)).toEqual(ids);
+      // The store goes on: an append after all of it lands at the end, for every reader.
+      await (await reader.get("t")).append({ id: "last", role: "user", text: "after" });
+      expect((await thread.messages()).map((message) => message.id)).toEqual([...ids, "last"]);
+      await Promise.all([store.close(), reader.close()]);
+    },
+    300_000,
+  );
 
   it("leaves a stopped writer that rewrites the record its lock: LockTimeoutError, then consistent", async () => {
     const directory = await temporaryDirectory();
