@@ -227,7 +227,7 @@ export class FencedThread implements Thread {
         } catch (error) {
           // A kept thread deleted since the previous run: read afresh, it is refused as a send to it would be.
           if (ThreadNotFoundError.isInstance(error)) this.#throwIfMovedBeforeFirstWrite();
-          if (!isConcurrencyError(error)) throw error;
+          if (!isConcurrencyError(error)) await this.#explainRefusal(error);
           await this.#confirm();
           if (requested !== undefined || attempt >= MAX_ATTEMPTS) throw error;
         }
@@ -283,9 +283,20 @@ export class FencedThread implements Thread {
     if (!this.#lease.valid()) this.#lost();
   }
 
-  #lost(): never {
+  /**
+   * Throws `error`, or `LeaseLostError` (caused by it) when the lease is gone as well: a store may refuse a
+   * stale holder's write in its own words (the fs store's `LockLostError` after another writer took its
+   * lock over), and what that means to the run is that another instance holds the thread now.
+   */
+  async #explainRefusal(error: unknown): Promise<never> {
+    const held = await this.#lease.confirm().catch(() => true);
+    if (!held) this.#lost(error);
+    throw error;
+  }
+
+  #lost(cause?: unknown): never {
     this.#lease.markLost();
-    throw new LeaseLostError(this.id, this.#messageId);
+    throw new LeaseLostError(this.id, this.#messageId, cause === undefined ? undefined : { cause });
   }
 
   #inTurn<T>(operation: () => Promise<T>): Promise<T> {

@@ -1,5 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { messageText, openStore, type ThreadRunner, type ThreadStore } from "@skein/thread-core";
+import {
+  messageText,
+  openStore,
+  StoreUnavailableError,
+  type ThreadRunner,
+  type ThreadStore,
+} from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createThreadService, LeaseLostError, type ThreadService } from "../src/index.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
@@ -143,6 +149,46 @@ describe("leases between service instances on one store", () => {
     const thread = await store.get(threadId);
     expect((await thread.messages()).map(messageText)).toEqual(["work", "the usurper's turn"]);
     expect(thread.revision).toBe(before);
+  });
+
+  it("report a write the store refused in its own words, once another instance took the lease, as LeaseLostError", async () => {
+    // The fs store refuses a stopped writer whose lock was taken over with its own LockLostError: to the
+    // run, that means another instance holds the thread. Any store error does, once the lease is gone.
+    let refusal: Error | undefined;
+    const refusing = new Proxy(store, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+        return async (id: string) => {
+          const thread = await value.call(target, id);
+          const append = thread.append.bind(thread);
+          thread.append = ((...args: Parameters<typeof append>) =>
+            refusal ? Promise.reject(refusal) : append(...args)) as typeof append;
+          return thread;
+        };
+      },
+    });
+    const runner = heldRunner();
+    const service = createThreadService({ store: refusing, runner, concurrency: 8, pollMs: 2 });
+    services.push(service);
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    refusal = new StoreUnavailableError("[test] refused by the store", { source: "test" });
+    // While the lease is this instance's, the store's error is the run's, as it is.
+    await expect(call.thread.append({ role: "assistant", text: "early" })).rejects.toBe(refusal);
+    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    await writeLease(threadId, "usurper", current.revision);
+    const late = await call.thread
+      .append({ role: "assistant", text: "late" })
+      .catch((error: unknown) => error);
+    expect(LeaseLostError.isInstance(late)).toBe(true);
+    // Its cause is the store's error (a copy with any secret scrubbed, as every failure's cause is).
+    expect(StoreUnavailableError.isInstance((late as Error).cause)).toBe(true);
+    expect(((late as Error).cause as Error).message).toBe(refusal.message);
+    await expect(sending).rejects.toSatisfy((error) => LeaseLostError.isInstance(error));
+    await call.finished;
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual(["work"]);
   });
 
   it("let a run write on after a change made outside the lease (attach, pause), and honour its own ifRevision", async () => {
