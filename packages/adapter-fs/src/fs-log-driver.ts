@@ -18,8 +18,8 @@ import type {
 } from "@skein/thread-core/driver";
 import { changeWrites, commitChange, SEALED_HEAD } from "./commit-change.js";
 import { type Durability, DurableFiles } from "./durable-files.js";
-import { CorruptStoreError, guardInputOutput, missingEvents, SOURCE } from "./errors.js";
-import { isSealed, sealState } from "./head-seal.js";
+import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } from "./errors.js";
+import { isSealed, publishSeal, sealState } from "./head-seal.js";
 import { moveOffSealedHead } from "./head-takeover.js";
 import { IMPORT_BATCH, importSegment, importSegments } from "./import-segment.js";
 import { type Lease, LockFiles, type LockWrites } from "./lock-file.js";
@@ -304,8 +304,17 @@ export class FsLogDriver implements LogDriver, FsStorage {
     const directory = this.layout.segmentDirectory(stored.head);
     const seal = tail && isSealed(directory) ? sealState(directory) : undefined;
     if (seal?.state === "claimed") {
-      // Its taker stopped before publishing the end: finished under the lock (bounded by lockTimeoutMs).
-      await this.#withThreadLock(stored.id, "record", async () => undefined);
+      // Its taker has not published where the head ends (it may be stopped itself): the reader publishes
+      // it, without the thread's lock, which a stopped taker would hold. The first publication wins, and
+      // the tail is read again now that the claim was seen, so it holds every commit an appender
+      // acknowledged (an appender acknowledges only when it found no claim after its commit was written).
+      const claimed = await log.visibleTail(stored.revision);
+      try {
+        await this.files.syncFiles([log.paths.log, log.paths.index, log.paths.system]);
+        publishSeal(directory, claimed.count, this.layout.temporary);
+      } catch (error) {
+        if (!hasCode(error, "ENOENT")) throw error; // the head was reclaimed: the thread was deleted or moved
+      }
       const again = this.records.readNow(stored.id);
       return again?.kind === "log" ? this.#live(again, known) : undefined;
     }
