@@ -16,57 +16,17 @@ import {
 } from "../src/index.js";
 import { StoreLayout } from "../src/store-layout.js";
 import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
+import { seededRandom, stopWhileHolding as stopHolding, until } from "./stopped-writers.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 /** Low, so that a stopped owner's lock goes stale quickly; far below the waiters' lockTimeoutMs. */
 const STALE_MS = 150;
 /** How many times the appender is stopped while it holds the lock and taken over. */
 const TAKEOVERS = 30;
-
-const seed = Number(process.env.TAKEOVER_SEED ?? Date.now() % 100_000);
-console.log(`lock-takeover: TAKEOVER_SEED=${seed}`);
-let state = seed;
-/** A seeded random number in [0, 1), so that a failing run can be repeated. */
-function random(): number {
-  state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-  return state / 2_147_483_648;
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
-}
-
-function isStopped(pid: number): boolean {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
-}
-
-function lockNow(path: string): { pid?: number; writes?: string } | undefined {
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as { pid?: number; writes?: string };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Stops `child` at random moments until a stop lands while it holds the lock declaring `writes`. */
-async function stopWhileHolding(child: ChildProcess, lockPath: string, writes: string): Promise<void> {
-  const pid = child.pid as number;
-  for (let stop = 0; stop < 200; stop++) {
-    await sleep(1 + Math.floor(random() * 15));
-    child.kill("SIGSTOP");
-    await until(() => isStopped(pid), "the writer to stop");
-    const lock = lockNow(lockPath);
-    // Not while it releases the lock (a few microseconds under `.break`): that blocks takeovers (README).
-    if (lock?.pid === pid && lock.writes === writes && lockNow(`${lockPath}.break`)?.pid !== pid) return;
-    child.kill("SIGCONT");
-  }
-  throw new Error(`no stop landed while the writer held a "${writes}" lock`);
-}
+const random = seededRandom("lock-takeover");
+/** Stops the appender at random moments until a stop lands while it holds the lock declaring `writes`. */
+const stopWhileHolding = (child: ChildProcess, lockPath: string, writes: string) =>
+  stopHolding(child, lockPath, writes, random, { minGapMs: 1, gapMs: 15, attempts: 200 });
 
 /** The ids of the writer's output lines starting with `kind` ("ack", "lost", "unknown"). */
 function idsOf(stdout: string, kind: string): string[] {

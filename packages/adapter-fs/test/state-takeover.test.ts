@@ -2,61 +2,20 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver, LockLostError } from "../src/index.js";
 import { collectOutput, exited, printed, startChild } from "./child-process.js";
+import { isStopped, lockNow, seededRandom, stopWhileHolding, until } from "./stopped-writers.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 /** Low, so that a stopped owner's lock goes stale quickly; far below the waiters' lockTimeoutMs. */
 const STALE_MS = 150;
 /** How many times the state writer is stopped while it holds its lock and taken over. */
 const TAKEOVERS = 30;
-
-const seed = Number(process.env.TAKEOVER_SEED ?? Date.now() % 100_000);
-console.log(`state-takeover: TAKEOVER_SEED=${seed}`);
-let state = seed;
-/** A seeded random number in [0, 1), so that a failing run can be repeated. */
-function random(): number {
-  state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-  return state / 2_147_483_648;
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
-}
-
-function isStopped(pid: number): boolean {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
-}
-
-function lockNow(path: string): { pid?: number; writes?: string } | undefined {
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as { pid?: number; writes?: string };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Stops `child` at random moments until a stop lands while it holds the lock declaring `"state"`. */
-async function stopWhileSaving(child: ChildProcess, lockPath: string): Promise<void> {
-  const pid = child.pid as number;
-  for (let stop = 0; stop < 400; stop++) {
-    await sleep(Math.floor(random() * 6));
-    child.kill("SIGSTOP");
-    await until(() => isStopped(pid), "the writer to stop");
-    const lock = lockNow(lockPath);
-    // Not while it releases the lock (a few microseconds under `.break`): that blocks takeovers (README).
-    if (lock?.pid === pid && lock.writes === "state" && lockNow(`${lockPath}.break`)?.pid !== pid) return;
-    child.kill("SIGCONT");
-  }
-  throw new Error('no stop landed while the writer held a "state" lock');
-}
+const random = seededRandom("state-takeover");
+/** Stops the writer at random moments until a stop lands while it holds the lock declaring `"state"`. */
+const stopWhileSaving = (child: ChildProcess, lockPath: string) =>
+  stopWhileHolding(child, lockPath, "state", random, { minGapMs: 0, gapMs: 6, attempts: 400 });
 
 /** The lines of `stdout` after the first `skip`. */
 function linesAfter(stdout: string, skip: number): string[] {
