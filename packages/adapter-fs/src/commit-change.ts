@@ -37,11 +37,13 @@ import { EMPTY_TAIL, type SegmentReader } from "./segment-reader.js";
  * The history is read only when the caller's `known` record is not the current one, so a commit costs the
  * same however many events the thread has.
  *
- * A plain append runs under a `"segment"` lock, which a stopped owner may lose (`head-takeover.ts`): it
- * checks that the lock is still its own after reading the record, so the head it writes into is the one a
- * takeover seals, and confirms its commit against the seal before answering. It answers `SEALED_HEAD`
- * when it finds its head sealed by a takeover that did not finish: the caller finishes it under a
- * `"record"` lock and commits again.
+ * A stopped owner may lose its lock to a takeover (`head-takeover.ts`): the commit checks that the lock is
+ * still its own after reading the record, so the head it writes into is the one a takeover seals; a plain
+ * append confirms its commit against the seal before answering; a change that rewrites the record makes
+ * its renames through the lock's staging directory and writes its event only after checking the lock
+ * (`RecordFiles.appendEvents`), so a takeover fences it off (`LockLostError`, nothing landed). Under a
+ * `"segment"` lock it answers `SEALED_HEAD` when it finds its head sealed by a takeover that did not
+ * finish: the caller finishes it under a `"record"` lock and commits again.
  */
 export async function commitChange(
   storage: FsStorage,
@@ -56,7 +58,7 @@ export async function commitChange(
   if (!lease.held()) throw new LockLostError(lockPath);
   if (isSealed(storage.layout.segmentDirectory(stored.head))) {
     if (lease.writes === "segment") return SEALED_HEAD;
-    await moveOffSealedHead(storage, id, { claim: false });
+    await moveOffSealedHead(storage, id, lease, { claim: false });
     return commitChange(storage, id, change, lease);
   }
   const headInfo = await storage.segments.info(stored.head);
@@ -94,26 +96,29 @@ export async function commitChange(
     const stamp = { revision: next.revision, committedAt: now, guarded: rewritesRecord && !change.newHead };
     if (!rewritesRecord) {
       const after = await headLog.append(append, stamp, tail, headFiles);
-      if (lease.writes === "segment") await confirmAppend(storage, stored.head, after.count, lockPath);
+      await confirmAppend(storage, stored.head, after.count, lockPath);
       return { record: next, messages: written };
     }
     // The new events, the record's temporary file and any new references and head segment are flushed in
-    // one barrier; then the messages go in, and the record is renamed into place: the commit point.
-    const history = await stageHistory(storage, stored, next);
-    const staged = await storage.records.stage(storedForm(next, history.log));
-    try {
-      await addReferences(storage, id, record, next, change, [...history.unsynced, staged.temporary]);
-      // Into the new head if the change makes one, else after the current head's last commit.
-      if (append.length > 0 && change.newHead) {
-        await storage.log(change.newHead.id).append(append, stamp, EMPTY_TAIL);
-      } else if (append.length > 0) await headLog.append(append, stamp, tail, headFiles);
-      if (history.staged) await storage.files.replace(history.staged);
-    } catch (error) {
-      await rm(staged.temporary, { force: true });
-      if (history.staged) await rm(history.staged.temporary, { force: true });
-      throw error;
-    }
-    await storage.files.replace(staged);
+    // one barrier; then the messages go in, and the record is renamed into place: the commit point. Its
+    // renames go through the lock's staging directory, so a takeover fences them off (`StagingArea`).
+    await lease.staging.guard("commit", async (directory) => {
+      const history = await stageHistory(storage, stored, next, lease, directory);
+      const staged = await storage.records.stage(storedForm(next, history.log), directory);
+      try {
+        await addReferences(storage, id, record, next, change, [...history.unsynced, staged.temporary]);
+        // Into the new head if the change makes one, else after the current head's last commit.
+        if (append.length > 0 && change.newHead) {
+          await storage.log(change.newHead.id).append(append, stamp, EMPTY_TAIL);
+        } else if (append.length > 0) await headLog.append(append, stamp, tail, headFiles);
+        if (history.staged) await storage.files.replace(history.staged);
+      } catch (error) {
+        await rm(staged.temporary, { force: true });
+        if (history.staged) await rm(history.staged.temporary, { force: true });
+        throw error;
+      }
+      await storage.files.replace(staged);
+    });
     return { record: next, messages: written };
   });
 }
@@ -137,15 +142,17 @@ async function stageHistory(
   storage: FsStorage,
   stored: StoredLogRecord,
   next: LogRecord,
+  lease: Lease,
+  directory: string,
 ): Promise<{ log: EventLog; unsynced: string[]; staged?: StagedFile }> {
   const log = stored.eventLog;
   if (!log) {
-    const { staged, log: written } = await storage.records.stageEvents(next.id, next.events);
+    const { staged, log: written } = await storage.records.stageEvents(next.id, next.events, directory);
     return { log: written, unsynced: [staged.temporary], staged };
   }
   const added = next.events.slice(log.count);
   if (added.length === 0) return { log, unsynced: [] };
-  const appended = await storage.records.appendEvents(next.id, log, added, { flush: false });
+  const appended = await storage.records.appendEvents(next.id, log, added, lease.staging, { flush: false });
   return { log: appended, unsynced: [storage.layout.eventsPath(next.id)] };
 }
 

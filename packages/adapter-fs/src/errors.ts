@@ -27,17 +27,17 @@ export class LockTimeoutError extends StoreUnavailableError {
         (holder?.pid === undefined
           ? "."
           : `, held by process ${holder.pid} on ${holder.hostname ?? "an unknown host"}.`) +
-        " A lock is taken over at once when its process is gone, and once older than staleLockMs when its" +
-        " process only appends, saves or deletes a state record, or runs on another host; a live process" +
-        " that rewrites a local thread's record keeps it.",
+        " A lock is taken over at once when its process is gone, and once older than staleLockMs (its" +
+        " process stopped or starved, or on another host); a live process on this host keeps the store's" +
+        " references lock.",
       { source: SOURCE, ...options },
     );
   }
 }
 
 /**
- * This process's lock on a thread was taken over while it was appending, or saving or deleting a state
- * record (a lease, a config document, a remote or workflow thread's state): the process was stopped
+ * This process's lock on a thread was taken over while it was writing to the thread (an append, a change
+ * that rewrites its record, its creation, a state record's save or a delete): the process was stopped
  * (SIGSTOP, a debugger) or starved for longer than `staleLockMs`, and another writer fenced off its writes.
  * Nothing of this operation landed (`operation` says which it was); retrying it makes it anew.
  */
@@ -46,7 +46,7 @@ export class LockLostError extends StoreUnavailableError {
   constructor(
     readonly lockPath: string,
     options: SkeinErrorOptions = {},
-    readonly operation: "append" | "save" | "delete" = "append",
+    readonly operation: "append" | "commit" | "create" | "save" | "delete" = "append",
   ) {
     super(
       `Lost the lock ${lockPath} during ${operation === "append" ? "an append" : `a ${operation}`}: this ` +

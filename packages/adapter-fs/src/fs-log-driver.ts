@@ -50,8 +50,9 @@ export interface FsLogDriverOptions {
   /** How long a writer waits for a thread's lock before `LockTimeoutError`. @default 10_000 */
   lockTimeoutMs?: number;
   /**
-   * A lock unrefreshed this long is taken over from an appender or a state writer that stopped running,
-   * or from an owner that cannot be checked (another host). Keep it below `lockTimeoutMs`. @default 5_000
+   * A thread's lock unrefreshed this long is taken over from a writer that stopped running (its late
+   * writes fenced off), or from an owner that cannot be checked (another host). Keep it below
+   * `lockTimeoutMs`. @default 5_000
    */
   staleLockMs?: number;
 }
@@ -115,25 +116,28 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
     await this.#run("create", () =>
-      this.#withThreadLock(record.id, "record", async () => {
+      this.#withThreadLock(record.id, "record", async (lease) => {
         if (await this.records.read(record.id)) throw new ThreadExistsError(record.id, { source: SOURCE });
         // One barrier flushes the references, the new head segment and the record's temporary file; then
-        // the record is renamed into place, the commit point. Its first events stay inline (one file).
-        const staged = await this.records.stage(inlineForm({ ...record, head: head.id }));
-        try {
-          await this.locks.withLock(this.layout.referencesLock, () =>
-            this.segments.create(head, {
-              owner: record.id,
-              referrer: threadReferrer(record.id),
-              alsoRetain: referencedSegments(record),
-              alsoSync: [staged.temporary],
-            }),
-          );
-        } catch (error) {
-          await rm(staged.temporary, { force: true });
-          throw error;
-        }
-        await this.files.replace(staged);
+        // the record is renamed into place, the commit point, through the lock's staging directory (a
+        // takeover fences it off). Its first events stay inline (one file).
+        await lease.staging.guard("create", async (directory) => {
+          const staged = await this.records.stage(inlineForm({ ...record, head: head.id }), directory);
+          try {
+            await this.locks.withLock(this.layout.referencesLock, () =>
+              this.segments.create(head, {
+                owner: record.id,
+                referrer: threadReferrer(record.id),
+                alsoRetain: referencedSegments(record),
+                alsoSync: [staged.temporary],
+              }),
+            );
+          } catch (error) {
+            await rm(staged.temporary, { force: true });
+            throw error;
+          }
+          await this.files.replace(staged);
+        });
       }),
     );
   }
@@ -190,7 +194,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
   ): Promise<boolean | typeof LOCAL_THREAD> {
     const stored = await this.records.read(id);
     if (!stored) return false;
-    if (stored.kind === "log" && lease.staging) return LOCAL_THREAD;
+    if (stored.kind === "log" && lease.writes === "state") return LOCAL_THREAD;
     if (options.ifRevision !== undefined) {
       // A log's record file lags behind its head's commits: the live revision is the head's.
       const revision = stored.kind === "log" ? (await this.#live(stored, "none"))?.revision : stored.revision;
@@ -198,19 +202,21 @@ export class FsLogDriver implements LogDriver, FsStorage {
       if (revision !== options.ifRevision)
         throw new ConcurrencyError(id, options.ifRevision, revision, { source: SOURCE });
     }
-    if (lease.staging) {
+    if (stored.kind === "state") {
       await this.records.removeState(id, lease.staging);
       return true;
     }
-    const events = stored.kind === "log" ? await this.records.events(stored) : [];
+    const events = await this.records.events(stored);
     if (!events) throw missingEvents(this.layout.eventsPath(id));
-    await this.records.remove(id);
-    if (stored.kind === "log") {
-      await this.locks.withLock(this.layout.referencesLock, async () => {
-        for (const segment of referencedSegments({ head: stored.head, events }))
-          await this.segments.release(segment, threadReferrer(id));
-      });
-    }
+    // Renamed away through the lock's staging directory: a takeover fences the removal off.
+    await this.records.remove(id, lease.staging);
+    await this.locks.withLock(this.layout.referencesLock, async () => {
+      // A writer whose lock was taken over after its removal landed releases nothing: a new thread under
+      // the id, made by the writer that took it over, may need these references (a leak at worst).
+      if (!lease.held()) return;
+      for (const segment of referencedSegments({ head: stored.head, events }))
+        await this.segments.release(segment, threadReferrer(id));
+    });
     return true;
   }
 
@@ -344,13 +350,17 @@ export class FsLogDriver implements LogDriver, FsStorage {
   /**
    * Runs `task` holding the thread's lock, declaring what it writes. A record writer first moves the thread
    * off a head that a lock takeover sealed, and a writer that took the lock over from an owner that may
-   * still run seals that owner's head first (`moveOffSealedHead`): nothing writes into it any more.
+   * still run seals that owner's head first (`moveOffSealedHead`): nothing writes into it any more; it
+   * also rotates the thread's history file (`RecordFiles.rotateEvents`), so that the owner's late event
+   * writes land in a file no reader opens.
    */
   #withThreadLock<T>(id: string, writes: LockWrites, task: (lease: Lease) => Promise<T>): Promise<T> {
     return this.locks.withLock(
       this.layout.threadLockPath(id),
       async (lease) => {
-        if (lease.writes === "record") await moveOffSealedHead(this, id, { claim: lease.tookOver });
+        if (lease.writes === "record") await moveOffSealedHead(this, id, lease, { claim: lease.tookOver });
+        if (lease.tookOver)
+          await lease.staging.guard("commit", (directory) => this.records.rotateEvents(id, directory));
         return task(lease);
       },
       { writes },

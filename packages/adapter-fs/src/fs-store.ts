@@ -19,12 +19,12 @@ export interface FsStoreOptions {
   /** How long a change waits for its thread's lock before `LockTimeoutError`. @default 10_000 */
   lockTimeoutMs?: number;
   /**
-   * A lock its owner has not refreshed for this long is taken over from a process that stopped running
-   * (SIGSTOP, starved) in the middle of a plain append or of a save or delete of a state record (a lease,
-   * say), which then fails with `LockLostError`, or from an owner that cannot be checked (a process on
-   * another host). On this host, locks of dead processes (or reused pids) are taken over at once, and a
-   * live owner's that rewrites a local thread's record never: see "Locking" in the README. Keep it below
-   * `lockTimeoutMs`.
+   * A thread's lock its owner has not refreshed for this long is taken over from a process that stopped
+   * running (SIGSTOP, starved) in the middle of a change (an append, a checkpoint, a fork, a rollback, an
+   * update, a create or delete, a state record's save), which then fails with `LockLostError` (nothing of
+   * it landed), or from an owner that cannot be checked (a process on another host). On this host, locks
+   * of dead processes (or reused pids) are taken over at once, and a live owner's references lock never:
+   * see "Locking" in the README. Keep it below `lockTimeoutMs`.
    * @default 5_000
    */
   staleLockMs?: number;

@@ -3,6 +3,7 @@ import type { Message } from "@skein/thread-core";
 import { CorruptStoreError, LockLostError, LockOutcomeUnknownError } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
 import { awaitSeal, claimSeal, publishSeal, sealState } from "./head-seal.js";
+import type { Lease } from "./lock-file.js";
 import { liveRecord, referencedSegments, type StoredLogRecord } from "./record-files.js";
 import { newSegmentId, type SegmentFile, threadReferrer } from "./segment-directories.js";
 import { withReader } from "./segment-reader.js";
@@ -20,6 +21,10 @@ const MAX_CONTINUATIONS = 8;
  * 3. publishes P (`sealed-at`, flushed; the first publication wins);
  * 4. makes a new, empty head segment that continues the old one at P (as a fork would) and renames the
  *    thread's record onto it, under its own lock, which declares `"record"`.
+ * A's lock may have declared `"record"` as well (a change that rewrites the record): the entries it wrote
+ * into the head are guarded (counted once the record has their revision), so P lies before them unless its
+ * record rename landed before the takeover, and that rename, through its staging directory, is fenced off
+ * once B's takeover revoked it. A new head A made for its change is never referenced (a leak at worst).
  * Whatever A writes into the old segment later lies past P, where no reader reads: readers that read the
  * old record bound the head by the seal (`FsLogDriver`), readers of the new one stop at the new head's
  * base. A, after its commit is written and flushed and before it answers (`confirmAppend`), looks for the
@@ -30,6 +35,7 @@ const MAX_CONTINUATIONS = 8;
 export async function moveOffSealedHead(
   storage: FsStorage,
   id: string,
+  lease: Lease,
   options: { claim: boolean },
 ): Promise<void> {
   const stored = storage.records.readNow(id);
@@ -67,28 +73,32 @@ export async function moveOffSealedHead(
     revision: live.revision,
     updatedAt: live.updatedAt,
   };
-  const staged = await storage.records.stage(next);
-  try {
-    await storage.locks.withLock(storage.layout.referencesLock, () =>
-      storage.segments.create(segment, {
-        owner: id,
-        referrer: threadReferrer(id),
-        continues: true,
-        alsoSync: [staged.temporary],
-      }),
-    );
-  } catch (error) {
-    await rm(staged.temporary, { force: true });
-    throw error;
-  }
-  await storage.files.replace(staged);
+  // Renamed through the lock's staging directory: this writer may lose its lock in turn (`StagingArea`).
+  await lease.staging.guard("commit", async (directory) => {
+    const staged = await storage.records.stage(next, directory);
+    try {
+      await storage.locks.withLock(storage.layout.referencesLock, () =>
+        storage.segments.create(segment, {
+          owner: id,
+          referrer: threadReferrer(id),
+          continues: true,
+          alsoSync: [staged.temporary],
+        }),
+      );
+    } catch (error) {
+      await rm(staged.temporary, { force: true });
+      throw error;
+    }
+    await storage.files.replace(staged);
+  });
   // The old head stays, as the new one's base; the thread's own reference to it goes unless its history
   // points there, so that deleting the thread reclaims it (a crash before this leaves it, a leak at worst).
+  // Not by a writer that lost the lock meanwhile: the thread may be another's by then (a leak at worst).
   const events = await storage.records.events(stored);
   if (events && !referencedSegments({ head: segment.id, events }).has(stored.head)) {
-    await storage.locks.withLock(storage.layout.referencesLock, () =>
-      storage.segments.release(stored.head, threadReferrer(id)),
-    );
+    await storage.locks.withLock(storage.layout.referencesLock, async () => {
+      if (lease.held()) await storage.segments.release(stored.head, threadReferrer(id));
+    });
   }
 }
 

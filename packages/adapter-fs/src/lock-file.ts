@@ -14,28 +14,40 @@ import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { hasCode, type LockHolder, LockTimeoutError } from "./errors.js";
 import { runInTurn } from "./key-queue.js";
-import { revokeStaging, StagingArea, type StagingOwner, stagingPath, sweepStaging } from "./staging-area.js";
+import {
+  removeTree,
+  revokeStaging,
+  StagingArea,
+  type StagingOwner,
+  stagingPath,
+  sweepStaging,
+} from "./staging-area.js";
 
 export interface LockSettings {
   /** How long to wait for a lock before `LockTimeoutError`. */
   timeoutMs: number;
   /**
-   * A lock its owner has not refreshed for this long is taken over when the owner may be stopped (frozen,
-   * starved) and only appends (`writes: "segment"`) or saves or deletes a state record (`"state"`), or
-   * cannot be checked (another host): owners refresh their locks every quarter of it while they hold them.
-   * See the class comment.
+   * A lock its owner has not refreshed for this long is taken over, its owner's late writes fenced off,
+   * whether the owner stopped running (frozen, starved) or cannot be checked (another host): owners
+   * refresh their locks every quarter of it while they hold them. See the class comment.
    */
   staleMs: number;
 }
 
 /**
- * What the owner of a thread's lock may write: `"segment"`, only positioned writes into the thread's head
- * segment (a plain append), which a takeover can fence off by sealing that segment; `"state"`, only a
- * state record replaced or removed by a rename through the lock's staging directory (`StagingArea`), which
- * a takeover fences off by revoking that directory (`revokeStaging`); `"record"`, anything else (a local
- * thread's record renamed, its history written, segments made or reclaimed), which nothing could fence off.
+ * What the owner of a thread's lock may write, which says how a takeover fences its late writes off:
+ * `"segment"`, only positioned writes into the thread's head segment (a plain append), fenced off by
+ * sealing that segment; `"state"`, only a state record replaced or removed by a rename through the lock's
+ * staging directory (`StagingArea`), fenced off by revoking that directory (`revokeStaging`); `"record"`,
+ * anything else: a local thread's record and history renamed through the staging directory (revoked),
+ * guarded entries or a new head in segments (the head sealed), events appended in place to its history
+ * file (checked against the lock after the file is opened; the taker rotates the file, see
+ * `RecordFiles.rotateEvents`), and segments made, referenced or released under the references lock
+ * (which is never taken over from a live owner on this host: see the README's Limits); `"references"`,
+ * the references lock's: nothing fences its owner's writes, so it is never taken over from a live owner on
+ * this host (nor is a lock that declares nothing, an earlier version's).
  */
-export type LockWrites = "segment" | "state" | "record";
+export type LockWrites = "segment" | "state" | "record" | "references";
 
 /** The lock a task runs under (`withLock`). */
 export interface Lease {
@@ -49,13 +61,13 @@ export interface Lease {
   readonly tookOver: boolean;
   /** Whether the lock file is still this lease's, read at once: false once another process took it over. */
   held(): boolean;
-  /** Where a `"state"` lease stages its record changes (see `StagingArea`); undefined for other leases. */
-  readonly staging: StagingArea | undefined;
+  /** Where the lease stages the renames a takeover must fence off (see `StagingArea`); made when first used. */
+  readonly staging: StagingArea;
 }
 
 interface LockFileContent extends LockHolder {
   nonce?: string;
-  /** Absent in locks written by older versions: read as `"record"`. */
+  /** Absent in locks written by older versions: such a lock is never taken over from a live owner. */
   writes?: LockWrites;
   /** When the owner process started (Linux), telling the owner from a later process given the same pid. */
   started?: string;
@@ -85,22 +97,18 @@ const SWEPT_DIRECTORIES = 64;
  * now owned by another process (a reused pid) is told apart by its start time. Owners refresh their lock
  * file's modification time every quarter of `staleMs` from a timer, so an owner that stopped running
  * (SIGSTOP, a debugger, a starved machine) stops refreshing it. Such an owner may resume in the middle of
- * its writes, so whether its lock can be taken over depends on what it declared it writes (`LockWrites`):
- * - `"segment"` (a plain append): taken over once unrefreshed for `staleMs`. The lock file is replaced in
- *   one rename, never removed first, so no other contender slips in, and the new lease says `tookOver`:
- *   its owner seals the head segment before anything else, which fences off the old owner's late writes
- *   (they land past the sealed end, which no reader reads, and the old owner's append fails with
- *   `LockLostError` instead of being acknowledged). Such an owner also removes its lock under `.break`
- *   when it is done, so that no breaker replaces a lock created after the one it judged.
- * - `"state"` (a state record saved or deleted): taken over once unrefreshed for `staleMs`, like
- *   `"segment"`. The owner's only change, the rename of its record, goes through its staging path, which
- *   the breaker revokes before it replaces the lock (`revokeStaging`): the old owner's late rename fails
- *   and it reports `LockLostError` (nothing landed). The new lease declares what its owner writes.
- * - `"record"` (anything that renames a local thread's record): never taken over while its owner lives on
- *   this host: such a rename cannot be fenced off. Waiters give up after `timeoutMs` with `LockTimeoutError`.
- * Where the owner cannot be checked (another host, no /proc), a lock unrefreshed for `staleMs` is taken
- * over whatever it declares, as before: only an owner that stopped running loses it (a `"state"` owner's
- * staging path is revoked then as well).
+ * its writes, so its lock, once unrefreshed for `staleMs`, is taken over with its late writes fenced off,
+ * as what it declared it writes (`LockWrites`) says. The lock file is replaced in one rename, never removed
+ * first, so no other contender slips in; then the breaker revokes the old owner's staging directory
+ * (`revokeStaging`), so every rename it makes later fails (`LockLostError`: nothing landed). After a
+ * `"segment"` or `"record"` owner the new lease says `tookOver`: its owner seals the head segment before
+ * anything else (the old owner's positioned writes land past the sealed end, which no reader reads) and
+ * rotates the history file (its late in-place event writes land in a file no reader opens). After a
+ * `"state"` owner the new lease declares what its owner writes. Owners remove their lock under `.break`
+ * when they are done, so that no breaker replaces a lock created after the one it judged. Where the owner
+ * cannot be checked (another host, no /proc), a lock unrefreshed for `staleMs` is taken over the same way.
+ * A `"references"` lock, or one that declares nothing (an earlier version's), is never taken over from a
+ * live owner on this host: only from one known gone, or that cannot be checked and stopped refreshing it.
  *
  * Fairness: a process with many writes queued would otherwise take the lock again the moment it lets go,
  * and waiting processes, which poll, would rarely get in. So waiters touch `<lock>.wanted`, and a process
@@ -122,8 +130,8 @@ export class LockFiles {
   constructor(readonly settings: LockSettings) {}
 
   /**
-   * Runs `task` holding the lock at `path`, declaring what it writes (`LockWrites`; `"record"` by default,
-   * the one never taken over from a live owner).
+   * Runs `task` holding the lock at `path`, declaring what it writes (`LockWrites`; `"references"` by
+   * default, the one never taken over from a live owner on this host).
    */
   async withLock<T>(
     path: string,
@@ -139,16 +147,21 @@ export class LockFiles {
     return runInTurn(
       path,
       async (waitedMs) => {
-        if (options.writes === "state") await this.#sweep(dirname(path));
-        const { nonce, writes, tookOver } = await this.#acquire(path, options.writes ?? "record", waitedMs);
+        if (options.writes === "state" || options.writes === "record") await this.#sweep(dirname(path));
+        const { nonce, writes, tookOver } = await this.#acquire(
+          path,
+          options.writes ?? "references",
+          waitedMs,
+        );
         const refresh = setInterval(
           () => void refreshLock(path, nonce),
           Math.max(10, Math.floor(this.settings.staleMs / 4)),
         );
         refresh.unref();
-        const staging = writes === "state" ? new StagingArea(stagingPath(path, nonce), path) : undefined;
+        const held = () => readNonceNow(path) === nonce;
+        const staging = new StagingArea(stagingPath(path, nonce), path, held);
         try {
-          return await task({ writes, tookOver, held: () => readNonceNow(path) === nonce, staging });
+          return await task({ writes, tookOver, held, staging });
         } finally {
           clearInterval(refresh);
           await this.#release(path, nonce, writes, staging);
@@ -249,11 +262,12 @@ export class LockFiles {
 
   /**
    * Whether a thread's lock may be taken over (see the class comment): `"gone"`, its owner cannot run again
-   * (or cannot be checked and stopped refreshing it); `"stopped"`, its owner lives but stopped refreshing a
-   * lock that only appends or only changes a state record; `"held"`, it may not.
+   * (or cannot be checked, stopped refreshing it, and declared no writes a takeover fences); `"stopped"`,
+   * its owner lives (or cannot be checked) but stopped refreshing a lock whose writes a takeover fences;
+   * `"held"`, it may not.
    */
   async #verdict(holder: LockFileContent): Promise<"gone" | "stopped" | "held"> {
-    const fenceable = holder.writes === "segment" || holder.writes === "state";
+    const fenceable = holder.writes === "segment" || holder.writes === "state" || holder.writes === "record";
     if (await this.#isAbandoned(holder, this.settings.staleMs)) {
       // An owner that cannot be checked (another host or container, no /proc) may still be running and
       // resume: one whose writes can be fenced is fenced, as a stopped one is, unless it is known gone.
@@ -291,13 +305,14 @@ export class LockFiles {
   /**
    * Takes a lock over. Contenders take a second lock (`.break`) first, and act only if the lock is still
    * the one they judged (same nonce, judged again), so two of them never break a lock that a third just
-   * took. A `"state"` owner's staging path is revoked first, whatever the verdict (`#revoke`). A lock whose
-   * owner is gone is removed (`"removed"`: the caller competes for it again). A lock whose owner may still
-   * run is replaced by this process's own in one rename (taken over): removing it first would let a
-   * contender that does not know the owner may still run take it and write before the old owner's writes
-   * were fenced off. The new lock declares `"record"`, and says `tookOver`, when the old owner appended
-   * (its head must be sealed first); after a `"state"` owner, whose staging path is revoked already, it
-   * declares what this process writes. `"busy"`: another contender is at it, or the lock changed. A breaker
+   * took. A lock whose owner is gone is removed (`"removed"`: the caller competes for it again). A lock
+   * whose owner may still run is replaced by this process's own in one rename (taken over): removing it
+   * first would let a contender that does not know the owner may still run take it and write before the
+   * old owner's writes were fenced off. Either way the old owner's staging path is revoked after (`#revoke`),
+   * once its `held()` is false. The new lock declares `"record"`, and says `tookOver`, when the old owner
+   * appended or rewrote the record (its head must be sealed and its history rotated first); after a
+   * `"state"` owner it declares what this process writes. `"busy"`: another contender is at it, or the
+   * lock changed. A breaker
    * held by a live process on this host is never broken: one stopped between its check and its rename would
    * otherwise resume and replace the lock a second breaker gave to a third owner.
    */
@@ -314,9 +329,9 @@ export class LockFiles {
       if (!current || current.nonce !== judged.nonce || current.pid !== judged.pid) return "busy";
       const verdict = await this.#verdict(current);
       if (verdict === "held") return "busy";
-      if (current.writes === "state") await this.#revoke(path, current);
       if (verdict === "gone") {
         await rm(path, { force: true });
+        await this.#revoke(path, current);
         return "removed";
       }
       const taken =
@@ -326,6 +341,7 @@ export class LockFiles {
       const replacement = `${path}.${nonce}`;
       writeFileSync(replacement, await this.#content(nonce, taken.writes));
       renameSync(replacement, path);
+      await this.#revoke(path, current);
       return taken;
     } finally {
       await rm(breaker, { force: true });
@@ -333,20 +349,16 @@ export class LockFiles {
   }
 
   /**
-   * Revokes the staging path of a `"state"` lock's owner (`revokeStaging`), leaving a tombstone that names
-   * the owner; the tombstone of an owner that is gone is removed at once (it can never write again), the
-   * others when a sweep finds their owner gone (`#sweep`). Then sweeps the directory: takeovers are rare.
+   * Revokes the staging path of the owner of a lock this process just replaced or removed (`revokeStaging`),
+   * then sweeps the directory (takeovers are rare): that also revokes the staging path of an owner whose
+   * breaker died between replacing its lock and revoking it (its lock is held under another nonce now).
    */
   async #revoke(path: string, holder: LockFileContent): Promise<void> {
-    if (holder.nonce === undefined) return;
-    const staging = stagingPath(path, holder.nonce);
-    const owner: StagingOwner = { pid: holder.pid, hostname: holder.hostname, started: holder.started };
-    revokeStaging(staging, owner);
-    if (await this.#isGone(owner)) rmSync(staging, { force: true });
+    if (holder.nonce !== undefined) revokeStaging(stagingPath(path, holder.nonce));
     await sweepStaging(dirname(path), (other) => this.#isGone(other));
   }
 
-  /** Whether an owner is known to be gone: on this host, with no process of its pid and start time. */
+  /** Whether a tombstone's owner is known to be gone: on this host, with no process of its pid and start time. */
   async #isGone(owner: StagingOwner): Promise<boolean> {
     if (owner.pid === undefined || owner.hostname !== this.#host || owner.started === undefined) return false;
     if (!isProcessAlive(owner.pid)) return true;
@@ -390,22 +402,15 @@ export class LockFiles {
     }
   }
 
-  async #release(
-    path: string,
-    nonce: string,
-    writes: LockWrites,
-    staging: StagingArea | undefined,
-  ): Promise<void> {
+  async #release(path: string, nonce: string, writes: LockWrites, staging: StagingArea): Promise<void> {
     await this.#releaseLock(path, nonce, writes);
-    // This holding's staging directory, or the tombstone a takeover left at its path: nothing of this
-    // holding writes through it again (a lock this process could not remove is taken over later, and its
-    // tombstone swept once this process is gone).
-    if (staging) rmSync(staging.path, { recursive: true, force: true });
+    // This holding's staging directory, if it made one: nothing of this holding writes through it again.
+    if (staging.created) removeTree(staging.path);
   }
 
   async #releaseLock(path: string, nonce: string, writes: LockWrites): Promise<void> {
     // A lock taken over belongs to its new owner now. Read and removed at once, like its creation.
-    if (writes === "record") {
+    if (writes === "references") {
       if (readNonceNow(path) === nonce) rmSync(path, { force: true });
       return;
     }

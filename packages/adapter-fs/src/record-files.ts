@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { open, readdir, readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
 import type { HistoryEvent } from "@skein/thread-core";
 import { eventSegments, type LogRecord, type StateRecord } from "@skein/thread-core/driver";
@@ -100,22 +100,59 @@ export class RecordFiles {
     await this.files.syncDirectory(this.layout.records);
   }
 
-  /** The record in a temporary file, for a change that flushes it with its other files and then `replace`s it. */
-  stage(record: RecordFile): Promise<StagedFile> {
-    return this.files.stage(this.layout.recordPath(record.id), `${JSON.stringify(record)}\n`);
+  /**
+   * The record in a temporary file, for a change that flushes it with its other files and then `replace`s
+   * it; in `directory` (a lock's staging directory, so that a takeover fences the rename off) when given.
+   */
+  stage(record: RecordFile, directory?: string): Promise<StagedFile> {
+    return this.files.stage(this.layout.recordPath(record.id), `${JSON.stringify(record)}\n`, directory);
   }
 
-  /** Removes the record and its history; false if there was none. */
-  async remove(id: string): Promise<boolean> {
+  /**
+   * Removes the record and its history through `staging` (the thread lock's): both are renamed into the
+   * staging directory, so a takeover that revoked it fences the removal off (`LockLostError`, nothing
+   * removed); they are unlinked when the lock is released. The record's removal is the commit point: a
+   * history file left because the lock was lost right after it is harmless (a new thread under the id
+   * writes its own before its record points at one) and is replaced by it. Call it after reading the
+   * record under that lock.
+   */
+  async remove(id: string, staging: StagingArea): Promise<void> {
+    await staging.guard("delete", (directory) =>
+      rename(this.layout.recordPath(id), this.files.temporaryPath(directory)),
+    );
     try {
-      await rm(this.layout.recordPath(id));
+      await rename(this.layout.eventsPath(id), this.files.temporaryPath(staging.path));
     } catch (error) {
-      if (hasCode(error, "ENOENT")) return false;
+      // No history file (a record whose history is inline), or the staging directory revoked meanwhile.
+      if (!hasCode(error, "ENOENT")) throw error;
+    }
+    await this.files.syncDirectory(this.layout.records);
+  }
+
+  /**
+   * Replaces the history file of `id` by a copy of the part its record commits (`eventLog.bytes`), staged
+   * in `directory` (the lock's) and flushed: done by a writer that took the thread's lock over from one
+   * that may still run. That writer may have opened the file to append events in place before it lost the
+   * lock (`appendEvents`); its late writes now land in the old file, which no reader opens. Costs the
+   * history's size, on a takeover only.
+   */
+  async rotateEvents(id: string, directory: string): Promise<void> {
+    const stored = this.readNow(id);
+    if (stored?.kind !== "log" || !stored.eventLog) return;
+    const path = this.layout.eventsPath(id);
+    let committed: Buffer;
+    try {
+      const handle = await open(path, "r");
+      try {
+        committed = await readAt(handle, stored.eventLog.bytes, 0);
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if (hasCode(error, "ENOENT")) return;
       throw error;
     }
-    await rm(this.layout.eventsPath(id), { force: true });
-    await this.files.syncDirectory(this.layout.records);
-    return true;
+    await this.files.writeAtomically(path, committed, directory);
   }
 
   /** The record's history; undefined when its file is gone or was made anew (the thread was deleted meanwhile). */
@@ -147,19 +184,18 @@ export class RecordFiles {
     }
   }
 
-  /** Writes a history to a new file (replacing any), before the record that points at it. */
-  async writeEvents(id: string, events: HistoryEvent[]): Promise<EventLog> {
-    const { staged, log } = await this.stageEvents(id, events);
-    await this.files.syncAll([staged.temporary]);
-    await this.files.replace(staged);
-    return log;
-  }
-
-  /** `writeEvents` in a temporary file, to flush and `replace` before the record that points at it. */
-  async stageEvents(id: string, events: HistoryEvent[]): Promise<{ staged: StagedFile; log: EventLog }> {
+  /**
+   * A history in a new file, in a temporary file (in `directory`, the lock's staging directory), to flush
+   * and `replace` before the record that points at it.
+   */
+  async stageEvents(
+    id: string,
+    events: HistoryEvent[],
+    directory: string,
+  ): Promise<{ staged: StagedFile; log: EventLog }> {
     const tag = randomBytes(12).toString("hex");
     const text = `${tag}\n${events.map((event) => `${JSON.stringify(event)}\n`).join("")}`;
-    const staged = await this.files.stage(this.layout.eventsPath(id), text);
+    const staged = await this.files.stage(this.layout.eventsPath(id), text, directory);
     return { staged, log: { tag, count: events.length, bytes: Buffer.byteLength(text) } };
   }
 
@@ -167,16 +203,21 @@ export class RecordFiles {
    * Adds events after the ones `log` counts (cutting off any a stopped writer left), before the record.
    * They are part of the record's commit, so flushed in either durability: at once, or with `{ flush: false }`
    * by the caller, in the barrier that flushes the record's temporary file (`eventsPath` is the file).
+   * The lock (`staging`'s) is checked after the file is opened and before it is written: a writer that took
+   * the lock over rotates the file after its takeover (`rotateEvents`), so a check that passed opened the
+   * file that is rotated away, and writes nothing a reader reads even if this process stops right after it.
    */
   async appendEvents(
     id: string,
     log: EventLog,
     events: HistoryEvent[],
+    staging: StagingArea,
     options: { flush?: boolean } = {},
   ): Promise<EventLog> {
     const data = Buffer.from(events.map((event) => `${JSON.stringify(event)}\n`).join(""));
     const handle = await open(this.layout.eventsPath(id), "r+");
     try {
+      staging.check("commit");
       await handle.truncate(log.bytes);
       let written = 0;
       while (written < data.length) {

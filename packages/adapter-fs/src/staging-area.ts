@@ -1,14 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { hasCode, LockLostError } from "./errors.js";
 
@@ -18,15 +9,18 @@ const STAGING_NAME = /^(.+\.lock)\.([0-9a-f]{24})\.staging$/;
 const REVOKED_NAME = /^[0-9a-f]{24}\.revoked$/;
 /** A revoked directory this old was left by a breaker that died removing it. */
 const ABANDONED_REVOKED_MS = 60_000;
-/** Rounds of a revoke or a removal: each one beyond the first needs the revoked holder to run meanwhile. */
+/** Rounds of a removal: each one beyond the first needs the revoked holder to add a file meanwhile. */
 const MAX_ROUNDS = 100;
 
-/** Who held a lock whose staging path a takeover revoked (kept in the tombstone, to sweep it once they are gone). */
+/** Who held a lock, as the tombstones of earlier versions name them (swept once their owner is gone). */
 export interface StagingOwner {
   pid?: number;
   hostname?: string;
   started?: string;
 }
+
+/** What a lock holder was doing when it found its lock lost. */
+export type StagedOperation = LockLostError["operation"];
 
 /** The staging path of the lock at `lockPath` while held under `nonce`. */
 export function stagingPath(lockPath: string, nonce: string): string {
@@ -34,9 +28,15 @@ export function stagingPath(lockPath: string, nonce: string): string {
 }
 
 /**
- * Where the holder of a `"state"` lock stages every replacement of a state record (see `revokeStaging`).
- * The directory is made when first needed: its path then belongs to this lock holding only, and a
- * takeover that revoked it leaves a file there instead, so the holder can never make it again.
+ * Where the holder of a thread's lock stages every rename that changes what readers see: a record replaced
+ * (its temporary file written, flushed and renamed from here), a history file written whole, a record or
+ * history removed (renamed into here). A takeover revokes the directory (`revokeStaging`), so the old
+ * holder's late rename finds no source (or no target directory) and nothing of its change lands.
+ *
+ * The directory is made when first needed, and only then does the holder check that its lock is still its
+ * own (`held`): a breaker replaces the lock first and revokes the directory after, so a `mkdir` that ran
+ * before the revoke is undone by it, and one that ran after it sees the lock replaced. No tombstone is
+ * needed to keep a revoked holder from making the directory again.
  */
 export class StagingArea {
   #created = false;
@@ -44,6 +44,8 @@ export class StagingArea {
   constructor(
     readonly path: string,
     readonly lockPath: string,
+    /** Whether the lock file is still this holding's, read at once. */
+    readonly held: () => boolean,
   ) {}
 
   /** Whether this holding made its directory (removed at release). */
@@ -51,31 +53,41 @@ export class StagingArea {
     return this.#created;
   }
 
-  /** The staging directory, made at the first call. */
-  directory(operation: "save" | "delete"): string {
+  /** Throws `LockLostError` when the lock is no longer this holding's. */
+  check(operation: StagedOperation): void {
+    if (!this.held()) throw new LockLostError(this.lockPath, {}, operation);
+  }
+
+  /** The staging directory, made at the first call: `LockLostError` when the lock is not this holding's. */
+  directory(operation: StagedOperation): string {
     if (this.#created) return this.path;
     try {
       mkdirSync(this.path);
     } catch (error) {
-      // The path is this holding's own (its nonce): only a takeover's tombstone can be there.
+      // The path is this holding's own (its nonce): only a tombstone an earlier version left can be there.
       if (hasCode(error, "EEXIST")) throw new LockLostError(this.lockPath, {}, operation);
       throw error;
+    }
+    if (!this.held()) {
+      // Made after a breaker revoked this path: never used, and removed again.
+      removeTree(this.path);
+      throw new LockLostError(this.lockPath, {}, operation);
     }
     this.#created = true;
     return this.path;
   }
 
   /**
-   * Runs `task`, which writes into the staging directory and renames out of it: a path inside it that
-   * is gone (`ENOENT`: renamed away) or no directory (`ENOTDIR`: a tombstone) means a takeover revoked it,
-   * and since its record rename is the task's only change to the store, nothing of it landed.
+   * Runs `task`, which writes into the staging directory and renames out of it (or into it): a path in
+   * it that is gone (`ENOENT`: renamed away) or no directory (`ENOTDIR`) while the lock is another's means
+   * a takeover revoked it, and nothing of the rename landed.
    */
-  async guard<T>(operation: "save" | "delete", task: (directory: string) => Promise<T>): Promise<T> {
+  async guard<T>(operation: StagedOperation, task: (directory: string) => Promise<T>): Promise<T> {
     const directory = this.directory(operation);
     try {
       return await task(directory);
     } catch (error) {
-      if (hasCode(error, "ENOENT", "ENOTDIR"))
+      if (hasCode(error, "ENOENT", "ENOTDIR") && !this.held())
         throw new LockLostError(this.lockPath, { cause: error }, operation);
       throw error;
     }
@@ -84,37 +96,26 @@ export class StagingArea {
 
 /**
  * Revokes the staging path of a lock holder that may still run (stopped or starved): called by the one
- * taking its lock over, under the lock's `.break` file, before it replaces the lock. The holder's pending
- * record replacement is a rename out of this path (or, for a delete, into it), its path resolved when the
- * call runs; so:
- * 1. the staging directory, if any, is renamed away (`<random>.revoked` beside it);
- * 2. a file, the tombstone, is created exclusively at the staging path; if the holder made its directory
- *    again in between, that is renamed away as well and the tombstone tried again;
- * 3. every renamed-away directory is emptied and removed.
- * A rename of the holder's that runs after step 1 finds no source (`ENOENT`), or a file where a directory
- * was (`ENOTDIR`), and a `mkdir` after step 2 finds the tombstone (`EEXIST`): nothing it does later
- * replaces the record. A rename that resolved its path before step 1 is serialised by the kernel against
- * step 3 (both lock the directory), so once step 3 removed the directory, every rename of the holder's
- * either landed (the new owner reads it, under its lock, afterwards) or will fail.
+ * taking its lock over, under the lock's `.break` file, AFTER it replaced (or removed) the lock, so that
+ * the holder's `held()` is false from then on. The directory, if any, is renamed away (`<random>.revoked`
+ * beside it) and removed. The holder's pending renames resolve their paths when they run: one that runs
+ * after the rename-away finds no source (`ENOENT`); a `mkdir` of the path after it is followed by the
+ * holder's `held()` check, which fails (`StagingArea.directory`). A rename that resolved its path before
+ * the rename-away is serialised by the kernel against the removal (both lock the directory), so once the
+ * directory is removed, every rename of the holder's either landed (the new owner reads it, under its
+ * lock, afterwards) or will fail.
  */
-export function revokeStaging(path: string, owner: StagingOwner): void {
-  const away: string[] = [];
-  for (let round = 0; ; round++) {
-    const target = join(dirname(path), `${randomBytes(12).toString("hex")}.revoked`);
-    try {
-      renameSync(path, target);
-      away.push(target);
-    } catch (error) {
-      if (!hasCode(error, "ENOENT")) throw error;
-    }
-    try {
-      writeFileSync(path, JSON.stringify(owner), { flag: "wx" });
-      break;
-    } catch (error) {
-      if (!hasCode(error, "EEXIST") || round >= MAX_ROUNDS) throw error;
-    }
+export function revokeStaging(path: string): void {
+  const target = join(dirname(path), `${randomBytes(12).toString("hex")}.revoked`);
+  try {
+    renameSync(path, target);
+  } catch (error) {
+    if (hasCode(error, "ENOENT")) return;
+    // A tombstone an earlier version left: it stays until its owner is gone (`sweepStaging`).
+    if (hasCode(error, "ENOTDIR")) return;
+    throw error;
   }
-  for (const directory of away) removeTree(directory);
+  removeTree(target);
 }
 
 /**
@@ -128,7 +129,7 @@ export function removeTree(path: string): void {
       names = readdirSync(path);
     } catch (error) {
       if (hasCode(error, "ENOENT")) return;
-      // A file here is a tombstone put at a staging path after it was listed: it stays.
+      // A file at a staging path is a tombstone an earlier version left: it stays.
       if (hasCode(error, "ENOTDIR")) return;
       throw error;
     }
@@ -144,10 +145,11 @@ export function removeTree(path: string): void {
 }
 
 /**
- * Removes what lock holdings that ended left in `directory` (a locks directory): tombstones whose owner is
- * `gone`, staging directories whose lock is held under another nonce or not at all (their holder released
- * it or lost it, and a revoked one is a tombstone, not a directory), and revoked directories a breaker died
- * removing. One `readdir` of the directory, and one check per leftover.
+ * Removes what lock holdings that ended left in `directory` (a locks directory): staging directories whose
+ * lock is held under another nonce or not at all (their holder released it or lost it: removing one is a
+ * revoke), revoked directories a breaker died removing, and tombstones (files at a staging path, which
+ * earlier versions left at a takeover) whose owner is `gone`. One `readdir` of the directory, and one
+ * check per leftover.
  */
 export async function sweepStaging(
   directory: string,

@@ -127,33 +127,42 @@ describe("taking over the lock of a state writer that stopped running (SIGSTOP)"
 });
 
 describe("a state writer's lock", () => {
-  it("is declared 'state', and a save under it that finds its staging path revoked fails with LockLostError", async () => {
-    const directory = await temporaryDirectory();
-    const driver = new FsLogDriver({ directory });
-    await driver.putState("doc", { version: 1 });
-    const lockPath = driver.layout.threadLockPath("doc");
-    const error = await driver.locks
-      .withLock(
-        lockPath,
-        async (lease) => {
-          expect(lease.writes).toBe("state");
-          expect(lockNow(lockPath)?.writes).toBe("state");
-          // What a takeover leaves at this holding's staging path before the holder's first save.
-          const { revokeStaging } = await import("../src/staging-area.js");
-          revokeStaging(lease.staging?.path as string, { pid: process.pid });
-          const { putStateRecord } = await import("../src/put-state.js");
-          return putStateRecord(driver, "doc", { version: 2 }, {}, lease);
-        },
-        { writes: "state" },
-      )
-      .catch((caught: unknown) => caught);
-    expect(LockLostError.isInstance(error)).toBe(true);
-    expect((error as LockLostError).operation).toBe("save");
-    expect(await driver.read("doc")).toMatchObject({ revision: 1, state: { version: 1 } });
-    // The holder removed the tombstone at its release.
-    expect(stagingLeftovers(lockPath)).toEqual([]);
-    await driver.close();
-  });
+  it.each(["before", "after"])(
+    "is declared 'state', and a save under it whose lock was replaced and staging path revoked (%s the holder made it) fails with LockLostError",
+    async (when) => {
+      const directory = await temporaryDirectory();
+      const driver = new FsLogDriver({ directory });
+      await driver.putState("doc", { version: 1 });
+      const lockPath = driver.layout.threadLockPath("doc");
+      const error = await driver.locks
+        .withLock(
+          lockPath,
+          async (lease) => {
+            expect(lease.writes).toBe("state");
+            expect(lockNow(lockPath)?.writes).toBe("state");
+            if (when === "after") lease.staging.directory("save");
+            // What a takeover does: replaces the lock, then revokes this holding's staging path. "before":
+            // the holder makes its directory only afterwards, and must find its lock lost then.
+            writeFileSync(
+              lockPath,
+              JSON.stringify({ pid: process.pid, nonce: "f".repeat(24), writes: "state" }),
+            );
+            const { revokeStaging } = await import("../src/staging-area.js");
+            revokeStaging(lease.staging.path);
+            const { putStateRecord } = await import("../src/put-state.js");
+            return putStateRecord(driver, "doc", { version: 2 }, {}, lease);
+          },
+          { writes: "state" },
+        )
+        .catch((caught: unknown) => caught);
+      expect(LockLostError.isInstance(error)).toBe(true);
+      expect((error as LockLostError).operation).toBe("save");
+      expect(await driver.read("doc")).toMatchObject({ revision: 1, state: { version: 1 } });
+      // Nothing of the holding is left at its staging path: no directory, no tombstone.
+      expect(stagingLeftovers(lockPath)).toEqual([]);
+      await driver.close();
+    },
+  );
 });
 
 describe("staging leftovers", () => {

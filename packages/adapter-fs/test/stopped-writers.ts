@@ -38,7 +38,8 @@ export function lockNow(path: string): { pid?: number; writes?: string } | undef
 
 /**
  * Stops `child` at random moments (`gapMs` apart at most, from `minGapMs`) until a stop lands while it
- * holds the lock at `lockPath` declaring `writes`; gives up after `attempts` stops.
+ * holds the lock at `lockPath` declaring `writes` (and none of the locks at `free`: the references lock,
+ * which is never taken over from a live owner); gives up after `attempts` stops.
  */
 export async function stopWhileHolding(
   child: ChildProcess,
@@ -46,6 +47,7 @@ export async function stopWhileHolding(
   writes: string,
   random: () => number,
   pace: { minGapMs: number; gapMs: number; attempts: number },
+  free: readonly string[] = [],
 ): Promise<void> {
   const pid = child.pid as number;
   for (let stop = 0; stop < pace.attempts; stop++) {
@@ -54,7 +56,14 @@ export async function stopWhileHolding(
     await until(() => isStopped(pid), "the writer to stop");
     const lock = lockNow(lockPath);
     // Not while it releases the lock (a few microseconds under `.break`): that blocks takeovers (README).
-    if (lock?.pid === pid && lock.writes === writes && lockNow(`${lockPath}.break`)?.pid !== pid) return;
+    const holdsOther = free.some((path) => lockNow(path)?.pid === pid);
+    if (
+      lock?.pid === pid &&
+      lock.writes === writes &&
+      lockNow(`${lockPath}.break`)?.pid !== pid &&
+      !holdsOther
+    )
+      return;
     child.kill("SIGCONT");
   }
   throw new Error(`no stop landed while the writer held a "${writes}" lock`);
