@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import { commitChange } from "../src/commit-change.js";
 import { claimSeal, publishSeal } from "../src/head-seal.js";
 import { FsLogDriver, fsStore, LockLostError, LockOutcomeUnknownError } from "../src/index.js";
+import { threadReferrer } from "../src/segment-directories.js";
 import { StoreLayout } from "../src/store-layout.js";
 import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
 import {
@@ -334,6 +335,44 @@ describe("taking over the lock of a record writer that stopped running (SIGSTOP)
     expect(await labelsOf(directory)).toEqual(["before"]);
     await again.append({ id: "c", role: "user", text: "c" });
     expect((await (await store.get("t")).messages()).map((message) => message.id)).toEqual(["a", "b", "c"]);
+    expect(stagingLeftovers(directory)).toEqual([]);
+    await Promise.all([store.close(), reader.close()]);
+  }, 120_000);
+
+  it("leaves the references of a delete stopped after its removal landed to a thread made anew under the id", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 10_000 });
+    const parent = await store.create({ id: "p" });
+    await parent.append({ id: "a", role: "user", text: "a" });
+    // The thread to delete continues the parent's head segment, and keeps its history in its own file.
+    await (await parent.fork({ id: "n" })).checkpoint("n");
+    const { child, output } = await stoppedWriter(directory, "n", "stop-after-delete");
+    try {
+      // Made anew under the id by another writer, which takes the stopped deleter's lock over: it refers
+      // to the parent's head segment under the same referrer as the deleted thread did.
+      // Rolled back to its start, it refers to the parent's segment through its history only.
+      const anew = await (await store.get("p")).fork({ id: "n" });
+      await anew.rollback("start", { append: [{ id: "b", role: "user", text: "b" }] });
+      expect(await resumed(child, output)).toEqual(["ack", "done"]);
+    } finally {
+      killed(child);
+    }
+    // The stopped deleter, whose lock was taken over, released none of the references the new thread
+    // holds: the parent's head, which the new thread's history points at, keeps the new thread's reference.
+    const inspector = new FsLogDriver({ directory });
+    const parentHead = (await inspector.read("p")) as { head: string };
+    await inspector.close();
+    const references = join(inspector.layout.segmentDirectory(parentHead.head), "refs");
+    expect(readdirSync(references)).toContain(threadReferrer("n"));
+    // The parent gone, the new thread still reads the point it forked from.
+    await store.delete("p");
+    const reader = fsStore({ directory });
+    const again = await reader.get("n");
+    expect((await again.messages()).map((message) => message.id)).toEqual(["b"]);
+    const forked = (await again.history()).find((event) => event.kind === "fork");
+    if (forked?.kind !== "fork") throw new Error("no fork event");
+    expect((await (await again.at(forked.from)).messages()).map((message) => message.id)).toEqual(["a"]);
+    await reader.export("n");
     expect(stagingLeftovers(directory)).toEqual([]);
     await Promise.all([store.close(), reader.close()]);
   }, 120_000);

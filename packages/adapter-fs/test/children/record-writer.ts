@@ -11,7 +11,8 @@
 // rename through the lock's staging directory (this file wraps fs.promises.rename, in this child only), or
 // right before or after it writes its event line into the history file it opened (FileHandle's write on
 // the `.events` file opened "r+"). Prints "stopping" first, then "ack", "lost <operation>" or
-// "failed <error name>", then "done".
+// "failed <error name>", then "done". Mode "stop-after-delete": a thread's delete that stops right after
+// it removed the record and its history, before it releases the thread's segment references.
 // Usage: record-writer.ts <directory> <thread id> <writer> <staleLockMs> <mode> [<seed>]
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
@@ -31,6 +32,18 @@ function stopHere(): void {
   process.kill(process.pid, "SIGSTOP");
 }
 
+if (mode === "stop-after-delete") {
+  const rename = fs.promises.rename;
+  fs.promises.rename = async (from, to) => {
+    // The history file renamed away right after the record: the delete landed, its references remain.
+    try {
+      return await rename(from, to);
+    } finally {
+      if (String(from).endsWith(".events")) stopHere();
+    }
+  };
+  syncBuiltinESMExports();
+}
 if (mode === "stop-before-rename" || mode === "stop-before-delete" || mode === "stop-before-create") {
   const rename = fs.promises.rename;
   let stopped = false;
@@ -119,7 +132,7 @@ if (mode === "loop") {
   }
 } else {
   try {
-    if (mode === "stop-before-delete") await store.delete(threadId);
+    if (mode === "stop-before-delete" || mode === "stop-after-delete") await store.delete(threadId);
     else if (mode === "stop-before-create") await store.create({ id: threadId, metadata: { by: writer } });
     else await (await store.get(threadId)).checkpoint(`${writer}-cp-0`);
     process.stdout.write("ack\n");
