@@ -125,3 +125,64 @@ describe("fs: an instance frozen past its lease while its checkpoint or fork wai
     });
   }
 });
+
+// A leased run's write that rewrites the record (a checkpoint, a rollback) frozen past its lease while it
+// holds the thread's "record" lock, right before the record's rename: B's send takes that lock over after
+// staleLockMs instead of failing with LockTimeoutError, and A's write, when it resumes, is fenced off by the
+// takeover (its rename goes through the revoked staging directory): refused as LeaseLostError, and nothing
+// of it lands.
+describe("fs: an instance frozen past its lease while its checkpoint or rollback holds the thread's lock", () => {
+  for (const operation of ["checkpoint", "rollback"] as const) {
+    it(`has that lock taken over after staleLockMs, and its ${operation} refused as LeaseLostError`, async () => {
+      const { url } = await fileStore(`lease-fencing-record-${operation}`);
+      const directory = fileURLToPath(url);
+      const store = fsStore({ directory, lockTimeoutMs: 10_000, staleLockMs: 200 });
+      const service = createThreadService({
+        store,
+        runner: answering,
+        leaseMs: LEASE_MS,
+        pollMs: 5,
+        instanceId: "B",
+      });
+      const { threadId } = await service.createThread();
+      const stale = startChild("stale-lease-worker.ts", [
+        url,
+        threadId,
+        String(LEASE_MS),
+        `stop-in-${operation}`,
+      ]);
+      const pid = stale.process.pid as number;
+      try {
+        await printed(stale, "frozen");
+        await until(() => isStopped(pid), "the stale instance to stop");
+        const lock = JSON.parse(
+          readFileSync(join(directory, "locks", `${encodeName(threadId)}.lock`), "utf8"),
+        );
+        expect(lock).toMatchObject({ pid, writes: "record" });
+        // Not blocked by the frozen holder of the thread's lock (10 s, then LockTimeoutError, before).
+        await service.send(threadId, "B-question");
+        const afterB = await store.get(threadId);
+        const historyAfterB = await afterB.history();
+        stale.process.kill("SIGCONT");
+        expect(await exited(stale.process), stale.output.stderr()).toBe(0);
+        const report = JSON.parse(stale.output.lines().at(-1) as string) as {
+          append: { status: string; error?: string; leaseLost?: boolean };
+          send: { status: string; error?: string; leaseLost?: boolean };
+        };
+        expect(report.append).toEqual({ status: "refused", error: "LeaseLostError", leaseLost: true });
+        const thread = await store.get(threadId);
+        expect((await thread.messages()).map(messageText)).toEqual(["A-question", "B-question", "B-answer"]);
+        expect(thread.revision).toBe(afterB.revision);
+        expect(await thread.history()).toEqual(historyAfterB);
+        expect(historyAfterB).toEqual([]);
+      } finally {
+        if (stale.process.exitCode === null && stale.process.signalCode === null) {
+          stale.process.kill("SIGCONT");
+          await exited(stale.process);
+        }
+        await service.close();
+        await store.close();
+      }
+    });
+  }
+});

@@ -9,13 +9,22 @@
 //     for the lock, and prints "appending" 100 ms later; the parent sends SIGSTOP;
 //   modes "wait-on-lock-checkpoint" and "wait-on-lock-fork" (fs): the same with a checkpoint labelled
 //     "A-late", or a fork of the thread with the id "<thread id>-A-fork", in place of the append.
+//   modes "stop-in-checkpoint" and "stop-in-rollback" (fs): a checkpoint labelled "A-late", or a rollback
+//     to the start appending "A-late-part", that stops this process (SIGSTOP) right before the store
+//     renames the thread's record (holding the thread's "record" lock, past every lease check): this file
+//     wraps fs.promises.rename, in this child only; prints "frozen" first.
 // The parent lets another instance take the lease and answer, then sends SIGCONT. The child prints one
 // JSON line, { append, send }: what became of the runner's last write and of the send. Then it exits.
 // Usage: stale-lease-worker.ts <store url> <thread id> <lease ms> <mode>
 import { once } from "node:events";
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+import { sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openStore, SkeinError, type ThreadRunner } from "@skein/thread-core";
 import { createThreadService, LeaseLostError } from "@skein/thread-service";
+// Not exported: the fs store's file naming, read from its source as the faults tests do.
+import { encodeName } from "../../../adapter-fs/src/file-names.js";
 
 const [url, threadId, leaseMs, mode] = process.argv.slice(2) as [string, string, string, string];
 /** A bound on the stream, so a runner that is never refused still ends. */
@@ -34,6 +43,22 @@ function refused(error: unknown): Outcome {
     error: SkeinError.isInstance(error) ? error.name : String(error),
     leaseLost: LeaseLostError.isInstance(error),
   };
+}
+
+/** Armed by the runner: the next rename onto the thread's record stops this process first. */
+let stopBeforeRecordRename = false;
+if (mode === "stop-in-checkpoint" || mode === "stop-in-rollback") {
+  const rename = fs.promises.rename;
+  fs.promises.rename = async (from, to) => {
+    if (stopBeforeRecordRename && String(to).endsWith(`${sep}records${sep}${encodeName(threadId)}.json`)) {
+      stopBeforeRecordRename = false;
+      process.stdout.write("frozen\n");
+      process.kill(process.pid, "SIGSTOP");
+    }
+    return rename(from, to);
+  };
+  // The store's `rename` bindings (imported from node:fs/promises) are live: they now see the wrapper.
+  syncBuiltinESMExports();
 }
 
 let noteAppend!: (outcome: Outcome) => void;
@@ -63,6 +88,13 @@ const runner: ThreadRunner = {
         const messages = await writing;
         noteAppend({ status: "landed" });
         return messages;
+      }
+      if (mode === "stop-in-checkpoint" || mode === "stop-in-rollback") {
+        stopBeforeRecordRename = true;
+        if (mode === "stop-in-checkpoint") await thread.checkpoint("A-late");
+        else await thread.rollback("start", { append: [{ role: "assistant", text: "A-late-part" }] });
+        noteAppend({ status: "landed" });
+        return [];
       }
       if (mode === "wait-on-lock-checkpoint" || mode === "wait-on-lock-fork") {
         process.stdout.write("ready-to-write\n");
