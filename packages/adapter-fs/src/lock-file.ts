@@ -71,6 +71,11 @@ interface LockFileContent extends LockHolder {
   writes?: LockWrites;
   /** When the owner process started (Linux), telling the owner from a later process given the same pid. */
   started?: string;
+  /**
+   * The lock was taken over from an owner that may still run, and its owner must seal and rotate before it
+   * writes (`Lease.tookOver`): if it dies, whoever takes the lock next does that in its place.
+   */
+  fencing?: boolean;
   /** How long since the owner last refreshed the lock file (its modification time). */
   ageMs: number;
 }
@@ -246,7 +251,7 @@ export class LockFiles {
     return true;
   }
 
-  async #content(nonce: string, writes: LockWrites): Promise<string> {
+  async #content(nonce: string, writes: LockWrites, fencing = false): Promise<string> {
     const started = await this.#started;
     this.#startedNow = started;
     const content: Omit<LockFileContent, "ageMs"> = {
@@ -256,6 +261,7 @@ export class LockFiles {
       writes,
       acquiredAt: new Date().toISOString(),
       ...(started === undefined ? {} : { started }),
+      ...(fencing ? { fencing } : {}),
     };
     return JSON.stringify(content);
   }
@@ -329,7 +335,9 @@ export class LockFiles {
       if (!current || current.nonce !== judged.nonce || current.pid !== judged.pid) return "busy";
       const verdict = await this.#verdict(current);
       if (verdict === "held") return "busy";
-      if (verdict === "gone") {
+      // A dead owner that took the lock over may have died before it sealed the head and rotated the
+      // history: the owner it took the lock from may still run, so the lock is taken over as from it.
+      if (verdict === "gone" && !current.fencing) {
         await rm(path, { force: true });
         await this.#revoke(path, current);
         return "removed";
@@ -339,7 +347,7 @@ export class LockFiles {
           ? { writes, tookOver: false }
           : { writes: "record" as const, tookOver: true };
       const replacement = `${path}.${nonce}`;
-      writeFileSync(replacement, await this.#content(nonce, taken.writes));
+      writeFileSync(replacement, await this.#content(nonce, taken.writes, taken.tookOver));
       renameSync(replacement, path);
       await this.#revoke(path, current);
       return taken;

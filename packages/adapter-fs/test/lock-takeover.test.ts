@@ -316,6 +316,39 @@ describe("taking over the lock of a record writer that stopped running (SIGSTOP)
     120_000,
   );
 
+  it("fences off a stopped writer whose lock's taker died before it fenced it: the next writer fences it", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 10_000 });
+    const thread = await store.create({ id: "t" });
+    await thread.append({ id: "a", role: "user", text: "a" });
+    await thread.checkpoint("before");
+    const { child, output } = await stoppedWriter(directory, "t", "stop-before-event");
+    try {
+      // Another writer replaced the stopped writer's lock and died before it sealed the head or rotated
+      // the history: the lock is a dead process's now, and it says it was taken over (`fencing`).
+      const dead = startChild("read-thread.ts", [directory, "t"]);
+      await exited(dead);
+      const lockPath = new StoreLayout(directory).threadLockPath("t");
+      const lock = {
+        pid: dead.pid,
+        hostname: hostname(),
+        nonce: "d".repeat(24),
+        writes: "record",
+        fencing: true,
+      };
+      writeFileSync(`${lockPath}.dead`, JSON.stringify(lock));
+      renameSync(`${lockPath}.dead`, lockPath);
+      await (await store.get("t")).checkpoint("B-cp");
+      expect(await resumed(child, output)).toEqual(["lost commit", "done"]);
+    } finally {
+      killed(child);
+    }
+    expect(await labelsOf(directory)).toEqual(["before", "B-cp"]);
+    expect(readFileSync(new StoreLayout(directory).eventsPath("t"), "utf8")).not.toContain("A-cp-0");
+    expect(stagingLeftovers(directory)).toEqual([]);
+    await store.close();
+  }, 120_000);
+
   it("fences off a delete stopped right before it removes the record: the thread stays, with the taker's append", async () => {
     const directory = await temporaryDirectory();
     const store = fsStore({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 10_000 });
