@@ -1,24 +1,39 @@
+import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   messageText,
   openStore,
   StoreUnavailableError,
+  type Thread,
   type ThreadRunner,
   type ThreadStore,
 } from "@skein/thread-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { createThreadService, LeaseLostError, type ThreadService } from "../src/index.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
 import { heldRunner, lastUserText } from "./fake-runners.js";
 
+const redis = inject("redis");
+
+/** The stores the fence's tests run on: memory, and the Redis the test setup started (one prefix a test). */
+const fencedStores: Array<[string, () => Promise<ThreadStore>]> = [
+  ["memory", () => openStore("memory:")],
+  [
+    "redis",
+    () => {
+      if ("unavailable" in redis) throw new Error(redis.unavailable);
+      const separator = redis.url.includes("?") ? "&" : "?";
+      return openStore(`${redis.url}${separator}prefix=lease-${randomBytes(4).toString("hex")}`);
+    },
+  ],
+];
+
 let store: ThreadStore;
 const services: ThreadService[] = [];
 
-beforeEach(async () => {
-  store = await openStore("memory:");
-});
 afterEach(async () => {
   for (const service of services.splice(0)) await service.close({ abort: true });
+  await store.close();
 });
 
 function start(runner: ThreadRunner, options: { leaseMs?: number; instanceId?: string } = {}): ThreadService {
@@ -44,7 +59,49 @@ async function writeLease(threadId: string, holder: string, ifRevision: number):
   await store.save(new LeaseThread(state), { ifRevision });
 }
 
+/** A runner that answers with its name and every message's text it reads in the thread. */
+function answering(name: string): ThreadRunner {
+  return {
+    specificationVersion: "v1",
+    supports: () => true,
+    async run(thread) {
+      const texts = (await thread.messages()).map(messageText);
+      return thread.append({ role: "assistant", text: `${name}: ${texts.join(",")}` });
+    },
+  };
+}
+
+/**
+ * `store`, whose threads' first `append` lets `between` (another writer's write) land first: the thread has
+ * been read by then, so that append is sent at the revision from before `between`'s write.
+ */
+function lateWriteBeforeFirstAppend(store: ThreadStore, between: () => Promise<unknown>): ThreadStore {
+  let done = false;
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+      return async (id: string) => {
+        const thread: Thread = await value.call(target, id);
+        const append = thread.append.bind(thread);
+        thread.append = (async (...args: Parameters<typeof append>) => {
+          if (!done) {
+            done = true;
+            await between();
+          }
+          return append(...args);
+        }) as typeof append;
+        return thread;
+      };
+    },
+  });
+}
+
 describe("leases between service instances on one store", () => {
+  beforeEach(async () => {
+    store = await openStore("memory:");
+  });
+
   it("never let two instances process one thread at once, and process every message once", async () => {
     const active = new Map<string, number>();
     let overlaps = 0;
@@ -128,29 +185,6 @@ describe("leases between service instances on one store", () => {
     expect((await service.info(threadId)).lastFailure).toBeUndefined();
   });
 
-  it("refuse, in the store's own commit, a run's write made after another instance took the lease", async () => {
-    // The run passed its lease check (its clock says the lease is valid) when another instance takes the
-    // lease and answers: the write must be refused by the store, not land after the other's turn.
-    const runner = heldRunner();
-    const service = start(runner);
-    const { threadId } = await service.createThread();
-    const sending = service.send(threadId, "work");
-    const call = await runner.nextCall();
-    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
-    await writeLease(threadId, "usurper", current.revision);
-    await (await store.get(threadId)).append({ role: "user", text: "the usurper's turn" });
-    const before = (await store.get(threadId)).revision;
-    const late = call.thread.append({ role: "assistant", text: "late" });
-    await expect(late).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(sending).rejects.toBeInstanceOf(LeaseLostError);
-    // It stops: the update of its context or failure summary that would follow is not tried either.
-    await expect(call.thread.update({ context: { late: true } })).rejects.toBeInstanceOf(LeaseLostError);
-    await call.finished;
-    const thread = await store.get(threadId);
-    expect((await thread.messages()).map(messageText)).toEqual(["work", "the usurper's turn"]);
-    expect(thread.revision).toBe(before);
-  });
-
   it("report a write the store refused in its own words, once another instance took the lease, as LeaseLostError", async () => {
     // The fs store refuses a stopped writer whose lock was taken over with its own LockLostError: to the
     // run, that means another instance holds the thread. Any store error does, once the lease is gone.
@@ -191,32 +225,6 @@ describe("leases between service instances on one store", () => {
     expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual(["work"]);
   });
 
-  it("let a run write on after a change made outside the lease (attach, pause), and honour its own ifRevision", async () => {
-    const runner = heldRunner();
-    const service = start(runner);
-    const { threadId } = await service.createThread();
-    const sending = service.send(threadId, "work");
-    const call = await runner.nextCall();
-    await service.attach(threadId, { fileId: "file-1" });
-    await service.pause(threadId);
-    await expect(
-      call.thread.append({ role: "assistant", text: "stale" }, { ifRevision: 1 }),
-    ).rejects.toMatchObject({
-      name: "ConcurrencyError",
-    });
-    await call.thread.refresh();
-    await call.thread.update(
-      { metadata: { ...call.thread.metadata, note: "kept" } },
-      { ifRevision: call.thread.revision as number },
-    );
-    call.release("answer");
-    expect(messageText((await sending).messages[0] as never)).toBe("answer");
-    const thread = await store.get(threadId);
-    expect((await thread.messages()).map(messageText)).toEqual(["work", "answer"]);
-    expect(thread.metadata.note).toBe("kept");
-    expect(await service.status(threadId)).toBe("paused");
-  });
-
   it("keep a lease renewed through a run longer than leaseMs", async () => {
     const runner = heldRunner();
     // Renewed every third of leaseMs: long enough that a loaded machine's timer delays cannot lapse it.
@@ -245,5 +253,108 @@ describe("leases between service instances on one store", () => {
     await expect(lease.messages()).rejects.toMatchObject({ name: "UnsupportedOperationError" });
     expect(leaseIdOf("x".repeat(256)).length).toBeLessThan(80);
     expect(leaseIdOf("a")).not.toBe(leaseIdOf("b"));
+  });
+});
+
+describe.each(fencedStores)("the lease fence of a run on a %s store", (_name, open) => {
+  beforeEach(async () => {
+    store = await open();
+  });
+
+  it("refuse, in the store's own commit, a run's write made after another instance took the lease", async () => {
+    // The run passed its lease check (its clock says the lease is valid) when another instance takes the
+    // lease and answers: the write must be refused by the store, not land after the other's turn.
+    const runner = heldRunner();
+    const service = start(runner);
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    await writeLease(threadId, "usurper", current.revision);
+    await (await store.get(threadId)).append({ role: "user", text: "the usurper's turn" });
+    const before = (await store.get(threadId)).revision;
+    const late = call.thread.append({ role: "assistant", text: "late" });
+    await expect(late).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(sending).rejects.toBeInstanceOf(LeaseLostError);
+    // It stops: the update of its context or failure summary that would follow is not tried either.
+    await expect(call.thread.update({ context: { late: true } })).rejects.toBeInstanceOf(LeaseLostError);
+    await call.finished;
+    const thread = await store.get(threadId);
+    expect((await thread.messages()).map(messageText)).toEqual(["work", "the usurper's turn"]);
+    expect(thread.revision).toBe(before);
+  });
+
+  it("let a write that reaches the store after another instance took the lease, but before that instance's first write, land ahead of its turn; refuse the next", async () => {
+    // What the fence checks is the thread's revision, not the lease: the run's write lands if nobody has
+    // written since the run's last write, even once its lease is another's. The new holder's first write
+    // (its message's input) then finds the thread moved, reads it again and lands after that write, and
+    // from then on the stale run's writes are refused.
+    const runner = heldRunner();
+    const service = start(runner);
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    await writeLease(threadId, "usurper", current.revision);
+    // The new holder: named as the lease now says, so it takes the lease at once (as another instance
+    // would once the lease has gone unrenewed for leaseMs). It has read the thread when the stale run's
+    // write lands, just before its own first write reaches the store.
+    let late: Promise<unknown> | undefined;
+    const usurperStore = lateWriteBeforeFirstAppend(store, () => {
+      late = call.thread.append({ role: "assistant", text: "late" });
+      return late;
+    });
+    const usurper = createThreadService({
+      store: usurperStore,
+      runner: answering("usurper"),
+      concurrency: 8,
+      pollMs: 2,
+      instanceId: "usurper",
+    });
+    services.push(usurper);
+    const answered = await usurper.send(threadId, "the usurper's turn");
+    expect(late).toBeDefined();
+    await late;
+    expect(messageText(answered.messages[0] as never)).toBe("usurper: work,late,the usurper's turn");
+    const before = (await store.get(threadId)).revision;
+    await expect(call.thread.append({ role: "assistant", text: "later" })).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
+    await expect(sending).rejects.toBeInstanceOf(LeaseLostError);
+    await call.finished;
+    const thread = await store.get(threadId);
+    expect((await thread.messages()).map(messageText)).toEqual([
+      "work",
+      "late",
+      "the usurper's turn",
+      "usurper: work,late,the usurper's turn",
+    ]);
+    expect(thread.revision).toBe(before);
+  });
+
+  it("let a run write on after a change made outside the lease (attach, pause), and honour its own ifRevision", async () => {
+    const runner = heldRunner();
+    const service = start(runner);
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    await service.attach(threadId, { fileId: "file-1" });
+    await service.pause(threadId);
+    await expect(
+      call.thread.append({ role: "assistant", text: "stale" }, { ifRevision: 1 }),
+    ).rejects.toMatchObject({
+      name: "ConcurrencyError",
+    });
+    await call.thread.refresh();
+    await call.thread.update(
+      { metadata: { ...call.thread.metadata, note: "kept" } },
+      { ifRevision: call.thread.revision as number },
+    );
+    call.release("answer");
+    expect(messageText((await sending).messages[0] as never)).toBe("answer");
+    const thread = await store.get(threadId);
+    expect((await thread.messages()).map(messageText)).toEqual(["work", "answer"]);
+    expect(thread.metadata.note).toBe("kept");
+    expect(await service.status(threadId)).toBe("paused");
   });
 });
