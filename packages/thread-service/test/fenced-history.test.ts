@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fsStore } from "@skein/adapter-fs";
 import { type Checkpoint, messageText, openStore, type Thread, type ThreadStore } from "@skein/thread-core";
 import type { LogDriver } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,13 +12,33 @@ import { heldRunner } from "./fake-runners.js";
 
 let store: ThreadStore;
 const services: ThreadService[] = [];
+/** Directories of this file's fs stores, removed after each test. */
+const directories: string[] = [];
 
 beforeEach(async () => {
   store = await openStore("memory:");
 });
 afterEach(async () => {
   for (const service of services.splice(0)) await service.close({ abort: true });
+  await store.close();
+  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
 });
+
+/**
+ * The stores a run's checkpoint, fork and delete are fenced on: memory, and fs, whose delete checks the
+ * revision as it deletes too (`fencedDelete`).
+ */
+const historyStores: Array<[string, () => Promise<ThreadStore>]> = [
+  ["memory", () => openStore("memory:")],
+  [
+    "fs",
+    async () => {
+      const directory = await mkdtemp(join(tmpdir(), "skein-fenced-history-"));
+      directories.push(directory);
+      return fsStore({ directory });
+    },
+  ],
+];
 
 /** Another instance's lease, written over the run's own at `ifRevision`: the takeover a frozen run misses. */
 async function takeLease(threadId: string, ifRevision: number): Promise<void> {
@@ -38,7 +62,12 @@ const OPERATIONS: Record<string, (thread: Thread) => Promise<unknown>> = {
   delete: (thread) => thread.delete(),
 };
 
-describe("a leased run's checkpoint, fork and delete", () => {
+describe.each(historyStores)("a leased run's checkpoint, fork and delete (%s store)", (_name, open) => {
+  beforeEach(async () => {
+    await store.close();
+    store = await open();
+  });
+
   // The run passed its lease check (its clock says the lease is valid) when another instance takes the lease
   // and writes: each operation, as the run's first write after that, must be refused by the store's own check.
   for (const [name, operation] of Object.entries(OPERATIONS)) {

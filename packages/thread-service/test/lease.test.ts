@@ -256,7 +256,7 @@ describe("leases between service instances on one store", () => {
   });
 });
 
-describe.each(fencedStores)("the lease fence of a run on a %s store", (_name, open) => {
+describe.each(fencedStores)("the lease fence of a run (%s store)", (_name, open) => {
   beforeEach(async () => {
     store = await open();
   });
