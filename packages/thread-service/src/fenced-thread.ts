@@ -42,6 +42,11 @@ const MAX_ATTEMPTS = 100;
  * run with `LeaseLostError` and nothing written. A thread that is gone when it is read again (deleted since
  * the run's last write, or part-deleted by its own refused workflow delete) ends the run the same way.
  *
+ * The store checks the thread's revision, not the lease: a write that reaches it after another instance took
+ * the lease, but before that instance's first write (its message's input), still lands, and that instance's
+ * first write, refused, reads the thread again and lands after it. From then on the stale run's writes are
+ * refused (lease.test.ts, "let a write that reaches the store after another instance took the lease …").
+ *
  * Operations run one at a time, so the revision the fence reads after a write is that write's own, never
  * one a concurrent read brought in.
  *
@@ -52,7 +57,8 @@ const MAX_ATTEMPTS = 100;
  *
  * `checkpoint`, `fork` and `delete` are fenced the same way. A fork writes nothing to this thread: its
  * fence refuses a fork of a thread another writer has moved. A delete at the fence needs a type that checks
- * the revision as it deletes (local threads of memory, redis and postgres stores, workflows); others refuse it.
+ * the revision as it deletes (local threads of memory, fs, redis and postgres stores, workflows); others
+ * (`openai.responses`, `a2a`) refuse it with `UnsupportedOperationError`.
  *
  * What the fence cannot cover: threads without revisions (remote conversations). Their writes are refused
  * when the lease has run out by this process's clock, just before they are sent; a process frozen after that
@@ -168,8 +174,9 @@ export class FencedThread implements Thread {
   }
 
   /**
-   * Deleted only at the fence, checked by the store as it deletes; a thread whose type cannot check a
-   * revision on delete (fs stores for now, remote threads with revisions) refuses it and is not deleted.
+   * Deleted only at the fence, checked by the store as it deletes (memory, fs, redis and postgres stores);
+   * a thread whose type cannot check a revision on delete (remote threads with revisions: `openai.responses`,
+   * `a2a`) refuses it with `UnsupportedOperationError` and is not deleted.
    */
   delete(options: UpdateOptions = {}): Promise<void> {
     return this.#fenced(options.ifRevision, (ifRevision) =>

@@ -219,6 +219,24 @@ describe("a leased run's checkpoint, fork, delete and rollback of a workflow", (
     });
   }
 
+  it("let a run's update of the workflow's own metadata land after another instance took the lease and wrote to a sub-thread only", async () => {
+    // Documented as what the fence does not cover: a workflow's update is checked at the workflow's own
+    // revision, which a write to a sub-thread (the new holder's messages go to main) does not move.
+    const { threadId, thread, usurp, ended } = await workflowRun();
+    await usurp("main");
+    const before = await workflowSnapshot(threadId);
+    await thread.update({ metadata: { ...thread.metadata, late: true } });
+    const after = (await store.get(threadId)) as Workflow;
+    expect(after.metadata.late).toBe(true);
+    expect(after.revision).toBe((before.revision as number) + 1);
+    expect((await after.thread("main").messages()).map(messageText)).toEqual(["work", "usurper main"]);
+    // Its next write to a sub-thread is refused.
+    await expect(thread.append({ role: "assistant", text: "late" })).rejects.toSatisfy((error) =>
+      LeaseLostError.isInstance(error),
+    );
+    await ended();
+  });
+
   it("refuse a run's delete when the new holder writes to main after the delete's check, before anything is deleted", async () => {
     const { threadId, thread, usurp, ended } = await workflowRun();
     aroundFirstDelete(() => usurp("main"), "before");
