@@ -158,3 +158,23 @@ describe("Redis replies that mean 'not now'", () => {
     }
   });
 });
+
+describe("a server that stops answering, with the default commandTimeoutMs", () => {
+  it("fails a call after 5 s (README: 5 s by default), saying so, as a retryable StoreUnavailableError", async () => {
+    const frozen = await startRedisServer();
+    const store = redisStore({ url: frozen.url, prefix: uniquePrefix("default-timeout") });
+    try {
+      const thread = await store.create({ id: "frozen" });
+      frozen.process.kill("SIGSTOP");
+      try {
+        // Only the timeout can end this call; the message names the bound the store was built with.
+        await refusedNotNow(() => thread.append(say("late")), "did not answer within 5000 ms");
+      } finally {
+        frozen.process.kill("SIGCONT");
+      }
+    } finally {
+      await store.close();
+      await frozen.stop();
+    }
+  });
+});
