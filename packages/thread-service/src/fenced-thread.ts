@@ -14,13 +14,14 @@ import {
   ThreadNotFoundError,
   type ThreadSnapshot,
   type ThreadState,
+  type ThreadStore,
   type ThreadUpdate,
   type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
 import { LeaseLostError } from "./errors.js";
 import { leaseGuarded } from "./lease-guarded-thread.js";
-import { isConcurrencyError } from "./optimistic-update.js";
+import { isConcurrencyError, updateOptimistically } from "./optimistic-update.js";
 import type { HeldLease } from "./thread-lease.js";
 
 /** Conflicts with writers that do not hold the lease (pause, attach, …) are rare; past this many, give up. */
@@ -310,6 +311,41 @@ export class FencedThread implements Thread {
     const result = this.#turns.tail.then(operation);
     this.#turns.tail = result.catch(() => {});
     return result;
+  }
+}
+
+/**
+ * Called by an instance that has just taken over a thread's lease from another instance, before its turn
+ * reads anything: moves the revision of the thread, and of a workflow's sub-threads of the store's own type,
+ * on by one, each in a commit fenced at the revision just read that writes the metadata back as it is. The
+ * former holder's fences are at most those revisions, so from then on every write it still has on its way
+ * (frozen past its lease) is refused by the store; one that landed first is read by the new turn. Only the
+ * revisions and `updatedAt` change. Threads of other types (remote ones) are left as they are: their runs are
+ * fenced by their own revisions, or, without revisions, not at all (see the class comment above).
+ */
+export async function fenceOffFormerHolder(store: ThreadStore, threadId: string): Promise<void> {
+  let thread: Thread;
+  try {
+    thread = await store.get(threadId);
+  } catch (error) {
+    // Deleted: nothing of the former holder can land on it.
+    if (ThreadNotFoundError.isInstance(error)) return;
+    throw error;
+  }
+  const workflow = thread as Partial<{ thread(key: string): Thread; keys(): string[] }>;
+  const targets: Thread[] = [];
+  if (thread.type === "workflow" && typeof workflow.keys === "function" && workflow.thread) {
+    for (const key of workflow.keys()) targets.push(workflow.thread(key));
+    targets.push(thread);
+  } else targets.push(thread);
+  for (const target of targets) {
+    if (!target.capabilities.revisions) continue;
+    if (target.type !== store.nativeType && target.type !== "workflow") continue;
+    try {
+      await updateOptimistically(target, (current) => ({ metadata: { ...current.metadata } }));
+    } catch (error) {
+      if (!ThreadNotFoundError.isInstance(error)) throw error;
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { SkeinError, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
+import { fenceOffFormerHolder } from "./fenced-thread.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "./lease-thread.js";
 import { isConcurrencyError } from "./optimistic-update.js";
 
@@ -48,10 +49,21 @@ export class ThreadLeases {
       if (held) return held;
     }
     const current = await this.read(threadId);
-    if (current?.holder != null && current.holder !== this.holder && !this.#expired(threadId, current)) {
-      return undefined;
+    const heldElsewhere = current?.holder != null && current.holder !== this.holder;
+    if (heldElsewhere && !this.#expired(threadId, current)) return undefined;
+    const held = await this.#take(threadId, current?.revision ?? 0);
+    // Taken over: a run of the former holder, frozen past its lease, may still have a write on its way.
+    // Its fence is refused from now on, before this instance's turn reads the thread.
+    if (held && heldElsewhere) {
+      try {
+        await fenceOffFormerHolder(this.store, threadId);
+      } catch (error) {
+        // The turn cannot start unfenced: the lease goes back (or expires), and the caller sees the error.
+        await held.release();
+        throw error;
+      }
     }
-    return this.#take(threadId, current?.revision ?? 0);
+    return held;
   }
 
   /** Notes that this instance wrote the thread's lease free at `revision`. */

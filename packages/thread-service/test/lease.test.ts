@@ -1,5 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fsStore } from "@skein/adapter-fs";
 import {
   messageText,
   openStore,
@@ -11,13 +15,25 @@ import {
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { createThreadService, LeaseLostError, type ThreadService } from "../src/index.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
+import { ThreadLeases } from "../src/thread-lease.js";
 import { heldRunner, lastUserText } from "./fake-runners.js";
 
 const redis = inject("redis");
 
-/** The stores the fence's tests run on: memory, and the Redis the test setup started (one prefix a test). */
+/** Directories of this file's fs stores, removed after each test. */
+const directories: string[] = [];
+
+/** The stores the fence's tests run on: memory, fs, and the Redis the test setup started (one prefix a test). */
 const fencedStores: Array<[string, () => Promise<ThreadStore>]> = [
   ["memory", () => openStore("memory:")],
+  [
+    "fs",
+    async () => {
+      const directory = await mkdtemp(join(tmpdir(), "skein-lease-"));
+      directories.push(directory);
+      return fsStore({ directory });
+    },
+  ],
   [
     "redis",
     () => {
@@ -34,6 +50,7 @@ const services: ThreadService[] = [];
 afterEach(async () => {
   for (const service of services.splice(0)) await service.close({ abort: true });
   await store.close();
+  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
 });
 
 function start(runner: ThreadRunner, options: { leaseMs?: number; instanceId?: string } = {}): ThreadService {
@@ -72,29 +89,75 @@ function answering(name: string): ThreadRunner {
 }
 
 /**
- * `store`, whose threads' first `append` lets `between` (another writer's write) land first: the thread has
- * been read by then, so that append is sent at the revision from before `between`'s write.
+ * `store` as the taking instance uses it, letting `between` (the stale run's write) land first at one moment:
+ * "first append", right before the taker's first append (its input) reaches the store, after it has read the
+ * thread; "takeover", right after the taker's first read of the thread once it holds the lease (the read its
+ * takeover commit is made from), before that commit.
  */
-function lateWriteBeforeFirstAppend(store: ThreadStore, between: () => Promise<unknown>): ThreadStore {
+function lateWriteBefore(
+  store: ThreadStore,
+  moment: "first append" | "takeover",
+  between: () => Promise<unknown>,
+): ThreadStore {
   let done = false;
+  const once = async () => {
+    if (done) return;
+    done = true;
+    await between();
+  };
   return new Proxy(store, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
       return async (id: string) => {
         const thread: Thread = await value.call(target, id);
+        if (moment === "takeover") {
+          const lease = await target.get(leaseIdOf(id)).catch(() => undefined);
+          if ((lease?.toJSON() as LeaseState | undefined)?.holder === "taker") await once();
+          return thread;
+        }
         const append = thread.append.bind(thread);
         thread.append = (async (...args: Parameters<typeof append>) => {
-          if (!done) {
-            done = true;
-            await between();
-          }
+          await once();
           return append(...args);
         }) as typeof append;
         return thread;
       };
     },
   });
+}
+
+/**
+ * A run of this instance past its lease check, whose lease the store shows as that of an instance that
+ * stopped renewing it (leaseMs 150): as if this instance were frozen, while its own clock says it holds it.
+ */
+async function runStoppingRenewals() {
+  const runner = heldRunner();
+  const service = start(runner);
+  const { threadId } = await service.createThread();
+  // Settled as an outcome: the send may fail while the test awaits something else.
+  const sending = service.send(threadId, "work").then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  const call = await runner.nextCall();
+  const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+  await writeLease(threadId, "ghost", current.revision);
+  return { call, sending, threadId };
+}
+
+/** Another instance ("taker"), which takes the lease over once it has gone unrenewed for 150 ms. */
+function startTaker(takerStore: ThreadStore): ThreadService {
+  const taker = createThreadService({
+    store: takerStore,
+    runner: answering("taker"),
+    concurrency: 8,
+    pollMs: 2,
+    leaseMs: 150,
+    instanceId: "taker",
+  });
+  services.push(taker);
+  return taker;
 }
 
 describe("leases between service instances on one store", () => {
@@ -284,52 +347,82 @@ describe.each(fencedStores)("the lease fence of a run (%s store)", (_name, open)
     expect(thread.revision).toBe(before);
   });
 
-  it("let a write that reaches the store after another instance took the lease, but before that instance's first write, land ahead of its turn; refuse the next", async () => {
-    // What the fence checks is the thread's revision, not the lease: the run's write lands if nobody has
-    // written since the run's last write, even once its lease is another's. The new holder's first write
-    // (its message's input) then finds the thread moved, reads it again and lands after that write, and
-    // from then on the stale run's writes are refused.
-    const runner = heldRunner();
-    const service = start(runner);
-    const { threadId } = await service.createThread();
-    const sending = service.send(threadId, "work");
-    const call = await runner.nextCall();
-    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
-    await writeLease(threadId, "usurper", current.revision);
-    // The new holder: named as the lease now says, so it takes the lease at once (as another instance
-    // would once the lease has gone unrenewed for leaseMs). It has read the thread when the stale run's
-    // write lands, just before its own first write reaches the store.
+  it("refuse a stale run's write that reaches the store after another instance took its lease over, before that instance's first write", async () => {
+    // The store checks the thread's revision: the instance that takes the lease over moves it on before its
+    // turn (fenceOffFormerHolder), so the stale run's write is refused even before the new turn's input.
+    const { call, sending, threadId } = await runStoppingRenewals();
     let late: Promise<unknown> | undefined;
-    const usurperStore = lateWriteBeforeFirstAppend(store, () => {
-      late = call.thread.append({ role: "assistant", text: "late" });
-      return late;
-    });
-    const usurper = createThreadService({
-      store: usurperStore,
-      runner: answering("usurper"),
-      concurrency: 8,
-      pollMs: 2,
-      instanceId: "usurper",
-    });
-    services.push(usurper);
-    const answered = await usurper.send(threadId, "the usurper's turn");
+    const taker = startTaker(
+      lateWriteBefore(store, "first append", () => {
+        late = call.thread.append({ role: "assistant", text: "late" }).catch((error: unknown) => error);
+        return late;
+      }),
+    );
+    const answered = await taker.send(threadId, "the taker's turn");
+    expect(LeaseLostError.isInstance(await late)).toBe(true);
+    expect(messageText(answered.messages[0] as never)).toBe("taker: work,the taker's turn");
+    expect(LeaseLostError.isInstance(await sending)).toBe(true);
+    await call.finished;
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual([
+      "work",
+      "the taker's turn",
+      "taker: work,the taker's turn",
+    ]);
+  });
+
+  it("let a stale run's write that lands before the takeover's commit come ahead of the new turn, which reads it; refuse the next", async () => {
+    // The write lands between the taker's read of the thread and its commit moving the revision on: that
+    // commit is refused, read again and made after it. The taker's turn then starts after the stale part.
+    const { call, sending, threadId } = await runStoppingRenewals();
+    let late: Promise<unknown> | undefined;
+    const taker = startTaker(
+      lateWriteBefore(store, "takeover", () => {
+        late = call.thread.append({ role: "assistant", text: "late" });
+        return late;
+      }),
+    );
+    const answered = await taker.send(threadId, "the taker's turn");
     expect(late).toBeDefined();
     await late;
-    expect(messageText(answered.messages[0] as never)).toBe("usurper: work,late,the usurper's turn");
+    expect(messageText(answered.messages[0] as never)).toBe("taker: work,late,the taker's turn");
     const before = (await store.get(threadId)).revision;
     await expect(call.thread.append({ role: "assistant", text: "later" })).rejects.toBeInstanceOf(
       LeaseLostError,
     );
-    await expect(sending).rejects.toBeInstanceOf(LeaseLostError);
+    expect(LeaseLostError.isInstance(await sending)).toBe(true);
     await call.finished;
     const thread = await store.get(threadId);
     expect((await thread.messages()).map(messageText)).toEqual([
       "work",
       "late",
-      "the usurper's turn",
-      "usurper: work,late,the usurper's turn",
+      "the taker's turn",
+      "taker: work,late,the taker's turn",
     ]);
     expect(thread.revision).toBe(before);
+  });
+
+  it("leave the thread's content as it was when an instance takes a lease over: only its revision moves", async () => {
+    const { call, sending, threadId } = await runStoppingRenewals();
+    const before = (await store.get(threadId)).toJSON();
+    const leases = new ThreadLeases(store, "taker", 150);
+    let held = await leases.tryAcquire(threadId);
+    for (let waited = 0; !held && waited < 200; waited++) {
+      await sleep(10);
+      held = await leases.tryAcquire(threadId);
+    }
+    expect(held).toBeDefined();
+    const after = (await store.get(threadId)).toJSON();
+    expect(after.revision).toBe((before.revision as number) + 1);
+    const { revision: _after, updatedAt: _updated, ...kept } = after as Record<string, unknown>;
+    const { revision: _before, updatedAt: _was, ...was } = before as Record<string, unknown>;
+    expect(kept).toEqual(was);
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual(["work"]);
+    await held?.release();
+    await expect(call.thread.append({ role: "assistant", text: "late" })).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
+    expect(LeaseLostError.isInstance(await sending)).toBe(true);
+    await call.finished;
   });
 
   it("let a run write on after a change made outside the lease (attach, pause), and honour its own ifRevision", async () => {
