@@ -43,10 +43,10 @@ const MAX_ATTEMPTS = 100;
  * run with `LeaseLostError` and nothing written. A thread that is gone when it is read again (deleted since
  * the run's last write, or part-deleted by its own refused workflow delete) ends the run the same way.
  *
- * The store checks the thread's revision, not the lease: a write that reaches it after another instance took
- * the lease, but before that instance's first write (its message's input), still lands, and that instance's
- * first write, refused, reads the thread again and lands after it. From then on the stale run's writes are
- * refused (lease.test.ts, "let a write that reaches the store after another instance took the lease …").
+ * The store checks the thread's revision, not the lease: what refuses a stale run once another instance has
+ * taken its lease over, before that instance writes anything of its own turn, is the commit that instance
+ * makes first (`fenceOffFormerHolder`). A stale write that lands before that commit comes ahead of the new
+ * turn, which reads it.
  *
  * Operations run one at a time, so the revision the fence reads after a write is that write's own, never
  * one a concurrent read brought in.

@@ -76,6 +76,14 @@ async function writeLease(threadId: string, holder: string, ifRevision: number):
   await store.save(new LeaseThread(state), { ifRevision });
 }
 
+/** The thread's lease written free by someone else, so the next taker reads it first. */
+async function writeFreeLease(threadId: string): Promise<void> {
+  const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+  await store.save(new LeaseThread({ ...current, holder: null, revision: current.revision + 1 }), {
+    ifRevision: current.revision,
+  });
+}
+
 /** A runner that answers with its name and every message's text it reads in the thread. */
 function answering(name: string): ThreadRunner {
   return {
@@ -423,6 +431,20 @@ describe.each(fencedStores)("the lease fence of a run (%s store)", (_name, open)
     );
     expect(LeaseLostError.isInstance(await sending)).toBe(true);
     await call.finished;
+  });
+
+  it("move nothing when a lease is taken free: the thread's revision counts the run's own writes only", async () => {
+    const service = start(answering("a"));
+    const { threadId } = await service.createThread();
+    const created = (await store.get(threadId)).revision as number;
+    await service.send(threadId, "first");
+    await service.whenIdle();
+    // Freed by this instance and taken again without a read, then taken after a read of a lease freed elsewhere.
+    await service.send(threadId, "second");
+    await service.whenIdle();
+    await writeFreeLease(threadId);
+    await service.send(threadId, "third");
+    expect((await store.get(threadId)).revision).toBe(created + 6);
   });
 
   it("let a run write on after a change made outside the lease (attach, pause), and honour its own ifRevision", async () => {
