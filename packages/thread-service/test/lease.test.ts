@@ -135,6 +135,25 @@ function lateWriteBefore(
   });
 }
 
+/** `store`, whose threads' `update` fails (the store unreachable) while `failing()` says so. */
+function failingUpdates(store: ThreadStore, failing: () => boolean): ThreadStore {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+      return async (id: string) => {
+        const thread: Thread = await value.call(target, id);
+        const update = thread.update.bind(thread);
+        thread.update = ((...args: Parameters<typeof update>) =>
+          failing()
+            ? Promise.reject(new StoreUnavailableError("[test] the store is away", { source: "test" }))
+            : update(...args)) as typeof update;
+        return thread;
+      };
+    },
+  });
+}
+
 /**
  * A run of this instance past its lease check, whose lease the store shows as that of an instance that
  * stopped renewing it (leaseMs 150): as if this instance were frozen, while its own clock says it holds it.
@@ -407,6 +426,35 @@ describe.each(fencedStores)("the lease fence of a run (%s store)", (_name, open)
       "taker: work,late,the taker's turn",
     ]);
     expect(thread.revision).toBe(before);
+  });
+
+  it("refuse a stale run's write after the takeover's commit failed and the same instance took the lease again", async () => {
+    const { call, sending, threadId } = await runStoppingRenewals();
+    let failing = true;
+    let late: Promise<unknown> | undefined;
+    const taker = startTaker(
+      lateWriteBefore(
+        failingUpdates(store, () => failing),
+        "first append",
+        () => {
+          late = call.thread.append({ role: "assistant", text: "late" }).catch((error: unknown) => error);
+          return late;
+        },
+      ),
+    );
+    const first = await taker.send(threadId, "one").catch((error: unknown) => error);
+    expect(StoreUnavailableError.isInstance(first)).toBe(true);
+    failing = false;
+    const answered = await taker.send(threadId, "two");
+    expect(LeaseLostError.isInstance(await late)).toBe(true);
+    expect(messageText(answered.messages[0] as never)).toBe("taker: work,two");
+    expect(LeaseLostError.isInstance(await sending)).toBe(true);
+    await call.finished;
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual([
+      "work",
+      "two",
+      "taker: work,two",
+    ]);
   });
 
   it("leave the thread's content as it was when an instance takes a lease over: only its revision moves", async () => {
