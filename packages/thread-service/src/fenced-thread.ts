@@ -335,7 +335,13 @@ export async function fenceOffFormerHolder(store: ThreadStore, threadId: string)
   const workflow = thread as Partial<{ thread(key: string): Thread; keys(): string[] }>;
   const targets: Thread[] = [];
   if (thread.type === "workflow" && typeof workflow.keys === "function" && workflow.thread) {
-    for (const key of workflow.keys()) targets.push(workflow.thread(key));
+    for (const key of workflow.keys()) {
+      try {
+        targets.push(workflow.thread(key));
+      } catch {
+        // A sub-thread whose adapter is not installed here: remote, so not one this commit could move.
+      }
+    }
     targets.push(thread);
   } else targets.push(thread);
   for (const target of targets) {
