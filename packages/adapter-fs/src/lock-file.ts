@@ -318,9 +318,8 @@ export class LockFiles {
    * once its `held()` is false. The new lock declares `"record"`, and says `tookOver`, when the old owner
    * appended or rewrote the record (its head must be sealed and its history rotated first); after a
    * `"state"` owner it declares what this process writes. `"busy"`: another contender is at it, or the
-   * lock changed. A breaker
-   * held by a live process on this host is never broken: one stopped between its check and its rename would
-   * otherwise resume and replace the lock a second breaker gave to a third owner.
+   * lock changed. A breaker held by a live process on this host is never broken: one stopped between its
+   * check and its rename would otherwise resume and replace the lock a second breaker gave to a third owner.
    */
   async #breakLock(
     path: string,
