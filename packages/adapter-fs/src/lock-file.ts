@@ -1,17 +1,23 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
+  fstatSync,
+  futimesSync,
+  linkSync,
   openSync,
+  readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { hasCode, type LockHolder, LockTimeoutError } from "./errors.js";
 import { runInTurn } from "./key-queue.js";
 import { revokeStaging, StagingArea, type StagingOwner, stagingPath, sweepStaging } from "./staging-area.js";
@@ -75,6 +81,27 @@ const HAND_OVER_MS = 8;
 const REMEMBERED_TURNS = 1024;
 /** Lock directories swept of staging leftovers by this process; forgotten (and swept again) past this many. */
 const SWEPT_DIRECTORIES = 64;
+/**
+ * `<lock>.<nonce>`: a lock's content written before it is linked into place (`#tryCreate`), or a breaker's
+ * replacement before its rename. One left by a process that died in between is swept (`#sweepUnlinked`).
+ */
+const UNLINKED_NAME = /\.lock(\.break)?\.[0-9a-f]{24}$/;
+/** An unlinked lock file whose owner cannot be checked (another host) is swept once this many staleMs old. */
+const UNLINKED_STALE_FACTOR = 10;
+/** Nonces are a random prefix drawn once per process and a counter: unique without a random draw per lock. */
+const NONCE_PREFIX = randomBytes(6).toString("hex");
+let nonces = 0;
+
+/**
+ * A lock file this process created or took over, held open while it holds the lock: no other file can be
+ * given its inode number while it is open, so whether the lock path still names it is one `stat` compared
+ * with it (`isOwn`), where the lock's content was read back and parsed before.
+ */
+interface OwnLock {
+  readonly descriptor: number;
+  readonly device: bigint;
+  readonly inode: bigint;
+}
 
 /**
  * Mutual exclusion between processes through lock files: `open(path, "wx")` creates the file only if it is
@@ -118,6 +145,11 @@ export class LockFiles {
   readonly #acquiredAt = new Map<string, number>();
   /** Lock directories this process swept of staging leftovers (`sweepStaging`), once each. */
   readonly #swept = new Set<string>();
+  /** Lock directories this process swept of unlinked lock files (`#sweepUnlinked`), once each. */
+  readonly #sweptUnlinked = new Set<string>();
+  /** The locks this process holds, refreshed together by one timer (`#refreshAll`). */
+  readonly #held = new Set<OwnLock>();
+  #refresher: NodeJS.Timeout | undefined;
 
   constructor(readonly settings: LockSettings) {}
 
@@ -140,18 +172,23 @@ export class LockFiles {
       path,
       async (waitedMs) => {
         if (options.writes === "state") await this.#sweep(dirname(path));
-        const { nonce, writes, tookOver } = await this.#acquire(path, options.writes ?? "record", waitedMs);
-        const refresh = setInterval(
-          () => void refreshLock(path, nonce),
-          Math.max(10, Math.floor(this.settings.staleMs / 4)),
+        await this.#sweepUnlinked(dirname(path));
+        const { nonce, writes, tookOver, own } = await this.#acquire(
+          path,
+          options.writes ?? "record",
+          waitedMs,
         );
-        refresh.unref();
+        this.#hold(own);
         const staging = writes === "state" ? new StagingArea(stagingPath(path, nonce), path) : undefined;
         try {
-          return await task({ writes, tookOver, held: () => readNonceNow(path) === nonce, staging });
+          return await task({ writes, tookOver, held: () => isOwn(path, own), staging });
         } finally {
-          clearInterval(refresh);
-          await this.#release(path, nonce, writes, staging);
+          this.#letGo(own);
+          try {
+            await this.#release(path, own, writes, staging);
+          } finally {
+            closeSync(own.descriptor);
+          }
         }
       },
       wait,
@@ -163,22 +200,26 @@ export class LockFiles {
     path: string,
     writes: LockWrites,
     queuedMs: number,
-  ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean }> {
-    const nonce = randomBytes(12).toString("hex");
+  ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean; own: OwnLock }> {
+    const nonce = newNonce();
     const started = Date.now() - queuedMs;
     await this.#handOver(path);
     for (let attempt = 0; ; attempt++) {
-      let taken: { writes: LockWrites; tookOver: boolean } | undefined;
+      let taken: { writes: LockWrites; tookOver: boolean; own: OwnLock } | undefined;
       let holder: LockFileContent | undefined;
-      if (await this.#tryCreate(path, nonce, writes)) taken = { writes, tookOver: false };
+      const created = await this.#tryCreate(path, nonce, writes);
+      if (created) taken = { writes, tookOver: false, own: created };
       else {
         await writeFile(`${path}.wanted`, "");
         holder = await readLock(path);
         const verdict = holder && (await this.#verdict(holder));
         const broken =
           holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce, writes) : "busy";
-        if (typeof broken === "object") taken = broken;
-        else if (broken === "removed") continue;
+        // Taken over by a rename: held open like a lock this process created (a lock that is no longer
+        // this nonce's was taken over again meanwhile, and is contended for again).
+        const own = typeof broken === "object" ? openOwn(path, nonce) : undefined;
+        if (typeof broken === "object" && own) taken = { ...broken, own };
+        else if (broken === "removed" || own === null) continue;
       }
       if (taken) {
         if (this.#acquiredAt.size >= REMEMBERED_TURNS) this.#acquiredAt.clear();
@@ -197,40 +238,58 @@ export class LockFiles {
     const acquiredAt = this.#acquiredAt.get(path);
     if (acquiredAt === undefined) return;
     this.#acquiredAt.delete(path);
-    let wantedAt: number;
-    try {
-      wantedAt = statSync(`${path}.wanted`).mtimeMs;
-    } catch (error) {
-      if (hasCode(error, "ENOENT")) return;
-      throw error;
-    }
-    if (wantedAt < acquiredAt) return;
+    // Usually absent: asked without the cost of an exception.
+    const wantedAt = statSync(`${path}.wanted`, { throwIfNoEntry: false })?.mtimeMs;
+    if (wantedAt === undefined || wantedAt < acquiredAt) return;
     const until = Date.now() + HAND_OVER_MS;
     while (Date.now() < until && !(await exists(path))) await sleep(1);
   }
 
   /**
-   * Creates the lock file if it is absent. A lock file is a few bytes in a directory the page cache holds, so
-   * it is created, written and closed at once, without three thread-pool round trips on every commit.
+   * Creates the lock file if it is absent, whole: its content is written to `<lock>.<nonce>` first and then
+   * linked into place (EEXIST: taken), so a lock file is never seen empty. An owner stopped between creating
+   * the file and writing it used to leave an empty lock that contenders removed as abandoned after
+   * UNWRITTEN_LOCK_MS while the owner lived; now such an owner holds nothing (its unlinked file is swept
+   * once it is gone, `#sweepUnlinked`). A lock file is a few bytes in a directory the page cache holds, so
+   * this is done at once, without thread-pool round trips on every commit. The file stays open while the
+   * lock is held (`OwnLock`).
    */
-  async #tryCreate(path: string, nonce: string, writes: LockWrites): Promise<boolean> {
-    const content = await this.#content(nonce, writes);
-    let descriptor: number;
-    try {
-      descriptor = openSync(path, "wx");
-    } catch (error) {
-      if (hasCode(error, "EEXIST")) return false;
-      throw error;
+  async #tryCreate(path: string, nonce: string, writes: LockWrites): Promise<OwnLock | undefined> {
+    return createWhole(path, nonce, await this.#content(nonce, writes));
+  }
+
+  /** Holds `own` (`#held`), refreshed every quarter of staleMs while held. */
+  #hold(own: OwnLock): void {
+    this.#held.add(own);
+    if (this.#refresher) return;
+    this.#refresher = setInterval(
+      () => this.#refreshAll(),
+      Math.max(10, Math.floor(this.settings.staleMs / 4)),
+    );
+    this.#refresher.unref();
+  }
+
+  #letGo(own: OwnLock): void {
+    this.#held.delete(own);
+    if (this.#held.size > 0 || !this.#refresher) return;
+    clearInterval(this.#refresher);
+    this.#refresher = undefined;
+  }
+
+  /**
+   * Marks every held lock alive by its modification time, through its open file: one timer for all of
+   * them rather than one per lock. A lock taken over meanwhile is no longer at its path, so touching it
+   * touches nothing any other process reads.
+   */
+  #refreshAll(): void {
+    const now = new Date();
+    for (const own of this.#held) {
+      try {
+        futimesSync(own.descriptor, now, now);
+      } catch {
+        // Refreshed again at the next tick.
+      }
     }
-    try {
-      writeSync(descriptor, content);
-    } catch (error) {
-      closeSync(descriptor);
-      rmSync(path, { force: true });
-      throw error;
-    }
-    closeSync(descriptor);
-    return true;
   }
 
   async #content(nonce: string, writes: LockWrites): Promise<string> {
@@ -325,7 +384,13 @@ export class LockFiles {
           : { writes: "record" as const, tookOver: true };
       const replacement = `${path}.${nonce}`;
       writeFileSync(replacement, await this.#content(nonce, taken.writes));
-      renameSync(replacement, path);
+      try {
+        renameSync(replacement, path);
+      } catch (error) {
+        // Swept while this breaker was stopped before its rename (`#sweepUnlinked`): nothing was replaced.
+        if (hasCode(error, "ENOENT")) return "busy";
+        throw error;
+      }
       return taken;
     } finally {
       await rm(breaker, { force: true });
@@ -362,15 +427,51 @@ export class LockFiles {
     await sweepStaging(directory, (owner) => this.#isGone(owner));
   }
 
+  /**
+   * Removes the unlinked lock files (`createWhole`'s `<lock>.<nonce>`, a breaker's replacement) that
+   * processes left when they died before linking or renaming them, the first time this process uses a lock
+   * directory: those whose owner is gone (`#isGone`), and those whose owner cannot be checked (another
+   * host, no /proc, nothing written yet) once UNLINKED_STALE_FACTOR × staleMs old. Removing one under an
+   * owner that still runs is safe: it holds no lock through it, and writes it again or finds the lock busy.
+   */
+  async #sweepUnlinked(directory: string): Promise<void> {
+    if (this.#sweptUnlinked.has(directory)) return;
+    if (this.#sweptUnlinked.size >= SWEPT_DIRECTORIES) this.#sweptUnlinked.clear();
+    this.#sweptUnlinked.add(directory);
+    let names: string[];
+    try {
+      names = await readdir(directory);
+    } catch (error) {
+      if (hasCode(error, "ENOENT")) return;
+      throw error;
+    }
+    for (const name of names) {
+      if (!UNLINKED_NAME.test(name)) continue;
+      const path = join(directory, name);
+      const holder = await readLock(path);
+      if (!holder) continue;
+      const owner: StagingOwner = { pid: holder.pid, hostname: holder.hostname, started: holder.started };
+      const stale = holder.ageMs > UNLINKED_STALE_FACTOR * this.settings.staleMs;
+      if (stale || (await this.#isGone(owner))) await rm(path, { force: true });
+    }
+  }
+
   /** Creates the `.break` file; false when another process holds it (one that is gone loses it). */
   async #takeBreaker(breaker: string): Promise<boolean> {
-    if (await this.#tryCreate(breaker, randomBytes(12).toString("hex"), "record")) return true;
+    const own = await this.#tryCreate(breaker, newNonce(), "record");
+    if (own) {
+      closeSync(own.descriptor);
+      return true;
+    }
     const holder = await readLock(breaker);
     if (holder && (await this.#isAbandoned(holder, STALE_BREAKER_MS))) await rm(breaker, { force: true });
     return false;
   }
 
-  /** Creates the `.break` file at once, with this process's pid, host and start time; false if it exists. */
+  /**
+   * Creates the `.break` file at once, whole (`createWhole`: a releaser stopped on its way is never seen
+   * with an empty `.break`), with this process's pid, host and start time; false if it exists.
+   */
   #takeBreakerNow(breaker: string): boolean {
     const started = this.#startedNow;
     this.#breakerContent ??= JSON.stringify({
@@ -381,32 +482,29 @@ export class LockFiles {
       releasing: true,
       ...(started === undefined ? {} : { started }),
     });
-    try {
-      writeFileSync(breaker, this.#breakerContent, { flag: "wx" });
-      return true;
-    } catch (error) {
-      if (hasCode(error, "EEXIST")) return false;
-      throw error;
-    }
+    const own = createWhole(breaker, newNonce(), this.#breakerContent);
+    if (own) closeSync(own.descriptor);
+    return own !== undefined;
   }
 
   async #release(
     path: string,
-    nonce: string,
+    own: OwnLock,
     writes: LockWrites,
     staging: StagingArea | undefined,
   ): Promise<void> {
-    await this.#releaseLock(path, nonce, writes);
+    await this.#releaseLock(path, own, writes);
     // This holding's staging directory, or the tombstone a takeover left at its path: nothing of this
     // holding writes through it again (a lock this process could not remove is taken over later, and its
     // tombstone swept once this process is gone).
     if (staging) rmSync(staging.path, { recursive: true, force: true });
   }
 
-  async #releaseLock(path: string, nonce: string, writes: LockWrites): Promise<void> {
-    // A lock taken over belongs to its new owner now. Read and removed at once, like its creation.
+  async #releaseLock(path: string, own: OwnLock, writes: LockWrites): Promise<void> {
+    // A lock taken over belongs to its new owner now. Checked (`isOwn`) and removed at once, like its
+    // creation.
     if (writes === "record") {
-      if (readNonceNow(path) === nonce) rmSync(path, { force: true });
+      if (isOwn(path, own)) removeIfPresent(path);
       return;
     }
     // A lock that may be taken over from a live owner is removed under `.break`, like a takeover: a breaker
@@ -430,21 +528,82 @@ export class LockFiles {
       await sleep(1);
     }
     try {
-      if (readNonceNow(path) === nonce) rmSync(path, { force: true });
+      if (isOwn(path, own)) removeIfPresent(path);
     } finally {
-      if (held) rmSync(breaker, { force: true });
+      if (held) removeIfPresent(breaker);
     }
   }
 }
 
-/** Marks the lock as alive by its modification time, while it is still this owner's. */
-async function refreshLock(path: string, nonce: string): Promise<void> {
+function newNonce(): string {
+  return NONCE_PREFIX + (nonces++).toString(16).padStart(12, "0");
+}
+
+/**
+ * Creates the file at `path` with `content` if it is absent, whole: written to `<path>.<nonce>` first and
+ * linked into place (undefined, EEXIST: taken), then the temporary name removed. Gives the file, open.
+ */
+function createWhole(path: string, nonce: string, content: string): OwnLock | undefined {
+  const unlinked = `${path}.${nonce}`;
+  for (let attempt = 0; ; attempt++) {
+    const descriptor = openSync(unlinked, "wx");
+    let own: OwnLock;
+    try {
+      writeSync(descriptor, content);
+      const status = fstatSync(descriptor, { bigint: true });
+      own = { descriptor, device: status.dev, inode: status.ino };
+      linkSync(unlinked, path);
+    } catch (error) {
+      closeSync(descriptor);
+      removeIfPresent(unlinked);
+      if (hasCode(error, "EEXIST")) return undefined;
+      // Swept while this process was stopped between writing and linking it (judged gone, or long
+      // stopped on another host): written again, once.
+      if (hasCode(error, "ENOENT") && attempt === 0) continue;
+      throw error;
+    }
+    removeIfPresent(unlinked);
+    return own;
+  }
+}
+
+/** Whether the lock path still names `own`'s file, in one `stat` (see `OwnLock`). */
+function isOwn(path: string, own: OwnLock): boolean {
+  const status = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return status !== undefined && status.ino === own.inode && status.dev === own.device;
+}
+
+/**
+ * The lock at `path`, opened to be held (`OwnLock`) after a takeover renamed it into place; null when it is
+ * not this `nonce`'s any more (taken over again meanwhile).
+ */
+function openOwn(path: string, nonce: string): OwnLock | null {
+  let descriptor: number;
   try {
-    if ((await readLock(path))?.nonce !== nonce) return;
-    const now = new Date();
-    await utimes(path, now, now);
+    descriptor = openSync(path, "r");
+  } catch (error) {
+    if (hasCode(error, "ENOENT")) return null;
+    throw error;
+  }
+  try {
+    const status = fstatSync(descriptor, { bigint: true });
+    const bytes = Buffer.alloc(Number(status.size));
+    const read = readSync(descriptor, bytes, 0, bytes.length, 0);
+    const content = JSON.parse(bytes.subarray(0, read).toString("utf8")) as { nonce?: string };
+    if (content.nonce === nonce) return { descriptor, device: status.dev, inode: status.ino };
   } catch {
-    // Refreshed again at the next tick; a lock file gone meanwhile needs no refreshing.
+    // Unreadable: not this nonce's.
+  }
+  closeSync(descriptor);
+  return null;
+}
+
+/** unlink, where a file already gone is no error (`rmSync` with `force` pays two more `lstat`s). */
+function removeIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (!hasCode(error, "ENOENT")) throw error;
   }
 }
 
@@ -468,15 +627,6 @@ function isReleasing(breaker: string): boolean {
     return (JSON.parse(readFileSync(breaker, "utf8")) as { releasing?: boolean }).releasing === true;
   } catch {
     return false;
-  }
-}
-
-/** The nonce in the lock file, read at once; undefined when there is none or it is not readable yet. */
-function readNonceNow(path: string): string | undefined {
-  try {
-    return (JSON.parse(readFileSync(path, "utf8")) as { nonce?: string }).nonce;
-  } catch {
-    return undefined;
   }
 }
 

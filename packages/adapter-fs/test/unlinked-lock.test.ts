@@ -1,0 +1,68 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readdir, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LockFiles } from "../src/lock-file.js";
+import { collectOutput, exited, printed, startChild } from "./child-process.js";
+import { isStopped, until } from "./stopped-writers.js";
+import { temporaryDirectory } from "./temporary-directory.js";
+
+/** A pid that belonged to a process which has exited. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ["-e", ""]).pid as number;
+}
+
+describe("lock files are created whole (issue 18)", () => {
+  it("never takes a lock from a creator stopped between making its lock file and filling it", async () => {
+    const directory = await temporaryDirectory();
+    const lockPath = join(directory, "t.lock");
+    const child = startChild("lock-creator.ts", [lockPath]);
+    const output = collectOutput(child);
+    await printed(output, "stopping");
+    await until(() => isStopped(child.pid as number), "the creator to stop");
+    const locks = new LockFiles({ timeoutMs: 60_000, staleMs: 5_000 });
+    let heldMeanwhile = false;
+    await locks.withLock(
+      lockPath,
+      async () => {
+        child.kill("SIGCONT");
+        // The creator goes on: it either believes it holds the lock too (an empty lock file removed as
+        // abandoned while it lived), or finds the lock taken and asks for it (`.wanted`).
+        await until(
+          () => output.stdout().includes("held") || existsSync(`${lockPath}.wanted`),
+          "the creator to go on",
+        );
+        heldMeanwhile = output.stdout().includes("held");
+      },
+      { writes: "segment" },
+    );
+    expect(heldMeanwhile).toBe(false);
+    await printed(output, "released");
+    expect(await exited(child)).toBe(0);
+    expect(await readdir(directory)).not.toContain("t.lock");
+  });
+
+  it("sweeps the unlinked lock files of owners that are gone, and keeps those of live ones", async () => {
+    const directory = await temporaryDirectory();
+    const owner = (pid: number) => JSON.stringify({ pid, hostname: hostname(), nonce: "x", started: "1" });
+    const unlinked = (letter: string, suffix = "") => `t.lock${suffix}.${letter.repeat(24)}`;
+    const old = new Date(Date.now() - 600_000);
+    // Left by a creator and a breaker that died before linking: their owner is gone.
+    await writeFile(join(directory, unlinked("a")), owner(deadPid()));
+    await writeFile(join(directory, unlinked("b", ".break")), owner(deadPid()));
+    // A live owner's (this process, with no start time to tell a reused pid: kept until very old).
+    await writeFile(
+      join(directory, unlinked("c")),
+      JSON.stringify({ pid: process.pid, hostname: hostname() }),
+    );
+    // Never written: by age alone, far past staleMs, or being written now.
+    await writeFile(join(directory, unlinked("d")), "");
+    await utimes(join(directory, unlinked("d")), old, old);
+    await writeFile(join(directory, unlinked("e")), "");
+    const locks = new LockFiles({ timeoutMs: 5_000, staleMs: 1_000 });
+    await locks.withLock(join(directory, "other.lock"), async () => undefined);
+    expect((await readdir(directory)).sort()).toEqual([unlinked("c"), unlinked("e")]);
+  });
+});
