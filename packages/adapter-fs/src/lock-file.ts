@@ -101,6 +101,13 @@ interface OwnLock {
   readonly descriptor: number;
   readonly device: bigint;
   readonly inode: bigint;
+  /**
+   * The name it was written under before it was linked into place, kept while a lock that is removed under
+   * `.break` is held: its release links it to `.break` (`#takeBreakerNow`) instead of creating a file.
+   */
+  readonly unlinked: string | undefined;
+  /** When its modification time was last set (created or refreshed). */
+  touchedAt: number;
 }
 
 /**
@@ -255,7 +262,7 @@ export class LockFiles {
    * lock is held (`OwnLock`).
    */
   async #tryCreate(path: string, nonce: string, writes: LockWrites): Promise<OwnLock | undefined> {
-    return createWhole(path, nonce, await this.#content(nonce, writes));
+    return createWhole(path, nonce, await this.#content(nonce, writes), writes !== "record");
   }
 
   /** Holds `own` (`#held`), refreshed every quarter of staleMs while held. */
@@ -286,6 +293,7 @@ export class LockFiles {
     for (const own of this.#held) {
       try {
         futimesSync(own.descriptor, now, now);
+        own.touchedAt = now.getTime();
       } catch {
         // Refreshed again at the next tick.
       }
@@ -469,10 +477,29 @@ export class LockFiles {
   }
 
   /**
-   * Creates the `.break` file at once, whole (`createWhole`: a releaser stopped on its way is never seen
-   * with an empty `.break`), with this process's pid, host and start time; false if it exists.
+   * Creates the `.break` file at once, whole; false if it exists. Usually by linking the lock's own file
+   * there (`OwnLock.unlinked`): its content names this process, and it says "segment" or "state" where a
+   * breaker's says "record", which tells a releaser's `.break` (`isReleasing`); no file is created. Its
+   * modification time is the lock's last refresh, set again here when older than a quarter of
+   * STALE_BREAKER_MS so that no one takes the `.break` for stale. Else a file of its own
+   * (`createWhole`) with this process's pid, host and start time.
    */
-  #takeBreakerNow(breaker: string): boolean {
+  #takeBreakerNow(breaker: string, own: OwnLock): boolean {
+    if (own.unlinked) {
+      try {
+        if (Date.now() - own.touchedAt > STALE_BREAKER_MS / 4) {
+          const now = new Date();
+          futimesSync(own.descriptor, now, now);
+          own.touchedAt = now.getTime();
+        }
+        linkSync(own.unlinked, breaker);
+        return true;
+      } catch (error) {
+        if (hasCode(error, "EEXIST")) return false;
+        // Its unlinked name was swept (its owner judged gone while stopped): a file of its own, then.
+        if (!hasCode(error, "ENOENT")) throw error;
+      }
+    }
     const started = this.#startedNow;
     this.#breakerContent ??= JSON.stringify({
       pid: process.pid,
@@ -482,9 +509,9 @@ export class LockFiles {
       releasing: true,
       ...(started === undefined ? {} : { started }),
     });
-    const own = createWhole(breaker, newNonce(), this.#breakerContent);
-    if (own) closeSync(own.descriptor);
-    return own !== undefined;
+    const created = createWhole(breaker, newNonce(), this.#breakerContent);
+    if (created) closeSync(created.descriptor);
+    return created !== undefined;
   }
 
   async #release(
@@ -501,6 +528,14 @@ export class LockFiles {
   }
 
   async #releaseLock(path: string, own: OwnLock, writes: LockWrites): Promise<void> {
+    try {
+      await this.#removeLock(path, own, writes);
+    } finally {
+      if (own.unlinked) removeIfPresent(own.unlinked);
+    }
+  }
+
+  async #removeLock(path: string, own: OwnLock, writes: LockWrites): Promise<void> {
     // A lock taken over belongs to its new owner now. Checked (`isOwn`) and removed at once, like its
     // creation.
     if (writes === "record") {
@@ -514,7 +549,7 @@ export class LockFiles {
     let held = false;
     for (;;) {
       // Usually free: taken at once, without the thread-pool round trips of a contender's way.
-      held = this.#takeBreakerNow(breaker);
+      held = this.#takeBreakerNow(breaker, own);
       // Held by another releaser of this lock path (stopped in its release, say): no breaker can act while
       // it stays, and that releaser let go of its own lock before this one was created (it removes nothing
       // else but its `.break`), so this lock is removed without it.
@@ -541,9 +576,10 @@ function newNonce(): string {
 
 /**
  * Creates the file at `path` with `content` if it is absent, whole: written to `<path>.<nonce>` first and
- * linked into place (undefined, EEXIST: taken), then the temporary name removed. Gives the file, open.
+ * linked into place (undefined, EEXIST: taken), then the temporary name removed, unless `keep` (the caller
+ * removes it: `OwnLock.unlinked`). Gives the file, open.
  */
-function createWhole(path: string, nonce: string, content: string): OwnLock | undefined {
+function createWhole(path: string, nonce: string, content: string, keep = false): OwnLock | undefined {
   const unlinked = `${path}.${nonce}`;
   for (let attempt = 0; ; attempt++) {
     const descriptor = openSync(unlinked, "wx");
@@ -551,7 +587,13 @@ function createWhole(path: string, nonce: string, content: string): OwnLock | un
     try {
       writeSync(descriptor, content);
       const status = fstatSync(descriptor, { bigint: true });
-      own = { descriptor, device: status.dev, inode: status.ino };
+      own = {
+        descriptor,
+        device: status.dev,
+        inode: status.ino,
+        unlinked: keep ? unlinked : undefined,
+        touchedAt: Date.now(),
+      };
       linkSync(unlinked, path);
     } catch (error) {
       closeSync(descriptor);
@@ -562,7 +604,7 @@ function createWhole(path: string, nonce: string, content: string): OwnLock | un
       if (hasCode(error, "ENOENT") && attempt === 0) continue;
       throw error;
     }
-    removeIfPresent(unlinked);
+    if (!keep) removeIfPresent(unlinked);
     return own;
   }
 }
@@ -590,7 +632,15 @@ function openOwn(path: string, nonce: string): OwnLock | null {
     const bytes = Buffer.alloc(Number(status.size));
     const read = readSync(descriptor, bytes, 0, bytes.length, 0);
     const content = JSON.parse(bytes.subarray(0, read).toString("utf8")) as { nonce?: string };
-    if (content.nonce === nonce) return { descriptor, device: status.dev, inode: status.ino };
+    if (content.nonce === nonce) {
+      return {
+        descriptor,
+        device: status.dev,
+        inode: status.ino,
+        unlinked: undefined,
+        touchedAt: Number(status.mtimeMs),
+      };
+    }
   } catch {
     // Unreadable: not this nonce's.
   }
@@ -621,10 +671,14 @@ async function processStart(pid: number): Promise<string | undefined> {
   }
 }
 
-/** Whether a `.break` file is held by a process releasing its own lock (`#takeBreakerNow`), read at once. */
+/**
+ * Whether a `.break` file is held by a process releasing its own lock (`#takeBreakerNow`), read at once: its
+ * own lock file linked there (it says "segment" or "state"), or one that says `releasing`.
+ */
 function isReleasing(breaker: string): boolean {
   try {
-    return (JSON.parse(readFileSync(breaker, "utf8")) as { releasing?: boolean }).releasing === true;
+    const content = JSON.parse(readFileSync(breaker, "utf8")) as { releasing?: boolean; writes?: string };
+    return content.releasing === true || content.writes === "segment" || content.writes === "state";
   } catch {
     return false;
   }
