@@ -41,9 +41,9 @@ export class IdBuckets {
     const found: number[] = [];
     // Committed but not linked yet (a writer stopped in between): few, and read directly.
     if (watermark < before) {
-      const entries = await reader.entries(watermark, before);
-      for (let index = entries.length - 1; index >= 0; index--) {
-        if (entries[index]?.idHash === hash) found.push(watermark + index);
+      const hashes = await reader.idHashes(watermark, before);
+      for (let index = hashes.length - 1; index >= 0; index--) {
+        if (hashes[index] === hash) found.push(watermark + index);
       }
     }
     if (!handle || watermark === 0) return found;
@@ -71,10 +71,10 @@ export class IdBuckets {
     const current = handle ? await readSlots(handle, [...new Set(slots)]) : new Map<number, number>();
     const watermark = handle ? readWatermarkNow(handle) : 0;
     if (watermark < from) {
-      const lagging = await reader.entries(watermark, from);
-      for (const [index, entry] of lagging.entries()) {
+      const lagging = await reader.idHashes(watermark, from);
+      for (const [index, idHash] of lagging.entries()) {
         const offset = watermark + index;
-        const slot = entry && slotOf(entry.idHash, generationOf(offset));
+        const slot = idHash === undefined ? undefined : slotOf(idHash, generationOf(offset));
         if (slot !== undefined && current.has(slot)) current.set(slot, offset + 1);
       }
     }
