@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,9 +15,10 @@ import { rawRecord, workloadMessages } from "./workload.js";
  * - `append` (default): a raw appendFile + fsync and one append of each variant, in turns, REPEATS times
  *   (default 3) of RUNS runs; prints each repeat's medians, each variant's ratio to the raw row and to the
  *   first variant, and their spreads.
- * - `cpu`: the CPU time (user + system, all threads) per append of each variant, in blocks of 50 appends
- *   taking turns, REPEATS times of RUNS appends each: on a loaded machine CPU time varies far less than
- *   wall time.
+ * - `cpu`: the CPU time per append of each variant, in blocks of 50 appends taking turns, REPEATS times
+ *   of RUNS appends each: the process's (user + system, all threads: the median of the blocks) and the
+ *   event loop's (the main thread's, from /proc: summed over the blocks, its clock ticks being coarse). On a
+ *   loaded machine CPU time varies far less than wall time.
  * - `concurrency`: each variant's time per append with one writer and with 50 threads at once (the bench's
  *   `aggregateTimes`), the variants taking turns, REPEATS times of ROUNDS rounds; prints the time ratios.
  */
@@ -93,6 +95,7 @@ async function cpuTurns(all: Variant[], repeats: number, runs: number) {
     );
     for (const append of appends) for (let warm = 0; warm < 100; warm++) await append();
     const times = appends.map(() => [] as number[]);
+    const mainThread = appends.map(() => 0);
     const block = 50;
     for (let round = 0; round < runs / block; round++) {
       const order = appends.map((_, index) => index);
@@ -100,21 +103,26 @@ async function cpuTurns(all: Variant[], repeats: number, runs: number) {
       for (const index of order) {
         const append = appends[index] as () => Promise<unknown>;
         const cpu = process.cpuUsage();
+        const ticks = mainThreadTicks();
         for (let run = 0; run < block; run++) await append();
         const used = process.cpuUsage(cpu);
+        mainThread[index] = (mainThread[index] as number) + mainThreadTicks() - ticks;
         (times[index] as number[]).push((used.user + used.system) / block);
       }
     }
     const medians = times.map(median);
     const first = medians[0] as number;
+    // Clock ticks of 10 ms (the usual USER_HZ of 100) over runs appends, in µs per append.
+    const loop = mainThread.map((ticks) => (ticks * 10_000) / runs);
+    const firstLoop = loop[0] as number;
     console.log(
-      `repeat ${repeat + 1}: ${medians.map((time, index) => `${all[index]?.name} ${time.toFixed(1)} µs CPU (${(time / first).toFixed(3)}×)`).join("; ")}`,
+      `repeat ${repeat + 1}: ${medians.map((time, index) => `${all[index]?.name} ${time.toFixed(1)} µs CPU (${(time / first).toFixed(3)}×), event loop ${(loop[index] as number).toFixed(0)} µs (${((loop[index] as number) / firstLoop).toFixed(3)}×)`).join("; ")}`,
     );
-    for (const [index, time] of medians.entries()) (steps[index] as number[]).push(time / first);
+    for (const [index, time] of loop.entries()) (steps[index] as number[]).push(time / firstLoop);
     await Promise.all(stores.map((store) => store.close()));
   }
   for (const [index, variant] of all.entries())
-    console.log(`${variant.name}: CPU /${all[0]?.name} ${spread(steps[index] as number[], 3)}`);
+    console.log(`${variant.name}: event-loop CPU /${all[0]?.name} ${spread(steps[index] as number[], 3)}`);
 }
 
 async function concurrencyTurns(all: Variant[], repeats: number, rounds: number) {
@@ -137,6 +145,13 @@ async function concurrencyTurns(all: Variant[], repeats: number, rounds: number)
   }
   for (const [index, variant] of all.entries())
     console.log(`${variant.name}: time ratio ${spread(ratios[index] as number[])}`);
+}
+
+/** The main thread's CPU time so far (user + system), in clock ticks (/proc/self/task/<pid>/stat). */
+function mainThreadTicks(): number {
+  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
 }
 
 /** The median and the range of `values`. */
