@@ -2,16 +2,14 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   fstatSync,
-  futimesSync,
   linkSync,
   openSync,
-  readdirSync,
   readFileSync,
-  readSync,
   renameSync,
   rmSync,
   statSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -93,19 +91,18 @@ const NONCE_PREFIX = randomBytes(6).toString("hex");
 let nonces = 0;
 
 /**
- * A lock file this process created or took over, held open while it holds the lock: no other file can be
- * given its inode number while it is open, so whether the lock path still names it is one `stat` compared
- * with it (`isOwn`), where the lock's content was read back and parsed before.
+ * A lock file this process created or took over, while it holds the lock. The file keeps a second name,
+ * `<lock>.<nonce>` (the one it was written under, `unlinked`), until the lock is let go: the file then
+ * lives, and no other file can be given its inode number, as long as that name names it. So whether the
+ * lock path still names this file is two `stat`s compared with it (`isOwn`), where the lock's content was
+ * read back and parsed before; no file stays open (a server writing thousands of threads at once holds
+ * that many locks). The release links that name to `.break` (`#takeBreakerNow`), and the refresh sets its
+ * modification time through it.
  */
 interface OwnLock {
-  readonly descriptor: number;
   readonly device: bigint;
   readonly inode: bigint;
-  /**
-   * The name it was written under before it was linked into place, kept while a lock that is removed under
-   * `.break` is held: its release links it to `.break` (`#takeBreakerNow`) instead of creating a file.
-   */
-  readonly unlinked: string | undefined;
+  readonly unlinked: string;
   /** When its modification time was last set (created or refreshed). */
   touchedAt: number;
 }
@@ -191,11 +188,7 @@ export class LockFiles {
           return await task({ writes, tookOver, held: () => isOwn(path, own), staging });
         } finally {
           this.#letGo(own);
-          try {
-            await this.#release(path, own, writes, staging);
-          } finally {
-            closeSync(own.descriptor);
-          }
+          await this.#release(path, own, writes, staging);
         }
       },
       wait,
@@ -222,7 +215,7 @@ export class LockFiles {
         const verdict = holder && (await this.#verdict(holder));
         const broken =
           holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce, writes) : "busy";
-        // Taken over by a rename: held open like a lock this process created (a lock that is no longer
+        // Taken over by a rename: given a second name like a lock this process created (a lock that is no longer
         // this nonce's was taken over again meanwhile, and is contended for again).
         const own = typeof broken === "object" ? openOwn(path, nonce) : undefined;
         if (typeof broken === "object" && own) taken = { ...broken, own };
@@ -258,11 +251,11 @@ export class LockFiles {
    * the file and writing it used to leave an empty lock that contenders removed as abandoned after
    * UNWRITTEN_LOCK_MS while the owner lived; now such an owner holds nothing (its unlinked file is swept
    * once it is gone, `#sweepUnlinked`). A lock file is a few bytes in a directory the page cache holds, so
-   * this is done at once, without thread-pool round trips on every commit. The file stays open while the
-   * lock is held (`OwnLock`).
+   * this is done at once, without thread-pool round trips on every commit. The name it was written under
+   * stays while the lock is held (`OwnLock`).
    */
   async #tryCreate(path: string, nonce: string, writes: LockWrites): Promise<OwnLock | undefined> {
-    return createWhole(path, nonce, await this.#content(nonce, writes), writes !== "record");
+    return createWhole(path, nonce, await this.#content(nonce, writes));
   }
 
   /** Holds `own` (`#held`), refreshed every quarter of staleMs while held. */
@@ -284,15 +277,15 @@ export class LockFiles {
   }
 
   /**
-   * Marks every held lock alive by its modification time, through its open file: one timer for all of
-   * them rather than one per lock. A lock taken over meanwhile is no longer at its path, so touching it
-   * touches nothing any other process reads.
+   * Marks every held lock alive by its modification time, through the name it was written under (the
+   * same file): one timer for all of them rather than one per lock. A lock taken over meanwhile is no
+   * longer at the lock path, so touching it touches nothing any other process judges.
    */
   #refreshAll(): void {
     const now = new Date();
     for (const own of this.#held) {
       try {
-        futimesSync(own.descriptor, now, now);
+        utimesSync(own.unlinked, now, now);
         own.touchedAt = now.getTime();
       } catch {
         // Refreshed again at the next tick.
@@ -468,7 +461,7 @@ export class LockFiles {
   async #takeBreaker(breaker: string): Promise<boolean> {
     const own = await this.#tryCreate(breaker, newNonce(), "record");
     if (own) {
-      closeSync(own.descriptor);
+      removeIfPresent(own.unlinked);
       return true;
     }
     const holder = await readLock(breaker);
@@ -485,20 +478,18 @@ export class LockFiles {
    * (`createWhole`) with this process's pid, host and start time.
    */
   #takeBreakerNow(breaker: string, own: OwnLock): boolean {
-    if (own.unlinked) {
-      try {
-        if (Date.now() - own.touchedAt > STALE_BREAKER_MS / 4) {
-          const now = new Date();
-          futimesSync(own.descriptor, now, now);
-          own.touchedAt = now.getTime();
-        }
-        linkSync(own.unlinked, breaker);
-        return true;
-      } catch (error) {
-        if (hasCode(error, "EEXIST")) return false;
-        // Its unlinked name was swept (its owner judged gone while stopped): a file of its own, then.
-        if (!hasCode(error, "ENOENT")) throw error;
+    try {
+      if (Date.now() - own.touchedAt > STALE_BREAKER_MS / 4) {
+        const now = new Date();
+        utimesSync(own.unlinked, now, now);
+        own.touchedAt = now.getTime();
       }
+      linkSync(own.unlinked, breaker);
+      return true;
+    } catch (error) {
+      if (hasCode(error, "EEXIST")) return false;
+      // Its unlinked name was swept (its owner judged gone while stopped): a file of its own, then.
+      if (!hasCode(error, "ENOENT")) throw error;
     }
     const started = this.#startedNow;
     this.#breakerContent ??= JSON.stringify({
@@ -510,7 +501,7 @@ export class LockFiles {
       ...(started === undefined ? {} : { started }),
     });
     const created = createWhole(breaker, newNonce(), this.#breakerContent);
-    if (created) closeSync(created.descriptor);
+    if (created) removeIfPresent(created.unlinked);
     return created !== undefined;
   }
 
@@ -531,7 +522,7 @@ export class LockFiles {
     try {
       await this.#removeLock(path, own, writes);
     } finally {
-      if (own.unlinked) removeIfPresent(own.unlinked);
+      removeIfPresent(own.unlinked);
     }
   }
 
@@ -576,10 +567,10 @@ function newNonce(): string {
 
 /**
  * Creates the file at `path` with `content` if it is absent, whole: written to `<path>.<nonce>` first and
- * linked into place (undefined, EEXIST: taken), then the temporary name removed, unless `keep` (the caller
- * removes it: `OwnLock.unlinked`). Gives the file, open.
+ * linked into place (undefined, EEXIST: taken). The first name stays (`OwnLock.unlinked`): the caller
+ * removes it.
  */
-function createWhole(path: string, nonce: string, content: string, keep = false): OwnLock | undefined {
+function createWhole(path: string, nonce: string, content: string): OwnLock | undefined {
   const unlinked = `${path}.${nonce}`;
   for (let attempt = 0; ; attempt++) {
     const descriptor = openSync(unlinked, "wx");
@@ -587,16 +578,17 @@ function createWhole(path: string, nonce: string, content: string, keep = false)
     try {
       writeSync(descriptor, content);
       const status = fstatSync(descriptor, { bigint: true });
-      own = {
-        descriptor,
-        device: status.dev,
-        inode: status.ino,
-        unlinked: keep ? unlinked : undefined,
-        touchedAt: Date.now(),
-      };
-      linkSync(unlinked, path);
+      own = { device: status.dev, inode: status.ino, unlinked, touchedAt: Date.now() };
     } catch (error) {
       closeSync(descriptor);
+      removeIfPresent(unlinked);
+      throw error;
+    }
+    closeSync(descriptor);
+    try {
+      linkSync(unlinked, path);
+      return own;
+    } catch (error) {
       removeIfPresent(unlinked);
       if (hasCode(error, "EEXIST")) return undefined;
       // Swept while this process was stopped between writing and linking it (judged gone, or long
@@ -604,47 +596,44 @@ function createWhole(path: string, nonce: string, content: string, keep = false)
       if (hasCode(error, "ENOENT") && attempt === 0) continue;
       throw error;
     }
-    if (!keep) removeIfPresent(unlinked);
-    return own;
   }
 }
 
-/** Whether the lock path still names `own`'s file, in one `stat` (see `OwnLock`). */
+/**
+ * Whether the lock path still names `own`'s file: it names a file with its inode number, and the name
+ * `own` was written under still names that file too, so it is alive and its number is no other file's
+ * (see `OwnLock`). No one else ever makes a file under that name (its nonce is this holding's).
+ */
 function isOwn(path: string, own: OwnLock): boolean {
   const status = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return status !== undefined && status.ino === own.inode && status.dev === own.device;
+  if (status === undefined || status.ino !== own.inode || status.dev !== own.device) return false;
+  const kept = statSync(own.unlinked, { bigint: true, throwIfNoEntry: false });
+  return kept !== undefined && kept.ino === own.inode && kept.dev === own.device;
 }
 
 /**
- * The lock at `path`, opened to be held (`OwnLock`) after a takeover renamed it into place; null when it is
- * not this `nonce`'s any more (taken over again meanwhile).
+ * The lock at `path` after a takeover renamed it into place, given a second name (`OwnLock.unlinked`) to be
+ * held by; null when it is not this `nonce`'s any more (taken over again meanwhile).
  */
 function openOwn(path: string, nonce: string): OwnLock | null {
-  let descriptor: number;
+  const unlinked = `${path}.${nonce}`;
   try {
-    descriptor = openSync(path, "r");
+    linkSync(path, unlinked);
   } catch (error) {
     if (hasCode(error, "ENOENT")) return null;
     throw error;
   }
+  // Read through the new name: the file it names now stays put, whatever happens at the lock path.
   try {
-    const status = fstatSync(descriptor, { bigint: true });
-    const bytes = Buffer.alloc(Number(status.size));
-    const read = readSync(descriptor, bytes, 0, bytes.length, 0);
-    const content = JSON.parse(bytes.subarray(0, read).toString("utf8")) as { nonce?: string };
+    const content = JSON.parse(readFileSync(unlinked, "utf8")) as { nonce?: string };
     if (content.nonce === nonce) {
-      return {
-        descriptor,
-        device: status.dev,
-        inode: status.ino,
-        unlinked: undefined,
-        touchedAt: Number(status.mtimeMs),
-      };
+      const status = statSync(unlinked, { bigint: true });
+      return { device: status.dev, inode: status.ino, unlinked, touchedAt: Number(status.mtimeMs) };
     }
   } catch {
     // Unreadable: not this nonce's.
   }
-  closeSync(descriptor);
+  removeIfPresent(unlinked);
   return null;
 }
 
