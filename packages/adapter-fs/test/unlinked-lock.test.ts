@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readdir, utimes, writeFile } from "node:fs/promises";
+import { readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -42,6 +42,23 @@ describe("lock files are created whole (issue 18)", () => {
     await printed(output, "released");
     expect(await exited(child)).toBe(0);
     expect(await readdir(directory)).not.toContain("t.lock");
+  });
+
+  it("lets a creator whose unlinked file was removed while it was stopped write it again", async () => {
+    const directory = await temporaryDirectory();
+    const lockPath = join(directory, "t.lock");
+    const child = startChild("lock-creator.ts", [lockPath]);
+    const output = collectOutput(child);
+    await printed(output, "stopping");
+    await until(() => isStopped(child.pid as number), "the creator to stop");
+    // As a sweep that judged it gone (another host, long stopped) would.
+    const unlinked = (await readdir(directory)).filter((name) => name.startsWith("t.lock."));
+    expect(unlinked).toHaveLength(1);
+    await rm(join(directory, unlinked[0] as string));
+    child.kill("SIGCONT");
+    await printed(output, "released");
+    expect(await exited(child)).toBe(0);
+    expect(await readdir(directory)).toEqual([]);
   });
 
   it("sweeps the unlinked lock files of owners that are gone, and keeps those of live ones", async () => {
