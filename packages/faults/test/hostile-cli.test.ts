@@ -117,6 +117,10 @@ describe("hostile files through skein import", () => {
       let longest = 0;
       let withControlCharacters = 0;
       const importedIds: string[] = [];
+      // Threads the imports said they made, from every form (one object, JSON Lines, an array), counting those
+      // a failed import of several made before its failure; and failures whose standard error was cut short.
+      let importedCount = 0;
+      let cutShort = 0;
       for (const { lines, hangs: hung } of batches) {
         const end = JSON.parse(lines.at(-1) as string) as {
           done: number;
@@ -139,7 +143,11 @@ describe("hostile files through skein import", () => {
             if (single) importedIds.push(single[1] as string);
             expect(result.stderr, where).toBe("");
             expect(result.stdout, where).toMatch(/^imported \d+ threads? into /);
+            importedCount += Number(/^imported (\d+) /.exec(result.stdout)?.[1]);
           } else {
+            const before = /\((\d+) of \d+ imported before it\)\n$/.exec(result.stderr);
+            if (before) importedCount += Number(before[1]);
+            if (result.stderrLength > result.stderr.length) cutShort++;
             expect(result.stderrLines, where).toBe(1);
             expect(result.stackFrame, where).toBe(false);
             expect(result.stderr, where).toMatch(TYPED_ERROR);
@@ -164,10 +172,15 @@ describe("hostile files through skein import", () => {
       await store.close();
       for (const id of importedIds)
         expect(listed.has(id), `imported ${JSON.stringify(id)} is listed`).toBe(true);
+      // Every thread any import made is listed and loads, and nothing else is there (unless an error line was
+      // too long to say how many its import made before it failed).
+      if (cutShort === 0) expect(listed.size, `seed ${seed}`).toBe(importedCount);
+      else expect(listed.size, `seed ${seed}`).toBeGreaterThanOrEqual(importedCount);
       expect(codes[0]).toBeGreaterThan(0);
       expect(codes[5]).toBeGreaterThan(CLI_FILES / 4);
       console.info(
-        `seed ${seed}; exit codes ${JSON.stringify(codes)}; slowest import ${slowest} ms; ${listed.size} threads imported and read back; ` +
+        `seed ${seed}; exit codes ${JSON.stringify(codes)}; slowest import ${slowest} ms; ${listed.size} threads imported and read back ` +
+          `(${importedCount} said imported, ${cutShort} error lines cut short); ` +
           `longest error line ${longest} characters; ${withControlCharacters} error lines with raw control characters`,
       );
     },

@@ -17,7 +17,7 @@ const COMMAND_TIMEOUT_MS = 800;
 interface WriterReport {
   acks: Array<{ id: string; at: number }>;
   replayed: string[];
-  errors: Array<{ name: string; retryable: boolean; tookMs: number; at: number }>;
+  errors: Array<{ name: string; retryable: boolean; tookMs: number; at: number; prefixed: boolean }>;
 }
 
 function report(writer: RunningChild): WriterReport {
@@ -27,8 +27,14 @@ function report(writer: RunningChild): WriterReport {
     if (kind === "ack") result.acks.push({ id: fields[0] as string, at: Number(fields[1]) });
     if (kind === "replayed") result.replayed.push(fields[0] as string);
     if (kind === "error") {
-      const [name, retryable, tookMs, at] = fields as [string, string, string, string];
-      result.errors.push({ name, retryable: retryable === "true", tookMs: Number(tookMs), at: Number(at) });
+      const [name, retryable, tookMs, at, prefixed] = fields as [string, string, string, string, string];
+      result.errors.push({
+        name,
+        retryable: retryable === "true",
+        tookMs: Number(tookMs),
+        at: Number(at),
+        prefixed: prefixed === "true",
+      });
     }
   }
   return result;
@@ -83,7 +89,8 @@ async function writeThrough(
     // The outage was felt, as typed, retryable errors (a call that waited for the server would have succeeded).
     expect(writerReport.errors.length).toBeGreaterThan(0);
     for (const error of writerReport.errors) {
-      expect(error).toMatchObject({ name: "StoreUnavailableError", retryable: true });
+      // Every writer's failure, not only this process's reads, names the package it came from.
+      expect(error).toMatchObject({ name: "StoreUnavailableError", retryable: true, prefixed: true });
     }
     const firstAfter = writerReport.acks.find((ack) => ack.at >= back);
     expect(firstAfter, "the writer landed appends after Redis came back").toBeDefined();

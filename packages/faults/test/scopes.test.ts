@@ -97,6 +97,7 @@ describe.each(backends)("%s: tenant scopes", (_name, open) => {
     expect((await root.list()).items).toEqual([]);
     expect(await b.delete("shared-id")).toBe(false);
     expect(await root.delete("shared-id")).toBe(false);
+    expect(await a.scope("nested").delete("shared-id")).toBe(false);
     expect(await snapshot(secret)).toEqual(before);
     await shared.cleanup();
   });

@@ -14,13 +14,14 @@ import {
   ThreadNotFoundError,
   type ThreadSnapshot,
   type ThreadState,
+  type ThreadStore,
   type ThreadUpdate,
   type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
 import { LeaseLostError } from "./errors.js";
 import { leaseGuarded } from "./lease-guarded-thread.js";
-import { isConcurrencyError } from "./optimistic-update.js";
+import { isConcurrencyError, updateOptimistically } from "./optimistic-update.js";
 import type { HeldLease } from "./thread-lease.js";
 
 /** Conflicts with writers that do not hold the lease (pause, attach, …) are rare; past this many, give up. */
@@ -42,6 +43,11 @@ const MAX_ATTEMPTS = 100;
  * run with `LeaseLostError` and nothing written. A thread that is gone when it is read again (deleted since
  * the run's last write, or part-deleted by its own refused workflow delete) ends the run the same way.
  *
+ * The store checks the thread's revision, not the lease: what refuses a stale run once another instance has
+ * taken its lease over, before that instance writes anything of its own turn, is the commit that instance
+ * makes first (`fenceOffFormerHolder`). A stale write that lands before that commit comes ahead of the new
+ * turn, which reads it.
+ *
  * Operations run one at a time, so the revision the fence reads after a write is that write's own, never
  * one a concurrent read brought in.
  *
@@ -52,7 +58,8 @@ const MAX_ATTEMPTS = 100;
  *
  * `checkpoint`, `fork` and `delete` are fenced the same way. A fork writes nothing to this thread: its
  * fence refuses a fork of a thread another writer has moved. A delete at the fence needs a type that checks
- * the revision as it deletes (local threads of memory, redis and postgres stores, workflows); others refuse it.
+ * the revision as it deletes (local threads of memory, fs, redis and postgres stores, workflows); others
+ * (`openai.responses`, `a2a`) refuse it with `UnsupportedOperationError`.
  *
  * What the fence cannot cover: threads without revisions (remote conversations). Their writes are refused
  * when the lease has run out by this process's clock, just before they are sent; a process frozen after that
@@ -168,8 +175,9 @@ export class FencedThread implements Thread {
   }
 
   /**
-   * Deleted only at the fence, checked by the store as it deletes; a thread whose type cannot check a
-   * revision on delete (fs stores for now, remote threads with revisions) refuses it and is not deleted.
+   * Deleted only at the fence, checked by the store as it deletes (memory, fs, redis and postgres stores);
+   * a thread whose type cannot check a revision on delete (remote threads with revisions: `openai.responses`,
+   * `a2a`) refuses it with `UnsupportedOperationError` and is not deleted.
    */
   delete(options: UpdateOptions = {}): Promise<void> {
     return this.#fenced(options.ifRevision, (ifRevision) =>
@@ -303,6 +311,47 @@ export class FencedThread implements Thread {
     const result = this.#turns.tail.then(operation);
     this.#turns.tail = result.catch(() => {});
     return result;
+  }
+}
+
+/**
+ * Called by an instance that has just taken over a thread's lease from another instance, before its turn
+ * reads anything: moves the revision of the thread, and of a workflow's sub-threads of the store's own type,
+ * on by one, each in a commit fenced at the revision just read that writes the metadata back as it is. The
+ * former holder's fences are at most those revisions, so from then on every write it still has on its way
+ * (frozen past its lease) is refused by the store; one that landed first is read by the new turn. Only the
+ * revisions and `updatedAt` change. Threads of other types (remote ones) are left as they are: their runs are
+ * fenced by their own revisions, or, without revisions, not at all (see the class comment above).
+ */
+export async function fenceOffFormerHolder(store: ThreadStore, threadId: string): Promise<void> {
+  let thread: Thread;
+  try {
+    thread = await store.get(threadId);
+  } catch (error) {
+    // Deleted: nothing of the former holder can land on it.
+    if (ThreadNotFoundError.isInstance(error)) return;
+    throw error;
+  }
+  const workflow = thread as Partial<{ thread(key: string): Thread; keys(): string[] }>;
+  const targets: Thread[] = [];
+  if (thread.type === "workflow" && typeof workflow.keys === "function" && workflow.thread) {
+    for (const key of workflow.keys()) {
+      try {
+        targets.push(workflow.thread(key));
+      } catch {
+        // A sub-thread whose adapter is not installed here: remote, so not one this commit could move.
+      }
+    }
+    targets.push(thread);
+  } else targets.push(thread);
+  for (const target of targets) {
+    if (!target.capabilities.revisions) continue;
+    if (target.type !== store.nativeType && target.type !== "workflow") continue;
+    try {
+      await updateOptimistically(target, (current) => ({ metadata: { ...current.metadata } }));
+    } catch (error) {
+      if (!ThreadNotFoundError.isInstance(error)) throw error;
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { SkeinError, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
+import { fenceOffFormerHolder } from "./fenced-thread.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "./lease-thread.js";
 import { isConcurrencyError } from "./optimistic-update.js";
 
@@ -29,6 +30,12 @@ export class ThreadLeases {
    * most FREED_LIMIT of them: taking such a lease again needs no read first (see `tryAcquire`).
    */
   readonly #freed = new Map<string, number>();
+  /**
+   * Threads whose lease this instance took over but could not fence off (`fenceOffFormerHolder` failed): the
+   * lease was left in this instance's name, unrenewed, so taking it again here (at once, as its own) must
+   * move the revision on first, as another instance's takeover would. At most FREED_LIMIT, oldest dropped.
+   */
+  readonly #owed = new Set<string>();
 
   constructor(
     readonly store: ThreadStore,
@@ -48,10 +55,27 @@ export class ThreadLeases {
       if (held) return held;
     }
     const current = await this.read(threadId);
-    if (current?.holder != null && current.holder !== this.holder && !this.#expired(threadId, current)) {
-      return undefined;
+    const heldElsewhere = current?.holder != null && current.holder !== this.holder;
+    if (heldElsewhere && !this.#expired(threadId, current)) return undefined;
+    const held = await this.#take(threadId, current?.revision ?? 0);
+    // Taken over: a run of the former holder, frozen past its lease, may still have a write on its way.
+    // Its fence is refused from now on, before this instance's turn reads the thread.
+    if (held && (heldElsewhere || this.#owed.has(threadId))) {
+      try {
+        await fenceOffFormerHolder(this.store, threadId);
+        this.#owed.delete(threadId);
+      } catch (error) {
+        // The turn cannot start unfenced. Freed, the lease could be taken by anyone without a takeover; so it
+        // stays in this instance's name, unrenewed: another instance takes it over (and fences) after leaseMs,
+        // and this one fences before it takes it again. The caller sees the error.
+        this.#owed.delete(threadId);
+        if (this.#owed.size >= FREED_LIMIT) this.#owed.delete(this.#owed.values().next().value as string);
+        this.#owed.add(threadId);
+        held.markLost();
+        throw error;
+      }
     }
-    return this.#take(threadId, current?.revision ?? 0);
+    return held;
   }
 
   /** Notes that this instance wrote the thread's lease free at `revision`. */

@@ -1,20 +1,46 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fsStore } from "@skein/adapter-fs";
 import { type Checkpoint, messageText, openStore, type Thread, type ThreadStore } from "@skein/thread-core";
 import type { LogDriver } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LeaseLostError } from "../src/errors.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
+import { ThreadLeases } from "../src/thread-lease.js";
 import { createThreadService, type ThreadService } from "../src/thread-service.js";
 import { heldRunner } from "./fake-runners.js";
 
 let store: ThreadStore;
 const services: ThreadService[] = [];
+/** Directories of this file's fs stores, removed after each test. */
+const directories: string[] = [];
 
 beforeEach(async () => {
   store = await openStore("memory:");
 });
 afterEach(async () => {
   for (const service of services.splice(0)) await service.close({ abort: true });
+  await store.close();
+  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
 });
+
+/**
+ * The stores a run's checkpoint, fork and delete are fenced on: memory, and fs, whose delete checks the
+ * revision as it deletes too (`fencedDelete`).
+ */
+const historyStores: Array<[string, () => Promise<ThreadStore>]> = [
+  ["memory", () => openStore("memory:")],
+  [
+    "fs",
+    async () => {
+      const directory = await mkdtemp(join(tmpdir(), "skein-fenced-history-"));
+      directories.push(directory);
+      return fsStore({ directory });
+    },
+  ],
+];
 
 /** Another instance's lease, written over the run's own at `ifRevision`: the takeover a frozen run misses. */
 async function takeLease(threadId: string, ifRevision: number): Promise<void> {
@@ -38,7 +64,12 @@ const OPERATIONS: Record<string, (thread: Thread) => Promise<unknown>> = {
   delete: (thread) => thread.delete(),
 };
 
-describe("a leased run's checkpoint, fork and delete", () => {
+describe.each(historyStores)("a leased run's checkpoint, fork and delete (%s store)", (_name, open) => {
+  beforeEach(async () => {
+    await store.close();
+    store = await open();
+  });
+
   // The run passed its lease check (its clock says the lease is valid) when another instance takes the lease
   // and writes: each operation, as the run's first write after that, must be refused by the store's own check.
   for (const [name, operation] of Object.entries(OPERATIONS)) {
@@ -189,6 +220,36 @@ describe("a leased run's checkpoint, fork, delete and rollback of a workflow", (
       expect((await store.list()).items.map((item) => item.id)).not.toContain("late-fork");
     });
   }
+
+  it("refuse a run's update of the workflow, and its write to a sub-thread the new holder never wrote, once another instance took the lease over", async () => {
+    // The new holder's messages go to main, which moves neither the workflow's own revision nor planner's:
+    // what refuses these is the commit the taking instance makes on each of them before its turn.
+    const { threadId, thread, usurp, ended } = await workflowRun();
+    // The workflow as a runner reaches it through the run's wrappers: its sub-threads come fenced.
+    let reached = thread as Thread & Partial<Workflow> & { inner?: Thread };
+    while (typeof reached.thread !== "function" && reached.inner) reached = reached.inner;
+    const planner = (reached as Workflow).thread("planner");
+    const taker = new ThreadLeases(store, "taker", 150);
+    let held = await taker.tryAcquire(threadId);
+    for (let waited = 0; !held && waited < 200; waited++) {
+      await sleep(10);
+      held = await taker.tryAcquire(threadId);
+    }
+    expect(held).toBeDefined();
+    await usurp("main");
+    const before = await workflowSnapshot(threadId);
+    expect(
+      LeaseLostError.isInstance(
+        await refusedWith(thread.update({ metadata: { ...thread.metadata, late: true } })),
+      ),
+    ).toBe(true);
+    expect(
+      LeaseLostError.isInstance(await refusedWith(planner.append({ role: "assistant", text: "late" }))),
+    ).toBe(true);
+    expect(await workflowSnapshot(threadId)).toEqual(before);
+    await held?.release();
+    await ended();
+  });
 
   it("refuse a run's delete when the new holder writes to main after the delete's check, before anything is deleted", async () => {
     const { threadId, thread, usurp, ended } = await workflowRun();

@@ -1,24 +1,56 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fsStore } from "@skein/adapter-fs";
 import {
   messageText,
   openStore,
   StoreUnavailableError,
+  type Thread,
   type ThreadRunner,
   type ThreadStore,
 } from "@skein/thread-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { createThreadService, LeaseLostError, type ThreadService } from "../src/index.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
+import { ThreadLeases } from "../src/thread-lease.js";
 import { heldRunner, lastUserText } from "./fake-runners.js";
+
+const redis = inject("redis");
+
+/** Directories of this file's fs stores, removed after each test. */
+const directories: string[] = [];
+
+/** The stores the fence's tests run on: memory, fs, and the Redis the test setup started (one prefix a test). */
+const fencedStores: Array<[string, () => Promise<ThreadStore>]> = [
+  ["memory", () => openStore("memory:")],
+  [
+    "fs",
+    async () => {
+      const directory = await mkdtemp(join(tmpdir(), "skein-lease-"));
+      directories.push(directory);
+      return fsStore({ directory });
+    },
+  ],
+  [
+    "redis",
+    () => {
+      if ("unavailable" in redis) throw new Error(redis.unavailable);
+      const separator = redis.url.includes("?") ? "&" : "?";
+      return openStore(`${redis.url}${separator}prefix=lease-${randomBytes(4).toString("hex")}`);
+    },
+  ],
+];
 
 let store: ThreadStore;
 const services: ThreadService[] = [];
 
-beforeEach(async () => {
-  store = await openStore("memory:");
-});
 afterEach(async () => {
   for (const service of services.splice(0)) await service.close({ abort: true });
+  await store.close();
+  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
 });
 
 function start(runner: ThreadRunner, options: { leaseMs?: number; instanceId?: string } = {}): ThreadService {
@@ -44,7 +76,122 @@ async function writeLease(threadId: string, holder: string, ifRevision: number):
   await store.save(new LeaseThread(state), { ifRevision });
 }
 
+/** The thread's lease written free by someone else, so the next taker reads it first. */
+async function writeFreeLease(threadId: string): Promise<void> {
+  const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+  await store.save(new LeaseThread({ ...current, holder: null, revision: current.revision + 1 }), {
+    ifRevision: current.revision,
+  });
+}
+
+/** A runner that answers with its name and every message's text it reads in the thread. */
+function answering(name: string): ThreadRunner {
+  return {
+    specificationVersion: "v1",
+    supports: () => true,
+    async run(thread) {
+      const texts = (await thread.messages()).map(messageText);
+      return thread.append({ role: "assistant", text: `${name}: ${texts.join(",")}` });
+    },
+  };
+}
+
+/**
+ * `store` as the taking instance uses it, letting `between` (the stale run's write) land first at one moment:
+ * "first append", right before the taker's first append (its input) reaches the store, after it has read the
+ * thread; "takeover", right after the taker's first read of the thread once it holds the lease (the read its
+ * takeover commit is made from), before that commit.
+ */
+function lateWriteBefore(
+  store: ThreadStore,
+  moment: "first append" | "takeover",
+  between: () => Promise<unknown>,
+): ThreadStore {
+  let done = false;
+  const once = async () => {
+    if (done) return;
+    done = true;
+    await between();
+  };
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+      return async (id: string) => {
+        const thread: Thread = await value.call(target, id);
+        if (moment === "takeover") {
+          const lease = await target.get(leaseIdOf(id)).catch(() => undefined);
+          if ((lease?.toJSON() as LeaseState | undefined)?.holder === "taker") await once();
+          return thread;
+        }
+        const append = thread.append.bind(thread);
+        thread.append = (async (...args: Parameters<typeof append>) => {
+          await once();
+          return append(...args);
+        }) as typeof append;
+        return thread;
+      };
+    },
+  });
+}
+
+/** `store`, whose threads' `update` fails (the store unreachable) while `failing()` says so. */
+function failingUpdates(store: ThreadStore, failing: () => boolean): ThreadStore {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+      return async (id: string) => {
+        const thread: Thread = await value.call(target, id);
+        const update = thread.update.bind(thread);
+        thread.update = ((...args: Parameters<typeof update>) =>
+          failing()
+            ? Promise.reject(new StoreUnavailableError("[test] the store is away", { source: "test" }))
+            : update(...args)) as typeof update;
+        return thread;
+      };
+    },
+  });
+}
+
+/**
+ * A run of this instance past its lease check, whose lease the store shows as that of an instance that
+ * stopped renewing it (leaseMs 150): as if this instance were frozen, while its own clock says it holds it.
+ */
+async function runStoppingRenewals() {
+  const runner = heldRunner();
+  const service = start(runner);
+  const { threadId } = await service.createThread();
+  // Settled as an outcome: the send may fail while the test awaits something else.
+  const sending = service.send(threadId, "work").then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  const call = await runner.nextCall();
+  const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+  await writeLease(threadId, "ghost", current.revision);
+  return { call, sending, threadId };
+}
+
+/** Another instance ("taker"), which takes the lease over once it has gone unrenewed for 150 ms. */
+function startTaker(takerStore: ThreadStore): ThreadService {
+  const taker = createThreadService({
+    store: takerStore,
+    runner: answering("taker"),
+    concurrency: 8,
+    pollMs: 2,
+    leaseMs: 150,
+    instanceId: "taker",
+  });
+  services.push(taker);
+  return taker;
+}
+
 describe("leases between service instances on one store", () => {
+  beforeEach(async () => {
+    store = await openStore("memory:");
+  });
+
   it("never let two instances process one thread at once, and process every message once", async () => {
     const active = new Map<string, number>();
     let overlaps = 0;
@@ -128,29 +275,6 @@ describe("leases between service instances on one store", () => {
     expect((await service.info(threadId)).lastFailure).toBeUndefined();
   });
 
-  it("refuse, in the store's own commit, a run's write made after another instance took the lease", async () => {
-    // The run passed its lease check (its clock says the lease is valid) when another instance takes the
-    // lease and answers: the write must be refused by the store, not land after the other's turn.
-    const runner = heldRunner();
-    const service = start(runner);
-    const { threadId } = await service.createThread();
-    const sending = service.send(threadId, "work");
-    const call = await runner.nextCall();
-    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
-    await writeLease(threadId, "usurper", current.revision);
-    await (await store.get(threadId)).append({ role: "user", text: "the usurper's turn" });
-    const before = (await store.get(threadId)).revision;
-    const late = call.thread.append({ role: "assistant", text: "late" });
-    await expect(late).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(sending).rejects.toBeInstanceOf(LeaseLostError);
-    // It stops: the update of its context or failure summary that would follow is not tried either.
-    await expect(call.thread.update({ context: { late: true } })).rejects.toBeInstanceOf(LeaseLostError);
-    await call.finished;
-    const thread = await store.get(threadId);
-    expect((await thread.messages()).map(messageText)).toEqual(["work", "the usurper's turn"]);
-    expect(thread.revision).toBe(before);
-  });
-
   it("report a write the store refused in its own words, once another instance took the lease, as LeaseLostError", async () => {
     // The fs store refuses a stopped writer whose lock was taken over with its own LockLostError: to the
     // run, that means another instance holds the thread. Any store error does, once the lease is gone.
@@ -191,32 +315,6 @@ describe("leases between service instances on one store", () => {
     expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual(["work"]);
   });
 
-  it("let a run write on after a change made outside the lease (attach, pause), and honour its own ifRevision", async () => {
-    const runner = heldRunner();
-    const service = start(runner);
-    const { threadId } = await service.createThread();
-    const sending = service.send(threadId, "work");
-    const call = await runner.nextCall();
-    await service.attach(threadId, { fileId: "file-1" });
-    await service.pause(threadId);
-    await expect(
-      call.thread.append({ role: "assistant", text: "stale" }, { ifRevision: 1 }),
-    ).rejects.toMatchObject({
-      name: "ConcurrencyError",
-    });
-    await call.thread.refresh();
-    await call.thread.update(
-      { metadata: { ...call.thread.metadata, note: "kept" } },
-      { ifRevision: call.thread.revision as number },
-    );
-    call.release("answer");
-    expect(messageText((await sending).messages[0] as never)).toBe("answer");
-    const thread = await store.get(threadId);
-    expect((await thread.messages()).map(messageText)).toEqual(["work", "answer"]);
-    expect(thread.metadata.note).toBe("kept");
-    expect(await service.status(threadId)).toBe("paused");
-  });
-
   it("keep a lease renewed through a run longer than leaseMs", async () => {
     const runner = heldRunner();
     // Renewed every third of leaseMs: long enough that a loaded machine's timer delays cannot lapse it.
@@ -245,5 +343,181 @@ describe("leases between service instances on one store", () => {
     await expect(lease.messages()).rejects.toMatchObject({ name: "UnsupportedOperationError" });
     expect(leaseIdOf("x".repeat(256)).length).toBeLessThan(80);
     expect(leaseIdOf("a")).not.toBe(leaseIdOf("b"));
+  });
+});
+
+describe.each(fencedStores)("the lease fence of a run (%s store)", (_name, open) => {
+  beforeEach(async () => {
+    store = await open();
+  });
+
+  it("refuse, in the store's own commit, a run's write made after another instance took the lease", async () => {
+    // The run passed its lease check (its clock says the lease is valid) when another instance takes the
+    // lease and answers: the write must be refused by the store, not land after the other's turn.
+    const runner = heldRunner();
+    const service = start(runner);
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    await writeLease(threadId, "usurper", current.revision);
+    await (await store.get(threadId)).append({ role: "user", text: "the usurper's turn" });
+    const before = (await store.get(threadId)).revision;
+    const late = call.thread.append({ role: "assistant", text: "late" });
+    await expect(late).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(sending).rejects.toBeInstanceOf(LeaseLostError);
+    // It stops: the update of its context or failure summary that would follow is not tried either.
+    await expect(call.thread.update({ context: { late: true } })).rejects.toBeInstanceOf(LeaseLostError);
+    await call.finished;
+    const thread = await store.get(threadId);
+    expect((await thread.messages()).map(messageText)).toEqual(["work", "the usurper's turn"]);
+    expect(thread.revision).toBe(before);
+  });
+
+  it("refuse a stale run's write that reaches the store after another instance took its lease over, before that instance's first write", async () => {
+    // The store checks the thread's revision: the instance that takes the lease over moves it on before its
+    // turn (fenceOffFormerHolder), so the stale run's write is refused even before the new turn's input.
+    const { call, sending, threadId } = await runStoppingRenewals();
+    let late: Promise<unknown> | undefined;
+    const taker = startTaker(
+      lateWriteBefore(store, "first append", () => {
+        late = call.thread.append({ role: "assistant", text: "late" }).catch((error: unknown) => error);
+        return late;
+      }),
+    );
+    const answered = await taker.send(threadId, "the taker's turn");
+    expect(LeaseLostError.isInstance(await late)).toBe(true);
+    expect(messageText(answered.messages[0] as never)).toBe("taker: work,the taker's turn");
+    expect(LeaseLostError.isInstance(await sending)).toBe(true);
+    await call.finished;
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual([
+      "work",
+      "the taker's turn",
+      "taker: work,the taker's turn",
+    ]);
+  });
+
+  it("let a stale run's write that lands before the takeover's commit come ahead of the new turn, which reads it; refuse the next", async () => {
+    // The write lands between the taker's read of the thread and its commit moving the revision on: that
+    // commit is refused, read again and made after it. The taker's turn then starts after the stale part.
+    const { call, sending, threadId } = await runStoppingRenewals();
+    let late: Promise<unknown> | undefined;
+    const taker = startTaker(
+      lateWriteBefore(store, "takeover", () => {
+        late = call.thread.append({ role: "assistant", text: "late" });
+        return late;
+      }),
+    );
+    const answered = await taker.send(threadId, "the taker's turn");
+    expect(late).toBeDefined();
+    await late;
+    expect(messageText(answered.messages[0] as never)).toBe("taker: work,late,the taker's turn");
+    const before = (await store.get(threadId)).revision;
+    await expect(call.thread.append({ role: "assistant", text: "later" })).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
+    expect(LeaseLostError.isInstance(await sending)).toBe(true);
+    await call.finished;
+    const thread = await store.get(threadId);
+    expect((await thread.messages()).map(messageText)).toEqual([
+      "work",
+      "late",
+      "the taker's turn",
+      "taker: work,late,the taker's turn",
+    ]);
+    expect(thread.revision).toBe(before);
+  });
+
+  it("refuse a stale run's write after the takeover's commit failed and the same instance took the lease again", async () => {
+    const { call, sending, threadId } = await runStoppingRenewals();
+    let failing = true;
+    let late: Promise<unknown> | undefined;
+    const taker = startTaker(
+      lateWriteBefore(
+        failingUpdates(store, () => failing),
+        "first append",
+        () => {
+          late = call.thread.append({ role: "assistant", text: "late" }).catch((error: unknown) => error);
+          return late;
+        },
+      ),
+    );
+    const first = await taker.send(threadId, "one").catch((error: unknown) => error);
+    expect(StoreUnavailableError.isInstance(first)).toBe(true);
+    failing = false;
+    const answered = await taker.send(threadId, "two");
+    expect(LeaseLostError.isInstance(await late)).toBe(true);
+    expect(messageText(answered.messages[0] as never)).toBe("taker: work,two");
+    expect(LeaseLostError.isInstance(await sending)).toBe(true);
+    await call.finished;
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual([
+      "work",
+      "two",
+      "taker: work,two",
+    ]);
+  });
+
+  it("leave the thread's content as it was when an instance takes a lease over: only its revision moves", async () => {
+    const { call, sending, threadId } = await runStoppingRenewals();
+    const before = (await store.get(threadId)).toJSON();
+    const leases = new ThreadLeases(store, "taker", 150);
+    let held = await leases.tryAcquire(threadId);
+    for (let waited = 0; !held && waited < 200; waited++) {
+      await sleep(10);
+      held = await leases.tryAcquire(threadId);
+    }
+    expect(held).toBeDefined();
+    const after = (await store.get(threadId)).toJSON();
+    expect(after.revision).toBe((before.revision as number) + 1);
+    const { revision: _after, updatedAt: _updated, ...kept } = after as Record<string, unknown>;
+    const { revision: _before, updatedAt: _was, ...was } = before as Record<string, unknown>;
+    expect(kept).toEqual(was);
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual(["work"]);
+    await held?.release();
+    await expect(call.thread.append({ role: "assistant", text: "late" })).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
+    expect(LeaseLostError.isInstance(await sending)).toBe(true);
+    await call.finished;
+  });
+
+  it("move nothing when a lease is taken free: the thread's revision counts the run's own writes only", async () => {
+    const service = start(answering("a"));
+    const { threadId } = await service.createThread();
+    const created = (await store.get(threadId)).revision as number;
+    await service.send(threadId, "first");
+    await service.whenIdle();
+    // Freed by this instance and taken again without a read, then taken after a read of a lease freed elsewhere.
+    await service.send(threadId, "second");
+    await service.whenIdle();
+    await writeFreeLease(threadId);
+    await service.send(threadId, "third");
+    expect((await store.get(threadId)).revision).toBe(created + 6);
+  });
+
+  it("let a run write on after a change made outside the lease (attach, pause), and honour its own ifRevision", async () => {
+    const runner = heldRunner();
+    const service = start(runner);
+    const { threadId } = await service.createThread();
+    const sending = service.send(threadId, "work");
+    const call = await runner.nextCall();
+    await service.attach(threadId, { fileId: "file-1" });
+    await service.pause(threadId);
+    await expect(
+      call.thread.append({ role: "assistant", text: "stale" }, { ifRevision: 1 }),
+    ).rejects.toMatchObject({
+      name: "ConcurrencyError",
+    });
+    await call.thread.refresh();
+    await call.thread.update(
+      { metadata: { ...call.thread.metadata, note: "kept" } },
+      { ifRevision: call.thread.revision as number },
+    );
+    call.release("answer");
+    expect(messageText((await sending).messages[0] as never)).toBe("answer");
+    const thread = await store.get(threadId);
+    expect((await thread.messages()).map(messageText)).toEqual(["work", "answer"]);
+    expect(thread.metadata.note).toBe("kept");
+    expect(await service.status(threadId)).toBe("paused");
   });
 });

@@ -1,17 +1,74 @@
+import { readFileSync } from "node:fs";
 import { LockTimeoutError } from "@skein/adapter-fs";
 import {
+  AdapterNotInstalledError,
+  ConcurrencyError,
   ConflictError,
+  InvalidMessageError,
+  InvalidStoreUrlError,
+  InvalidThreadIdError,
   InvalidThreadStateError,
+  MessageTooLargeError,
+  PointNotFoundError,
   rememberSecret,
   SkeinError,
+  StoreClosedError,
   StoreUnavailableError,
+  ThreadExistsError,
   ThreadNotFoundError,
+  UnknownThreadTypeError,
   UnsupportedOperationError,
+  UnsupportedVersionError,
 } from "@skein/thread-core";
+import { HeadMovedError } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { CliError, UsageError } from "./cli-error.js";
 import { describeError } from "./describe-error.js";
 import { EXIT_CODE_HELP, EXIT_CODES } from "./exit-codes.js";
+
+/** One error of each family README's "Exit codes" names, so each row of the mapping is asked on its own. */
+const ONE_OF_EACH: Record<string, () => Error> = {
+  ThreadNotFoundError: () => new ThreadNotFoundError("t"),
+  PointNotFoundError: () => new PointNotFoundError("t", "cp"),
+  ThreadExistsError: () => new ThreadExistsError("t"),
+  ConflictError: () => new ConflictError("differs"),
+  ConcurrencyError: () => new ConcurrencyError("t", 1, 2),
+  HeadMovedError: () => new HeadMovedError("t"),
+  InvalidThreadStateError: () => new InvalidThreadStateError("bad"),
+  InvalidMessageError: () => new InvalidMessageError("bad"),
+  InvalidThreadIdError: () => new InvalidThreadIdError("empty"),
+  UnknownThreadTypeError: () => new UnknownThreadTypeError("nope"),
+  UnsupportedVersionError: () => new UnsupportedVersionError("memory", 9, 1),
+  MessageTooLargeError: () => new MessageTooLargeError("t", "m", 10, 5),
+  InvalidStoreUrlError: () => new InvalidStoreUrlError("nope:", "unknown scheme"),
+  AdapterNotInstalledError: () => new AdapterNotInstalledError("@skein/adapter-redis", "redis"),
+  StoreUnavailableError: () => new StoreUnavailableError("down"),
+  LockTimeoutError: () => new LockTimeoutError("/tmp/t.lock", 10_000, undefined),
+  StoreClosedError: () => new StoreClosedError(),
+};
+
+function errorNamed(name: string): Error {
+  const make = ONE_OF_EACH[name];
+  if (!make) throw new Error(`the README names ${name}, which this test cannot make`);
+  return make();
+}
+
+/**
+ * The README's "Exit codes" paragraph, "`ThreadNotFoundError`, `PointNotFoundError` → 3; …", as [error, code]
+ * pairs: the documented mapping, which the code must follow row by row.
+ */
+function readmeExitCodes(): Array<[string, number]> {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const start = readme.indexOf("skein errors map by family");
+  const end = readme.indexOf("any other skein error", start);
+  const paragraph = readme.slice(start, end).replace(/\s+/g, " ");
+  const pairs: Array<[string, number]> = [];
+  for (const [, names, code] of paragraph.matchAll(/([^;:]*?)→ (\d)/g)) {
+    for (const [, name] of (names as string).matchAll(/`(\w+Error)`/g))
+      pairs.push([name as string, Number(code)]);
+  }
+  return pairs;
+}
 
 describe("describeError: exit codes", () => {
   it("maps skein errors, and their subclasses, to their family's code", () => {
@@ -81,6 +138,20 @@ describe("describeError: exit codes", () => {
       new SkeinError("plain"),
     ];
     for (const error of others) expect(describeError(error).exitCode, error.message).not.toBe(2);
+  });
+
+  it.each(readmeExitCodes())("the README's %s exits %i, as every error of that family does", (name, code) => {
+    const error = errorNamed(name);
+    expect(error.name).toBe(name);
+    expect(describeError(error).exitCode).toBe(code);
+  });
+
+  it("the README's list of error families names every error the mapping tests", () => {
+    expect(
+      readmeExitCodes()
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(Object.keys(ONE_OF_EACH).sort());
   });
 
   it("every exit code is documented in --help", () => {

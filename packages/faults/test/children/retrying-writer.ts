@@ -3,7 +3,8 @@
 //   ack <id> <time>                  when an append resolved (time: epoch milliseconds)
 //   replayed <id>                    when the append that resolved was a no-op because an earlier,
 //                                    seemingly failed attempt had landed (the stored createdAt is older)
-//   error <name> <retryable> <ms> <time>  for each failure, with how long the call took
+//   error <name> <retryable> <ms> <time> <prefixed>  for each failure, with how long the call took and
+//                                    whether its message starts "[adapter-redis] "
 // and exits 1 at once on an error that is not a StoreUnavailableError.
 // Usage: retrying-writer.ts <store url> <thread id> <writer> <count> <pauseMs>
 import { openStore, StoreUnavailableError } from "@skein/thread-core";
@@ -38,7 +39,8 @@ for (let index = 0; index < Number(count); index++) {
     } catch (error) {
       const name = error instanceof Error ? error.name : typeof error;
       const retryable = (error as { retryable?: unknown }).retryable === true;
-      process.stdout.write(`error ${name} ${retryable} ${Date.now() - started} ${Date.now()}\n`);
+      const prefixed = String((error as Error)?.message).startsWith("[adapter-redis] ");
+      process.stdout.write(`error ${name} ${retryable} ${Date.now() - started} ${Date.now()} ${prefixed}\n`);
       if (!StoreUnavailableError.isInstance(error)) {
         process.stderr.write(`${String(error)}\n`);
         process.exit(1);

@@ -1,7 +1,8 @@
 // A thread-service instance that is frozen past its lease while its runner writes. It sends "A-question"
 // to the thread, and its runner writes:
-//   mode "stop-in-append": starts the append of "A-late-part" (the lease check passes: the lease is
-//     fresh), prints "frozen" and stops itself with SIGSTOP before the store has seen the write;
+//   mode "stop-in-append": starts the append of "A-late-part"; the lease fence checks the lease (fresh) and
+//     hands the write to the store's thread, whose `append` (wrapped here) prints "frozen" and stops the
+//     process with SIGSTOP on entry: past the lease check, before the store has seen the write;
 //   mode "stream": prints "streaming", then appends "A-part-<i>" one after another until a write is
 //     refused; the parent sends SIGSTOP at a moment of its choosing;
 //   mode "wait-on-lock" (fs): prints "ready-to-write" and waits for a line on stdin (the parent takes the
@@ -14,10 +15,12 @@
 // Usage: stale-lease-worker.ts <store url> <thread id> <lease ms> <mode>
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openStore, SkeinError, type ThreadRunner } from "@skein/thread-core";
+import { openStore, SkeinError, type Thread, type ThreadRunner, type ThreadStore } from "@skein/thread-core";
 import { createThreadService, LeaseLostError } from "@skein/thread-service";
 
 const [url, threadId, leaseMs, mode] = process.argv.slice(2) as [string, string, string, string];
+/** The runner's write that mode "stop-in-append" freezes in. */
+const LATE_PART = "A-late-part";
 /** A bound on the stream, so a runner that is never refused still ends. */
 const MAX_PARTS = 5000;
 
@@ -47,10 +50,9 @@ const runner: ThreadRunner = {
   async run(thread) {
     try {
       if (mode === "stop-in-append") {
-        const writing = thread.append({ role: "assistant", text: "A-late-part" });
-        process.stdout.write("frozen\n");
-        process.kill(process.pid, "SIGSTOP");
-        const messages = await writing;
+        // Stopped inside the store's append (see `stopInLatePart`), not here: the fence's lease check runs
+        // after this call returns (in its turn), and a stop here would leave that check to refuse the write.
+        const messages = await thread.append({ role: "assistant", text: LATE_PART });
         noteAppend({ status: "landed" });
         return messages;
       }
@@ -90,7 +92,34 @@ const runner: ThreadRunner = {
   },
 };
 
-const store = await openStore(url);
+/**
+ * The store, with the threads it returns wrapped so that the append of LATE_PART stops the process on entry,
+ * before it reaches the store: the fence has checked the lease and calls this append with its `ifRevision`.
+ */
+function stopInLatePart(store: ThreadStore): ThreadStore {
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+      return async (id: string) => {
+        const thread: Thread = await value.call(target, id);
+        const append = thread.append.bind(thread);
+        thread.append = ((input, options) => {
+          const inputs = Array.isArray(input) ? input : [input];
+          if (inputs.some((message) => "text" in message && message.text === LATE_PART)) {
+            process.stdout.write("frozen\n");
+            process.kill(process.pid, "SIGSTOP");
+          }
+          return append(input, options);
+        }) as typeof append;
+        return thread;
+      };
+    },
+  });
+}
+
+const opened = await openStore(url);
+const store = mode === "stop-in-append" ? stopInLatePart(opened) : opened;
 const service = createThreadService({
   store,
   runner,
@@ -108,5 +137,5 @@ const append = await appendOutcome;
 await service.whenIdle();
 process.stdout.write(`${JSON.stringify({ append, send })}\n`);
 await service.close();
-await store.close();
+await opened.close();
 process.stdin.destroy();
