@@ -108,9 +108,10 @@ interface OwnLock {
 }
 
 /**
- * Mutual exclusion between processes through lock files: `open(path, "wx")` creates the file only if it is
- * absent, atomically on every local file system. The file holds the owner's pid, host, start time and a
- * nonce. Inside one process, callers queue per path first, so only one of them polls the file.
+ * Mutual exclusion between processes through lock files: `link` puts a file written under another name in
+ * place only if the path is free, atomically on every local file system, so a lock is never seen empty
+ * (`createWhole`). The file holds the owner's pid, host, start time and a nonce. Inside one process, callers
+ * queue per path first, so only one of them polls the file.
  *
  * Who may take a lock over: a lock whose owner process is gone (same host) is taken over at once; a pid
  * now owned by another process (a reused pid) is told apart by its start time. Owners refresh their lock
@@ -215,8 +216,8 @@ export class LockFiles {
         const verdict = holder && (await this.#verdict(holder));
         const broken =
           holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce, writes) : "busy";
-        // Taken over by a rename: given a second name like a lock this process created (a lock that is no longer
-        // this nonce's was taken over again meanwhile, and is contended for again).
+        // Taken over by a rename: given a second name like a lock this process created (a lock that is no
+        // longer this nonce's was taken over again meanwhile, and is contended for again).
         const own = typeof broken === "object" ? openOwn(path, nonce) : undefined;
         if (typeof broken === "object" && own) taken = { ...broken, own };
         else if (broken === "removed" || own === null) continue;
