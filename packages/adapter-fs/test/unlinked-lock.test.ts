@@ -61,6 +61,29 @@ describe("lock files are created whole (issue 18)", () => {
     expect(await readdir(directory)).toEqual([]);
   });
 
+  it.each(["state", "segment"] as const)(
+    "does not hold up a release behind another releaser's .break that is its lock file (a %s lock)",
+    async (writes) => {
+      const directory = await temporaryDirectory();
+      const path = join(directory, "t.lock");
+      const breaker = `${path}.break`;
+      const locks = new LockFiles({ timeoutMs: 500, staleMs: 5_000 });
+      await locks.withLock(
+        path,
+        async () => {
+          // A live releaser of this lock path stopped in its release, after it let go: its `.break` is its
+          // lock file linked there, so it says what that lock wrote.
+          const lock = JSON.stringify({ pid: process.pid, hostname: hostname(), nonce: "releaser", writes });
+          await writeFile(breaker, lock);
+        },
+        { writes },
+      );
+      // Removed, rather than left to go stale after waiting timeoutMs for that `.break`.
+      expect(existsSync(path)).toBe(false);
+      expect(existsSync(breaker)).toBe(true);
+    },
+  );
+
   it("sweeps the unlinked lock files of owners that are gone, and keeps those of live ones", async () => {
     const directory = await temporaryDirectory();
     const owner = (pid: number) => JSON.stringify({ pid, hostname: hostname(), nonce: "x", started: "1" });
