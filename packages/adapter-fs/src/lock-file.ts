@@ -433,8 +433,10 @@ export class LockFiles {
    * Removes the unlinked lock files (`createWhole`'s `<lock>.<nonce>`, a breaker's replacement) that
    * processes left when they died before linking or renaming them, the first time this process uses a lock
    * directory: those whose owner is gone (`#isGone`), and those whose owner cannot be checked (another
-   * host, no /proc, nothing written yet) once UNLINKED_STALE_FACTOR × staleMs old. Removing one under an
-   * owner that still runs is safe: it holds no lock through it, and writes it again or finds the lock busy.
+   * host, no /proc, nothing written yet) once UNLINKED_STALE_FACTOR × staleMs old. An owner that can be
+   * checked is never judged by age: a holder keeps this name while it holds its lock (`OwnLock`) and
+   * refreshes it by its own staleMs, which may be longer than this process's. Removing one under a creator
+   * that still runs is safe: it holds no lock through it, and writes it again or finds the lock busy.
    */
   async #sweepUnlinked(directory: string): Promise<void> {
     if (this.#sweptUnlinked.has(directory)) return;
@@ -453,7 +455,9 @@ export class LockFiles {
       const holder = await readLock(path);
       if (!holder) continue;
       const owner: StagingOwner = { pid: holder.pid, hostname: holder.hostname, started: holder.started };
-      const stale = holder.ageMs > UNLINKED_STALE_FACTOR * this.settings.staleMs;
+      const checkable =
+        owner.pid !== undefined && owner.hostname === this.#host && owner.started !== undefined;
+      const stale = !checkable && holder.ageMs > UNLINKED_STALE_FACTOR * this.settings.staleMs;
       if (stale || (await this.#isGone(owner))) await rm(path, { force: true });
     }
   }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -97,12 +97,19 @@ describe("lock files are created whole (issue 18)", () => {
       join(directory, unlinked("c")),
       JSON.stringify({ pid: process.pid, hostname: hostname() }),
     );
+    // A live owner that can be checked (this process and its start time): never judged by age, since a
+    // holder keeps this name while it holds a lock, refreshed by its own staleLockMs.
+    const stat = readFileSync(`/proc/${process.pid}/stat`, "utf8");
+    const started = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    const live = JSON.stringify({ pid: process.pid, hostname: hostname(), nonce: "y", started });
+    await writeFile(join(directory, unlinked("f")), live);
+    await utimes(join(directory, unlinked("f")), old, old);
     // Never written: by age alone, far past staleMs, or being written now.
     await writeFile(join(directory, unlinked("d")), "");
     await utimes(join(directory, unlinked("d")), old, old);
     await writeFile(join(directory, unlinked("e")), "");
     const locks = new LockFiles({ timeoutMs: 5_000, staleMs: 1_000 });
     await locks.withLock(join(directory, "other.lock"), async () => undefined);
-    expect((await readdir(directory)).sort()).toEqual([unlinked("c"), unlinked("e")]);
+    expect((await readdir(directory)).sort()).toEqual([unlinked("c"), unlinked("e"), unlinked("f")]);
   });
 });
