@@ -160,7 +160,10 @@ function failingUpdates(store: ThreadStore, failing: () => boolean): ThreadStore
  */
 async function runStoppingRenewals() {
   const runner = heldRunner();
-  const service = start(runner);
+  // Valid by its own clock for the whole test, renewed never: only the store's view of it (the ghost's
+  // lease) lapses. With the default 15 s, a renewal due during a slow test fails against the ghost's lease,
+  // the run loses its lease by itself, and its lease check, not the store, refuses the stale writes.
+  const service = start(runner, { leaseMs: 600_000 });
   const { threadId } = await service.createThread();
   // Settled as an outcome: the send may fail while the test awaits something else.
   const sending = service.send(threadId, "work").then(
