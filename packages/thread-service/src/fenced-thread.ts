@@ -354,9 +354,22 @@ export async function fenceOffFormerHolder(store: ThreadStore, threadId: string)
     try {
       await updateOptimistically(target, (current) => ({ metadata: { ...current.metadata } }));
     } catch (error) {
-      if (!ThreadNotFoundError.isInstance(error)) throw error;
+      // Deleted while this commit was made (a store may say so in other words, or through a sub-thread the
+      // delete took first): nothing of the former holder can land on it, and there is nothing to fence.
+      if (await deleted(store, threadId)) return;
+      // A sub-thread deleted on its own, out of a workflow that is still there.
+      if (target !== thread && ThreadNotFoundError.isInstance(error)) continue;
+      throw error;
     }
   }
+}
+
+/** Whether the store no longer holds the thread. */
+function deleted(store: ThreadStore, threadId: string): Promise<boolean> {
+  return store.get(threadId).then(
+    () => false,
+    (error: unknown) => ThreadNotFoundError.isInstance(error),
+  );
 }
 
 /** The one-at-a-time order of a fence's operations, shared by a thread's fence and its sub-threads' fences. */

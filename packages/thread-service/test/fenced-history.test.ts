@@ -3,10 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fsStore } from "@skein/adapter-fs";
-import { type Checkpoint, messageText, openStore, type Thread, type ThreadStore } from "@skein/thread-core";
+import {
+  type Checkpoint,
+  messageText,
+  openStore,
+  type Thread,
+  ThreadNotFoundError,
+  type ThreadStore,
+} from "@skein/thread-core";
 import type { LogDriver } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LeaseLostError } from "../src/errors.js";
+import { fenceOffFormerHolder } from "../src/fenced-thread.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
 import { ThreadLeases } from "../src/thread-lease.js";
 import { createThreadService, type ThreadService } from "../src/thread-service.js";
@@ -101,6 +109,74 @@ describe.each(historyStores)("a leased run's checkpoint, fork and delete (%s sto
     });
   }
 });
+
+/**
+ * `store`, as a takeover's commit sees it: right after its first read of `threadId`, the workflow is deleted
+ * (by another writer, or by the stale holder's own delete landing just then). `refusing` turns the store's
+ * refusal of the workflow's commit into an error of the store's own words, as memory's was a TypeError.
+ */
+function deletedAfterFirstRead(store: ThreadStore, threadId: string, refusing = false): ThreadStore {
+  let deleted = false;
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+      return async (id: string) => {
+        const thread: Thread = await value.call(target, id);
+        if (id !== threadId || deleted) return thread;
+        deleted = true;
+        await (await target.get(threadId)).delete();
+        if (refusing) {
+          thread.update = () => Promise.reject(new TypeError("the store's own words for a deleted thread"));
+        }
+        return thread;
+      };
+    },
+  });
+}
+
+describe.each(historyStores)(
+  "a takeover of a workflow deleted while it is fenced (%s store)",
+  (_name, open) => {
+    beforeEach(async () => {
+      await store.close();
+      store = await open();
+    });
+
+    for (const threads of [["main", "planner"], []]) {
+      it(`end quietly and leave it deleted (sub-threads: ${threads.length})`, async () => {
+        const workflow = await store.create("workflow", { threads });
+        await fenceOffFormerHolder(deletedAfterFirstRead(store, workflow.id), workflow.id);
+        const after = await store.get(workflow.id).catch((error: unknown) => error);
+        expect(ThreadNotFoundError.isInstance(after)).toBe(true);
+      });
+    }
+
+    it("end quietly when the store refuses the deleted workflow's commit in its own words", async () => {
+      const workflow = await store.create("workflow", { threads: ["main"] });
+      await fenceOffFormerHolder(deletedAfterFirstRead(store, workflow.id, true), workflow.id);
+      expect(
+        ThreadNotFoundError.isInstance(await store.get(workflow.id).catch((error: unknown) => error)),
+      ).toBe(true);
+    });
+
+    it("fail when the store refuses the commit of a workflow that is still there", async () => {
+      const workflow = await store.create("workflow", { threads: ["main"] });
+      const refusing = new Proxy(store, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target);
+          if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+          return async (id: string) => {
+            const thread: Thread = await value.call(target, id);
+            if (id === workflow.id) thread.update = () => Promise.reject(new TypeError("refused"));
+            return thread;
+          };
+        },
+      });
+      await expect(fenceOffFormerHolder(refusing, workflow.id)).rejects.toThrow("refused");
+    });
+  },
+);
 
 describe("a leased run whose refused write finds the thread deleted", () => {
   it("ends with LeaseLostError, not ThreadNotFoundError", async () => {
