@@ -15,7 +15,13 @@ import type { LogDriver } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LeaseLostError } from "../src/errors.js";
 import { fenceOffFormerHolder } from "../src/fenced-thread.js";
-import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
+import {
+  LEASE_THREAD_TYPE,
+  type LeaseState,
+  LeaseThread,
+  leaseIdOf,
+  leaseThreadType,
+} from "../src/lease-thread.js";
 import { ThreadLeases } from "../src/thread-lease.js";
 import { createThreadService, type ThreadService } from "../src/thread-service.js";
 import { heldRunner } from "./fake-runners.js";
@@ -177,6 +183,53 @@ describe.each(historyStores)(
     });
   },
 );
+
+describe.each(historyStores)("a takeover of a workflow's lease (%s store)", (_name, open) => {
+  beforeEach(async () => {
+    await store.close();
+    store = await open();
+  });
+
+  it("move only the revisions of the workflow and its local sub-threads; their content stays as it was", async () => {
+    store.registry.ensure(leaseThreadType);
+    const workflow = (await store.create("workflow", { threads: ["main", "planner"] })) as Workflow;
+    await workflow.thread("planner").append({ role: "assistant", text: "plan" });
+    await workflow.update({ metadata: { ...workflow.metadata, topic: "t" }, context: { step: 1 } });
+    await takeLease(workflow.id, 0);
+    /** Everything a takeover must leave as it is, and the revisions it moves. */
+    const content = async () => {
+      const current = (await store.get(workflow.id)) as Workflow;
+      const {
+        revision,
+        updatedAt: _updatedAt,
+        threads: _threads,
+        ...state
+      } = current.toJSON() as Record<string, unknown>;
+      const subs: Record<string, unknown> = {};
+      const revisions: Record<string, unknown> = { workflow: revision };
+      for (const key of current.keys()) {
+        const sub = current.thread(key);
+        revisions[key] = sub.revision;
+        subs[key] = { metadata: sub.metadata, context: sub.context, messages: await sub.messages() };
+      }
+      return { state, subs, revisions, history: await current.history() };
+    };
+    const before = await content();
+    const leases = new ThreadLeases(store, "taker", 150);
+    let held = await leases.tryAcquire(workflow.id);
+    for (let waited = 0; !held && waited < 500; waited++) {
+      await sleep(10);
+      held = await leases.tryAcquire(workflow.id);
+    }
+    expect(held).toBeDefined();
+    const after = await content();
+    await held?.release();
+    const moved = (revisions: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(revisions).map(([key, value]) => [key, (value as number) + 1]));
+    expect(after.revisions).toEqual(moved(before.revisions));
+    expect({ ...after, revisions: undefined }).toEqual({ ...before, revisions: undefined });
+  });
+});
 
 describe("a leased run whose refused write finds the thread deleted", () => {
   it("ends with LeaseLostError, not ThreadNotFoundError", async () => {
