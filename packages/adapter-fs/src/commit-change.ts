@@ -87,7 +87,9 @@ export async function commitChange(
       ? []
       : [...(await heldMessages(headLog, headFiles, tail.count, append)), ...heldBelow];
     if (held.length > 0) return { record, messages: [], held };
-    const written = append.map(asStored);
+    // Each message's JSON once: the line written and, parsed back, the message as stored.
+    const lines = append.map((message) => JSON.stringify(message));
+    const written = lines.map((line) => JSON.parse(line) as Message);
     const rewritesRecord = changeWrites(change) === "record";
     if (!rewritesRecord && append.length === 0) return { record, messages: written };
 
@@ -95,7 +97,7 @@ export async function commitChange(
     const next = nextRecord(record, change, headInfo.start, append.length, now);
     const stamp = { revision: next.revision, committedAt: now, guarded: rewritesRecord && !change.newHead };
     if (!rewritesRecord) {
-      const after = await headLog.append(append, stamp, tail, headFiles);
+      const after = await headLog.append(append, stamp, tail, headFiles, lines);
       await confirmAppend(storage, stored.head, after.count, lockPath);
       return { record: next, messages: written };
     }
@@ -235,9 +237,4 @@ async function heldMessages(
     files,
   );
   return found.flatMap((entry) => (entry ? [entry.message] : []));
-}
-
-/** A message as it reads back from its JSON line. */
-function asStored(message: Message): Message {
-  return JSON.parse(JSON.stringify(message)) as Message;
 }

@@ -8,6 +8,11 @@ const ENCODED_NAME = /^(?:[a-z0-9_-]|%[0-9a-f]{2})+$/;
 const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 /** Separates a long id's readable prefix from its hash; `encodeName` never produces it otherwise. */
 const HASH_MARK = "=";
+/** What each byte becomes in a name: itself when LITERAL_BYTE, else `%xx` (every append names its files). */
+const BYTE_NAMES = Array.from({ length: 256 }, (_, byte) => {
+  const character = String.fromCharCode(byte);
+  return LITERAL_BYTE.test(character) ? character : `%${byte.toString(16).padStart(2, "0")}`;
+});
 
 /**
  * A safe file name for any id: lowercase letters, digits, `-` and `_` stay, every other UTF-8 byte becomes
@@ -20,10 +25,7 @@ const HASH_MARK = "=";
 export function encodeName(id: string): string {
   const bytes = Buffer.from(id, "utf8");
   let name = "";
-  for (const byte of bytes) {
-    const character = String.fromCharCode(byte);
-    name += LITERAL_BYTE.test(character) ? character : `%${byte.toString(16).padStart(2, "0")}`;
-  }
+  for (const byte of bytes) name += BYTE_NAMES[byte];
   if (WINDOWS_DEVICE.test(name)) name = `%${name.charCodeAt(0).toString(16)}${name.slice(1)}`;
   // Lone surrogates do not survive UTF-8, so such ids are always named by their (lossless) hash.
   if (name.length <= MAX_NAME_LENGTH && bytes.toString("utf8") === id) return name;

@@ -37,13 +37,13 @@ export class IdBuckets {
   /** Offsets below `before` whose id hash is `hash`, newest first; the caller confirms them against the log. */
   async candidates(reader: SegmentReader, hash: number, before: number): Promise<number[]> {
     const handle = await reader.handle(this.path);
-    const watermark = Math.min(handle ? readWatermarkNow(handle) : 0, before);
+    const watermark = Math.min(handle ? watermarkOf(reader, handle) : 0, before);
     const found: number[] = [];
     // Committed but not linked yet (a writer stopped in between): few, and read directly.
     if (watermark < before) {
-      const entries = await reader.entries(watermark, before);
-      for (let index = entries.length - 1; index >= 0; index--) {
-        if (entries[index]?.idHash === hash) found.push(watermark + index);
+      const hashes = await reader.idHashes(watermark, before);
+      for (let index = hashes.length - 1; index >= 0; index--) {
+        if (hashes[index] === hash) found.push(watermark + index);
       }
     }
     if (!handle || watermark === 0) return found;
@@ -69,12 +69,12 @@ export class IdBuckets {
     const handle = await reader.handle(this.path);
     const slots = hashes.map((hash, index) => slotOf(hash, generationOf(from + index)));
     const current = handle ? await readSlots(handle, [...new Set(slots)]) : new Map<number, number>();
-    const watermark = handle ? readWatermarkNow(handle) : 0;
+    const watermark = handle ? watermarkOf(reader, handle) : 0;
     if (watermark < from) {
-      const lagging = await reader.entries(watermark, from);
-      for (const [index, entry] of lagging.entries()) {
+      const lagging = await reader.idHashes(watermark, from);
+      for (const [index, idHash] of lagging.entries()) {
         const offset = watermark + index;
-        const slot = entry && slotOf(entry.idHash, generationOf(offset));
+        const slot = idHash === undefined ? undefined : slotOf(idHash, generationOf(offset));
         if (slot !== undefined && current.has(slot)) current.set(slot, offset + 1);
       }
     }
@@ -118,6 +118,13 @@ export class IdBuckets {
     }
   }
 
+  /** `store`, keeping the watermark `reader` knows (`watermarkOf`) in step. */
+  async #store(reader: SegmentReader, heads: Map<number, number>, count: number): Promise<void> {
+    watermarks.delete(reader);
+    await this.store(heads, count);
+    if (reader.writable) watermarks.set(reader, count);
+  }
+
   /**
    * Links committed entries the buckets do not cover yet (their writer stopped after committing). If the
    * index was cut back below the watermark, the buckets are rebuilt from the entries.
@@ -128,10 +135,11 @@ export class IdBuckets {
     options: { lag?: number; rebuild?: boolean } = {},
   ): Promise<void> {
     const handle = await reader.handle(this.path);
-    let watermark = handle ? readWatermarkNow(handle) : 0;
+    let watermark = handle ? watermarkOf(reader, handle) : 0;
     if (!options.rebuild && watermark <= count && count - watermark < (options.lag ?? 1)) return;
     if (watermark > count || options.rebuild) {
       // Drops every slot; the header keeps the old watermark until `store` writes the new one.
+      watermarks.delete(reader);
       await truncateTo(this.files, this.path, BUCKETS_HEADER_SIZE);
       watermark = 0;
     }
@@ -143,7 +151,7 @@ export class IdBuckets {
         if (entry) heads.set(slotOf(entry.idHash, generationOf(offset)), offset + 1);
       }
     }
-    await this.store(heads, count);
+    await this.#store(reader, heads, count);
   }
 
   /**
@@ -174,8 +182,8 @@ export class IdBuckets {
       }
       if (pointer !== value) heads.set(slot, pointer);
     }
-    const watermark = readWatermarkNow(handle);
-    if (heads.size > 0 || watermark > count) await this.store(heads, Math.min(watermark, count));
+    const watermark = watermarkOf(reader, handle);
+    if (heads.size > 0 || watermark > count) await this.#store(reader, heads, Math.min(watermark, count));
   }
 }
 
@@ -217,6 +225,21 @@ async function readSlots(handle: FileHandle, slots: number[]): Promise<Map<numbe
       return [slot, position + SLOT_SIZE <= bytes.length ? bytes.readUInt32LE(position) : 0];
     }),
   );
+}
+
+/**
+ * The watermark a reader holding the segment's lock (a writable one) read or stored last. buckets.bin
+ * changes only through `store`, by the lock's holder, so one operation reads it once, not once per lookup,
+ * link and catch-up. Other readers read it each time.
+ */
+const watermarks = new WeakMap<SegmentReader, number>();
+
+function watermarkOf(reader: SegmentReader, handle: FileHandle): number {
+  const known = watermarks.get(reader);
+  if (known !== undefined) return known;
+  const watermark = readWatermarkNow(handle);
+  if (reader.writable) watermarks.set(reader, watermark);
+  return watermark;
 }
 
 function readWatermarkNow(handle: FileHandle): number {

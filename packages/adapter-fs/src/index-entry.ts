@@ -73,6 +73,21 @@ export function decodeEntry(source: Buffer, position: number): IndexEntry | unde
   };
 }
 
+/**
+ * The `idHash` of the entry at `position`, or undefined when its bytes are not a whole entry: what
+ * `decodeEntry` checks, without building the entry (id lookups and bucket links read only this field).
+ */
+export function entryIdHash(source: Buffer, position: number): number | undefined {
+  if (source.length < position + ENTRY_SIZE) return undefined;
+  if (
+    source[position + 7] !== VERSION ||
+    checksum(source.subarray(position, position + 36)) !== source.readUInt32LE(position + 36)
+  ) {
+    return undefined;
+  }
+  return source.readUInt32LE(position + ID_HASH_FIELD);
+}
+
 /** The 32-bit hash of a message id that picks its bucket; equal hashes are confirmed against the line. */
 export function hashMessageId(id: string): number {
   return checksum(Buffer.from(id, "utf8"));

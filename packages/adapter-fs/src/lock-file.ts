@@ -1,17 +1,20 @@
 import { randomBytes } from "node:crypto";
 import {
   closeSync,
+  fstatSync,
+  linkSync,
   openSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
+  unlinkSync,
+  utimesSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { hasCode, type LockHolder, LockTimeoutError } from "./errors.js";
 import { runInTurn } from "./key-queue.js";
 import {
@@ -76,6 +79,11 @@ interface LockFileContent extends LockHolder {
    * writes (`Lease.tookOver`): if it dies, whoever takes the lock next does that in its place.
    */
   fencing?: boolean;
+  /**
+   * A breaker's `.break` file (`#takeBreaker`), told from a releaser's, which is the releaser's own lock
+   * file linked there and says what that lock's owner writes (`isReleasing`).
+   */
+  breaking?: boolean;
   /** How long since the owner last refreshed the lock file (its modification time). */
   ageMs: number;
 }
@@ -92,11 +100,39 @@ const HAND_OVER_MS = 8;
 const REMEMBERED_TURNS = 1024;
 /** Lock directories swept of staging leftovers by this process; forgotten (and swept again) past this many. */
 const SWEPT_DIRECTORIES = 64;
+/**
+ * `<lock>.<nonce>`: a lock's content written before it is linked into place (`#tryCreate`), or a breaker's
+ * replacement before its rename. One left by a process that died in between is swept (`#sweepUnlinked`).
+ */
+const UNLINKED_NAME = /\.lock(\.break)?\.[0-9a-f]{24}$/;
+/** An unlinked lock file whose owner cannot be checked (another host) is swept once this many staleMs old. */
+const UNLINKED_STALE_FACTOR = 10;
+/** Nonces are a random prefix drawn once per process and a counter: unique without a random draw per lock. */
+const NONCE_PREFIX = randomBytes(6).toString("hex");
+let nonces = 0;
 
 /**
- * Mutual exclusion between processes through lock files: `open(path, "wx")` creates the file only if it is
- * absent, atomically on every local file system. The file holds the owner's pid, host, start time and a
- * nonce. Inside one process, callers queue per path first, so only one of them polls the file.
+ * A lock file this process created or took over, while it holds the lock. The file keeps a second name,
+ * `<lock>.<nonce>` (the one it was written under, `unlinked`), until the lock is let go: the file then
+ * lives, and no other file can be given its inode number, as long as that name names it. So whether the
+ * lock path still names this file is two `stat`s compared with it (`isOwn`), where the lock's content was
+ * read back and parsed before; no file stays open (a server writing thousands of threads at once holds
+ * that many locks). The release links that name to `.break` (`#takeBreakerNow`), and the refresh sets its
+ * modification time through it.
+ */
+interface OwnLock {
+  readonly device: bigint;
+  readonly inode: bigint;
+  readonly unlinked: string;
+  /** When its modification time was last set (created or refreshed). */
+  touchedAt: number;
+}
+
+/**
+ * Mutual exclusion between processes through lock files: `link` puts a file written under another name in
+ * place only if the path is free, atomically on every local file system, so a lock is never seen empty
+ * (`createWhole`). The file holds the owner's pid, host, start time and a nonce. Inside one process, callers
+ * queue per path first, so only one of them polls the file.
  *
  * Who may take a lock over: a lock whose owner process is gone (same host) is taken over at once; a pid
  * now owned by another process (a reused pid) is told apart by its start time. Owners refresh their lock
@@ -131,6 +167,11 @@ export class LockFiles {
   readonly #acquiredAt = new Map<string, number>();
   /** Lock directories this process swept of staging leftovers (`sweepStaging`), once each. */
   readonly #swept = new Set<string>();
+  /** Lock directories this process swept of unlinked lock files (`#sweepUnlinked`), once each. */
+  readonly #sweptUnlinked = new Set<string>();
+  /** The locks this process holds, refreshed together by one timer (`#refreshAll`). */
+  readonly #held = new Set<OwnLock>();
+  #refresher: NodeJS.Timeout | undefined;
 
   constructor(readonly settings: LockSettings) {}
 
@@ -153,23 +194,20 @@ export class LockFiles {
       path,
       async (waitedMs) => {
         if (options.writes === "state" || options.writes === "record") await this.#sweep(dirname(path));
-        const { nonce, writes, tookOver } = await this.#acquire(
+        await this.#sweepUnlinked(dirname(path));
+        const { nonce, writes, tookOver, own } = await this.#acquire(
           path,
           options.writes ?? "references",
           waitedMs,
         );
-        const refresh = setInterval(
-          () => void refreshLock(path, nonce),
-          Math.max(10, Math.floor(this.settings.staleMs / 4)),
-        );
-        refresh.unref();
-        const held = () => readNonceNow(path) === nonce;
+        this.#hold(own);
+        const held = () => isOwn(path, own);
         const staging = new StagingArea(stagingPath(path, nonce), path, held);
         try {
           return await task({ writes, tookOver, held, staging });
         } finally {
-          clearInterval(refresh);
-          await this.#release(path, nonce, writes, staging);
+          this.#letGo(own);
+          await this.#release(path, own, writes, staging);
         }
       },
       wait,
@@ -181,22 +219,26 @@ export class LockFiles {
     path: string,
     writes: LockWrites,
     queuedMs: number,
-  ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean }> {
-    const nonce = randomBytes(12).toString("hex");
+  ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean; own: OwnLock }> {
+    const nonce = newNonce();
     const started = Date.now() - queuedMs;
     await this.#handOver(path);
     for (let attempt = 0; ; attempt++) {
-      let taken: { writes: LockWrites; tookOver: boolean } | undefined;
+      let taken: { writes: LockWrites; tookOver: boolean; own: OwnLock } | undefined;
       let holder: LockFileContent | undefined;
-      if (await this.#tryCreate(path, nonce, writes)) taken = { writes, tookOver: false };
+      const created = await this.#tryCreate(path, nonce, writes);
+      if (created) taken = { writes, tookOver: false, own: created };
       else {
         await writeFile(`${path}.wanted`, "");
         holder = await readLock(path);
         const verdict = holder && (await this.#verdict(holder));
         const broken =
           holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce, writes) : "busy";
-        if (typeof broken === "object") taken = broken;
-        else if (broken === "removed") continue;
+        // Taken over by a rename: given a second name like a lock this process created (a lock that is no
+        // longer this nonce's was taken over again meanwhile, and is contended for again).
+        const own = typeof broken === "object" ? openOwn(path, nonce) : undefined;
+        if (typeof broken === "object" && own) taken = { ...broken, own };
+        else if (broken === "removed" || own === null) continue;
       }
       if (taken) {
         if (this.#acquiredAt.size >= REMEMBERED_TURNS) this.#acquiredAt.clear();
@@ -215,43 +257,63 @@ export class LockFiles {
     const acquiredAt = this.#acquiredAt.get(path);
     if (acquiredAt === undefined) return;
     this.#acquiredAt.delete(path);
-    let wantedAt: number;
-    try {
-      wantedAt = statSync(`${path}.wanted`).mtimeMs;
-    } catch (error) {
-      if (hasCode(error, "ENOENT")) return;
-      throw error;
-    }
-    if (wantedAt < acquiredAt) return;
+    // Usually absent: asked without the cost of an exception.
+    const wantedAt = statSync(`${path}.wanted`, { throwIfNoEntry: false })?.mtimeMs;
+    if (wantedAt === undefined || wantedAt < acquiredAt) return;
     const until = Date.now() + HAND_OVER_MS;
     while (Date.now() < until && !(await exists(path))) await sleep(1);
   }
 
   /**
-   * Creates the lock file if it is absent. A lock file is a few bytes in a directory the page cache holds, so
-   * it is created, written and closed at once, without three thread-pool round trips on every commit.
+   * Creates the lock file if it is absent, whole: its content is written to `<lock>.<nonce>` first and then
+   * linked into place (EEXIST: taken), so a lock file is never seen empty. An owner stopped between creating
+   * the file and writing it used to leave an empty lock that contenders removed as abandoned after
+   * UNWRITTEN_LOCK_MS while the owner lived; now such an owner holds nothing (its unlinked file is swept
+   * once it is gone, `#sweepUnlinked`). A lock file is a few bytes in a directory the page cache holds, so
+   * this is done at once, without thread-pool round trips on every commit. The name it was written under
+   * stays while the lock is held (`OwnLock`).
    */
-  async #tryCreate(path: string, nonce: string, writes: LockWrites): Promise<boolean> {
-    const content = await this.#content(nonce, writes);
-    let descriptor: number;
-    try {
-      descriptor = openSync(path, "wx");
-    } catch (error) {
-      if (hasCode(error, "EEXIST")) return false;
-      throw error;
-    }
-    try {
-      writeSync(descriptor, content);
-    } catch (error) {
-      closeSync(descriptor);
-      rmSync(path, { force: true });
-      throw error;
-    }
-    closeSync(descriptor);
-    return true;
+  async #tryCreate(path: string, nonce: string, writes: LockWrites): Promise<OwnLock | undefined> {
+    return createWhole(path, nonce, await this.#content(nonce, writes));
   }
 
-  async #content(nonce: string, writes: LockWrites, fencing = false): Promise<string> {
+  /** Holds `own` (`#held`), refreshed every quarter of staleMs while held. */
+  #hold(own: OwnLock): void {
+    this.#held.add(own);
+    if (this.#refresher) return;
+    this.#refresher = setInterval(
+      () => this.#refreshAll(),
+      Math.max(10, Math.floor(this.settings.staleMs / 4)),
+    );
+    this.#refresher.unref();
+  }
+
+  #letGo(own: OwnLock): void {
+    this.#held.delete(own);
+    if (this.#held.size > 0 || !this.#refresher) return;
+    clearInterval(this.#refresher);
+    this.#refresher = undefined;
+  }
+
+  /**
+   * Marks every held lock alive by its modification time, through the name it was written under (the
+   * same file): one timer for all of them rather than one per lock. A lock taken over meanwhile is no
+   * longer at the lock path, so touching it touches nothing any other process judges.
+   */
+  #refreshAll(): void {
+    const now = new Date();
+    for (const own of this.#held) {
+      try {
+        utimesSync(own.unlinked, now, now);
+        own.touchedAt = now.getTime();
+      } catch {
+        // Refreshed again at the next tick.
+      }
+    }
+  }
+
+  /** A lock file's content; `mark` says a taker that must still fence, or a breaker's `.break` file. */
+  async #content(nonce: string, writes: LockWrites, mark?: "fencing" | "breaking"): Promise<string> {
     const started = await this.#started;
     this.#startedNow = started;
     const content: Omit<LockFileContent, "ageMs"> = {
@@ -261,7 +323,7 @@ export class LockFiles {
       writes,
       acquiredAt: new Date().toISOString(),
       ...(started === undefined ? {} : { started }),
-      ...(fencing ? { fencing } : {}),
+      ...(mark === undefined ? {} : { [mark]: true }),
     };
     return JSON.stringify(content);
   }
@@ -346,8 +408,17 @@ export class LockFiles {
           ? { writes, tookOver: false }
           : { writes: "record" as const, tookOver: true };
       const replacement = `${path}.${nonce}`;
-      writeFileSync(replacement, await this.#content(nonce, taken.writes, taken.tookOver));
-      renameSync(replacement, path);
+      writeFileSync(
+        replacement,
+        await this.#content(nonce, taken.writes, taken.tookOver ? "fencing" : undefined),
+      );
+      try {
+        renameSync(replacement, path);
+      } catch (error) {
+        // Swept while this breaker was stopped before its rename (`#sweepUnlinked`): nothing was replaced.
+        if (hasCode(error, "ENOENT")) return "busy";
+        throw error;
+      }
       await this.#revoke(path, current);
       return taken;
     } finally {
@@ -381,16 +452,74 @@ export class LockFiles {
     await sweepStaging(directory, (owner) => this.#isGone(owner));
   }
 
+  /**
+   * Removes the unlinked lock files (`createWhole`'s `<lock>.<nonce>`, a breaker's replacement) that
+   * processes left when they died before linking or renaming them, the first time this process uses a lock
+   * directory: those whose owner is gone (`#isGone`), and those whose owner cannot be checked (another
+   * host, no /proc, nothing written yet) once UNLINKED_STALE_FACTOR × staleMs old. An owner that can be
+   * checked is never judged by age: a holder keeps this name while it holds its lock (`OwnLock`) and
+   * refreshes it by its own staleMs, which may be longer than this process's. Removing one under a creator
+   * that still runs is safe: it holds no lock through it, and writes it again or finds the lock busy.
+   */
+  async #sweepUnlinked(directory: string): Promise<void> {
+    if (this.#sweptUnlinked.has(directory)) return;
+    if (this.#sweptUnlinked.size >= SWEPT_DIRECTORIES) this.#sweptUnlinked.clear();
+    this.#sweptUnlinked.add(directory);
+    let names: string[];
+    try {
+      names = await readdir(directory);
+    } catch (error) {
+      if (hasCode(error, "ENOENT")) return;
+      throw error;
+    }
+    for (const name of names) {
+      if (!UNLINKED_NAME.test(name)) continue;
+      const path = join(directory, name);
+      const holder = await readLock(path);
+      if (!holder) continue;
+      const owner: StagingOwner = { pid: holder.pid, hostname: holder.hostname, started: holder.started };
+      const checkable =
+        owner.pid !== undefined && owner.hostname === this.#host && owner.started !== undefined;
+      const stale = !checkable && holder.ageMs > UNLINKED_STALE_FACTOR * this.settings.staleMs;
+      if (stale || (await this.#isGone(owner))) await rm(path, { force: true });
+    }
+  }
+
   /** Creates the `.break` file; false when another process holds it (one that is gone loses it). */
   async #takeBreaker(breaker: string): Promise<boolean> {
-    if (await this.#tryCreate(breaker, randomBytes(12).toString("hex"), "record")) return true;
+    const nonce = newNonce();
+    const own = createWhole(breaker, nonce, await this.#content(nonce, "references", "breaking"));
+    if (own) {
+      removeIfPresent(own.unlinked);
+      return true;
+    }
     const holder = await readLock(breaker);
     if (holder && (await this.#isAbandoned(holder, STALE_BREAKER_MS))) await rm(breaker, { force: true });
     return false;
   }
 
-  /** Creates the `.break` file at once, with this process's pid, host and start time; false if it exists. */
-  #takeBreakerNow(breaker: string): boolean {
+  /**
+   * Creates the `.break` file at once, whole; false if it exists. Usually by linking the lock's own file
+   * there (`OwnLock.unlinked`): its content names this process, and it says "segment" or "state" where a
+   * breaker's says "record", which tells a releaser's `.break` (`isReleasing`); no file is created. Its
+   * modification time is the lock's last refresh, set again here when older than a quarter of
+   * STALE_BREAKER_MS so that no one takes the `.break` for stale. Else a file of its own
+   * (`createWhole`) with this process's pid, host and start time.
+   */
+  #takeBreakerNow(breaker: string, own: OwnLock): boolean {
+    try {
+      if (Date.now() - own.touchedAt > STALE_BREAKER_MS / 4) {
+        const now = new Date();
+        utimesSync(own.unlinked, now, now);
+        own.touchedAt = now.getTime();
+      }
+      linkSync(own.unlinked, breaker);
+      return true;
+    } catch (error) {
+      if (hasCode(error, "EEXIST")) return false;
+      // Its unlinked name was swept (its owner judged gone while stopped): a file of its own, then.
+      if (!hasCode(error, "ENOENT")) throw error;
+    }
     const started = this.#startedNow;
     this.#breakerContent ??= JSON.stringify({
       pid: process.pid,
@@ -400,25 +529,30 @@ export class LockFiles {
       releasing: true,
       ...(started === undefined ? {} : { started }),
     });
-    try {
-      writeFileSync(breaker, this.#breakerContent, { flag: "wx" });
-      return true;
-    } catch (error) {
-      if (hasCode(error, "EEXIST")) return false;
-      throw error;
-    }
+    const created = createWhole(breaker, newNonce(), this.#breakerContent);
+    if (created) removeIfPresent(created.unlinked);
+    return created !== undefined;
   }
 
-  async #release(path: string, nonce: string, writes: LockWrites, staging: StagingArea): Promise<void> {
-    await this.#releaseLock(path, nonce, writes);
+  async #release(path: string, own: OwnLock, writes: LockWrites, staging: StagingArea): Promise<void> {
+    await this.#releaseLock(path, own, writes);
     // This holding's staging directory, if it made one: nothing of this holding writes through it again.
     if (staging.created) removeTree(staging.path);
   }
 
-  async #releaseLock(path: string, nonce: string, writes: LockWrites): Promise<void> {
-    // A lock taken over belongs to its new owner now. Read and removed at once, like its creation.
+  async #releaseLock(path: string, own: OwnLock, writes: LockWrites): Promise<void> {
+    try {
+      await this.#removeLock(path, own, writes);
+    } finally {
+      removeIfPresent(own.unlinked);
+    }
+  }
+
+  async #removeLock(path: string, own: OwnLock, writes: LockWrites): Promise<void> {
+    // A lock taken over belongs to its new owner now. Checked (`isOwn`) and removed at once, like its
+    // creation.
     if (writes === "references") {
-      if (readNonceNow(path) === nonce) rmSync(path, { force: true });
+      if (isOwn(path, own)) removeIfPresent(path);
       return;
     }
     // A lock that may be taken over from a live owner is removed under `.break`, like a takeover: a breaker
@@ -428,7 +562,7 @@ export class LockFiles {
     let held = false;
     for (;;) {
       // Usually free: taken at once, without the thread-pool round trips of a contender's way.
-      held = this.#takeBreakerNow(breaker);
+      held = this.#takeBreakerNow(breaker, own);
       // Held by another releaser of this lock path (stopped in its release, say): no breaker can act while
       // it stays, and that releaser let go of its own lock before this one was created (it removes nothing
       // else but its `.break`), so this lock is removed without it.
@@ -442,21 +576,95 @@ export class LockFiles {
       await sleep(1);
     }
     try {
-      if (readNonceNow(path) === nonce) rmSync(path, { force: true });
+      if (isOwn(path, own)) removeIfPresent(path);
     } finally {
-      if (held) rmSync(breaker, { force: true });
+      if (held) removeIfPresent(breaker);
     }
   }
 }
 
-/** Marks the lock as alive by its modification time, while it is still this owner's. */
-async function refreshLock(path: string, nonce: string): Promise<void> {
+function newNonce(): string {
+  return NONCE_PREFIX + (nonces++).toString(16).padStart(12, "0");
+}
+
+/**
+ * Creates the file at `path` with `content` if it is absent, whole: written to `<path>.<nonce>` first and
+ * linked into place (undefined, EEXIST: taken). The first name stays (`OwnLock.unlinked`): the caller
+ * removes it.
+ */
+function createWhole(path: string, nonce: string, content: string): OwnLock | undefined {
+  const unlinked = `${path}.${nonce}`;
+  for (let attempt = 0; ; attempt++) {
+    const descriptor = openSync(unlinked, "wx");
+    let own: OwnLock;
+    try {
+      writeSync(descriptor, content);
+      const status = fstatSync(descriptor, { bigint: true });
+      own = { device: status.dev, inode: status.ino, unlinked, touchedAt: Date.now() };
+    } catch (error) {
+      closeSync(descriptor);
+      removeIfPresent(unlinked);
+      throw error;
+    }
+    closeSync(descriptor);
+    try {
+      linkSync(unlinked, path);
+      return own;
+    } catch (error) {
+      removeIfPresent(unlinked);
+      if (hasCode(error, "EEXIST")) return undefined;
+      // Swept while this process was stopped between writing and linking it (judged gone, or long
+      // stopped on another host): written again, once.
+      if (hasCode(error, "ENOENT") && attempt === 0) continue;
+      throw error;
+    }
+  }
+}
+
+/**
+ * Whether the lock path still names `own`'s file: it names a file with its inode number, and the name
+ * `own` was written under still names that file too, so it is alive and its number is no other file's
+ * (see `OwnLock`). No one else ever makes a file under that name (its nonce is this holding's).
+ */
+function isOwn(path: string, own: OwnLock): boolean {
+  const status = statSync(path, { bigint: true, throwIfNoEntry: false });
+  if (status === undefined || status.ino !== own.inode || status.dev !== own.device) return false;
+  const kept = statSync(own.unlinked, { bigint: true, throwIfNoEntry: false });
+  return kept !== undefined && kept.ino === own.inode && kept.dev === own.device;
+}
+
+/**
+ * The lock at `path` after a takeover renamed it into place, given a second name (`OwnLock.unlinked`) to be
+ * held by; null when it is not this `nonce`'s any more (taken over again meanwhile).
+ */
+function openOwn(path: string, nonce: string): OwnLock | null {
+  const unlinked = `${path}.${nonce}`;
   try {
-    if ((await readLock(path))?.nonce !== nonce) return;
-    const now = new Date();
-    await utimes(path, now, now);
+    linkSync(path, unlinked);
+  } catch (error) {
+    if (hasCode(error, "ENOENT")) return null;
+    throw error;
+  }
+  // Read through the new name: the file it names now stays put, whatever happens at the lock path.
+  try {
+    const content = JSON.parse(readFileSync(unlinked, "utf8")) as { nonce?: string };
+    if (content.nonce === nonce) {
+      const status = statSync(unlinked, { bigint: true });
+      return { device: status.dev, inode: status.ino, unlinked, touchedAt: Number(status.mtimeMs) };
+    }
   } catch {
-    // Refreshed again at the next tick; a lock file gone meanwhile needs no refreshing.
+    // Unreadable: not this nonce's.
+  }
+  removeIfPresent(unlinked);
+  return null;
+}
+
+/** unlink, where a file already gone is no error (`rmSync` with `force` pays two more `lstat`s). */
+function removeIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (!hasCode(error, "ENOENT")) throw error;
   }
 }
 
@@ -474,21 +682,26 @@ async function processStart(pid: number): Promise<string | undefined> {
   }
 }
 
-/** Whether a `.break` file is held by a process releasing its own lock (`#takeBreakerNow`), read at once. */
+/**
+ * Whether a `.break` file is held by a process releasing its own lock (`#takeBreakerNow`), read at once: its
+ * own lock file linked there (it says "segment" or "state"), or one that says `releasing`.
+ */
 function isReleasing(breaker: string): boolean {
   try {
-    return (JSON.parse(readFileSync(breaker, "utf8")) as { releasing?: boolean }).releasing === true;
+    const content = JSON.parse(readFileSync(breaker, "utf8")) as LockFileContent & { releasing?: boolean };
+    // A breaker's says `breaking`; a releaser's is its own lock file, which says what the lock's owner
+    // writes (or, written by an older version, `releasing`). A `.break` an older version's breaker wrote
+    // says "record" only, as a record lock's releaser's does now: stores shared across versions while
+    // upgrading may take such a breaker for a releaser (see the README, "Limits").
+    if (content.breaking === true) return false;
+    return (
+      content.releasing === true ||
+      content.writes === "segment" ||
+      content.writes === "state" ||
+      content.writes === "record"
+    );
   } catch {
     return false;
-  }
-}
-
-/** The nonce in the lock file, read at once; undefined when there is none or it is not readable yet. */
-function readNonceNow(path: string): string | undefined {
-  try {
-    return (JSON.parse(readFileSync(path, "utf8")) as { nonce?: string }).nonce;
-  } catch {
-    return undefined;
   }
 }
 

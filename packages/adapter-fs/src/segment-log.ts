@@ -163,15 +163,19 @@ export class SegmentLog {
    * (and system offsets) are flushed before the entries that point at them are written, and the entries
    * are flushed before it returns: two fdatasyncs, the least that keeps an entry from ever pointing at
    * bytes that are not on disk. The id buckets are written only every LINK_LAG entries.
+   * @param texts each message's JSON, when the caller has it already.
    */
   async append(
     messages: Message[],
     stamp: CommitStamp,
     tail: SegmentTail,
     files?: SegmentReader,
+    texts?: readonly string[],
   ): Promise<SegmentTail> {
     return this.#with(files, async (reader) => {
-      const lines = messages.map((message) => Buffer.from(`${JSON.stringify(message)}\n`, "utf8"));
+      const lines = messages.map((message, index) =>
+        Buffer.from(`${texts?.[index] ?? JSON.stringify(message)}\n`, "utf8"),
+      );
       const system = messages.flatMap((message, index) =>
         message.role === "system" ? [tail.count + index] : [],
       );

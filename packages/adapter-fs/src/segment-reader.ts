@@ -3,7 +3,14 @@ import type { Message } from "@skein/thread-core";
 import { checksum } from "./checksum.js";
 import { CorruptStoreError } from "./errors.js";
 import { openIfExists, readAt, readAtNow, sizeNow } from "./file-access.js";
-import { decodeEntry, ENTRY_SIZE, EntryFlag, ID_HASH_FIELD, type IndexEntry } from "./index-entry.js";
+import {
+  decodeEntry,
+  ENTRY_SIZE,
+  EntryFlag,
+  entryIdHash,
+  ID_HASH_FIELD,
+  type IndexEntry,
+} from "./index-entry.js";
 import type { CachedFile, SegmentFileCache } from "./segment-file-cache.js";
 
 /** The committed end of a segment: its last whole commit. */
@@ -36,6 +43,8 @@ export class SegmentReader {
   readonly #handles = new Map<string, Promise<FileHandle | undefined>>();
   /** The files checked out of `cache`, to give back at `close`. */
   readonly #checkedOut: Array<Promise<CachedFile | undefined>> = [];
+  /** The last `idHashes` read, for the next call with the same range (see there). */
+  #idHashes: { from: number; to: number; hashes: Promise<Array<number | undefined>> } | undefined;
 
   /**
    * @param writable open the files for writing too ("r+"), so that a commit reads and writes its segment
@@ -100,6 +109,34 @@ export class SegmentReader {
         : await readAt(handle, length, from * ENTRY_SIZE);
     return Array.from({ length: Math.floor(bytes.length / ENTRY_SIZE) }, (_, index) =>
       decodeEntry(bytes, index * ENTRY_SIZE),
+    );
+  }
+
+  /**
+   * The id hashes of entries [from, to), undefined where an entry is not whole. A commit's id lookups and its
+   * bucket link both read the committed entries the buckets do not cover yet (up to LINK_LAG): the second
+   * call with the same range gets the first one's. That is safe for one operation: entries below the
+   * committed end change only when a repair cuts them off, which happens before any lookup, and a commit
+   * writes its entries past `to`.
+   */
+  idHashes(from: number, to: number): Promise<Array<number | undefined>> {
+    const kept = this.#idHashes;
+    if (kept && kept.from === from && kept.to === to) return kept.hashes;
+    const hashes = this.#readIdHashes(from, to);
+    this.#idHashes = { from, to, hashes };
+    return hashes;
+  }
+
+  async #readIdHashes(from: number, to: number): Promise<Array<number | undefined>> {
+    const handle = await this.handle(this.paths.index);
+    if (!handle || to <= from) return [];
+    const length = (to - from) * ENTRY_SIZE;
+    const bytes =
+      to - from <= DIRECT_ENTRIES
+        ? readAtNow(handle, length, from * ENTRY_SIZE)
+        : await readAt(handle, length, from * ENTRY_SIZE);
+    return Array.from({ length: Math.floor(bytes.length / ENTRY_SIZE) }, (_, index) =>
+      entryIdHash(bytes, index * ENTRY_SIZE),
     );
   }
 

@@ -71,6 +71,11 @@ export class RedisConnection {
     return this.#options.client;
   }
 
+  /** The bound every call has, as built from the store's options, its URL's `timeout`, or the default. */
+  get commandTimeoutMs(): number {
+    return this.#options.commandTimeoutMs;
+  }
+
   /** Sends one command; `key` routes it on Cluster. */
   command(key: string | undefined, args: RedisArgument[], readonly = false): Promise<unknown> {
     return this.#call(() => this.#send(key, args, readonly));

@@ -1,8 +1,10 @@
-import { openStore, StoreUnavailableError, type Thread } from "@skein/thread-core";
+import { createRegistry, openStore, StoreUnavailableError, type Thread } from "@skein/thread-core";
+import type { LocalStore } from "@skein/thread-core/driver";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisServer, startRedisServer } from "../../../scripts/redis-server.mjs";
 import { redisStore } from "../src/index.js";
+import type { RedisLogDriver } from "../src/redis-log-driver.js";
 import { uniquePrefix } from "./test-redis.js";
 
 /**
@@ -32,6 +34,18 @@ async function refusedNotNow(call: () => Promise<unknown>, reply: string): Promi
   expect((error as StoreUnavailableError).retryable).toBe(true);
   expect((error as Error).message).toMatch(/^\[adapter-redis\] /);
   expect((error as Error).message).toContain(reply);
+}
+
+/**
+ * Polls `condition` until it holds; fails after 30 s (far beyond what it takes on a loaded machine), saying
+ * what it waited for, rather than leaving the test to its own timeout.
+ */
+async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`gave up after 30 s waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Every key of `prefix` with its serialized value: equal snapshots mean nothing was written in between. */
@@ -103,11 +117,10 @@ describe("Redis replies that mean 'not now'", () => {
     const loop = looping.sendCommand(["EVAL", "while true do end", "0"]).catch((error: unknown) => error);
     try {
       // Once the threshold has passed, the server answers BUSY; wait for that on another connection.
-      for (;;) {
-        const reply = await admin.ping().catch((error: unknown) => String(error));
-        if (reply.includes("BUSY")) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await eventually(
+        async () => (await admin.ping().catch((error: unknown) => String(error))).includes("BUSY"),
+        "the server to answer BUSY while the script loops",
+      );
       await refusedNotNow(() => thread.append(say("during")), "BUSY");
     } finally {
       await admin.sendCommand(["SCRIPT", "KILL"]);
@@ -124,6 +137,8 @@ describe("Redis replies that mean 'not now'", () => {
 
   it("READONLY (a replica): an append fails retryably and writes nothing; once the replica is promoted its retry lands once", async () => {
     const prefix = uniquePrefix("readonly");
+    // The primary syncs a new replica at once rather than after the default 5 s it waits for more of them.
+    await admin.configSet("repl-diskless-sync-delay", "0");
     const replica = await startRedisServer({ args: ["--replicaof", "127.0.0.1", String(server.port)] });
     try {
       const primary = redisStore({ url: server.url, prefix });
@@ -133,11 +148,10 @@ describe("Redis replies that mean 'not now'", () => {
       const replicaAdmin = await connect(replica.url);
       try {
         // The replica has caught up once the thread reads there as on the primary.
-        for (;;) {
-          const found = await seen(replicaUrl, "replicated").catch(() => undefined);
-          if (found?.ids.length === 1) break;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await eventually(
+          async () => (await seen(replicaUrl, "replicated").catch(() => undefined))?.ids.length === 1,
+          "the replica to hold the thread written on the primary",
+        );
         const store = redisStore({ url: replica.url, prefix });
         const thread = await store.get("replicated");
         const before = await snapshot(replicaAdmin, prefix);
@@ -159,16 +173,34 @@ describe("Redis replies that mean 'not now'", () => {
   });
 });
 
-describe("a server that stops answering, with the default commandTimeoutMs", () => {
-  it("fails a call after 5 s (README: 5 s by default), saying so, as a retryable StoreUnavailableError", async () => {
+describe("the bound of a call to a server that stops answering (commandTimeoutMs)", () => {
+  it("is 5 s by default (README), however the store is opened, and what is given otherwise", async () => {
+    const server = await startRedisServer();
+    try {
+      const url = `${server.url}?prefix=${encodeURIComponent(uniquePrefix("bound"))}`;
+      const boundOf = (store: LocalStore) => (store.driver as RedisLogDriver).connection.commandTimeoutMs;
+      const stores: LocalStore[] = [
+        redisStore({ url }),
+        (await openStore(url, { registry: createRegistry() })) as LocalStore,
+        redisStore({ url, commandTimeoutMs: 700 }),
+        (await openStore(`${url}&timeout=700`, { registry: createRegistry() })) as LocalStore,
+      ];
+      expect(stores.map(boundOf)).toEqual([5000, 5000, 700, 700]);
+      for (const store of stores) await store.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("fails a call when it runs out, saying so, as a retryable StoreUnavailableError", async () => {
     const frozen = await startRedisServer();
-    const store = redisStore({ url: frozen.url, prefix: uniquePrefix("default-timeout") });
+    const store = redisStore({ url: frozen.url, prefix: uniquePrefix("timeout"), commandTimeoutMs: 300 });
     try {
       const thread = await store.create({ id: "frozen" });
       frozen.process.kill("SIGSTOP");
       try {
         // Only the timeout can end this call; the message names the bound the store was built with.
-        await refusedNotNow(() => thread.append(say("late")), "did not answer within 5000 ms");
+        await refusedNotNow(() => thread.append(say("late")), "did not answer within 300 ms");
       } finally {
         frozen.process.kill("SIGCONT");
       }

@@ -74,7 +74,7 @@ async function round(url: string, directory: string, operation: "checkpoint" | "
       stale.process.stdin?.write("go\n");
       await printed(stale, "appending");
       stale.process.kill("SIGSTOP");
-      await until(() => isStopped(pid), "the stale instance to stop");
+      await until(() => isStopped(pid), "the stale instance to stop", 90_000, stale);
     });
     const blocked = await service.send(threadId, "B-question").then(
       () => false,

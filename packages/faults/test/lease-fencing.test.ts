@@ -143,7 +143,7 @@ async function trial(
         for (let stop = 0; ; stop++) {
           await sleep(Math.floor(random() * 40));
           stale.process.kill("SIGSTOP");
-          await until(() => isStopped(pid), "the stale instance to stop");
+          await until(() => isStopped(pid), "the stale instance to stop", 90_000, stale);
           // Stopped again until it holds the thread's lock, where that is asked for (a few tries at most):
           // holding that lock as an appender, and no other (its lease's, kept by a frozen holder) nor `.break`
           // (held for the few microseconds of a release, which blocks takeovers).
@@ -169,7 +169,7 @@ async function trial(
           stale.process.kill("SIGCONT");
         }
       }
-      await until(() => isStopped(pid), "the stale instance to stop");
+      await until(() => isStopped(pid), "the stale instance to stop", 90_000, stale);
       const blocked = await service.send(threadId, "B-question").then(
         () => false,
         (error: unknown) => {
@@ -255,6 +255,50 @@ describe.each([
   },
 );
 
+describe("fs: the stale instance's child process", () => {
+  /** The thread of a fresh fs store, and the store's url. */
+  async function freshThread(): Promise<{ url: string; threadId: string }> {
+    const { url } = await fileStore("lease-fencing-child");
+    const store = fsStore({ directory: fileURLToPath(url) });
+    const service = createThreadService({ store, runner: answering, instanceId: "B" });
+    const { threadId } = await service.createThread();
+    await service.close();
+    await store.close();
+    return { url, threadId };
+  }
+
+  it("sends again when its own lease ran out before its runner started, and runs", async () => {
+    // Its first sync (taking the lease) takes longer than LEASE_MS: the send fails with LeaseLostError
+    // before the runner starts, as on a loaded machine's disk. Nobody else holds the thread.
+    const { url, threadId } = await freshThread();
+    const preload = fileURLToPath(new URL("./support/slow-first-syncs.mjs", import.meta.url));
+    const stale = startChild("stale-lease-worker.ts", [url, threadId, String(LEASE_MS), "stream"], {
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${preload}`,
+      SLOW_SYNCS: "1",
+      SLOW_SYNC_MS: String(LEASE_MS + 100),
+    });
+    try {
+      await printed(stale, "streaming");
+      expect(stale.output.stderr()).toMatch(/send 1 failed: LeaseLostError/);
+    } finally {
+      stale.process.kill("SIGKILL");
+      await exited(stale.process);
+    }
+  });
+
+  it("reports a send that fails otherwise, and the wait for its runner fails at once with its stderr", async () => {
+    const { url } = await freshThread();
+    const stale = startChild("stale-lease-worker.ts", [url, "no-such-thread", String(LEASE_MS), "stream"]);
+    const waited = await printed(stale, "streaming").catch((error: unknown) => error);
+    expect(String(waited)).toMatch(/exited with code 0 before a child to print "streaming"/);
+    expect(String(waited)).toMatch(/send 1 failed: ThreadNotFoundError/);
+    expect(JSON.parse(stale.output.lines().at(-1) as string)).toEqual({
+      append: { status: "not started" },
+      send: { status: "refused", error: "ThreadNotFoundError", leaseLost: false },
+    });
+  });
+});
+
 describe("fs: an instance frozen past its lease while it holds the thread's lock", () => {
   it("has its lock taken over after staleLockMs: the new holder answers, and nothing of the frozen one lands", async () => {
     const { url } = await fileStore("lease-fencing-takeover");
@@ -324,10 +368,12 @@ describe("fs: an instance frozen past its lease while its write waits for the th
         // when the signal lands, and that lock is taken over only once stale (staleLockMs, 5 s here; the
         // renewal case above tests it). Such a moment is stepped past: A's append still waits for the
         // thread's lock, held here.
-        for (;;) {
+        for (let stops = 1; ; stops++) {
           stale.process.kill("SIGSTOP");
-          await until(() => isStopped(pid), "the stale instance to stop");
+          await until(() => isStopped(pid), "the stale instance to stop", 90_000, stale);
           if (!locksHeldBy(join(directory, "locks"), pid)) break;
+          if (stops >= 2000)
+            throw new Error("the stale instance held a lock of its own at each of 2000 stops");
           stale.process.kill("SIGCONT");
           await sleep(1);
         }

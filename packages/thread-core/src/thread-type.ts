@@ -37,6 +37,11 @@ export interface BindEnvironment {
   store?: ThreadStore;
   /** The adapters the store was opened with, holding clients and credentials that states never carry. */
   adapters?: readonly SkeinAdapter[];
+  /**
+   * True when the state was read from `store` (`store.get`), not brought to it as JSON (`store.open`): a
+   * thread of such a state that the store no longer holds was deleted there, not never saved there.
+   */
+  stored?: boolean;
 }
 
 /** What `defineThreadType` takes: type id, version, zod schema, migrations and an optional `bind`. */

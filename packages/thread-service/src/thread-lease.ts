@@ -33,7 +33,9 @@ export class ThreadLeases {
   /**
    * Threads whose lease this instance took over but could not fence off (`fenceOffFormerHolder` failed): the
    * lease was left in this instance's name, unrenewed, so taking it again here (at once, as its own) must
-   * move the revision on first, as another instance's takeover would. At most FREED_LIMIT, oldest dropped.
+   * move the revision on first, as another instance's takeover would. At most FREED_LIMIT, oldest dropped, and
+   * in this process only: a dropped thread, or any after a restart, is taken again without that commit (the
+   * README and RELIABILITY say so).
    */
   readonly #owed = new Set<string>();
 

@@ -3,11 +3,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fsStore } from "@skein/adapter-fs";
-import { type Checkpoint, messageText, openStore, type Thread, type ThreadStore } from "@skein/thread-core";
+import {
+  type Checkpoint,
+  messageText,
+  openStore,
+  type Thread,
+  ThreadNotFoundError,
+  type ThreadStore,
+} from "@skein/thread-core";
 import type { LogDriver } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LeaseLostError } from "../src/errors.js";
-import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
+import { fenceOffFormerHolder } from "../src/fenced-thread.js";
+import {
+  LEASE_THREAD_TYPE,
+  type LeaseState,
+  LeaseThread,
+  leaseIdOf,
+  leaseThreadType,
+} from "../src/lease-thread.js";
 import { ThreadLeases } from "../src/thread-lease.js";
 import { createThreadService, type ThreadService } from "../src/thread-service.js";
 import { heldRunner } from "./fake-runners.js";
@@ -100,6 +114,121 @@ describe.each(historyStores)("a leased run's checkpoint, fork and delete (%s sto
       expect((await store.list()).items.map((item) => item.id)).not.toContain("late-fork");
     });
   }
+});
+
+/**
+ * `store`, as a takeover's commit sees it: right after its first read of `threadId`, the workflow is deleted
+ * (by another writer, or by the stale holder's own delete landing just then). `refusing` turns the store's
+ * refusal of the workflow's commit into an error of the store's own words, as memory's was a TypeError.
+ */
+function deletedAfterFirstRead(store: ThreadStore, threadId: string, refusing = false): ThreadStore {
+  let deleted = false;
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+      return async (id: string) => {
+        const thread: Thread = await value.call(target, id);
+        if (id !== threadId || deleted) return thread;
+        deleted = true;
+        await (await target.get(threadId)).delete();
+        if (refusing) {
+          thread.update = () => Promise.reject(new TypeError("the store's own words for a deleted thread"));
+        }
+        return thread;
+      };
+    },
+  });
+}
+
+describe.each(historyStores)(
+  "a takeover of a workflow deleted while it is fenced (%s store)",
+  (_name, open) => {
+    beforeEach(async () => {
+      await store.close();
+      store = await open();
+    });
+
+    for (const threads of [["main", "planner"], []]) {
+      it(`end quietly and leave it deleted (sub-threads: ${threads.length})`, async () => {
+        const workflow = await store.create("workflow", { threads });
+        await fenceOffFormerHolder(deletedAfterFirstRead(store, workflow.id), workflow.id);
+        const after = await store.get(workflow.id).catch((error: unknown) => error);
+        expect(ThreadNotFoundError.isInstance(after)).toBe(true);
+      });
+    }
+
+    it("end quietly when the store refuses the deleted workflow's commit in its own words", async () => {
+      const workflow = await store.create("workflow", { threads: ["main"] });
+      await fenceOffFormerHolder(deletedAfterFirstRead(store, workflow.id, true), workflow.id);
+      expect(
+        ThreadNotFoundError.isInstance(await store.get(workflow.id).catch((error: unknown) => error)),
+      ).toBe(true);
+    });
+
+    it("fail when the store refuses the commit of a workflow that is still there", async () => {
+      const workflow = await store.create("workflow", { threads: ["main"] });
+      const refusing = new Proxy(store, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target);
+          if (property !== "get") return typeof value === "function" ? value.bind(target) : value;
+          return async (id: string) => {
+            const thread: Thread = await value.call(target, id);
+            if (id === workflow.id) thread.update = () => Promise.reject(new TypeError("refused"));
+            return thread;
+          };
+        },
+      });
+      await expect(fenceOffFormerHolder(refusing, workflow.id)).rejects.toThrow("refused");
+    });
+  },
+);
+
+describe.each(historyStores)("a takeover of a workflow's lease (%s store)", (_name, open) => {
+  beforeEach(async () => {
+    await store.close();
+    store = await open();
+  });
+
+  it("move only the revisions of the workflow and its local sub-threads; their content stays as it was", async () => {
+    store.registry.ensure(leaseThreadType);
+    const workflow = (await store.create("workflow", { threads: ["main", "planner"] })) as Workflow;
+    await workflow.thread("planner").append({ role: "assistant", text: "plan" });
+    await workflow.update({ metadata: { ...workflow.metadata, topic: "t" }, context: { step: 1 } });
+    await takeLease(workflow.id, 0);
+    /** Everything a takeover must leave as it is, and the revisions it moves. */
+    const content = async () => {
+      const current = (await store.get(workflow.id)) as Workflow;
+      const {
+        revision,
+        updatedAt: _updatedAt,
+        threads: _threads,
+        ...state
+      } = current.toJSON() as Record<string, unknown>;
+      const subs: Record<string, unknown> = {};
+      const revisions: Record<string, unknown> = { workflow: revision };
+      for (const key of current.keys()) {
+        const sub = current.thread(key);
+        revisions[key] = sub.revision;
+        subs[key] = { metadata: sub.metadata, context: sub.context, messages: await sub.messages() };
+      }
+      return { state, subs, revisions, history: await current.history() };
+    };
+    const before = await content();
+    const leases = new ThreadLeases(store, "taker", 150);
+    let held = await leases.tryAcquire(workflow.id);
+    for (let waited = 0; !held && waited < 500; waited++) {
+      await sleep(10);
+      held = await leases.tryAcquire(workflow.id);
+    }
+    expect(held).toBeDefined();
+    const after = await content();
+    await held?.release();
+    const moved = (revisions: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(revisions).map(([key, value]) => [key, (value as number) + 1]));
+    expect(after.revisions).toEqual(moved(before.revisions));
+    expect({ ...after, revisions: undefined }).toEqual({ ...before, revisions: undefined });
+  });
 });
 
 describe("a leased run whose refused write finds the thread deleted", () => {

@@ -5,11 +5,13 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fsStore } from "@skein/adapter-fs";
 import {
+  defineThreadType,
   messageText,
   openStore,
   StoreUnavailableError,
   type Thread,
   type ThreadRunner,
+  ThreadStateSchema,
   type ThreadStore,
 } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
@@ -19,6 +21,9 @@ import { ThreadLeases } from "../src/thread-lease.js";
 import { heldRunner, lastUserText } from "./fake-runners.js";
 
 const redis = inject("redis");
+
+/** A local thread type of the application's own: its history is kept by the store, as a native thread's is. */
+const ticketType = defineThreadType({ type: "acme.ticket", schema: ThreadStateSchema, local: true });
 
 /** Directories of this file's fs stores, removed after each test. */
 const directories: string[] = [];
@@ -158,10 +163,13 @@ function failingUpdates(store: ThreadStore, failing: () => boolean): ThreadStore
  * A run of this instance past its lease check, whose lease the store shows as that of an instance that
  * stopped renewing it (leaseMs 150): as if this instance were frozen, while its own clock says it holds it.
  */
-async function runStoppingRenewals() {
+async function runStoppingRenewals(type?: string) {
   const runner = heldRunner();
-  const service = start(runner);
-  const { threadId } = await service.createThread();
+  // Valid by its own clock for the whole test, renewed never: only the store's view of it (the ghost's
+  // lease) lapses. With the default 15 s, a renewal due during a slow test fails against the ghost's lease,
+  // the run loses its lease by itself, and its lease check, not the store, refuses the stale writes.
+  const service = start(runner, { leaseMs: 600_000 });
+  const { threadId } = await service.createThread(type === undefined ? {} : { type });
   // Settled as an outcome: the send may fail while the test awaits something else.
   const sending = service.send(threadId, "work").then(
     () => undefined,
@@ -378,6 +386,31 @@ describe.each(fencedStores)("the lease fence of a run (%s store)", (_name, open)
     // The store checks the thread's revision: the instance that takes the lease over moves it on before its
     // turn (fenceOffFormerHolder), so the stale run's write is refused even before the new turn's input.
     const { call, sending, threadId } = await runStoppingRenewals();
+    let late: Promise<unknown> | undefined;
+    const taker = startTaker(
+      lateWriteBefore(store, "first append", () => {
+        late = call.thread.append({ role: "assistant", text: "late" }).catch((error: unknown) => error);
+        return late;
+      }),
+    );
+    const answered = await taker.send(threadId, "the taker's turn");
+    expect(LeaseLostError.isInstance(await late)).toBe(true);
+    expect(messageText(answered.messages[0] as never)).toBe("taker: work,the taker's turn");
+    expect(LeaseLostError.isInstance(await sending)).toBe(true);
+    await call.finished;
+    expect((await (await store.get(threadId)).messages()).map(messageText)).toEqual([
+      "work",
+      "the taker's turn",
+      "taker: work,the taker's turn",
+    ]);
+  });
+
+  it("refuse a stale run's write to a local thread of the application's own type, before the taker's first write", async () => {
+    // A local type of its own (defineThreadType local: true) keeps its revisions in the store, as the
+    // store's own type does: the takeover moves its revision on too.
+    store.registry.ensure(ticketType);
+    const { call, sending, threadId } = await runStoppingRenewals("acme.ticket");
+    expect((await store.get(threadId)).type).toBe("acme.ticket");
     let late: Promise<unknown> | undefined;
     const taker = startTaker(
       lateWriteBefore(store, "first append", () => {

@@ -16,6 +16,8 @@
 //     wraps fs.promises.rename, in this child only; prints "frozen" first.
 // The parent lets another instance take the lease and answer, then sends SIGCONT. The child prints one
 // JSON line, { append, send }: what became of the runner's last write and of the send. Then it exits.
+// A send that loses the child's own lease before its runner starts is made again (see below); one that
+// fails otherwise is written to stderr and reported, the append as "not started".
 // Usage: stale-lease-worker.ts <store url> <thread id> <lease ms> <mode>
 import { once } from "node:events";
 import fs from "node:fs";
@@ -33,9 +35,15 @@ const LATE_PART = "A-late-part";
 /** A bound on the stream, so a runner that is never refused still ends. */
 const MAX_PARTS = 5000;
 
-/** What a write or the send came to: landed, or refused with a typed error. */
+/**
+ * How many times the send is made while it loses this instance's own lease before the runner starts (see
+ * the send below); past it, the child reports and exits.
+ */
+const MAX_SENDS = 10;
+
+/** What a write or the send came to: landed, refused with a typed error, or never made (no run started). */
 interface Outcome {
-  status: "landed" | "refused";
+  status: "landed" | "refused" | "not started";
   error?: string;
   leaseLost?: boolean;
 }
@@ -64,6 +72,8 @@ if (mode === "stop-in-checkpoint" || mode === "stop-in-rollback") {
   syncBuiltinESMExports();
 }
 
+/** Set when the runner starts: from then on, the run's writes are what the parent looks at. */
+let runnerStarted = false;
 let noteAppend!: (outcome: Outcome) => void;
 const appendOutcome = new Promise<Outcome>((resolve) => {
   noteAppend = resolve;
@@ -73,6 +83,7 @@ const runner: ThreadRunner = {
   specificationVersion: "v1",
   supports: () => true,
   async run(thread) {
+    runnerStarted = true;
     try {
       if (mode === "stop-in-append") {
         // Stopped inside the store's append (see `stopInLatePart`), not here: the fence's lease check runs
@@ -158,12 +169,33 @@ const service = createThreadService({
   leaseMs: Number(leaseMs),
   instanceId: `stale-${process.pid}`,
 });
-let send: Outcome;
-try {
-  await service.send(threadId, "A-question");
-  send = { status: "landed" };
-} catch (error) {
-  send = refused(error);
+/** Whether the thread already holds this child's question (a send that lost its lease after appending it). */
+async function asked(): Promise<boolean> {
+  const thread = await opened.get(threadId);
+  return (await thread.messages()).some((message) =>
+    message.contents.some((content) => "text" in content && content.text === "A-question"),
+  );
+}
+
+let send: Outcome | undefined;
+for (let attempt = 1; send === undefined; attempt++) {
+  try {
+    await service.send(threadId, "A-question");
+    send = { status: "landed" };
+  } catch (error) {
+    process.stderr.write(`stale-lease-worker: send ${attempt} failed: ${String(error)}\n`);
+    // Taking the lease and starting the run must fit in LEASE_MS of this child's own clock; on a loaded
+    // machine they may not, and the send fails with LeaseLostError before the runner starts. No other
+    // instance runs yet (the parent waits for this child's runner), so the lease is still in this child's
+    // name and sending again takes it again. Only while the question is not in the thread: once it is, a
+    // second send would ask twice.
+    if (LeaseLostError.isInstance(error) && !runnerStarted && attempt < MAX_SENDS && !(await asked())) {
+      continue;
+    }
+    send = refused(error);
+    // The runner never started, so it will never settle its write: say so rather than wait for it forever.
+    if (!runnerStarted) noteAppend({ status: "not started" });
+  }
 }
 const append = await appendOutcome;
 await service.whenIdle();

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { finished } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 
 const packageRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -61,22 +62,54 @@ export function exited(child: ChildProcess): Promise<number | null> {
 /**
  * Waits until `condition` holds, polling; fails after `withinMs` with `what` in the message. Generous: a
  * child starting (TypeScript compiled on the fly) on a machine busy with other work can take many seconds.
+ * Given the `child` the condition waits on, it fails at once when that child has exited without it, with
+ * its exit code and standard error: a child that is gone can no longer make the condition true.
  */
-export async function until(condition: () => boolean, what: string, withinMs = 90_000): Promise<void> {
+export async function until(
+  condition: () => boolean,
+  what: string,
+  withinMs = 90_000,
+  child?: RunningChild,
+): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (!condition()) {
+    if (child && hasExited(child.process)) {
+      // Its last output may still be on its way through the pipes: read all of it before deciding.
+      await drained(child.process);
+      if (condition()) return;
+      throw new Error(
+        `the child ${exitOf(child.process)} before ${what}; its stderr: ${child.output.stderr().slice(-4000)}`,
+      );
+    }
     if (Date.now() > deadline) throw new Error(`timed out after ${withinMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
-/** Waits until the child has printed `line` as a whole line. */
+/** Waits until the child has printed `line` as a whole line; fails at once if it exits first. */
 export function printed(child: RunningChild, line: string, withinMs = 90_000): Promise<void> {
   return until(
     () => child.output.lines().includes(line),
     `a child to print ${JSON.stringify(line)} (stderr: ${child.output.stderr().slice(0, 500)})`,
     withinMs,
+    child,
   );
+}
+
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/** How the child ended: "exited with code 13", "was killed by SIGKILL". */
+function exitOf(child: ChildProcess): string {
+  return child.exitCode !== null ? `exited with code ${child.exitCode}` : `was killed by ${child.signalCode}`;
+}
+
+/** Resolves once the child's standard output and error have ended (all their data delivered). */
+async function drained(child: ChildProcess): Promise<void> {
+  const streams = [child.stdout, child.stderr].filter((stream) => stream !== null);
+  // A stream destroyed before its end rejects: whatever it delivered is all there will be.
+  await Promise.all(streams.map((stream) => finished(stream).catch(() => {})));
 }
 
 /**

@@ -169,7 +169,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
         `it is a plain state type (registered without bind), so there is no thread to bind; read it with store.getState(${JSON.stringify(id)})`,
       );
     }
-    return this.open(record.state);
+    return this.#open(record.state, true);
   }
 
   getState<State extends ThreadState = ThreadState>(id: string): Promise<State>;
@@ -181,7 +181,12 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     return this.registry.parse(record.kind === "state" ? record.state : this.serialize(record), options);
   }
 
-  async open(json: unknown): Promise<Thread> {
+  open(json: unknown): Promise<Thread> {
+    return this.#open(json, false);
+  }
+
+  /** `open`; `stored` says the state was read from this store (see `BindEnvironment.stored`). */
+  async #open(json: unknown, stored: boolean): Promise<Thread> {
     // Nested states of types not installed here stay opaque; the thread itself must be of a known type.
     const state = this.registry.parse(json, { unknown: "preserve" });
     if (OpaqueThreadState.isInstance(state))
@@ -212,7 +217,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
       if (record?.kind === "log") return this.bindRecord(record);
     }
     if (!type?.bind) return new PlainStateThread(state, this);
-    return type.bind(state, this.#environment());
+    return type.bind(state, { ...this.#environment(), stored });
   }
 
   async save(

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ThreadNotFoundError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
 import type { LogRecord, SegmentInfo } from "../local/log-driver.js";
 import { buildLogState, LogStateSchema, neededSegments, recordPoints } from "../local/log-state.js";
@@ -45,6 +46,8 @@ export function createMemoryStore(options: {
 /** The whole log of a memory thread, read synchronously so that `JSON.stringify(thread)` can give it. */
 function serializeMemoryThread(record: LogRecord, chains: SegmentChains): ThreadState {
   const driver = chains.driver as unknown as SyncSegmentReader;
+  // A handle of a thread deleted since it was read: its segments went with it.
+  if (driver.segmentNow(record.head) === undefined) throw new ThreadNotFoundError(record.id);
   const info = (id: string) => driver.segmentNow(id) as SegmentInfo;
   const ranges = chainRanges(record.head, record.length - info(record.head).start, info);
   const end = chains.pointAt(ranges, SegmentChains.length(ranges));

@@ -38,7 +38,7 @@ export const workflowThreadType = defineThreadType({
     for (const [key, child] of Object.entries(threads)) {
       bound.set(key, OpaqueThreadState.isInstance(child) ? child : await store.open(child));
     }
-    return new WorkflowThread(store, data as WorkflowData, bound);
+    return new WorkflowThread(store, data as WorkflowData, bound, environment.stored === true);
   },
   create: async (options, environment) => {
     const settings = options as CreateWorkflowOptions;

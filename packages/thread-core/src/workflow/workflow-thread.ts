@@ -72,14 +72,21 @@ export class WorkflowThread implements Thread<WorkflowState> {
   });
   #state: WorkflowData;
   #threads: Map<string, SubThread>;
+  /**
+   * Whether `store` has held this workflow: read from it, or saved there by this object. Then a save the
+   * store refuses because it holds no such workflow means it was deleted, not that it is new there.
+   */
+  #stored: boolean;
 
   constructor(
     readonly store: ThreadStore,
     state: WorkflowData,
     threads: Map<string, SubThread>,
+    stored = false,
   ) {
     this.#state = state;
     this.#threads = threads;
+    this.#stored = stored;
   }
 
   get id(): string {
@@ -322,6 +329,7 @@ export class WorkflowThread implements Thread<WorkflowState> {
     if (!(fresh instanceof WorkflowThread)) throw new ThreadNotFoundError(this.id);
     this.#state = fresh.#state;
     this.#threads = fresh.#threads;
+    this.#stored = true;
   }
 
   toJSON(): WorkflowState {
@@ -445,17 +453,24 @@ export class WorkflowThread implements Thread<WorkflowState> {
     return result.step;
   }
 
-  /** Saves `next` as the revision after `revision`, inserting it if this store does not hold the workflow yet. */
+  /**
+   * Saves `next` as the revision after `revision`, inserting it if this store never held the workflow (read
+   * from JSON); `ThreadNotFoundError` if the store held it and no longer does (deleted meanwhile).
+   */
   async #saveAs(next: WorkflowData, revision: number): Promise<void> {
     this.#state = { ...next, revision: revision + 1 };
     try {
       await this.store.save(this, { ifRevision: revision });
     } catch (error) {
+      const absent = ConcurrencyError.isInstance(error) && error.actualRevision === 0 && revision > 0;
+      if (!absent) throw error;
+      // Read from this store or saved there before: it was deleted, and a stale handle must not bring it back.
+      if (this.#stored) throw new ThreadNotFoundError(this.id, { cause: error });
       // A workflow read from JSON into a store that does not hold it yet is new there: its first save inserts.
-      if (!(ConcurrencyError.isInstance(error) && error.actualRevision === 0 && revision > 0)) throw error;
       this.#state = { ...next, revision: 1 };
       await this.store.save(this, { ifRevision: 0 });
     }
+    this.#stored = true;
   }
 
   /**

@@ -163,6 +163,28 @@ export function workflowCases(context: SuiteContext): void {
     },
   );
 
+  conformanceCase(
+    context,
+    "a workflow deleted through one handle stays deleted when a handle read before saves",
+    async () => {
+      // With and without local sub-threads: the store's refusal must not read as "new in this store".
+      for (const threads of [["main"], []]) {
+        const workflow = await createWorkflow(threads);
+        const stale = (await context.store.get(workflow.id)) as WorkflowThread;
+        const saved = (await context.store.get(workflow.id)) as WorkflowThread;
+        await saved.enqueue("saved once by this handle");
+        await workflow.delete();
+        const update = await caught(
+          stale.update({ metadata: { late: true } }, { ifRevision: stale.revision }),
+        );
+        expect(ThreadNotFoundError.isInstance(update)).toBe(true);
+        expect(ThreadNotFoundError.isInstance(await caught(saved.enqueue("late")))).toBe(true);
+        expect(ThreadNotFoundError.isInstance(await caught(context.store.get(workflow.id)))).toBe(true);
+        expect(stale.metadata).toEqual({ chat: "c1" });
+      }
+    },
+  );
+
   conformanceCase(context, "import refuses a taken id and writes nothing it cannot open", async () => {
     const json = {
       $type: "workflow",

@@ -1,0 +1,171 @@
+import { readFileSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { fsStore as FsStore } from "@skein/adapter-fs";
+import { aggregateTimes } from "./files-commit.js";
+import { measureInTurns, median } from "./measure.js";
+import { temporaryDirectory } from "./temporary-directory.js";
+import { rawRecord, workloadMessages } from "./workload.js";
+
+/**
+ * Issue 24's step-by-step measurements (not part of `npm run bench`): two or more builds of adapter-fs in
+ * one process, each step against the one before, in turns. VARIANTS lists `name=path` pairs, comma
+ * separated, each path a built adapter-fs entry point (`@skein/adapter-fs` for this tree's build).
+ * - `append` (default): a raw appendFile + fsync and one append of each variant, in turns, REPEATS times
+ *   (default 3) of RUNS runs; prints each repeat's medians, each variant's ratio to the raw row and to the
+ *   first variant, and their spreads.
+ * - `cpu`: the CPU time per append of each variant, in blocks of 50 appends taking turns, REPEATS times
+ *   of RUNS appends each: the process's (user + system, all threads: the median of the blocks) and the
+ *   event loop's (the main thread's, from /proc: summed over the blocks, its clock ticks being coarse). On a
+ *   loaded machine CPU time varies far less than wall time.
+ * - `concurrency`: each variant's time per append with one writer and with 50 threads at once (the bench's
+ *   `aggregateTimes`), the variants taking turns, REPEATS times of ROUNDS rounds; prints the time ratios.
+ */
+const messages = workloadMessages(1000);
+const message = (index: number) => messages[index % messages.length] as { role: "user"; text: string };
+
+interface Variant {
+  name: string;
+  fsStore: typeof FsStore;
+}
+
+async function variants(): Promise<Variant[]> {
+  const listed = (process.env.VARIANTS ?? "current=@skein/adapter-fs").split(",");
+  return Promise.all(
+    listed.map(async (pair) => {
+      const [name, path] = pair.split("=") as [string, string];
+      const module = (await import(path)) as { fsStore: typeof FsStore };
+      return { name, fsStore: module.fsStore };
+    }),
+  );
+}
+
+async function appendTurns(all: Variant[], repeats: number, runs: number) {
+  const ratios = all.map(() => [] as number[]);
+  const steps = all.map(() => [] as number[]);
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    const rawFile = join(temporaryDirectory(), "thread.jsonl");
+    let rawIndex = 0;
+    const raw = async () => {
+      const handle = await open(rawFile, "a");
+      try {
+        await handle.appendFile(`${JSON.stringify(rawRecord(message(rawIndex), rawIndex++))}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    };
+    const stores = all.map((variant) => variant.fsStore({ directory: temporaryDirectory() }));
+    const appends = await Promise.all(
+      stores.map(async (store) => {
+        const thread = await store.create();
+        let index = 0;
+        return () => thread.append(message(index++));
+      }),
+    );
+    for (const append of appends) for (let warm = 0; warm < 100; warm++) await append();
+    const [rawTime, ...times] = (await measureInTurns([raw, ...appends], runs, 20, 10)) as number[];
+    const first = times[0] as number;
+    const line = times.map((time, index) => {
+      (ratios[index] as number[]).push(time / (rawTime as number));
+      (steps[index] as number[]).push(time / first);
+      return `${all[index]?.name} ${time.toFixed(1)} µs (${(time / (rawTime as number)).toFixed(2)}× raw, ${(time / first).toFixed(3)}× ${all[0]?.name})`;
+    });
+    console.log(`repeat ${repeat + 1}: raw ${(rawTime as number).toFixed(1)} µs; ${line.join("; ")}`);
+    await Promise.all(stores.map((store) => store.close()));
+  }
+  for (const [index, variant] of all.entries()) {
+    console.log(
+      `${variant.name}: /raw ${spread(ratios[index] as number[])}; /${all[0]?.name} ${spread(steps[index] as number[], 3)}`,
+    );
+  }
+}
+
+async function cpuTurns(all: Variant[], repeats: number, runs: number) {
+  const steps = all.map(() => [] as number[]);
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    const stores = all.map((variant) => variant.fsStore({ directory: temporaryDirectory() }));
+    const appends = await Promise.all(
+      stores.map(async (store) => {
+        const thread = await store.create();
+        let index = 0;
+        return () => thread.append(message(index++));
+      }),
+    );
+    for (const append of appends) for (let warm = 0; warm < 100; warm++) await append();
+    const times = appends.map(() => [] as number[]);
+    const mainThread = appends.map(() => 0);
+    const block = 50;
+    for (let round = 0; round < runs / block; round++) {
+      const order = appends.map((_, index) => index);
+      if (round % 2) order.reverse();
+      for (const index of order) {
+        const append = appends[index] as () => Promise<unknown>;
+        const cpu = process.cpuUsage();
+        const ticks = mainThreadTicks();
+        for (let run = 0; run < block; run++) await append();
+        const used = process.cpuUsage(cpu);
+        mainThread[index] = (mainThread[index] as number) + mainThreadTicks() - ticks;
+        (times[index] as number[]).push((used.user + used.system) / block);
+      }
+    }
+    const medians = times.map(median);
+    const first = medians[0] as number;
+    // Clock ticks of 10 ms (the usual USER_HZ of 100) over runs appends, in µs per append.
+    const loop = mainThread.map((ticks) => (ticks * 10_000) / runs);
+    const firstLoop = loop[0] as number;
+    console.log(
+      `repeat ${repeat + 1}: ${medians.map((time, index) => `${all[index]?.name} ${time.toFixed(1)} µs CPU (${(time / first).toFixed(3)}×), event loop ${(loop[index] as number).toFixed(0)} µs (${((loop[index] as number) / firstLoop).toFixed(3)}×)`).join("; ")}`,
+    );
+    for (const [index, time] of loop.entries()) (steps[index] as number[]).push(time / firstLoop);
+    await Promise.all(stores.map((store) => store.close()));
+  }
+  for (const [index, variant] of all.entries())
+    console.log(`${variant.name}: event-loop CPU /${all[0]?.name} ${spread(steps[index] as number[], 3)}`);
+}
+
+async function concurrencyTurns(all: Variant[], repeats: number, rounds: number) {
+  const ratios = all.map(() => [] as number[]);
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    const order = all.map((_, index) => index);
+    if (repeat % 2) order.reverse();
+    for (const index of order) {
+      const store = (all[index] as Variant).fsStore({ directory: temporaryDirectory() });
+      try {
+        const [one, many] = await aggregateTimes(store, message, rounds);
+        (ratios[index] as number[]).push(many / one);
+        console.log(
+          `repeat ${repeat + 1}: ${all[index]?.name} one writer ${one.toFixed(1)} µs, 50 at once ${many.toFixed(1)} µs (time ratio ${(many / one).toFixed(2)}, ${(one / many).toFixed(2)}× the rate)`,
+        );
+      } finally {
+        await store.close();
+      }
+    }
+  }
+  for (const [index, variant] of all.entries())
+    console.log(`${variant.name}: time ratio ${spread(ratios[index] as number[])}`);
+}
+
+/** The main thread's CPU time so far (user + system), in clock ticks (/proc/self/task/<pid>/stat). */
+function mainThreadTicks(): number {
+  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** The median and the range of `values`. */
+function spread(values: number[], digits = 2): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const [low, middle, high] = [sorted[0], sorted[Math.floor(sorted.length / 2)], sorted[sorted.length - 1]];
+  return `median ${(middle as number).toFixed(digits)}×, spread ${(low as number).toFixed(digits)}–${(high as number).toFixed(digits)}×`;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const mode = process.argv[2] ?? "append";
+  const repeats = Number(process.env.REPEATS ?? 3);
+  const all = await variants();
+  if (mode === "cpu") await cpuTurns(all, repeats, Number(process.env.RUNS ?? 1000));
+  else if (mode === "concurrency") await concurrencyTurns(all, repeats, Number(process.env.ROUNDS ?? 2));
+  else await appendTurns(all, repeats, Number(process.env.RUNS ?? 400));
+}
