@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -143,10 +143,12 @@ describe("a state writer's lock", () => {
             if (when === "after") lease.staging.directory("save");
             // What a takeover does: replaces the lock, then revokes this holding's staging path. "before":
             // the holder makes its directory only afterwards, and must find its lock lost then.
+            // (In one rename over the lock path, as a breaker does: the holder's own file stays its own.)
             writeFileSync(
-              lockPath,
+              `${lockPath}.replacement`,
               JSON.stringify({ pid: process.pid, nonce: "f".repeat(24), writes: "state" }),
             );
+            renameSync(`${lockPath}.replacement`, lockPath);
             const { revokeStaging } = await import("../src/staging-area.js");
             revokeStaging(lease.staging.path);
             const { putStateRecord } = await import("../src/put-state.js");
