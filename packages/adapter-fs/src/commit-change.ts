@@ -55,7 +55,7 @@ export async function commitChange(
   const stored = storage.records.readNow(id);
   if (stored?.kind !== "log") throw new ThreadNotFoundError(id, { source: SOURCE });
   const lockPath = storage.layout.threadLockPath(id);
-  if (!lease.held()) throw new LockLostError(lockPath);
+  if (!lease.held()) throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");
   if (isSealed(storage.layout.segmentDirectory(stored.head))) {
     if (lease.writes === "segment") return SEALED_HEAD;
     await moveOffSealedHead(storage, id, lease, { claim: false });
