@@ -80,8 +80,8 @@ interface LockFileContent extends LockHolder {
    */
   fencing?: boolean;
   /**
-   * A breaker's `.break` file (`#takeBreaker`), told from a releaser's, which is the releaser's own lock
-   * file linked there and says what that lock's owner writes (`isReleasing`).
+   * A breaker's `.break` file (`#takeBreaker`), where a releaser's is its own lock file linked there: for
+   * people reading the directory; every `.break` is waited for alike.
    */
   breaking?: boolean;
   /** How long since the owner last refreshed the lock file (its modification time). */
@@ -207,7 +207,7 @@ export class LockFiles {
           return await task({ writes, tookOver, held, staging });
         } finally {
           this.#letGo(own);
-          await this.#release(path, own, writes, staging);
+          await this.#release(path, own, staging);
         }
       },
       wait,
@@ -238,7 +238,8 @@ export class LockFiles {
         // longer this nonce's was taken over again meanwhile, and is contended for again).
         const own = typeof broken === "object" ? openOwn(path, nonce) : undefined;
         if (typeof broken === "object" && own) taken = { ...broken, own };
-        else if (broken === "removed" || own === null) continue;
+        else if ((broken === "removed" || own === null) && Date.now() - started < this.settings.timeoutMs)
+          continue;
       }
       if (taken) {
         if (this.#acquiredAt.size >= REMEMBERED_TURNS) this.#acquiredAt.clear();
@@ -500,8 +501,7 @@ export class LockFiles {
 
   /**
    * Creates the `.break` file at once, whole; false if it exists. Usually by linking the lock's own file
-   * there (`OwnLock.unlinked`): its content names this process, and it says "segment" or "state" where a
-   * breaker's says "record", which tells a releaser's `.break` (`isReleasing`); no file is created. Its
+   * there (`OwnLock.unlinked`): its content names this process and what it writes; no file is created. Its
    * modification time is the lock's last refresh, set again here when older than a quarter of
    * STALE_BREAKER_MS so that no one takes the `.break` for stale. Else a file of its own
    * (`createWhole`) with this process's pid, host and start time.
@@ -534,51 +534,42 @@ export class LockFiles {
     return created !== undefined;
   }
 
-  async #release(path: string, own: OwnLock, writes: LockWrites, staging: StagingArea): Promise<void> {
-    await this.#releaseLock(path, own, writes);
+  async #release(path: string, own: OwnLock, staging: StagingArea): Promise<void> {
+    await this.#releaseLock(path, own);
     // This holding's staging directory, if it made one: nothing of this holding writes through it again.
     if (staging.created) removeTree(staging.path);
   }
 
-  async #releaseLock(path: string, own: OwnLock, writes: LockWrites): Promise<void> {
+  async #releaseLock(path: string, own: OwnLock): Promise<void> {
     try {
-      await this.#removeLock(path, own, writes);
+      await this.#removeLock(path, own);
     } finally {
       removeIfPresent(own.unlinked);
     }
   }
 
-  async #removeLock(path: string, own: OwnLock, writes: LockWrites): Promise<void> {
-    // A lock taken over belongs to its new owner now. Checked (`isOwn`) and removed at once, like its
-    // creation.
-    if (writes === "references") {
-      if (isOwn(path, own)) removeIfPresent(path);
-      return;
-    }
-    // A lock that may be taken over from a live owner is removed under `.break`, like a takeover: a breaker
-    // that judged it would otherwise replace, once it is gone, the lock a third process just created.
+  async #removeLock(path: string, own: OwnLock): Promise<void> {
+    // Every lock is removed under `.break`, like a takeover: a breaker that judged it would otherwise
+    // replace (or, judging it gone, remove), once it is gone, the lock a third process just created. A lock
+    // taken over belongs to its new owner now: checked (`isOwn`) and removed at once, like its creation.
     const breaker = `${path}.break`;
     const until = Date.now() + this.settings.timeoutMs;
-    let held = false;
     for (;;) {
       // Usually free: taken at once, without the thread-pool round trips of a contender's way.
-      held = this.#takeBreakerNow(breaker, own);
-      // Held by another releaser of this lock path (stopped in its release, say): no breaker can act while
-      // it stays, and that releaser let go of its own lock before this one was created (it removes nothing
-      // else but its `.break`), so this lock is removed without it.
-      if (held || isReleasing(breaker)) break;
-      if (await this.#takeBreaker(breaker)) {
-        held = true;
-        break;
-      }
-      // A breaker is at it; one that stays (stopped) leaves this lock to go stale and be taken over.
+      if (this.#takeBreakerNow(breaker, own)) break;
+      // Held by a breaker or by another releaser of this lock path, which let go of it in a few system
+      // calls; one that is gone is removed (`#takeBreaker`). Never removed without `.break`: a releaser that
+      // did so while another's `.break` stayed could be stopped between its check and its unlink, and
+      // unlink, once that `.break` is gone, the lock a breaker gave to a third process.
+      if (await this.#takeBreaker(breaker)) break;
+      // One that stays (stopped) leaves this lock to go stale and be taken over.
       if (Date.now() >= until) return;
       await sleep(1);
     }
     try {
       if (isOwn(path, own)) removeIfPresent(path);
     } finally {
-      if (held) removeIfPresent(breaker);
+      removeIfPresent(breaker);
     }
   }
 }
@@ -679,29 +670,6 @@ async function processStart(pid: number): Promise<string | undefined> {
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Whether a `.break` file is held by a process releasing its own lock (`#takeBreakerNow`), read at once: its
- * own lock file linked there (it says "segment" or "state"), or one that says `releasing`.
- */
-function isReleasing(breaker: string): boolean {
-  try {
-    const content = JSON.parse(readFileSync(breaker, "utf8")) as LockFileContent & { releasing?: boolean };
-    // A breaker's says `breaking`; a releaser's is its own lock file, which says what the lock's owner
-    // writes (or, written by an older version, `releasing`). A `.break` an older version's breaker wrote
-    // says "record" only, as a record lock's releaser's does now: stores shared across versions while
-    // upgrading may take such a breaker for a releaser (see the README, "Limits").
-    if (content.breaking === true) return false;
-    return (
-      content.releasing === true ||
-      content.writes === "segment" ||
-      content.writes === "state" ||
-      content.writes === "record"
-    );
-  } catch {
-    return false;
   }
 }
 

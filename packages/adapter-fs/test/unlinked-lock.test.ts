@@ -61,26 +61,27 @@ describe("lock files are created whole (issue 18)", () => {
     expect(await readdir(directory)).toEqual([]);
   });
 
-  it.each(["state", "segment"] as const)(
-    "does not hold up a release behind another releaser's .break that is its lock file (a %s lock)",
+  it.each(["state", "segment", "record", "references"] as const)(
+    "removes a gone releaser's .break at its own release, and then its lock (a %s lock)",
     async (writes) => {
       const directory = await temporaryDirectory();
       const path = join(directory, "t.lock");
       const breaker = `${path}.break`;
-      const locks = new LockFiles({ timeoutMs: 500, staleMs: 5_000 });
+      const locks = new LockFiles({ timeoutMs: 5_000, staleMs: 5_000 });
       await locks.withLock(
         path,
         async () => {
-          // A live releaser of this lock path stopped in its release, after it let go: its `.break` is its
-          // lock file linked there, so it says what that lock wrote.
-          const lock = JSON.stringify({ pid: process.pid, hostname: hostname(), nonce: "releaser", writes });
-          await writeFile(breaker, lock);
+          // A releaser of this lock path that died holding `.break` (its lock file, linked there).
+          await writeFile(
+            breaker,
+            JSON.stringify({ pid: deadPid(), hostname: hostname(), nonce: "r", writes }),
+          );
         },
         { writes },
       );
-      // Removed, rather than left to go stale after waiting timeoutMs for that `.break`.
+      // Left behind for good before: every release skipped it, and no one removed it.
+      expect(existsSync(breaker)).toBe(false);
       expect(existsSync(path)).toBe(false);
-      expect(existsSync(breaker)).toBe(true);
     },
   );
 
