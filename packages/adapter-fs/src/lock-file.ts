@@ -101,6 +101,11 @@ const REMEMBERED_TURNS = 1024;
 /** Lock directories swept of staging leftovers by this process; forgotten (and swept again) past this many. */
 const SWEPT_DIRECTORIES = 64;
 /**
+ * A lock directory is swept again this many staleMs after its last sweep (5 minutes by default): a server
+ * runs for months, and peers that die meanwhile leave their files behind.
+ */
+const SWEEP_AGAIN_FACTOR = 60;
+/**
  * `<lock>.<nonce>`: a lock's content written before it is linked into place (`#tryCreate`), or a breaker's
  * replacement before its rename. One left by a process that died in between is swept (`#sweepUnlinked`).
  */
@@ -166,9 +171,9 @@ export class LockFiles {
   /** When this process last took each lock, to tell whether others asked for it since. */
   readonly #acquiredAt = new Map<string, number>();
   /** Lock directories this process swept of staging leftovers (`sweepStaging`), once each. */
-  readonly #swept = new Set<string>();
+  readonly #swept = new Map<string, number>();
   /** Lock directories this process swept of unlinked lock files (`#sweepUnlinked`), once each. */
-  readonly #sweptUnlinked = new Set<string>();
+  readonly #sweptUnlinked = new Map<string, number>();
   /** The locks this process holds, refreshed together by one timer (`#refreshAll`). */
   readonly #held = new Set<OwnLock>();
   #refresher: NodeJS.Timeout | undefined;
@@ -445,27 +450,33 @@ export class LockFiles {
     return started !== undefined && started !== owner.started;
   }
 
-  /** Sweeps a lock directory of staging leftovers (`sweepStaging`), the first time this process uses it. */
+  /** Sweeps a lock directory of staging leftovers (`sweepStaging`), when this process first uses it and again every SWEEP_AGAIN_FACTOR × staleMs. */
+  /** Whether `directory` is due a sweep (never swept, or not for SWEEP_AGAIN_FACTOR × staleMs); notes it. */
+  #sweepDue(swept: Map<string, number>, directory: string): boolean {
+    const now = Date.now();
+    const last = swept.get(directory);
+    if (last !== undefined && now - last < SWEEP_AGAIN_FACTOR * this.settings.staleMs) return false;
+    if (swept.size >= SWEPT_DIRECTORIES) swept.clear();
+    swept.set(directory, now);
+    return true;
+  }
+
   async #sweep(directory: string): Promise<void> {
-    if (this.#swept.has(directory)) return;
-    if (this.#swept.size >= SWEPT_DIRECTORIES) this.#swept.clear();
-    this.#swept.add(directory);
+    if (!this.#sweepDue(this.#swept, directory)) return;
     await sweepStaging(directory, (owner) => this.#isGone(owner));
   }
 
   /**
    * Removes the unlinked lock files (`createWhole`'s `<lock>.<nonce>`, a breaker's replacement) that
-   * processes left when they died before linking or renaming them, the first time this process uses a lock
-   * directory: those whose owner is gone (`#isGone`), and those whose owner cannot be checked (another
+   * processes left when they died before linking or renaming them, when this process first uses a lock
+   * directory (and again every SWEEP_AGAIN_FACTOR × staleMs): those whose owner is gone (`#isGone`), and those whose owner cannot be checked (another
    * host, no /proc, nothing written yet) once UNLINKED_STALE_FACTOR × staleMs old. An owner that can be
    * checked is never judged by age: a holder keeps this name while it holds its lock (`OwnLock`) and
    * refreshes it by its own staleMs, which may be longer than this process's. Removing one under a creator
    * that still runs is safe: it holds no lock through it, and writes it again or finds the lock busy.
    */
   async #sweepUnlinked(directory: string): Promise<void> {
-    if (this.#sweptUnlinked.has(directory)) return;
-    if (this.#sweptUnlinked.size >= SWEPT_DIRECTORIES) this.#sweptUnlinked.clear();
-    this.#sweptUnlinked.add(directory);
+    if (!this.#sweepDue(this.#sweptUnlinked, directory)) return;
     let names: string[];
     try {
       names = await readdir(directory);

@@ -113,4 +113,20 @@ describe("lock files are created whole (issue 18)", () => {
     await locks.withLock(join(directory, "other.lock"), async () => undefined);
     expect((await readdir(directory)).sort()).toEqual([unlinked("c"), unlinked("e"), unlinked("f")]);
   });
+
+  it("sweeps a lock directory again, long after its first sweep: peers keep dying while a server runs", async () => {
+    const directory = await temporaryDirectory();
+    // staleMs 10: swept again 60 × 10 ms after the last sweep (5 minutes with the default 5 s).
+    const locks = new LockFiles({ timeoutMs: 5_000, staleMs: 10 });
+    await locks.withLock(join(directory, "t.lock"), async () => undefined);
+    const left = join(directory, `t.lock.${"a".repeat(24)}`);
+    await writeFile(left, JSON.stringify({ pid: deadPid(), hostname: hostname(), nonce: "x", started: "1" }));
+    // Before the fix a process swept each directory once in its life: the file stayed however long it ran.
+    const deadline = Date.now() + 60_000;
+    while (existsSync(left) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await locks.withLock(join(directory, "t.lock"), async () => undefined);
+    }
+    expect(existsSync(left)).toBe(false);
+  });
 });
