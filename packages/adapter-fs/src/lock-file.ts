@@ -382,7 +382,7 @@ export class LockFiles {
    * took. A lock whose owner is gone is removed (`"removed"`: the caller competes for it again). A lock
    * whose owner may still run is replaced by this process's own in one rename (taken over): removing it
    * first would let a contender that does not know the owner may still run take it and write before the
-   * old owner's writes were fenced off. Either way the old owner's staging path is revoked after (`#revoke`),
+   * old owner's writes were fenced off. Either way the old owner's staging path is revoked after (`revokeOwner`),
    * once its `held()` is false. The new lock declares `"record"`, and says `tookOver`, when the old owner
    * appended or rewrote the record (its head must be sealed and its history rotated first); after a
    * `"state"` owner it declares what this process writes. `"busy"`: another contender is at it, or the
@@ -397,49 +397,59 @@ export class LockFiles {
   ): Promise<"removed" | { writes: LockWrites; tookOver: boolean } | "busy"> {
     const breaker = `${path}.break`;
     if (!(await this.#takeBreaker(breaker))) return "busy";
+    let outcome: "removed" | { writes: LockWrites; tookOver: boolean } | "busy";
     try {
-      const current = await readLock(path);
-      if (!current || current.nonce !== judged.nonce || current.pid !== judged.pid) return "busy";
-      const verdict = await this.#verdict(current);
-      if (verdict === "held") return "busy";
-      // A dead owner that took the lock over may have died before it sealed the head and rotated the
-      // history: the owner it took the lock from may still run, so the lock is taken over as from it.
-      if (verdict === "gone" && !current.fencing) {
-        await rm(path, { force: true });
-        await this.#revoke(path, current);
-        return "removed";
-      }
-      const taken =
-        current.writes === "state"
-          ? { writes, tookOver: false }
-          : { writes: "record" as const, tookOver: true };
-      const replacement = `${path}.${nonce}`;
-      writeFileSync(
-        replacement,
-        await this.#content(nonce, taken.writes, taken.tookOver ? "fencing" : undefined),
-      );
-      try {
-        renameSync(replacement, path);
-      } catch (error) {
-        // Swept while this breaker was stopped before its rename (`#sweepUnlinked`): nothing was replaced.
-        if (hasCode(error, "ENOENT")) return "busy";
-        throw error;
-      }
-      await this.#revoke(path, current);
-      return taken;
+      outcome = await this.#breakHeld(path, judged, nonce, writes);
     } finally {
       await rm(breaker, { force: true });
     }
+    // A takeover also sweeps the directory (takeovers are rare): that revokes the staging path of an owner
+    // whose breaker died between replacing its lock and revoking it (its lock is held under another nonce
+    // now). Outside `.break`: a directory read that outlasts STALE_BREAKER_MS could let a breaker on
+    // another host take `.break` for stale.
+    if (outcome !== "busy") await sweepStaging(dirname(path), (other) => this.#isGone(other));
+    return outcome;
   }
 
-  /**
-   * Revokes the staging path of the owner of a lock this process just replaced or removed (`revokeStaging`),
-   * then sweeps the directory (takeovers are rare): that also revokes the staging path of an owner whose
-   * breaker died between replacing its lock and revoking it (its lock is held under another nonce now).
-   */
-  async #revoke(path: string, holder: LockFileContent): Promise<void> {
-    if (holder.nonce !== undefined) revokeStaging(stagingPath(path, holder.nonce));
-    await sweepStaging(dirname(path), (other) => this.#isGone(other));
+  /** `#breakLock`'s work, holding `.break`. */
+  async #breakHeld(
+    path: string,
+    judged: LockFileContent,
+    nonce: string,
+    writes: LockWrites,
+  ): Promise<"removed" | { writes: LockWrites; tookOver: boolean } | "busy"> {
+    const current = await readLock(path);
+    if (!current || current.nonce !== judged.nonce || current.pid !== judged.pid) return "busy";
+    const verdict = await this.#verdict(current);
+    if (verdict === "held") return "busy";
+    // A dead owner that took the lock over may have died before it sealed the head and rotated the
+    // history: the owner it took the lock from may still run, so the lock is taken over as from it.
+    if (verdict === "gone" && !current.fencing) {
+      await rm(path, { force: true });
+      revokeOwner(path, current);
+      return "removed";
+    }
+    const taken =
+      current.writes === "state"
+        ? { writes, tookOver: false }
+        : { writes: "record" as const, tookOver: true };
+    const replacement = `${path}.${nonce}`;
+    writeFileSync(
+      replacement,
+      await this.#content(nonce, taken.writes, taken.tookOver ? "fencing" : undefined),
+    );
+    try {
+      renameSync(replacement, path);
+    } catch (error) {
+      // Swept while this breaker was stopped before its rename (`#sweepUnlinked`): nothing was replaced.
+      if (hasCode(error, "ENOENT")) return "busy";
+      removeIfPresent(replacement);
+      throw error;
+    }
+    // If this throws, the lock just put in place is left, unrefreshed: it goes stale and is taken over
+    // as this one was, fenced again (it says what its taker owes), never removed unfenced.
+    revokeOwner(path, current);
+    return taken;
   }
 
   /** Whether a tombstone's owner is known to be gone: on this host, with no process of its pid and start time. */
@@ -682,6 +692,11 @@ async function processStart(pid: number): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** Revokes the staging path of the owner of a lock this process just replaced or removed (`revokeStaging`). */
+function revokeOwner(path: string, holder: LockFileContent): void {
+  if (holder.nonce !== undefined) revokeStaging(stagingPath(path, holder.nonce));
 }
 
 /** The lock's content, or undefined when there is no lock file. */
