@@ -98,18 +98,8 @@ export class SegmentReader {
   }
 
   /** Entries [from, to); undefined where an entry is not whole. */
-  async entries(from: number, to: number): Promise<Array<IndexEntry | undefined>> {
-    const handle = await this.handle(this.paths.index);
-    if (!handle || to <= from) return [];
-    const length = (to - from) * ENTRY_SIZE;
-    // A commit's few entries are read at once; long ranges go through the thread pool.
-    const bytes =
-      to - from <= DIRECT_ENTRIES
-        ? readAtNow(handle, length, from * ENTRY_SIZE)
-        : await readAt(handle, length, from * ENTRY_SIZE);
-    return Array.from({ length: Math.floor(bytes.length / ENTRY_SIZE) }, (_, index) =>
-      decodeEntry(bytes, index * ENTRY_SIZE),
-    );
+  entries(from: number, to: number): Promise<Array<IndexEntry | undefined>> {
+    return this.#decodeEntries(from, to, decodeEntry);
   }
 
   /**
@@ -127,16 +117,22 @@ export class SegmentReader {
     return hashes;
   }
 
-  async #readIdHashes(from: number, to: number): Promise<Array<number | undefined>> {
+  #readIdHashes(from: number, to: number): Promise<Array<number | undefined>> {
+    return this.#decodeEntries(from, to, entryIdHash);
+  }
+
+  /** Entries [from, to), each decoded by `decode` from the index's bytes at its position. */
+  async #decodeEntries<T>(from: number, to: number, decode: (bytes: Buffer, at: number) => T): Promise<T[]> {
     const handle = await this.handle(this.paths.index);
     if (!handle || to <= from) return [];
     const length = (to - from) * ENTRY_SIZE;
+    // A commit's few entries are read at once; long ranges go through the thread pool.
     const bytes =
       to - from <= DIRECT_ENTRIES
         ? readAtNow(handle, length, from * ENTRY_SIZE)
         : await readAt(handle, length, from * ENTRY_SIZE);
     return Array.from({ length: Math.floor(bytes.length / ENTRY_SIZE) }, (_, index) =>
-      entryIdHash(bytes, index * ENTRY_SIZE),
+      decode(bytes, index * ENTRY_SIZE),
     );
   }
 
