@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, totalmem } from "node:os";
+import { dirname, join } from "node:path";
 import { type Result, ratioRows } from "./compare.js";
 import type { LangGraphRow } from "./langgraph-scenario.js";
 import { concurrencyTable, type RedisConcurrencyRow } from "./redis-concurrency.js";
@@ -30,13 +31,26 @@ const PEERS = [
   "zod",
 ];
 
+/** A peer's installed version; found from its entry point, as some packages do not export package.json. */
 function version(name: string): string {
+  let directory: string;
   try {
-    const manifest = require.resolve(`${name}/package.json`);
-    return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
+    directory = dirname(require.resolve(name));
   } catch {
     return "not installed";
   }
+  for (; directory !== dirname(directory); directory = dirname(directory)) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(directory, "package.json"), "utf8")) as {
+        name?: string;
+        version: string;
+      };
+      if (manifest.name === name) return manifest.version;
+    } catch {
+      // No manifest at this level: look one directory up.
+    }
+  }
+  return "installed, version unknown";
 }
 
 function table(headers: string[], rows: string[][]): string {
