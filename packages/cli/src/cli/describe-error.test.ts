@@ -180,4 +180,11 @@ describe("describeError: the line", () => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point
     expect(long).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
+
+  it("a line too long loses its middle: what failed and the words skein adds after it stay", () => {
+    const { line } = describeError(new RangeError(`at ${"end.".repeat(1_000)}end`));
+    expect(line.length).toBe(501);
+    expect(line).toMatch(/^internal error: RangeError: at end\.end\.[^…]*…[^…]*end\.end; please report it/);
+    expect(line).toMatch(/please report it with the command that caused it$/);
+  });
 });

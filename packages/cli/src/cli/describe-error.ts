@@ -75,11 +75,18 @@ export function describeError(
 
 /** At most this many characters of an error line: one line, whatever a hostile file makes an error say. */
 const MAX_LINE = 500;
+/**
+ * How much of a too-long line's end is kept. skein writes its own words after what an error says: a failed
+ * import's `(2 of 5 imported before it)`, an internal error's `please report it`. A line cut at its end lost them,
+ * so an import that landed threads said nothing of them; a line cut in its middle keeps them, and what failed.
+ */
+const KEPT_END = 120;
 
 /** One short line with every control character shown, so a hostile input can neither drive the terminal nor flood it. */
 function terminalSafe(line: string): string {
   const shown = visibleText(line);
-  return shown.length > MAX_LINE ? `${shown.slice(0, MAX_LINE)}…` : shown;
+  if (shown.length <= MAX_LINE) return shown;
+  return `${shown.slice(0, MAX_LINE - KEPT_END)}…${shown.slice(-KEPT_END)}`;
 }
 
 /**

@@ -36,6 +36,7 @@ export const importCommand: Command = {
         imported.push(await store.import(document.value, rename === undefined ? {} : { id: rename }));
       } catch (error) {
         const { line, exitCode } = describeError(error);
+        // At the line's end, which describeError keeps when it shortens a line: what landed is always said.
         const before =
           imported.length > 0 ? ` (${imported.length} of ${documents.length} imported before it)` : "";
         throw new CliError(`${document.where}: ${line}${before}`, exitCode, { cause: error });
