@@ -13,7 +13,7 @@ import { withPostgres } from "./postgres-server.js";
 import { concurrencyTable, type RedisConcurrencyRow, redisConcurrencyRows } from "./redis-concurrency.js";
 import { redisResults } from "./redis-scenario.js";
 import { withRedis } from "./redis-server.js";
-import { benchmarksMarkdown } from "./report.js";
+import { benchmarksMarkdown, machineName } from "./report.js";
 import { type RuntimeRow, runtimeRows } from "./runtime-scenario.js";
 import { rawReadRow, type ScalingTarget, scalingRows } from "./scaling.js";
 import { growthRows, heapRows, type StorageRow, storageRows } from "./storage-scenario.js";
@@ -139,6 +139,7 @@ await withPostgres(async (postgresUrl) =>
     if (!quick) {
       const figures = {
         node: process.version,
+        machine: machineName(),
         date: new Date().toISOString(),
         results,
         scaling,

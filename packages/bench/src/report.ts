@@ -10,6 +10,8 @@ import type { StorageRow } from "./storage-scenario.js";
 
 export interface Figures {
   node: string;
+  /** The machine measured on (cores, CPU, memory); absent in figures written before it was kept. */
+  machine?: string;
   date: string;
   results: Result[];
   scaling: string[][];
@@ -151,15 +153,19 @@ function targets(figures: Figures): string[][] {
   ]);
 }
 
+/** This machine, as BENCHMARKS.md names it: cores, CPU model, memory. */
+export function machineName(): string {
+  return `${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`;
+}
+
 /** BENCHMARKS.md: the machine, versions, every table with ratios, the targets, and how to reproduce. */
 export function benchmarksMarkdown(figures: Figures): string {
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
   return `# skein benchmarks
 
 Written by \`npm run bench\` on ${figures.date}. Medians of repeated rounds; ratios are to the first row of each
 metric (the raw limit where there is one). These machines are noisy: read the ratios, not the absolute times.
 
-- Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${figures.node}
+- Machine: ${figures.machine ?? "not recorded"}; Node ${figures.node}
 - Peers: ${PEERS.map((name) => `${name} ${version(name)}`).join(", ")}
 
 ## Speed beside the raw limit and peers
@@ -246,6 +252,7 @@ ${missedNotes(targets(figures))}
 \`\`\`sh
 npm install && npm run bench            # full run: rewrites BENCHMARKS.md and bench-results.json
 npm run bench -- --quick                # under two minutes, prints the tables only
+npm run bench:render -w @skein/bench     # BENCHMARKS.md again from bench-results.json, nothing measured
 \`\`\`
 
 The Redis rows use \`REDIS_URL\` or start a throw-away \`redis-server\` on a free loopback port; the storage
