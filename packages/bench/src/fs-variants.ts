@@ -21,6 +21,9 @@ import { rawRecord, workloadMessages } from "./workload.js";
  *   loaded machine CPU time varies far less than wall time.
  * - `concurrency`: each variant's time per append with one writer and with 50 threads at once (the bench's
  *   `aggregateTimes`), the variants taking turns, REPEATS times of ROUNDS rounds; prints the time ratios.
+ * - `history`: the bench's history rows (an append, a fork, a checkpoint and a rollback on a thread of 100
+ *   messages that appends go on growing) of every variant, all of them in turns, REPEATS times of RUNS runs
+ *   each; prints each repeat's medians and each row's median and spread over the repeats.
  */
 const messages = workloadMessages(1000);
 const message = (index: number) => messages[index % messages.length] as { role: "user"; text: string };
@@ -147,6 +150,44 @@ async function concurrencyTurns(all: Variant[], repeats: number, rounds: number)
     console.log(`${variant.name}: time ratio ${spread(ratios[index] as number[])}`);
 }
 
+async function historyTurns(all: Variant[], repeats: number, runs: number) {
+  const rows = ["append", "fork", "checkpoint", "rollback"];
+  const times = all.map(() => rows.map(() => [] as number[]));
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    const stores = all.map((variant) => variant.fsStore({ directory: temporaryDirectory() }));
+    const operations = await Promise.all(
+      stores.map(async (store) => {
+        // As in `filesCommitResults`: a thread of 100 messages, rolled back to its 100th each time.
+        const target = await store.create();
+        for (let warm = 0; warm < 100; warm++) await target.append(message(warm));
+        const anchor = (await target.messages({ last: 1 }))[0]?.id as string;
+        let index = 100;
+        return [
+          () => target.append(message(index++)),
+          () => target.fork(),
+          () => target.checkpoint(),
+          () => target.rollback(anchor),
+        ];
+      }),
+    );
+    const medians = await measureInTurns(operations.flat(), runs, 5, Math.max(2, runs / 5));
+    const line = all.map((variant, index) => {
+      const own = medians.slice(index * rows.length, (index + 1) * rows.length);
+      for (const [row, time] of own.entries()) (times[index] as number[][])[row]?.push(time as number);
+      return `${variant.name} ${own.map((time, row) => `${rows[row]} ${(time as number).toFixed(0)}`).join(", ")} µs`;
+    });
+    console.log(`repeat ${repeat + 1}: ${line.join("; ")}`);
+    await Promise.all(stores.map((store) => store.close()));
+  }
+  for (const [index, variant] of all.entries()) {
+    const summary = rows.map((row, at) => {
+      const sorted = [...((times[index] as number[][])[at] as number[])].sort((a, b) => a - b);
+      return `${row} ${median(sorted).toFixed(0)} µs (${(sorted[0] as number).toFixed(0)}–${(sorted[sorted.length - 1] as number).toFixed(0)})`;
+    });
+    console.log(`${variant.name}: ${summary.join(", ")}`);
+  }
+}
+
 /** The main thread's CPU time so far (user + system), in clock ticks (/proc/self/task/<pid>/stat). */
 function mainThreadTicks(): number {
   const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
@@ -166,6 +207,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const repeats = Number(process.env.REPEATS ?? 3);
   const all = await variants();
   if (mode === "cpu") await cpuTurns(all, repeats, Number(process.env.RUNS ?? 1000));
+  else if (mode === "history") await historyTurns(all, repeats, Number(process.env.RUNS ?? 100));
   else if (mode === "concurrency") await concurrencyTurns(all, repeats, Number(process.env.ROUNDS ?? 2));
   else await appendTurns(all, repeats, Number(process.env.RUNS ?? 400));
 }
