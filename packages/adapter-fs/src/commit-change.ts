@@ -153,7 +153,7 @@ async function stageHistory(
   }
   const added = next.events.slice(log.count);
   if (added.length === 0) return { log, unsynced: [] };
-  const appended = await storage.records.appendEvents(next.id, log, added, lease.staging, { flush: false });
+  const appended = storage.records.appendEvents(next.id, log, added, lease.staging);
   return { log: appended, unsynced: [storage.layout.eventsPath(next.id)] };
 }
 
