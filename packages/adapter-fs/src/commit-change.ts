@@ -106,7 +106,14 @@ export async function commitChange(
     // renames are of the lock's staged files, so a takeover fences them off (`StagingArea`).
     await lease.staging.guard("commit", async () => {
       const history = await stageHistory(storage, stored, next, lease);
-      const staged = storage.records.stage(storedForm(next, history.log), lease.staging);
+      let staged: StagedFile;
+      try {
+        staged = storage.records.stage(storedForm(next, history.log), lease.staging);
+      } catch (error) {
+        // A history staged whole just before (the lock lost in between, say) is renamed by no one.
+        if (history.staged) await rm(history.staged.temporary, { force: true });
+        throw error;
+      }
       try {
         await addReferences(storage, id, record, next, change, [...history.unsynced, staged.temporary]);
         // Into the new head if the change makes one, else after the current head's last commit.
