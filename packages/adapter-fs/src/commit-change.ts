@@ -39,8 +39,8 @@ import { EMPTY_TAIL, type SegmentReader } from "./segment-reader.js";
  *
  * A stopped owner may lose its lock to a takeover (`head-takeover.ts`): the commit checks that the lock is
  * still its own after reading the record, so the head it writes into is the one a takeover seals; a plain
- * append confirms its commit against the seal before answering; a change that rewrites the record makes
- * its renames through the lock's staging directory and writes its event only after checking the lock
+ * append confirms its commit against the seal before answering; a change that rewrites the record renames
+ * the lock's staged files (`StagingArea`) and writes its event only after checking the lock
  * (`RecordFiles.appendEvents`), so a takeover fences it off (`LockLostError`, nothing landed). Under a
  * `"segment"` lock it answers `SEALED_HEAD` when it finds its head sealed by a takeover that did not
  * finish: the caller finishes it under a `"record"` lock and commits again.
@@ -103,10 +103,17 @@ export async function commitChange(
     }
     // The new events, the record's temporary file and any new references and head segment are flushed in
     // one barrier; then the messages go in, and the record is renamed into place: the commit point. Its
-    // renames go through the lock's staging directory, so a takeover fences them off (`StagingArea`).
-    await lease.staging.guard("commit", async (directory) => {
-      const history = await stageHistory(storage, stored, next, lease, directory);
-      const staged = await storage.records.stage(storedForm(next, history.log), directory);
+    // renames are of the lock's staged files, so a takeover fences them off (`StagingArea`).
+    await lease.staging.guard("commit", async () => {
+      const history = await stageHistory(storage, stored, next, lease);
+      let staged: StagedFile;
+      try {
+        staged = storage.records.stage(storedForm(next, history.log), lease.staging);
+      } catch (error) {
+        // A history staged whole just before (the lock lost in between, say) is renamed by no one.
+        if (history.staged) await rm(history.staged.temporary, { force: true });
+        throw error;
+      }
       try {
         await addReferences(storage, id, record, next, change, [...history.unsynced, staged.temporary]);
         // Into the new head if the change makes one, else after the current head's last commit.
@@ -145,16 +152,15 @@ async function stageHistory(
   stored: StoredLogRecord,
   next: LogRecord,
   lease: Lease,
-  directory: string,
 ): Promise<{ log: EventLog; unsynced: string[]; staged?: StagedFile }> {
   const log = stored.eventLog;
   if (!log) {
-    const { staged, log: written } = await storage.records.stageEvents(next.id, next.events, directory);
+    const { staged, log: written } = storage.records.stageEvents(next.id, next.events, lease.staging);
     return { log: written, unsynced: [staged.temporary], staged };
   }
   const added = next.events.slice(log.count);
   if (added.length === 0) return { log, unsynced: [] };
-  const appended = await storage.records.appendEvents(next.id, log, added, lease.staging, { flush: false });
+  const appended = storage.records.appendEvents(next.id, log, added, lease.staging);
   return { log: appended, unsynced: [storage.layout.eventsPath(next.id)] };
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, rename, rm, writeFile } from "node:fs/promises";
+import { rmSync, writeFileSync } from "node:fs";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { hasCode } from "./errors.js";
 
@@ -45,22 +46,23 @@ export class DurableFiles {
     if (this.#pending.size > MAX_PENDING_FLUSHES) await this.flush();
   }
 
-  /** Makes a directory's entries (created, renamed, removed files) durable. */
   /** Flushes files written by others (whose own flush may never come) to disk, whatever the durability. */
   async syncFiles(paths: string[]): Promise<void> {
     await Promise.all(paths.map(syncPath));
   }
 
+  /** Makes a directory's entries (created, renamed, removed files) durable. */
   async syncDirectory(path: string): Promise<void> {
     await syncPath(path);
   }
 
-  /**
-   * Replaces `path` with `data` so that a reader or a crash sees the old file or the new one, never a mix.
-   * The temporary file goes into `temporaryDirectory` (a lock's staging directory, say) when given.
-   */
-  async writeAtomically(path: string, data: string | Uint8Array, temporaryDirectory?: string): Promise<void> {
-    const staged = await this.stage(path, data, temporaryDirectory);
+  /** Replaces `path` with `data` so that a reader or a crash sees the old file or the new one, never a mix. */
+  async writeAtomically(path: string, data: string | Uint8Array): Promise<void> {
+    await this.flushAndReplace(this.stage(path, data));
+  }
+
+  /** `writeAtomically` of a file already staged (`stage`, or a lock holding's `StagingArea.stage`). */
+  async flushAndReplace(staged: StagedFile): Promise<void> {
     try {
       await syncPath(staged.temporary);
     } catch (error) {
@@ -73,14 +75,15 @@ export class DurableFiles {
   /**
    * The first half of `writeAtomically`: `data` in a fresh temporary file, not flushed yet. Flush it with
    * the other files of the same change in one barrier (`syncAll`), then `replace`: a change that writes
-   * several files pays one round of fsyncs for all of them instead of one per file.
+   * several files pays one round of fsyncs for all of them instead of one per file. A few bytes to the
+   * page cache: written at once, not through the thread pool.
    */
-  async stage(path: string, data: string | Uint8Array, temporaryDirectory?: string): Promise<StagedFile> {
-    const temporary = this.temporaryPath(temporaryDirectory);
+  stage(path: string, data: string | Uint8Array): StagedFile {
+    const temporary = this.temporaryPath();
     try {
-      await writeFile(temporary, data, { flag: "wx" });
+      writeFileSync(temporary, data, { flag: "wx" });
     } catch (error) {
-      await rm(temporary, { force: true });
+      rmSyncQuietly(temporary);
       throw error;
     }
     return { temporary, path };
@@ -123,7 +126,12 @@ export class DurableFiles {
   }
 }
 
-/** fsync of a file or directory by path; a path removed meanwhile has nothing left to flush. */
+/**
+ * fsync of a file or directory by path; a path removed meanwhile has nothing left to flush. Through a
+ * `FileHandle` (three thread-pool round trips, the open and the close beside the fsync): opening and
+ * closing the descriptor at once saved two of them, but then the fsync no longer went through
+ * `FileHandle.sync`, which tests slow down to stand for a loaded disk (faults' slow-first-syncs.mjs).
+ */
 async function syncPath(path: string): Promise<void> {
   let handle: FileHandle;
   try {
@@ -139,6 +147,14 @@ async function syncPath(path: string): Promise<void> {
     if (!hasCode(error, "EPERM", "EISDIR", "EINVAL", "EBADF")) throw error;
   } finally {
     await handle.close();
+  }
+}
+
+function rmSyncQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // Its write failed first: that error is the one to report.
   }
 }
 

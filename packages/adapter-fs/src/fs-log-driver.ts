@@ -118,11 +118,15 @@ export class FsLogDriver implements LogDriver, FsStorage {
     await this.#run("create", () =>
       this.#withThreadLock(record.id, "record", async (lease) => {
         if (await this.records.read(record.id)) throw new ThreadExistsError(record.id, { source: SOURCE });
-        // One barrier flushes the references, the new head segment and the record's temporary file; then
-        // the record is renamed into place, the commit point, through the lock's staging directory (a
-        // takeover fences it off). Its first events stay inline (one file).
-        await lease.staging.guard("create", async (directory) => {
-          const staged = await this.records.stage(inlineForm({ ...record, head: head.id }), directory);
+        // One barrier flushes the references, the new head segment and the record's staged file; then the
+        // record is renamed into place, the commit point, from the lock's staged file (a takeover fences
+        // it off). Its first events stay inline (one file).
+        await lease.staging.guard("create", async () => {
+          const staged = this.records.stage(
+            inlineForm({ ...record, head: head.id }),
+            lease.staging,
+            "create",
+          );
           try {
             await this.locks.withLock(this.layout.referencesLock, () =>
               this.segments.create(head, {
@@ -359,8 +363,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
       this.layout.threadLockPath(id),
       async (lease) => {
         if (lease.writes === "record") await moveOffSealedHead(this, id, lease, { claim: lease.tookOver });
-        if (lease.tookOver)
-          await lease.staging.guard("commit", (directory) => this.records.rotateEvents(id, directory));
+        if (lease.tookOver) await this.records.rotateEvents(id, lease.staging);
         return task(lease);
       },
       { writes },

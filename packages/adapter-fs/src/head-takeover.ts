@@ -73,9 +73,9 @@ export async function moveOffSealedHead(
     revision: live.revision,
     updatedAt: live.updatedAt,
   };
-  // Renamed through the lock's staging directory: this writer may lose its lock in turn (`StagingArea`).
-  await lease.staging.guard("commit", async (directory) => {
-    const staged = await storage.records.stage(next, directory);
+  // A staged file of the lock's: this writer may lose its lock in turn (`StagingArea`).
+  await lease.staging.guard("commit", async () => {
+    const staged = storage.records.stage(next, lease.staging);
     try {
       await storage.locks.withLock(storage.layout.referencesLock, () =>
         storage.segments.create(segment, {

@@ -207,7 +207,7 @@ export class LockFiles {
         );
         this.#hold(own);
         const held = () => isOwn(path, own);
-        const staging = new StagingArea(stagingPath(path, nonce), path, held);
+        const staging = new StagingArea(path, nonce, held);
         try {
           return await task({ writes, tookOver, held, staging });
         } finally {
@@ -403,10 +403,11 @@ export class LockFiles {
     } finally {
       await rm(breaker, { force: true });
     }
-    // A takeover also sweeps the directory (takeovers are rare): that revokes the staging path of an owner
-    // whose breaker died between replacing its lock and revoking it (its lock is held under another nonce
-    // now). Outside `.break`: a directory read that outlasts STALE_BREAKER_MS could let a breaker on
-    // another host take `.break` for stale.
+    // A takeover also sweeps the directory (takeovers are rare), before this process writes anything as
+    // the new owner: that unlinks the old owner's staged files (`StagingArea.stage`: the fence of its
+    // renames out of locks/), and revokes the staging path of an owner whose breaker died between replacing
+    // its lock and revoking it (its lock is held under another nonce now). Outside `.break`: a directory
+    // read that outlasts STALE_BREAKER_MS could let a breaker on another host take `.break` for stale.
     if (outcome !== "busy") await sweepStaging(dirname(path), (other) => this.#isGone(other));
     return outcome;
   }

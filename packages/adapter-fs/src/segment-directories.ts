@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConflictError } from "@skein/thread-core";
 import { type SegmentInfo, SegmentInfoCache } from "@skein/thread-core/driver";
@@ -58,11 +58,12 @@ export class SegmentDirectories {
     return this.#infos.get(segmentId, options);
   }
 
+  /** Read at once: a few hundred bytes the page cache holds, where `readFile` took four round trips. */
   async #readInfo(segmentId: string): Promise<SegmentFile | undefined> {
     const path = join(this.layout.segmentDirectory(segmentId), "segment.json");
     let text: string;
     try {
-      text = await readFile(path, "utf8");
+      text = readFileSync(path, "utf8");
     } catch (error) {
       if (hasCode(error, "ENOENT")) return undefined;
       throw error;
@@ -93,10 +94,10 @@ export class SegmentDirectories {
     },
   ): Promise<void> {
     const unsynced = [...(options.alsoSync ?? [])];
-    if (info.base) unsynced.push(await this.#reference(info.base.segment, segmentReferrer(info.id)));
+    if (info.base) unsynced.push(this.#reference(info.base.segment, segmentReferrer(info.id)));
     if (options.referrer !== undefined) {
       for (const segment of options.alsoRetain ?? []) {
-        if (segment !== info.id) unsynced.push(await this.#reference(segment, options.referrer));
+        if (segment !== info.id) unsynced.push(this.#reference(segment, options.referrer));
       }
     }
     const directory = this.layout.segmentDirectory(info.id);
@@ -133,6 +134,8 @@ export class SegmentDirectories {
         this.layout.segments,
       );
       await this.files.syncAll(unsynced);
+      // The commit that made it reads it next (a rollback's, a fork's new head): no need to read it back.
+      this.#infos.remember(file);
     } catch (error) {
       await rm(directory, { recursive: true, force: true });
       throw error;
@@ -174,14 +177,17 @@ export class SegmentDirectories {
 
   /** Adds `referrer` to the segment's references; `ConflictError` if the segment is gone. */
   async retain(segmentId: string, referrer: string): Promise<void> {
-    await this.files.syncDirectory(await this.#reference(segmentId, referrer));
+    await this.files.syncDirectory(this.#reference(segmentId, referrer));
   }
 
-  /** `retain` without the flush: gives the `refs/` directory to flush before anything points at the segment. */
-  async #reference(segmentId: string, referrer: string): Promise<string> {
+  /**
+   * `retain` without the flush: gives the `refs/` directory to flush before anything points at the segment.
+   * An empty file made at once: a directory entry, not worth two thread-pool round trips.
+   */
+  #reference(segmentId: string, referrer: string): string {
     const references = join(this.layout.segmentDirectory(segmentId), "refs");
     try {
-      await writeFile(join(references, referrer), "");
+      writeFileSync(join(references, referrer), "");
     } catch (error) {
       if (!hasCode(error, "ENOENT")) throw error;
       throw new ConflictError(

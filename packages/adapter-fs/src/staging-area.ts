@@ -1,10 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
+import type { StagedFile } from "./durable-files.js";
 import { hasCode, LockLostError } from "./errors.js";
 
 /** A staging path's last part: `<lock file name>.<nonce>.staging`. */
 const STAGING_NAME = /^(.+\.lock)\.([0-9a-f]{24})\.staging$/;
+/** A staged file's last part: `<lock file name>.<nonce>.<number>.tmp` (`StagingArea.stage`). */
+const STAGED_FILE_NAME = /^(.+\.lock)\.([0-9a-f]{24})\.[0-9a-f]+\.tmp$/;
 /** A revoked staging directory renamed away, before it is removed (`<random>.revoked`). */
 const REVOKED_NAME = /^[0-9a-f]{24}\.revoked$/;
 /** A revoked directory this old was left by a breaker that died removing it. */
@@ -28,25 +41,40 @@ export function stagingPath(lockPath: string, nonce: string): string {
 }
 
 /**
- * Where the holder of a thread's lock stages every rename that changes what readers see: a record replaced
- * (its temporary file written, flushed and renamed from here), a history file written whole, a record or
- * history removed (renamed into here). A takeover revokes the directory (`revokeStaging`), so the old
- * holder's late rename finds no source (or no target directory) and nothing of its change lands.
+ * Where the holder of a thread's lock stages every rename that changes what readers see, so that a
+ * takeover fences off the renames of a holder that stopped (their sources are gone: `LockLostError`,
+ * nothing landed).
  *
- * The directory is made when first needed, and only then does the holder check that its lock is still its
- * own (`held`): a breaker replaces the lock first and revokes the directory after, so a `mkdir` that ran
- * before the revoke is undone by it, and one that ran after it sees the lock replaced. No tombstone is
- * needed to keep a revoked holder from making the directory again.
+ * A file replaced (a record, a history written whole) is written in a staged file of the holding's own,
+ * `<lock>.<nonce>.<number>.tmp` beside the lock (`stage`), then flushed and renamed over its path. The
+ * holder checks that its lock is still its own (`held`) after making each file, and a breaker replaces
+ * the lock first and, before the new owner writes anything, unlinks every staged file whose nonce is not
+ * the lock's (`sweepStaging`, after every takeover). So a file made after the lock was replaced is never
+ * renamed (the check fails), and one made before it is in the directory when the sweep reads it, and is
+ * unlinked. The holder's rename and the sweep's unlink both change the locks directory, which the kernel
+ * serialises: the rename came first (it landed, and the new owner reads it, under its lock, afterwards),
+ * or it finds no source (`ENOENT`). No directory is made or removed per holding for this.
+ *
+ * A file removed (a record, a history) is renamed into the holding's staging directory (`directory`),
+ * made when first needed; only then does the holder check its lock: a breaker replaces the lock first and
+ * revokes the directory after (`revokeStaging`), so a `mkdir` that ran before the revoke is undone by it,
+ * and one that ran after it sees the lock replaced.
  */
 export class StagingArea {
   #created = false;
+  #staged = 0;
 
   constructor(
-    readonly path: string,
     readonly lockPath: string,
+    readonly nonce: string,
     /** Whether the lock file is still this holding's, read at once. */
     readonly held: () => boolean,
   ) {}
+
+  /** The holding's staging directory, for removals (`directory`). */
+  get path(): string {
+    return stagingPath(this.lockPath, this.nonce);
+  }
 
   /** Whether this holding made its directory (removed at release). */
   get created(): boolean {
@@ -56,6 +84,28 @@ export class StagingArea {
   /** Throws `LockLostError` when the lock is no longer this holding's. */
   check(operation: StagedOperation): void {
     if (!this.held()) throw new LockLostError(this.lockPath, {}, operation);
+  }
+
+  /**
+   * `data` in a new staged file of this holding's, not flushed yet, to flush (`DurableFiles.syncAll`) and
+   * rename over `path` (`DurableFiles.replace`) inside `guard`: `LockLostError` when the lock is not this
+   * holding's once the file exists. A few bytes to the page cache: written at once, not through the thread
+   * pool.
+   */
+  stage(operation: StagedOperation, path: string, data: string | Uint8Array): StagedFile {
+    const temporary = `${this.lockPath}.${this.nonce}.${(this.#staged++).toString(16)}.tmp`;
+    try {
+      writeFileSync(temporary, data, { flag: "wx" });
+    } catch (error) {
+      removeIfPresent(temporary);
+      throw error;
+    }
+    if (!this.held()) {
+      // Made after a breaker replaced the lock (and maybe swept it already): never renamed.
+      removeIfPresent(temporary);
+      throw new LockLostError(this.lockPath, {}, operation);
+    }
+    return { temporary, path };
   }
 
   /** The staging directory, made at the first call: `LockLostError` when the lock is not this holding's. */
@@ -78,14 +128,13 @@ export class StagingArea {
   }
 
   /**
-   * Runs `task`, which writes into the staging directory and renames out of it (or into it): a path in
-   * it that is gone (`ENOENT`: renamed away) or no directory (`ENOTDIR`) while the lock is another's means
-   * a takeover revoked it, and nothing of the rename landed.
+   * Runs `task`, which renames staged files out (`stage`) or files into the staging directory
+   * (`directory`): a path that is gone (`ENOENT`: unlinked or renamed away) or no directory (`ENOTDIR`)
+   * while the lock is another's means a takeover fenced it off, and nothing of the rename landed.
    */
-  async guard<T>(operation: StagedOperation, task: (directory: string) => Promise<T>): Promise<T> {
-    const directory = this.directory(operation);
+  async guard<T>(operation: StagedOperation, task: () => Promise<T>): Promise<T> {
     try {
-      return await task(directory);
+      return await task();
     } catch (error) {
       if (hasCode(error, "ENOENT", "ENOTDIR") && !this.held())
         throw new LockLostError(this.lockPath, { cause: error }, operation);
@@ -103,7 +152,8 @@ export class StagingArea {
  * holder's `held()` check, which fails (`StagingArea.directory`). A rename that resolved its path before
  * the rename-away is serialised by the kernel against the removal (both lock the directory), so once the
  * directory is removed, every rename of the holder's either landed (the new owner reads it, under its
- * lock, afterwards) or will fail.
+ * lock, afterwards) or will fail. The holder's staged files (`StagingArea.stage`) are unlinked by the
+ * sweep that follows every takeover (`sweepStaging`), before the new owner writes anything.
  */
 export function revokeStaging(path: string): void {
   const target = join(dirname(path), `${randomBytes(12).toString("hex")}.revoked`);
@@ -145,11 +195,13 @@ export function removeTree(path: string): void {
 }
 
 /**
- * Removes what lock holdings that ended left in `directory` (a locks directory): staging directories whose
- * lock is held under another nonce or not at all (their holder released it or lost it: removing one is a
- * revoke), revoked directories a breaker died removing, and tombstones (files at a staging path, which
- * earlier versions left at a takeover) whose owner is `gone`. One `readdir` of the directory, and one
- * check per leftover.
+ * Removes what lock holdings that ended left in `directory` (a locks directory): staged files and staging
+ * directories whose lock is held under another nonce or not at all (their holder released it or lost it:
+ * removing them is a revoke, see `StagingArea`), revoked directories a breaker died removing, and
+ * tombstones (files at a staging path, which earlier versions left at a takeover) whose owner is `gone`.
+ * One `readdir` of the directory, and one check per leftover. A staged file is made while its lock is held
+ * under its nonce and is gone (renamed or removed) before that holding ends, so one whose lock is not
+ * held under its nonce when the lock is read, after the file was listed, is never a live holding's.
  */
 export async function sweepStaging(
   directory: string,
@@ -167,6 +219,11 @@ export async function sweepStaging(
     try {
       if (REVOKED_NAME.test(name)) {
         if (Date.now() - lstatSync(path).mtimeMs > ABANDONED_REVOKED_MS) removeTree(path);
+        continue;
+      }
+      const staged = STAGED_FILE_NAME.exec(name);
+      if (staged) {
+        if (readNonce(join(directory, staged[1] as string)) !== staged[2]) removeIfPresent(path);
         continue;
       }
       const staging = STAGING_NAME.exec(name);
@@ -198,5 +255,14 @@ function readOwner(path: string): StagingOwner {
   } catch (error) {
     if (hasCode(error, "ENOENT")) throw error;
     return {};
+  }
+}
+
+/** unlink, where a file already gone is no error. */
+function removeIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (!hasCode(error, "ENOENT")) throw error;
   }
 }

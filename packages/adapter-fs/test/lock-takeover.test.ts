@@ -152,10 +152,13 @@ function killed(child: ChildProcess): void {
   }
 }
 
-/** What a lock holding left in the locks directory: staging directories, tombstones, revoked directories. */
+/**
+ * What a lock holding left in the locks directory: staging directories, tombstones, revoked directories,
+ * staged files.
+ */
 function stagingLeftovers(directory: string): string[] {
   return readdirSync(new StoreLayout(directory).locks).filter(
-    (name) => name.endsWith(".staging") || name.endsWith(".revoked"),
+    (name) => name.endsWith(".staging") || name.endsWith(".revoked") || name.endsWith(".tmp"),
   );
 }
 

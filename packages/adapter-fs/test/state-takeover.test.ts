@@ -25,7 +25,7 @@ function linesAfter(stdout: string, skip: number): string[] {
 /** What lock holdings left in the locks directory: staging directories, tombstones, revoked directories. */
 function stagingLeftovers(lockPath: string): string[] {
   return readdirSync(dirname(lockPath)).filter(
-    (name) => name.endsWith(".staging") || name.endsWith(".revoked"),
+    (name) => name.endsWith(".staging") || name.endsWith(".revoked") || name.endsWith(".tmp"),
   );
 }
 
@@ -168,7 +168,7 @@ describe("a state writer's lock", () => {
 });
 
 describe("staging leftovers", () => {
-  it("are swept when a process first takes a state lock: tombstones of gone owners, directories of ended holdings", async () => {
+  it("are swept when a process first takes a state lock: tombstones of gone owners, staging directories and staged files of ended holdings", async () => {
     const directory = await temporaryDirectory();
     const setup = new FsLogDriver({ directory });
     await setup.putState("doc", { version: 1 });
@@ -186,10 +186,20 @@ describe("staging leftovers", () => {
     writeFileSync(join(locks, `ended.lock.${nonce("c")}.staging`, "x.tmp"), "left");
     mkdirSync(join(locks, `held.lock.${nonce("d")}.staging`));
     writeFileSync(join(locks, "held.lock"), JSON.stringify({ ...owner, started, nonce: nonce("d") }));
+    // Staged files: one of an ended holding (its lock gone), one of a holding its lock was taken from
+    // (held under another nonce now), one of the holding that holds its lock.
+    writeFileSync(join(locks, `ended.lock.${nonce("c")}.0.tmp`), "left");
+    writeFileSync(join(locks, `held.lock.${nonce("e")}.1f.tmp`), "fenced");
+    writeFileSync(join(locks, `held.lock.${nonce("d")}.0.tmp`), "staged");
     const driver = new FsLogDriver({ directory });
     await driver.putState("doc", { version: 2 }, { ifRevision: 1 });
     expect(readdirSync(locks).sort()).toEqual(
-      ["held.lock", `held.lock.${nonce("d")}.staging`, `live.lock.${nonce("b")}.staging`].sort(),
+      [
+        "held.lock",
+        `held.lock.${nonce("d")}.staging`,
+        `held.lock.${nonce("d")}.0.tmp`,
+        `live.lock.${nonce("b")}.staging`,
+      ].sort(),
     );
     await driver.close();
   });

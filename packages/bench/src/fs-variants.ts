@@ -21,6 +21,10 @@ import { rawRecord, workloadMessages } from "./workload.js";
  *   loaded machine CPU time varies far less than wall time.
  * - `concurrency`: each variant's time per append with one writer and with 50 threads at once (the bench's
  *   `aggregateTimes`), the variants taking turns, REPEATS times of ROUNDS rounds; prints the time ratios.
+ * - `history`: the bench's history rows (an append, a fork, a checkpoint and a rollback on a thread of 100
+ *   messages that appends go on growing) of every variant, all of them in turns in blocks of 5, REPEATS
+ *   times of RUNS runs each; prints each repeat's medians, wall time and the process's CPU time (user +
+ *   system, all threads), and each row's median and spread over the repeats.
  */
 const messages = workloadMessages(1000);
 const message = (index: number) => messages[index % messages.length] as { role: "user"; text: string };
@@ -147,6 +151,82 @@ async function concurrencyTurns(all: Variant[], repeats: number, rounds: number)
     console.log(`${variant.name}: time ratio ${spread(ratios[index] as number[])}`);
 }
 
+async function historyTurns(all: Variant[], repeats: number, runs: number) {
+  const rows = ["append", "fork", "checkpoint", "rollback"];
+  const wall = all.map(() => rows.map(() => [] as number[]));
+  const cpu = all.map(() => rows.map(() => [] as number[]));
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    const stores = all.map((variant) => variant.fsStore({ directory: temporaryDirectory() }));
+    const operations = await Promise.all(
+      stores.map(async (store) => {
+        // As in `filesCommitResults`: a thread of 100 messages, rolled back to its 100th each time.
+        const target = await store.create();
+        for (let warm = 0; warm < 100; warm++) await target.append(message(warm));
+        const anchor = (await target.messages({ last: 1 }))[0]?.id as string;
+        let index = 100;
+        return [
+          () => target.append(message(index++)),
+          () => target.fork(),
+          () => target.checkpoint(),
+          () => target.rollback(anchor),
+        ];
+      }),
+    );
+    const flat = operations.flat();
+    const [wallTimes, cpuTimes] = await blocksInTurns(flat, runs, 5);
+    const line = all.map((variant, index) => {
+      const at = (row: number) => index * rows.length + row;
+      for (const row of rows.keys()) {
+        (wall[index] as number[][])[row]?.push(wallTimes[at(row)] as number);
+        (cpu[index] as number[][])[row]?.push(cpuTimes[at(row)] as number);
+      }
+      const own = rows.map(
+        (row, at2) =>
+          `${row} ${(wallTimes[at(at2)] as number).toFixed(0)}/${(cpuTimes[at(at2)] as number).toFixed(0)}`,
+      );
+      return `${variant.name} ${own.join(", ")}`;
+    });
+    console.log(`repeat ${repeat + 1} (wall/CPU µs): ${line.join("; ")}`);
+    await Promise.all(stores.map((store) => store.close()));
+  }
+  const summary = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return `${median(sorted).toFixed(0)} (${(sorted[0] as number).toFixed(0)}–${(sorted[sorted.length - 1] as number).toFixed(0)})`;
+  };
+  for (const [index, variant] of all.entries()) {
+    const parts = rows.map(
+      (row, at) =>
+        `${row} ${summary((wall[index] as number[][])[at] as number[])} / CPU ${summary((cpu[index] as number[][])[at] as number[])}`,
+    );
+    console.log(`${variant.name} µs: ${parts.join("; ")}`);
+  }
+}
+
+/**
+ * Like `measureInTurns`, with the process's CPU time (user + system, all threads) beside the wall time:
+ * each operation runs in blocks of `perBlock`, the operations taking turns (every other round reversed);
+ * the medians of the blocks' times per run, wall and CPU.
+ */
+async function blocksInTurns(operations: Array<() => Promise<unknown>>, runs: number, perBlock: number) {
+  for (const operation of operations) for (let warm = 0; warm < perBlock; warm++) await operation();
+  const wallTimes = operations.map(() => [] as number[]);
+  const cpuTimes = operations.map(() => [] as number[]);
+  for (let round = 0; round < Math.max(1, Math.round(runs / perBlock)); round++) {
+    const order = operations.map((_, index) => index);
+    if (round % 2) order.reverse();
+    for (const index of order) {
+      const operation = operations[index] as () => Promise<unknown>;
+      const used = process.cpuUsage();
+      const start = process.hrtime.bigint();
+      for (let run = 0; run < perBlock; run++) await operation();
+      (wallTimes[index] as number[]).push(Number(process.hrtime.bigint() - start) / 1000 / perBlock);
+      const spent = process.cpuUsage(used);
+      (cpuTimes[index] as number[]).push((spent.user + spent.system) / perBlock);
+    }
+  }
+  return [wallTimes.map(median), cpuTimes.map(median)] as const;
+}
+
 /** The main thread's CPU time so far (user + system), in clock ticks (/proc/self/task/<pid>/stat). */
 function mainThreadTicks(): number {
   const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
@@ -166,6 +246,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const repeats = Number(process.env.REPEATS ?? 3);
   const all = await variants();
   if (mode === "cpu") await cpuTurns(all, repeats, Number(process.env.RUNS ?? 1000));
+  else if (mode === "history") await historyTurns(all, repeats, Number(process.env.RUNS ?? 100));
   else if (mode === "concurrency") await concurrencyTurns(all, repeats, Number(process.env.ROUNDS ?? 2));
   else await appendTurns(all, repeats, Number(process.env.RUNS ?? 400));
 }

@@ -9,8 +9,8 @@
 // "stop-before-create": one change (a checkpoint A-cp-0; a thread's delete; a thread's creation under
 // <thread id>, metadata { by: <writer> }) that stops this process (SIGSTOP) right before its record's
 // rename through the lock's staging directory (this file wraps fs.promises.rename, in this child only), or
-// right before or after it writes its event line into the history file it opened (FileHandle's write on
-// the `.events` file opened "r+"). Prints "stopping" first, then "ack", "lost <operation>" or
+// right before or after it writes its event line into the history file it opened (fs.writeSync on the
+// `.events` file opened "r+"). Prints "stopping" first, then "ack", "lost <operation>" or
 // "failed <error name>", then "done". Mode "stop-after-delete": a thread's delete that stops right after
 // it removed the record and its history, before it releases the thread's segment references.
 // Usage: record-writer.ts <directory> <thread id> <writer> <staleLockMs> <mode> [<seed>]
@@ -59,28 +59,30 @@ if (mode === "stop-before-rename" || mode === "stop-before-delete" || mode === "
   syncBuiltinESMExports();
 }
 if (mode === "stop-before-event" || mode === "stop-after-event") {
-  const handle = await fs.promises.open(process.execPath, "r");
-  const prototype = Object.getPrototypeOf(handle) as { write: (...args: unknown[]) => Promise<unknown> };
-  await handle.close();
-  const write = prototype.write;
   let stopped = false;
   const eventsFiles = new Set<number>();
-  const open = fs.promises.open;
+  const openSync = fs.openSync;
   // The history file opened to append events in place (`RecordFiles.appendEvents`).
-  fs.promises.open = async (path, flags, ...rest) => {
-    const opened = await open(path, flags, ...rest);
-    if (String(path).endsWith(".events") && flags === "r+") eventsFiles.add(opened.fd);
-    return opened;
+  fs.openSync = ((path: fs.PathLike, flags: fs.OpenMode, mode?: fs.Mode | null) => {
+    const descriptor = openSync(path, flags, mode);
+    if (String(path).endsWith(".events") && flags === "r+") eventsFiles.add(descriptor);
+    return descriptor;
+  }) as typeof fs.openSync;
+  const closeSync = fs.closeSync;
+  fs.closeSync = (descriptor: number) => {
+    eventsFiles.delete(descriptor);
+    closeSync(descriptor);
   };
-  syncBuiltinESMExports();
-  prototype.write = async function (this: { fd: number }, ...args: unknown[]) {
-    const stop = !stopped && eventsFiles.has(this.fd);
+  const writeSync = fs.writeSync;
+  fs.writeSync = ((descriptor: number, ...args: unknown[]) => {
+    const stop = !stopped && eventsFiles.has(descriptor);
     if (stop) stopped = true;
     if (stop && mode === "stop-before-event") stopHere();
-    const result = await write.apply(this, args);
+    const written = (writeSync as (...all: unknown[]) => number)(descriptor, ...args);
     if (stop && mode === "stop-after-event") stopHere();
-    return result;
-  };
+    return written;
+  }) as typeof fs.writeSync;
+  syncBuiltinESMExports();
 }
 
 // Imported after the wrapping, so the store's bindings are the wrapped ones.

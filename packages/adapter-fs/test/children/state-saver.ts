@@ -5,12 +5,14 @@
 // writer saved since); the writer then waits for a line on stdin, reads the current revision and goes on.
 // "stop" on stdin ends it ("done").
 // Modes "stop-before-save" and "stop-before-delete": one save (or one delete) with ifRevision <revision>
-// (argument 5) that stops this process (SIGSTOP) right before its rename through the lock's staging
-// directory: this file wraps fs.promises.rename, in this child only. Prints "stopping" first, then the
+// (argument 5) that stops this process (SIGSTOP) right before its rename out of or into the locks
+// directory (a staged file of the lock's, or its staging directory): this file wraps fs.promises.rename,
+// in this child only. Prints "stopping" first, then the
 // outcome: "ack <revision>", "lost <operation>" or "failed <error name>", then "done".
 // Usage: state-saver.ts <directory> <id> <writer> <staleLockMs> <mode> [<revision>]
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
+import { sep } from "node:path";
 import { ConcurrencyError } from "@skein/thread-core";
 
 const [directory, id, writer, staleLockMs, mode, revisionArgument] = process.argv.slice(2) as [
@@ -25,7 +27,7 @@ const [directory, id, writer, staleLockMs, mode, revisionArgument] = process.arg
 if (mode !== "loop") {
   const rename = fs.promises.rename;
   fs.promises.rename = async (from, to) => {
-    if (`${from}${to}`.includes(".staging")) {
+    if (`${from}${to}`.includes(`${sep}locks${sep}`)) {
       process.stdout.write("stopping\n");
       process.kill(process.pid, "SIGSTOP");
     }
