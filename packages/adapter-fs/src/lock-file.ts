@@ -17,6 +17,7 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { hasCode, type LockHolder, LockTimeoutError } from "./errors.js";
 import { runInTurn } from "./key-queue.js";
+import { keepLingering, releaseLingering, takeLingering } from "./lingering-locks.js";
 import {
   removeTree,
   revokeStaging,
@@ -133,6 +134,16 @@ interface OwnLock {
   touchedAt: number;
 }
 
+/** A lock this process holds, with the lease its tasks are given. */
+interface Holding {
+  readonly own: OwnLock;
+  readonly lease: Lease;
+  /** When it was taken: a `.wanted` touched since says another process asked for it. */
+  readonly acquiredAt: number;
+  /** A `"segment"` lock this process took at once, which `withLock`'s `linger` may keep for the next task. */
+  readonly reusable: boolean;
+}
+
 /**
  * Mutual exclusion between processes through lock files: `link` puts a file written under another name in
  * place only if the path is free, atomically on every local file system, so a lock is never seen empty
@@ -177,17 +188,22 @@ export class LockFiles {
   /** The locks this process holds, refreshed together by one timer (`#refreshAll`). */
   readonly #held = new Set<OwnLock>();
   #refresher: NodeJS.Timeout | undefined;
+  /** Whether locks are kept past their tasks (`withLock`'s `linger`): until `close`. */
+  #keeps = true;
 
   constructor(readonly settings: LockSettings) {}
 
   /**
    * Runs `task` holding the lock at `path`, declaring what it writes (`LockWrites`; `"references"` by
-   * default, the one never taken over from a live owner on this host).
+   * default, the one never taken over from a live owner on this host). With `linger`, a `"segment"` lock
+   * this process took at once (not from another owner, not waited for) is kept after the task for the next
+   * `"segment"` task on the path in this turn of the event loop (`keepLingering`): a loop of appends to one
+   * thread takes and releases it once, not once per append.
    */
   async withLock<T>(
     path: string,
     task: (lease: Lease) => Promise<T>,
-    options: { writes?: LockWrites } = {},
+    options: { writes?: LockWrites; linger?: boolean } = {},
   ): Promise<T> {
     // The wait in this process's queue counts against timeoutMs too: no call waits without a bound.
     const wait = {
@@ -195,28 +211,86 @@ export class LockFiles {
       timedOut: (waitedMs: number) =>
         new LockTimeoutError(path, waitedMs, { pid: process.pid, hostname: this.#host }),
     };
+    const writes = options.writes ?? "references";
     return runInTurn(
       path,
       async (waitedMs) => {
-        if (options.writes === "state" || options.writes === "record") await this.#sweep(dirname(path));
-        await this.#sweepUnlinked(dirname(path));
-        const { nonce, writes, tookOver, own } = await this.#acquire(
-          path,
-          options.writes ?? "references",
-          waitedMs,
-        );
-        this.#hold(own);
-        const held = () => isOwn(path, own);
-        const staging = new StagingArea(stagingPath(path, nonce), path, held);
+        const holding = (await this.#reclaim(path, writes)) ?? (await this.#take(path, writes, waitedMs));
+        let keep = false;
         try {
-          return await task({ writes, tookOver, held, staging });
+          const result = await task(holding.lease);
+          keep = options.linger === true && holding.reusable && !holding.lease.staging.created && this.#keeps;
+          return result;
         } finally {
-          this.#letGo(own);
-          await this.#release(path, own, staging);
+          if (keep) this.#keep(path, holding);
+          else await this.#end(path, holding);
         }
       },
       wait,
     );
+  }
+
+  /** Takes the lock at `path` afresh (`#acquire`), holds it, and gives its lease. */
+  async #take(path: string, writes: LockWrites, waitedMs: number): Promise<Holding> {
+    if (writes === "state" || writes === "record") await this.#sweep(dirname(path));
+    await this.#sweepUnlinked(dirname(path));
+    const acquired = await this.#acquire(path, writes, waitedMs);
+    const { own, tookOver } = acquired;
+    this.#hold(own);
+    const held = () => isOwn(path, own);
+    const staging = new StagingArea(stagingPath(path, acquired.nonce), path, held);
+    return {
+      own,
+      acquiredAt: Date.now(),
+      lease: { writes: acquired.writes, tookOver, held, staging },
+      reusable: acquired.writes === "segment" && !tookOver && !acquired.contended,
+    };
+  }
+
+  /** Lets go of a holding and releases its lock. */
+  async #end(path: string, holding: Holding): Promise<void> {
+    this.#letGo(holding.own);
+    await this.#release(path, holding.own, holding.lease.staging);
+  }
+
+  /** Keeps a holding past its task (`keepLingering`), still held and refreshed. */
+  #keep(path: string, holding: Holding): void {
+    keepLingering(path, {
+      owner: this,
+      holding,
+      release: () => this.#end(path, holding),
+      releaseNow: () => {
+        this.#letGo(holding.own);
+        this.#releaseNow(path, holding.own);
+      },
+    });
+  }
+
+  /**
+   * The holding this process kept at `path` (`#keep`), when it can serve a `writes` task: this instance's, a
+   * `"segment"` lock for a `"segment"` task, no other process asked for the lock since it was taken
+   * (`.wanted`: it is released and asked for again, handing over as after any release), and still this
+   * process's (a takeover of a stopped process replaced it). Any other kept lock is released first.
+   */
+  async #reclaim(path: string, writes: LockWrites): Promise<Holding | undefined> {
+    const kept = takeLingering(path);
+    if (!kept) return undefined;
+    const holding = kept.owner === this ? (kept.holding as Holding) : undefined;
+    const reusable =
+      holding !== undefined &&
+      writes === "segment" &&
+      this.#keeps &&
+      !wantedSince(path, holding.acquiredAt) &&
+      holding.lease.held();
+    if (reusable) return holding;
+    await kept.release();
+    return undefined;
+  }
+
+  /** Stops keeping locks past their tasks and releases the ones kept (a store closing). */
+  async close(): Promise<void> {
+    this.#keeps = false;
+    await releaseLingering(this);
   }
 
   /** Takes the lock file; `queuedMs` is how long the caller already waited in this process's queue. */
@@ -224,7 +298,7 @@ export class LockFiles {
     path: string,
     writes: LockWrites,
     queuedMs: number,
-  ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean; own: OwnLock }> {
+  ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean; own: OwnLock; contended: boolean }> {
     const nonce = newNonce();
     const started = Date.now() - queuedMs;
     await this.#handOver(path);
@@ -250,7 +324,7 @@ export class LockFiles {
         if (this.#acquiredAt.size >= REMEMBERED_TURNS) this.#acquiredAt.clear();
         this.#acquiredAt.set(path, Date.now());
         if (attempt > 0) await rm(`${path}.wanted`, { force: true });
-        return { nonce, ...taken };
+        return { nonce, ...taken, contended: attempt > 0 || !created };
       }
       const waited = Date.now() - started;
       if (waited >= this.settings.timeoutMs) throw new LockTimeoutError(path, waited, holder);
@@ -263,9 +337,7 @@ export class LockFiles {
     const acquiredAt = this.#acquiredAt.get(path);
     if (acquiredAt === undefined) return;
     this.#acquiredAt.delete(path);
-    // Usually absent: asked without the cost of an exception.
-    const wantedAt = statSync(`${path}.wanted`, { throwIfNoEntry: false })?.mtimeMs;
-    if (wantedAt === undefined || wantedAt < acquiredAt) return;
+    if (!wantedSince(path, acquiredAt)) return;
     const until = Date.now() + HAND_OVER_MS;
     while (Date.now() < until && !(await exists(path))) await sleep(1);
   }
@@ -587,11 +659,26 @@ export class LockFiles {
       if (Date.now() >= until) return;
       await sleep(1);
     }
+    removeHoldingBreaker(path, own, breaker);
+  }
+
+  /** `#releaseLock` without waiting: when `.break` is busy, the lock is left to go stale (an exiting process's). */
+  #releaseNow(path: string, own: OwnLock): void {
     try {
-      if (isOwn(path, own)) removeIfPresent(path);
+      const breaker = `${path}.break`;
+      if (this.#takeBreakerNow(breaker, own)) removeHoldingBreaker(path, own, breaker);
     } finally {
-      removeIfPresent(breaker);
+      removeIfPresent(own.unlinked);
     }
+  }
+}
+
+/** Removes the lock at `path` if it is still `own`, then `.break`, which the caller holds. */
+function removeHoldingBreaker(path: string, own: OwnLock, breaker: string): void {
+  try {
+    if (isOwn(path, own)) removeIfPresent(path);
+  } finally {
+    removeIfPresent(breaker);
   }
 }
 
@@ -715,6 +802,13 @@ async function readLock(path: string): Promise<LockFileContent | undefined> {
     if (hasCode(error, "ENOENT")) return undefined;
     throw error;
   }
+}
+
+/** Whether `<path>.wanted` was touched at or after `since` (another process asked for the lock). */
+function wantedSince(path: string, since: number): boolean {
+  // Usually absent: asked without the cost of an exception.
+  const wantedAt = statSync(`${path}.wanted`, { throwIfNoEntry: false })?.mtimeMs;
+  return wantedAt !== undefined && wantedAt >= since;
 }
 
 async function exists(path: string): Promise<boolean> {
