@@ -67,6 +67,12 @@ export interface Lease {
   held(): boolean;
   /** Where the lease stages the renames a takeover must fence off (see `StagingArea`); made when first used. */
   readonly staging: StagingArea;
+  /**
+   * What the last task on this holding of the lock left for the next one, which `withLock`'s `linger` may
+   * give the same holding (undefined on a new holding): facts about files only a holder of the lock writes,
+   * true when that task ended, so still true while the lock stays this holding's (`held`).
+   */
+  carried: unknown;
 }
 
 interface LockFileContent extends LockHolder {
@@ -242,7 +248,7 @@ export class LockFiles {
     return {
       own,
       acquiredAt: Date.now(),
-      lease: { writes: acquired.writes, tookOver, held, staging },
+      lease: { writes: acquired.writes, tookOver, held, staging, carried: undefined },
       reusable: acquired.writes === "segment" && !tookOver && !acquired.contended,
     };
   }

@@ -117,12 +117,13 @@ export class SegmentLog {
    * @param options.overdraft take the turn at once (`SegmentFileCache.lease`): for a caller holding a lock
    * that a holder of a turn may be waiting for (an import under the references lock), which must never
    * wait for a turn.
+   * @param options.trusted the cached files are known to be the segment's (`SegmentFileCache.checkout`).
    */
   withFiles<T>(
     task: (files: SegmentReader) => Promise<T>,
-    options: { overdraft?: boolean } = {},
+    options: { overdraft?: boolean; trusted?: boolean } = {},
   ): Promise<T> {
-    return withReader(this.paths, task, { writable: true, cache: this.cache, overdraft: options.overdraft });
+    return withReader(this.paths, task, { writable: true, cache: this.cache, ...options });
   }
 
   /**
