@@ -1,6 +1,7 @@
 import type { Lease } from "./lock-file.js";
 import type { StoredLogRecord } from "./record-files.js";
 import type { SegmentFile } from "./segment-directories.js";
+import type { KnownIds } from "./segment-log.js";
 import type { SegmentTail } from "./segment-reader.js";
 
 /**
@@ -14,6 +15,8 @@ import type { SegmentTail } from "./segment-reader.js";
  * - the head's seal: claimed only by a writer that took the lock over (so never during the holding), and
  *   found unclaimed by the holding's first append (`confirmAppend` still looks for it after each commit);
  * - the head's committed tail: this append's own, with nothing past it for a repair to cut;
+ * - the head's id buckets' watermark and the id hashes of the entries they leave unlinked (`KnownIds`):
+ *   stored and written by this holding's appends;
  * - the head's open files in the store's cache (`SegmentFileCache.checkout`'s `trusted`): checked by the
  *   holding's first append, and a head's directory is only reclaimed after the thread lets go of it.
  */
@@ -23,6 +26,7 @@ export class CarriedAppend {
     readonly stored: StoredLogRecord,
     readonly head: SegmentFile,
     readonly tail: SegmentTail,
+    readonly knownIds: KnownIds,
   ) {}
 
   /** What the last task on `lease` carried for a plain append to thread `id`, taken off it; else undefined. */

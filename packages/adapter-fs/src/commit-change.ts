@@ -78,7 +78,7 @@ export async function commitChange(
   const heldBelow =
     continued && !change.newHead ? await heldInBases(storage, continued, change.append ?? []) : [];
   // Its head's cached files are checked against their paths unless carried.
-  const headFileOptions = { trusted: carried !== undefined };
+  const headFileOptions = { trusted: carried !== undefined, knownIds: carried?.knownIds };
   return headLog.withFiles(async (headFiles) => {
     const tail = carried?.tail ?? (await headLog.repair(stored.revision, headFiles));
     const record = liveRecord(stored, headInfo.start, tail, []);
@@ -107,7 +107,8 @@ export async function commitChange(
     if (!rewritesRecord) {
       const after = await headLog.append(append, stamp, tail, headFiles, lines);
       await confirmAppend(storage, stored.head, after.count, lockPath);
-      lease.carried = new CarriedAppend(id, stored, headInfo, after);
+      const knownIds = await headLog.knownIds(headFiles, after.count);
+      lease.carried = new CarriedAppend(id, stored, headInfo, after, knownIds);
       return { record: next, messages: written };
     }
     // The new events, the record's temporary file and any new references and head segment are flushed in

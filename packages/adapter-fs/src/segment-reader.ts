@@ -119,6 +119,14 @@ export class SegmentReader {
     return hashes;
   }
 
+  /**
+   * Makes `idHashes(from, to)` answer `hashes` without reading them: what the holder of the segment's lock
+   * knows of its own entries (`SegmentLog.append`, `SegmentLog.withFiles`'s `knownIds`).
+   */
+  knowIdHashes(from: number, to: number, hashes: Array<number | undefined>): void {
+    this.#idHashes = { from, to, hashes: Promise.resolve(hashes) };
+  }
+
   #readIdHashes(from: number, to: number): Promise<Array<number | undefined>> {
     return this.#decodeEntries(from, to, entryIdHash);
   }

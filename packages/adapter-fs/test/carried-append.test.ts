@@ -27,6 +27,21 @@ describe("an append on the lock kept from the thread's last append (CarriedAppen
     await driver.close();
   });
 
+  it("finds the ids of earlier appends whether the id buckets link them yet or not", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    const thread = await store.create({ id: "t" });
+    // More than LINK_LAG (64): the buckets link the first ones on the way; the last ones wait.
+    for (let index = 0; index < 70; index++) await thread.append(message(`m${index}`));
+    // Each batch is one commit when the lookup finds its old id at once (a miss would write it again).
+    expect(ids(await thread.append([message("m68"), message("n1")]))).toEqual(["m68", "n1"]);
+    expect(ids(await thread.append([message("m3"), message("n2")]))).toEqual(["m3", "n2"]);
+    const all = ids(await thread.messages());
+    expect(all).toHaveLength(72);
+    expect(all.slice(-3)).toEqual(["m69", "n1", "n2"]);
+    await store.close();
+  });
+
   it("is not carried past another store's append to the thread in between", async () => {
     const directory = await temporaryDirectory();
     const first = fsStore({ directory });
