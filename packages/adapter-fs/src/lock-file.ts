@@ -114,9 +114,10 @@ const SWEPT_DIRECTORIES = 64;
 const SWEEP_AGAIN_FACTOR = 60;
 /**
  * `<lock>.<nonce>`: a lock's content written before it is linked into place (`#tryCreate`), or a breaker's
- * replacement before its rename. One left by a process that died in between is swept (`#sweepUnlinked`).
+ * replacement before its rename; `<lock>.<nonce>.kept`, the mark of a lock kept idle (`keptMark`). One left
+ * by a process that died in between is swept (`#sweepUnlinked`).
  */
-const UNLINKED_NAME = /\.lock(\.break)?\.[0-9a-f]{24}$/;
+const UNLINKED_NAME = /\.lock(\.break)?\.[0-9a-f]{24}(\.kept)?$/;
 /** An unlinked lock file whose owner cannot be checked (another host) is swept once this many staleMs old. */
 const UNLINKED_STALE_FACTOR = 10;
 /** Nonces are a random prefix drawn once per process and a counter: unique without a random draw per lock. */
@@ -143,6 +144,8 @@ interface OwnLock {
 /** A lock this process holds, with the lease its tasks are given. */
 interface Holding {
   readonly own: OwnLock;
+  /** The holding's nonce, in its lock file and in its kept mark's name (`keptMark`). */
+  readonly nonce: string;
   readonly lease: Lease;
   /** When it was taken: a `.wanted` touched since says another process asked for it. */
   readonly acquiredAt: number;
@@ -228,7 +231,7 @@ export class LockFiles {
           keep = options.linger === true && holding.reusable && !holding.lease.staging.created && this.#keeps;
           return result;
         } finally {
-          if (keep) this.#keep(path, holding);
+          if (keep) await this.#keep(path, holding);
           else await this.#end(path, holding);
         }
       },
@@ -247,6 +250,7 @@ export class LockFiles {
     const staging = new StagingArea(stagingPath(path, acquired.nonce), path, held);
     return {
       own,
+      nonce: acquired.nonce,
       acquiredAt: Date.now(),
       lease: { writes: acquired.writes, tookOver, held, staging, carried: undefined },
       reusable: acquired.writes === "segment" && !tookOver && !acquired.contended,
@@ -259,17 +263,71 @@ export class LockFiles {
     await this.#release(path, holding.own, holding.lease.staging);
   }
 
-  /** Keeps a holding past its task (`keepLingering`), still held and refreshed. */
-  #keep(path: string, holding: Holding): void {
+  /**
+   * Keeps a holding past its task (`keepLingering`), still held and refreshed, and marked kept: its lock
+   * file linked to `keptMark`, so that another process that asks for the lock takes it from this idle
+   * holder at once (`#claimKept`), as from one that released it, even when this process stopped (SIGSTOP,
+   * starved) before its next task. Released now when it cannot be marked.
+   */
+  async #keep(path: string, holding: Holding): Promise<void> {
+    try {
+      linkSync(holding.own.unlinked, keptMark(path, holding.nonce));
+    } catch {
+      await this.#end(path, holding);
+      return;
+    }
     keepLingering(path, {
       owner: this,
       holding,
-      release: () => this.#end(path, holding),
+      release: async () => {
+        if (this.#unkeep(path, holding)) await this.#end(path, holding);
+      },
       releaseNow: () => {
+        if (!this.#unkeep(path, holding)) return;
         this.#letGo(holding.own);
         this.#releaseNow(path, holding.own);
       },
     });
+  }
+
+  /**
+   * Takes a kept holding back by removing its mark: false when another process claimed it meanwhile
+   * (`#claimKept`, which removes the lock): the holding is over, let go of here, its lock path left alone.
+   */
+  #unkeep(path: string, holding: Holding): boolean {
+    try {
+      unlinkSync(keptMark(path, holding.nonce));
+      return true;
+    } catch (error) {
+      if (!hasCode(error, "ENOENT")) throw error;
+      this.#letGo(holding.own);
+      removeIfPresent(holding.own.unlinked);
+      return false;
+    }
+  }
+
+  /**
+   * Takes the lock at `path` from a holder that keeps it idle (`#keep`), as if it had released it: claims
+   * its mark by renaming it (it or its holder's `#unkeep`, whichever comes first), then removes the lock
+   * under `.break` like a release, if the lock is still the file the mark names. True when it claimed one.
+   */
+  async #claimKept(path: string, nonce: string): Promise<boolean> {
+    // Named like an unlinked lock file: swept as one if this process dies holding it.
+    const claimed = `${path}.${newNonce()}`;
+    try {
+      renameSync(keptMark(path, nonce), claimed);
+    } catch (error) {
+      if (hasCode(error, "ENOENT")) return false;
+      throw error;
+    }
+    try {
+      const status = statSync(claimed, { bigint: true });
+      const touchedAt = Number(status.mtimeMs);
+      await this.#removeLock(path, { device: status.dev, inode: status.ino, unlinked: claimed, touchedAt });
+    } finally {
+      removeIfPresent(claimed);
+    }
+    return true;
   }
 
   /**
@@ -281,15 +339,16 @@ export class LockFiles {
   async #reclaim(path: string, writes: LockWrites): Promise<Holding | undefined> {
     const kept = takeLingering(path);
     if (!kept) return undefined;
-    const holding = kept.owner === this ? (kept.holding as Holding) : undefined;
+    if (kept.owner !== this) {
+      await kept.release();
+      return undefined;
+    }
+    const holding = kept.holding as Holding;
+    if (!this.#unkeep(path, holding)) return undefined;
     const reusable =
-      holding !== undefined &&
-      writes === "segment" &&
-      this.#keeps &&
-      !wantedSince(path, holding.acquiredAt) &&
-      holding.lease.held();
+      writes === "segment" && this.#keeps && !wantedSince(path, holding.acquiredAt) && holding.lease.held();
     if (reusable) return holding;
-    await kept.release();
+    await this.#end(path, holding);
     return undefined;
   }
 
@@ -316,6 +375,8 @@ export class LockFiles {
       else {
         await writeFile(`${path}.wanted`, "");
         holder = await readLock(path);
+        // A lock its holder keeps idle between two tasks (`#keep`) is taken from it at once.
+        if (holder?.nonce !== undefined && (await this.#claimKept(path, holder.nonce))) continue;
         const verdict = holder && (await this.#verdict(holder));
         const broken =
           holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce, writes) : "busy";
@@ -686,6 +747,11 @@ function removeHoldingBreaker(path: string, own: OwnLock, breaker: string): void
   } finally {
     removeIfPresent(breaker);
   }
+}
+
+/** The mark of a lock kept idle by its holder (`LockFiles.#keep`): its lock file's third name while kept. */
+function keptMark(path: string, nonce: string): string {
+  return `${path}.${nonce}.kept`;
 }
 
 function newNonce(): string {

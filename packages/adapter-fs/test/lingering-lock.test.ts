@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
 import { LockFiles } from "../src/lock-file.js";
 import { StoreLayout } from "../src/store-layout.js";
-import { runChild } from "./child-process.js";
+import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
+import { isStopped, until } from "./stopped-writers.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 const say = (id: string) => ({ id, role: "user" as const, text: id });
@@ -69,6 +70,34 @@ describe("a plain append's lock, kept for the next append to the thread (linger)
     expect(existsSync(path)).toBe(true);
     await locks.close();
     expect(readdirSync(directory)).toEqual([]);
+  });
+
+  it("is taken at once by another process from a holder stopped before its next append, which then waits its turn", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    await store.create({ id: "t" });
+    await store.close();
+    const child = startChild("append-and-stop.ts", [directory, "t"]);
+    const output = collectOutput(child);
+    try {
+      await printed(output, "stopping");
+      await until(() => isStopped(child.pid as number), "the child to stop");
+      // Its lock is kept and never refreshed while it is stopped: waiting for it to go stale (5 s) would end
+      // in LockTimeoutError after 1 s.
+      const other = fsStore({ directory, lockTimeoutMs: 1_000 });
+      await (await other.get("t")).append(say("other"));
+      child.kill("SIGCONT");
+      await printed(output, "done");
+      expect(await exited(child)).toBe(0);
+      expect(ids(await (await other.get("t")).messages())).toEqual(["child-1", "other", "child-2"]);
+      expect(readdirSync(new StoreLayout(directory).locks)).toEqual([]);
+      await other.close();
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGCONT");
+        child.kill("SIGKILL");
+      }
+    }
   });
 
   it.each(["exit", "end"] as const)(
