@@ -25,9 +25,9 @@ let exitHook = false;
 /**
  * Keeps `lock` at `path` until the check phase of this turn of the event loop (`setImmediate`): a task asked
  * for before then (the next append of a loop or a stream, which follows in the same turn) takes it
- * (`takeLingering`); else it is released then, in turn with the path's other tasks. So no other process
- * waits on it longer than the turn it was kept in, and a pending immediate keeps the process alive until it
- * is released; `process.exit` in between releases it at once.
+ * (`takeLingering`); else it is released then, in turn with the path's other tasks. A pending immediate
+ * keeps the process alive until it is released; `process.exit` in between releases it at once. (Another
+ * process that asks for it takes it at once, even from a holder stopped meanwhile: `LockFiles.#keep`.)
  */
 export function keepLingering<H>(path: string, lock: LingeringLock<H>): void {
   kept.set(path, lock);
