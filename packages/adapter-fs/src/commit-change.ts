@@ -7,6 +7,7 @@ import {
   ThreadNotFoundError,
 } from "@skein/thread-core";
 import { type CommitResult, HeadMovedError, type LogChange, type LogRecord } from "@skein/thread-core/driver";
+import { CarriedAppend } from "./carried-append.js";
 import type { StagedFile } from "./durable-files.js";
 import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
@@ -51,17 +52,22 @@ export async function commitChange(
   change: LogChange,
   lease: Lease,
 ): Promise<CommitResult | typeof SEALED_HEAD> {
+  // A plain append on the holding of the thread's last one (a lingering lock) reads none of these again.
+  const carried = CarriedAppend.take(lease, id);
   // The record is a few hundred bytes the page cache holds: read at once, not through the thread pool.
-  const stored = storage.records.readNow(id);
+  const stored = carried?.stored ?? storage.records.readNow(id);
   if (stored?.kind !== "log") throw new ThreadNotFoundError(id, { source: SOURCE });
   const lockPath = storage.layout.threadLockPath(id);
-  if (!lease.held()) throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");
-  if (isSealed(storage.layout.segmentDirectory(stored.head))) {
+  // Checked after the record is read; what an append carried was checked held after it (when the lingering
+  // lock was given to this append: `LockFiles.withLock`).
+  if (!carried && !lease.held())
+    throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");
+  if (!carried && isSealed(storage.layout.segmentDirectory(stored.head))) {
     if (lease.writes === "segment") return SEALED_HEAD;
     await moveOffSealedHead(storage, id, lease, { claim: false });
     return commitChange(storage, id, change, lease);
   }
-  const headInfo = await storage.segments.info(stored.head);
+  const headInfo = carried?.head ?? (await storage.segments.info(stored.head));
   if (!headInfo) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const headLog = storage.log(stored.head);
   // A head that a lock takeover made continues the one the change was planned on: the same log. What the
@@ -71,8 +77,10 @@ export async function commitChange(
     stored.head === change.expectHead ? [] : await continuedBases(storage, headInfo, change.expectHead);
   const heldBelow =
     continued && !change.newHead ? await heldInBases(storage, continued, change.append ?? []) : [];
+  // Its head's cached files are checked against their paths unless carried.
+  const headFileOptions = { trusted: carried !== undefined, knownIds: carried?.knownIds };
   return headLog.withFiles(async (headFiles) => {
-    const tail = await headLog.repair(stored.revision, headFiles);
+    const tail = carried?.tail ?? (await headLog.repair(stored.revision, headFiles));
     const record = liveRecord(stored, headInfo.start, tail, []);
     const events = knownEvents(change.known, record, stored) ?? (await storage.records.events(stored));
     if (!events) throw missingEvents(storage.layout.eventsPath(id));
@@ -99,6 +107,8 @@ export async function commitChange(
     if (!rewritesRecord) {
       const after = await headLog.append(append, stamp, tail, headFiles, lines);
       await confirmAppend(storage, stored.head, after.count, lockPath);
+      const knownIds = await headLog.knownIds(headFiles, after.count);
+      lease.carried = new CarriedAppend(id, stored, headInfo, after, knownIds);
       return { record: next, messages: written };
     }
     // The new events, the record's temporary file and any new references and head segment are flushed in
@@ -129,7 +139,7 @@ export async function commitChange(
       await storage.files.replace(staged);
     });
     return { record: next, messages: written };
-  });
+  }, headFileOptions);
 }
 
 /** What `commitChange` answers when it finds its head sealed by a takeover it cannot finish itself. */

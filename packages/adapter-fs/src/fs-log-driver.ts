@@ -297,6 +297,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
   /** Flushes what "batch" durability left unflushed; the driver refuses work afterwards. */
   async close(): Promise<void> {
     this.#closed = true;
+    await this.locks.close();
     await this.files.flush();
     await this.#openFiles.close();
   }
@@ -366,7 +367,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
         if (lease.tookOver) await this.records.rotateEvents(id, lease.staging);
         return task(lease);
       },
-      { writes },
+      // A plain append's lock is kept for the next append to the thread in this turn (`LockFiles.withLock`).
+      { writes, linger: writes === "segment" },
     );
   }
 

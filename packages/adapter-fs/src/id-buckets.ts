@@ -118,6 +118,20 @@ export class IdBuckets {
     }
   }
 
+  /**
+   * The watermark, as `reader` knows it (`watermarkOf`): read once per writable reader, then kept in step
+   * with what it stores.
+   */
+  async watermark(reader: SegmentReader): Promise<number> {
+    const handle = await reader.handle(this.path);
+    return handle ? watermarkOf(reader, handle) : 0;
+  }
+
+  /** Makes a writable `reader` know the watermark without reading it: the holder of the segment's lock's. */
+  knowWatermark(reader: SegmentReader, watermark: number): void {
+    if (reader.writable) watermarks.set(reader, watermark);
+  }
+
   /** `store`, keeping the watermark `reader` knows (`watermarkOf`) in step. */
   async #store(reader: SegmentReader, heads: Map<number, number>, count: number): Promise<void> {
     watermarks.delete(reader);

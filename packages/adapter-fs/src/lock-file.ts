@@ -17,6 +17,7 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { hasCode, type LockHolder, LockTimeoutError } from "./errors.js";
 import { runInTurn } from "./key-queue.js";
+import { keepLingering, releaseLingering, takeLingering } from "./lingering-locks.js";
 import {
   removeTree,
   revokeStaging,
@@ -66,6 +67,12 @@ export interface Lease {
   held(): boolean;
   /** Where the lease stages the renames a takeover must fence off (see `StagingArea`); made when first used. */
   readonly staging: StagingArea;
+  /**
+   * What the last task on this holding of the lock left for the next one, which `withLock`'s `linger` may
+   * give the same holding (undefined on a new holding): facts about files only a holder of the lock writes,
+   * true when that task ended, so still true while the lock stays this holding's (`held`).
+   */
+  carried: unknown;
 }
 
 interface LockFileContent extends LockHolder {
@@ -107,9 +114,10 @@ const SWEPT_DIRECTORIES = 64;
 const SWEEP_AGAIN_FACTOR = 60;
 /**
  * `<lock>.<nonce>`: a lock's content written before it is linked into place (`#tryCreate`), or a breaker's
- * replacement before its rename. One left by a process that died in between is swept (`#sweepUnlinked`).
+ * replacement before its rename; `<lock>.<nonce>.kept`, the mark of a lock kept idle (`keptMark`). One left
+ * by a process that died in between is swept (`#sweepUnlinked`).
  */
-const UNLINKED_NAME = /\.lock(\.break)?\.[0-9a-f]{24}$/;
+const UNLINKED_NAME = /\.lock(\.break)?\.[0-9a-f]{24}(\.kept)?$/;
 /** An unlinked lock file whose owner cannot be checked (another host) is swept once this many staleMs old. */
 const UNLINKED_STALE_FACTOR = 10;
 /** Nonces are a random prefix drawn once per process and a counter: unique without a random draw per lock. */
@@ -131,6 +139,18 @@ interface OwnLock {
   readonly unlinked: string;
   /** When its modification time was last set (created or refreshed). */
   touchedAt: number;
+}
+
+/** A lock this process holds, with the lease its tasks are given. */
+interface Holding {
+  readonly own: OwnLock;
+  /** The holding's nonce, in its lock file and in its kept mark's name (`keptMark`). */
+  readonly nonce: string;
+  readonly lease: Lease;
+  /** When it was taken: a `.wanted` touched since says another process asked for it. */
+  readonly acquiredAt: number;
+  /** A `"segment"` lock this process took at once, which `withLock`'s `linger` may keep for the next task. */
+  readonly reusable: boolean;
 }
 
 /**
@@ -177,17 +197,22 @@ export class LockFiles {
   /** The locks this process holds, refreshed together by one timer (`#refreshAll`). */
   readonly #held = new Set<OwnLock>();
   #refresher: NodeJS.Timeout | undefined;
+  /** Whether locks are kept past their tasks (`withLock`'s `linger`): until `close`. */
+  #keeps = true;
 
   constructor(readonly settings: LockSettings) {}
 
   /**
    * Runs `task` holding the lock at `path`, declaring what it writes (`LockWrites`; `"references"` by
-   * default, the one never taken over from a live owner on this host).
+   * default, the one never taken over from a live owner on this host). With `linger`, a `"segment"` lock
+   * this process took at once (not from another owner, not waited for) is kept after the task for the next
+   * `"segment"` task on the path in this turn of the event loop (`keepLingering`): a loop of appends to one
+   * thread takes and releases it once, not once per append.
    */
   async withLock<T>(
     path: string,
     task: (lease: Lease) => Promise<T>,
-    options: { writes?: LockWrites } = {},
+    options: { writes?: LockWrites; linger?: boolean } = {},
   ): Promise<T> {
     // The wait in this process's queue counts against timeoutMs too: no call waits without a bound.
     const wait = {
@@ -195,28 +220,142 @@ export class LockFiles {
       timedOut: (waitedMs: number) =>
         new LockTimeoutError(path, waitedMs, { pid: process.pid, hostname: this.#host }),
     };
+    const writes = options.writes ?? "references";
     return runInTurn(
       path,
       async (waitedMs) => {
-        if (options.writes === "state" || options.writes === "record") await this.#sweep(dirname(path));
-        await this.#sweepUnlinked(dirname(path));
-        const { nonce, writes, tookOver, own } = await this.#acquire(
-          path,
-          options.writes ?? "references",
-          waitedMs,
-        );
-        this.#hold(own);
-        const held = () => isOwn(path, own);
-        const staging = new StagingArea(path, nonce, held);
+        const holding = (await this.#reclaim(path, writes)) ?? (await this.#take(path, writes, waitedMs));
+        let keep = false;
         try {
-          return await task({ writes, tookOver, held, staging });
+          const result = await task(holding.lease);
+          keep = options.linger === true && holding.reusable && !holding.lease.staging.created && this.#keeps;
+          return result;
         } finally {
-          this.#letGo(own);
-          await this.#release(path, own, staging);
+          if (keep) await this.#keep(path, holding);
+          else await this.#end(path, holding);
         }
       },
       wait,
     );
+  }
+
+  /** Takes the lock at `path` afresh (`#acquire`), holds it, and gives its lease. */
+  async #take(path: string, writes: LockWrites, waitedMs: number): Promise<Holding> {
+    if (writes === "state" || writes === "record") await this.#sweep(dirname(path));
+    await this.#sweepUnlinked(dirname(path));
+    const acquired = await this.#acquire(path, writes, waitedMs);
+    const { own, tookOver } = acquired;
+    this.#hold(own);
+    const held = () => isOwn(path, own);
+    const staging = new StagingArea(path, acquired.nonce, held);
+    return {
+      own,
+      nonce: acquired.nonce,
+      acquiredAt: Date.now(),
+      lease: { writes: acquired.writes, tookOver, held, staging, carried: undefined },
+      reusable: acquired.writes === "segment" && !tookOver && !acquired.contended,
+    };
+  }
+
+  /** Lets go of a holding and releases its lock. */
+  async #end(path: string, holding: Holding): Promise<void> {
+    this.#letGo(holding.own);
+    await this.#release(path, holding.own, holding.lease.staging);
+  }
+
+  /**
+   * Keeps a holding past its task (`keepLingering`), still held and refreshed, and marked kept: its lock
+   * file linked to `keptMark`, so that another process that asks for the lock takes it from this idle
+   * holder at once (`#claimKept`), as from one that released it, even when this process stopped (SIGSTOP,
+   * starved) before its next task. Released now when it cannot be marked.
+   */
+  async #keep(path: string, holding: Holding): Promise<void> {
+    try {
+      linkSync(holding.own.unlinked, keptMark(path, holding.nonce));
+    } catch {
+      await this.#end(path, holding);
+      return;
+    }
+    keepLingering(path, {
+      owner: this,
+      holding,
+      release: async () => {
+        if (this.#unkeep(path, holding)) await this.#end(path, holding);
+      },
+      releaseNow: () => {
+        if (!this.#unkeep(path, holding)) return;
+        this.#letGo(holding.own);
+        this.#releaseNow(path, holding.own);
+      },
+    });
+  }
+
+  /**
+   * Takes a kept holding back by removing its mark: false when another process claimed it meanwhile
+   * (`#claimKept`, which removes the lock): the holding is over, let go of here, its lock path left alone.
+   */
+  #unkeep(path: string, holding: Holding): boolean {
+    try {
+      unlinkSync(keptMark(path, holding.nonce));
+      return true;
+    } catch (error) {
+      if (!hasCode(error, "ENOENT")) throw error;
+      this.#letGo(holding.own);
+      removeIfPresent(holding.own.unlinked);
+      return false;
+    }
+  }
+
+  /**
+   * Takes the lock at `path` from a holder that keeps it idle (`#keep`), as if it had released it: claims
+   * its mark by renaming it (it or its holder's `#unkeep`, whichever comes first), then removes the lock
+   * under `.break` like a release, if the lock is still the file the mark names. True when it claimed one.
+   */
+  async #claimKept(path: string, nonce: string): Promise<boolean> {
+    // Named like an unlinked lock file: swept as one if this process dies holding it.
+    const claimed = `${path}.${newNonce()}`;
+    try {
+      renameSync(keptMark(path, nonce), claimed);
+    } catch (error) {
+      if (hasCode(error, "ENOENT")) return false;
+      throw error;
+    }
+    try {
+      const status = statSync(claimed, { bigint: true });
+      const touchedAt = Number(status.mtimeMs);
+      await this.#removeLock(path, { device: status.dev, inode: status.ino, unlinked: claimed, touchedAt });
+    } finally {
+      removeIfPresent(claimed);
+    }
+    return true;
+  }
+
+  /**
+   * The holding this process kept at `path` (`#keep`), when it can serve a `writes` task: this instance's, a
+   * `"segment"` lock for a `"segment"` task, no other process asked for the lock since it was taken
+   * (`.wanted`: it is released and asked for again, handing over as after any release), and still this
+   * process's (a takeover of a stopped process replaced it). Any other kept lock is released first.
+   */
+  async #reclaim(path: string, writes: LockWrites): Promise<Holding | undefined> {
+    const kept = takeLingering(path);
+    if (!kept) return undefined;
+    if (kept.owner !== this) {
+      await kept.release();
+      return undefined;
+    }
+    const holding = kept.holding as Holding;
+    if (!this.#unkeep(path, holding)) return undefined;
+    const reusable =
+      writes === "segment" && this.#keeps && !wantedSince(path, holding.acquiredAt) && holding.lease.held();
+    if (reusable) return holding;
+    await this.#end(path, holding);
+    return undefined;
+  }
+
+  /** Stops keeping locks past their tasks and releases the ones kept (a store closing). */
+  async close(): Promise<void> {
+    this.#keeps = false;
+    await releaseLingering(this);
   }
 
   /** Takes the lock file; `queuedMs` is how long the caller already waited in this process's queue. */
@@ -224,7 +363,7 @@ export class LockFiles {
     path: string,
     writes: LockWrites,
     queuedMs: number,
-  ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean; own: OwnLock }> {
+  ): Promise<{ nonce: string; writes: LockWrites; tookOver: boolean; own: OwnLock; contended: boolean }> {
     const nonce = newNonce();
     const started = Date.now() - queuedMs;
     await this.#handOver(path);
@@ -236,6 +375,8 @@ export class LockFiles {
       else {
         await writeFile(`${path}.wanted`, "");
         holder = await readLock(path);
+        // A lock its holder keeps idle between two tasks (`#keep`) is taken from it at once.
+        if (holder?.nonce !== undefined && (await this.#claimKept(path, holder.nonce))) continue;
         const verdict = holder && (await this.#verdict(holder));
         const broken =
           holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce, writes) : "busy";
@@ -250,7 +391,7 @@ export class LockFiles {
         if (this.#acquiredAt.size >= REMEMBERED_TURNS) this.#acquiredAt.clear();
         this.#acquiredAt.set(path, Date.now());
         if (attempt > 0) await rm(`${path}.wanted`, { force: true });
-        return { nonce, ...taken };
+        return { nonce, ...taken, contended: attempt > 0 || !created };
       }
       const waited = Date.now() - started;
       if (waited >= this.settings.timeoutMs) throw new LockTimeoutError(path, waited, holder);
@@ -263,9 +404,7 @@ export class LockFiles {
     const acquiredAt = this.#acquiredAt.get(path);
     if (acquiredAt === undefined) return;
     this.#acquiredAt.delete(path);
-    // Usually absent: asked without the cost of an exception.
-    const wantedAt = statSync(`${path}.wanted`, { throwIfNoEntry: false })?.mtimeMs;
-    if (wantedAt === undefined || wantedAt < acquiredAt) return;
+    if (!wantedSince(path, acquiredAt)) return;
     const until = Date.now() + HAND_OVER_MS;
     while (Date.now() < until && !(await exists(path))) await sleep(1);
   }
@@ -588,12 +727,32 @@ export class LockFiles {
       if (Date.now() >= until) return;
       await sleep(1);
     }
+    removeHoldingBreaker(path, own, breaker);
+  }
+
+  /** `#releaseLock` without waiting: when `.break` is busy, the lock is left to go stale (an exiting process's). */
+  #releaseNow(path: string, own: OwnLock): void {
     try {
-      if (isOwn(path, own)) removeIfPresent(path);
+      const breaker = `${path}.break`;
+      if (this.#takeBreakerNow(breaker, own)) removeHoldingBreaker(path, own, breaker);
     } finally {
-      removeIfPresent(breaker);
+      removeIfPresent(own.unlinked);
     }
   }
+}
+
+/** Removes the lock at `path` if it is still `own`, then `.break`, which the caller holds. */
+function removeHoldingBreaker(path: string, own: OwnLock, breaker: string): void {
+  try {
+    if (isOwn(path, own)) removeIfPresent(path);
+  } finally {
+    removeIfPresent(breaker);
+  }
+}
+
+/** The mark of a lock kept idle by its holder (`LockFiles.#keep`): its lock file's third name while kept. */
+function keptMark(path: string, nonce: string): string {
+  return `${path}.${nonce}.kept`;
 }
 
 function newNonce(): string {
@@ -716,6 +875,13 @@ async function readLock(path: string): Promise<LockFileContent | undefined> {
     if (hasCode(error, "ENOENT")) return undefined;
     throw error;
   }
+}
+
+/** Whether `<path>.wanted` was touched at or after `since` (another process asked for the lock). */
+function wantedSince(path: string, since: number): boolean {
+  // Usually absent: asked without the cost of an exception.
+  const wantedAt = statSync(`${path}.wanted`, { throwIfNoEntry: false })?.mtimeMs;
+  return wantedAt !== undefined && wantedAt >= since;
 }
 
 async function exists(path: string): Promise<boolean> {

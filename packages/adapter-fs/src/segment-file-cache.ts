@@ -101,15 +101,19 @@ export class SegmentFileCache {
     };
   }
 
-  /** The file at `path`, opened with `flags` or kept open since; undefined when there is no such file. */
-  async checkout(path: string, flags: OpenFlags): Promise<CachedFile | undefined> {
+  /**
+   * The file at `path`, opened with `flags` or kept open since; undefined when there is no such file.
+   * @param trusted the caller knows that `path` still names the file it last checked out: its segment was
+   * checked out before under a thread lock held since (see `CarriedAppend`), so no stat is made.
+   */
+  async checkout(path: string, flags: OpenFlags, trusted = false): Promise<CachedFile | undefined> {
     const key = `${flags}:${path}`;
     const cached = this.#files.get(key);
     if (cached) {
-      const now = statSync(path, { throwIfNoEntry: false });
+      const now = trusted ? undefined : statSync(path, { throwIfNoEntry: false });
       this.#files.delete(key);
       keptFiles.delete(cached);
-      if (now && now.ino === cached.inode && now.dev === cached.device) {
+      if (trusted || (now && now.ino === cached.inode && now.dev === cached.device)) {
         // most recently used
         this.#files.set(key, cached);
         keptFiles.set(cached, { cache: this, key });

@@ -10,6 +10,16 @@ import { ENTRY_SIZE, EntryFlag, encodeEntry, hashMessageId, type IndexEntry } fr
 import type { SegmentFileCache } from "./segment-file-cache.js";
 import { type SegmentPaths, type SegmentReader, type SegmentTail, withReader } from "./segment-reader.js";
 
+/**
+ * What the id buckets leave unlinked below `count`: the watermark and the id hashes of the entries from it,
+ * as the holder of the segment's lock knows them after its append (`SegmentLog.knownIds`).
+ */
+export interface KnownIds {
+  count: number;
+  watermark: number;
+  lagging: Array<number | undefined>;
+}
+
 export interface CommitStamp {
   revision: number;
   committedAt: number;
@@ -117,12 +127,31 @@ export class SegmentLog {
    * @param options.overdraft take the turn at once (`SegmentFileCache.lease`): for a caller holding a lock
    * that a holder of a turn may be waiting for (an import under the references lock), which must never
    * wait for a turn.
+   * @param options.trusted the cached files are known to be the segment's (`SegmentFileCache.checkout`).
+   * @param options.knownIds what the id buckets leave unlinked, known by the lock's holder (`knownIds`): not read.
    */
   withFiles<T>(
     task: (files: SegmentReader) => Promise<T>,
-    options: { overdraft?: boolean } = {},
+    options: { overdraft?: boolean; trusted?: boolean; knownIds?: KnownIds } = {},
   ): Promise<T> {
-    return withReader(this.paths, task, { writable: true, cache: this.cache, overdraft: options.overdraft });
+    const { knownIds, ...open } = options;
+    const run = (reader: SegmentReader) => {
+      if (knownIds) {
+        this.#buckets.knowWatermark(reader, knownIds.watermark);
+        reader.knowIdHashes(knownIds.watermark, knownIds.count, knownIds.lagging);
+      }
+      return task(reader);
+    };
+    return withReader(this.paths, run, { writable: true, cache: this.cache, ...open });
+  }
+
+  /**
+   * What the id buckets leave unlinked below `count`, after an append through `files` that ended there: read
+   * only if the append did not learn it (see `append`).
+   */
+  async knownIds(files: SegmentReader, count: number): Promise<KnownIds> {
+    const watermark = await this.#buckets.watermark(files);
+    return { count, watermark, lagging: await files.idHashes(watermark, count) };
   }
 
   /**
@@ -219,6 +248,12 @@ export class SegmentLog {
       await this.files.syncAppend(index, this.paths.index);
       const count = tail.count + messages.length;
       await this.#buckets.catchUp(reader, count, { lag: LINK_LAG });
+      // The entries the buckets still leave unlinked are the ones the lookups and the link read, and these.
+      const watermark = await this.#buckets.watermark(reader);
+      if (watermark < count) {
+        const before = await reader.idHashes(watermark, tail.count);
+        reader.knowIdHashes(watermark, count, [...before, ...hashes]);
+      }
       return { count, end, last };
     });
   }

@@ -51,11 +51,13 @@ export class SegmentReader {
    * through one handle per file instead of opening them again for each step.
    * @param cache the store's open segment files, kept open across operations; without it, the files are
    * opened here and closed at `close`.
+   * @param trusted the cached files are known to be the segment's (`SegmentFileCache.checkout`).
    */
   constructor(
     readonly paths: SegmentPaths,
     readonly writable = false,
     readonly cache?: SegmentFileCache,
+    readonly trusted = false,
   ) {}
 
   /** The open file, or undefined when it does not exist. */
@@ -64,7 +66,7 @@ export class SegmentReader {
     if (!handle) {
       const flags = this.writable ? "r+" : "r";
       if (this.cache) {
-        const file = this.cache.checkout(path, flags);
+        const file = this.cache.checkout(path, flags, this.trusted);
         this.#checkedOut.push(file);
         handle = file.then((checkedOut) => checkedOut?.handle);
       } else handle = openIfExists(path, flags);
@@ -115,6 +117,14 @@ export class SegmentReader {
     const hashes = this.#readIdHashes(from, to);
     this.#idHashes = { from, to, hashes };
     return hashes;
+  }
+
+  /**
+   * Makes `idHashes(from, to)` answer `hashes` without reading them: what the holder of the segment's lock
+   * knows of its own entries (`SegmentLog.append`, `SegmentLog.withFiles`'s `knownIds`).
+   */
+  knowIdHashes(from: number, to: number, hashes: Array<number | undefined>): void {
+    this.#idHashes = { from, to, hashes: Promise.resolve(hashes) };
   }
 
   #readIdHashes(from: number, to: number): Promise<Array<number | undefined>> {
@@ -217,10 +227,10 @@ export class SegmentReader {
 export async function withReader<T>(
   paths: SegmentPaths,
   task: (reader: SegmentReader) => Promise<T>,
-  options: { writable?: boolean; cache?: SegmentFileCache; overdraft?: boolean } = {},
+  options: { writable?: boolean; cache?: SegmentFileCache; overdraft?: boolean; trusted?: boolean } = {},
 ): Promise<T> {
   const release = await options.cache?.lease(options.overdraft);
-  const reader = new SegmentReader(paths, options.writable, options.cache);
+  const reader = new SegmentReader(paths, options.writable, options.cache, options.trusted);
   try {
     return await task(reader);
   } finally {
