@@ -82,6 +82,8 @@ export async function commitChange(
   return headLog.withFiles(async (headFiles) => {
     const tail = carried?.tail ?? (await headLog.repair(stored.revision, headFiles));
     const record = liveRecord(stored, headInfo.start, tail, []);
+    // A carried record is shared by the holding's appends: each answer gets objects of its own.
+    if (carried) ownObjects(record);
     const events = knownEvents(change.known, record, stored) ?? (await storage.records.events(stored));
     if (!events) throw missingEvents(storage.layout.eventsPath(id));
     record.events = events;
@@ -109,6 +111,8 @@ export async function commitChange(
       await confirmAppend(storage, stored.head, after.count, lockPath);
       const knownIds = await headLog.knownIds(headFiles, after.count);
       lease.carried = new CarriedAppend(id, stored, headInfo, after, knownIds);
+      // The record read from disk is carried from now on: this answer, too, gets objects of its own.
+      if (!carried) ownObjects(next);
       return { record: next, messages: written };
     }
     // The new events, the record's temporary file and any new references and head segment are flushed in
@@ -165,7 +169,7 @@ async function stageHistory(
 ): Promise<{ log: EventLog; unsynced: string[]; staged?: StagedFile }> {
   const log = stored.eventLog;
   if (!log) {
-    const { staged, log: written } = storage.records.stageEvents(next.id, next.events, lease.staging);
+    const { staged, log: written } = await storage.records.stageEvents(next.id, next.events, lease.staging);
     return { log: written, unsynced: [staged.temporary], staged };
   }
   const added = next.events.slice(log.count);
@@ -253,4 +257,11 @@ async function heldMessages(
     files,
   );
   return found.flatMap((entry) => (entry ? [entry.message] : []));
+}
+
+/** Gives `record` copies of the objects it shares with a carried record (`CarriedAppend.stored`). */
+function ownObjects(record: LogRecord): void {
+  record.metadata = structuredClone(record.metadata);
+  if (record.context !== undefined) record.context = structuredClone(record.context);
+  if (record.operations !== undefined) record.operations = structuredClone(record.operations);
 }

@@ -297,9 +297,16 @@ export class FsLogDriver implements LogDriver, FsStorage {
   /** Flushes what "batch" durability left unflushed; the driver refuses work afterwards. */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.locks.close();
-    await this.files.flush();
-    await this.#openFiles.close();
+    // A kept lock whose release fails must not skip the flush that close promises.
+    try {
+      await this.locks.close();
+    } finally {
+      try {
+        await this.files.flush();
+      } finally {
+        await this.#openFiles.close();
+      }
+    }
   }
 
   /**

@@ -279,11 +279,14 @@ export class LockFiles {
     keepLingering(path, {
       owner: this,
       holding,
+      // Released as usual even when claimed: under \`.break\` and only while still this file, a no-op once
+      // the claimer removed it, and the release a claimer that died or gave up before removing it needs.
       release: async () => {
-        if (this.#unkeep(path, holding)) await this.#end(path, holding);
+        this.#unkeep(path, holding);
+        await this.#end(path, holding);
       },
       releaseNow: () => {
-        if (!this.#unkeep(path, holding)) return;
+        this.#unkeep(path, holding);
         this.#letGo(holding.own);
         this.#releaseNow(path, holding.own);
       },
@@ -292,17 +295,17 @@ export class LockFiles {
 
   /**
    * Takes a kept holding back by removing its mark: false when another process claimed it meanwhile
-   * (`#claimKept`, which removes the lock): the holding is over, let go of here, its lock path left alone.
+   * (`#claimKept`, which removes the lock): the holding is over, and the caller releases it as usual.
    */
   #unkeep(path: string, holding: Holding): boolean {
     try {
       unlinkSync(keptMark(path, holding.nonce));
       return true;
     } catch (error) {
-      if (!hasCode(error, "ENOENT")) throw error;
+      if (hasCode(error, "ENOENT")) return false;
+      // Whether it is still marked is unknown: no longer refreshed, the lock goes stale and is taken over.
       this.#letGo(holding.own);
-      removeIfPresent(holding.own.unlinked);
-      return false;
+      throw error;
     }
   }
 
@@ -323,7 +326,10 @@ export class LockFiles {
     try {
       const status = statSync(claimed, { bigint: true });
       const touchedAt = Number(status.mtimeMs);
-      await this.#removeLock(path, { device: status.dev, inode: status.ino, unlinked: claimed, touchedAt });
+      // `.break` is taken under this process's name, not by linking the claimed file, which names its holder:
+      // a holder that died would make this live claimer's `.break` look abandoned to a third process.
+      const own = { device: status.dev, inode: status.ino, unlinked: claimed, touchedAt };
+      await this.#removeLock(path, own, { linkOwn: false });
     } finally {
       removeIfPresent(claimed);
     }
@@ -344,7 +350,10 @@ export class LockFiles {
       return undefined;
     }
     const holding = kept.holding as Holding;
-    if (!this.#unkeep(path, holding)) return undefined;
+    if (!this.#unkeep(path, holding)) {
+      await this.#end(path, holding);
+      return undefined;
+    }
     const reusable =
       writes === "segment" && this.#keeps && !wantedSince(path, holding.acquiredAt) && holding.lease.held();
     if (reusable) return holding;
@@ -376,7 +385,10 @@ export class LockFiles {
         await writeFile(`${path}.wanted`, "");
         holder = await readLock(path);
         // A lock its holder keeps idle between two tasks (`#keep`) is taken from it at once.
-        if (holder?.nonce !== undefined && (await this.#claimKept(path, holder.nonce))) continue;
+        if (holder?.nonce !== undefined && (await this.#claimKept(path, holder.nonce))) {
+          if (Date.now() - started < this.settings.timeoutMs) continue;
+          throw new LockTimeoutError(path, Date.now() - started, holder);
+        }
         const verdict = holder && (await this.#verdict(holder));
         const broken =
           holder && verdict !== "held" ? await this.#breakLock(path, holder, nonce, writes) : "busy";
@@ -573,11 +585,12 @@ export class LockFiles {
       current.writes === "state"
         ? { writes, tookOver: false }
         : { writes: "record" as const, tookOver: true };
+    // Every taker's lock says `fencing`, a state writer's taker's too: it unlinks the old owner's staged
+    // files only in its sweep, after `.break` is let go, so a taker that dies before the sweep ends must
+    // have its lock replaced (and the sweep made again) by the next writer, never removed, which would let
+    // a third writer take the lock and read before the old owner's staged rename is fenced off.
     const replacement = `${path}.${nonce}`;
-    writeFileSync(
-      replacement,
-      await this.#content(nonce, taken.writes, taken.tookOver ? "fencing" : undefined),
-    );
+    writeFileSync(replacement, await this.#content(nonce, taken.writes, "fencing"));
     try {
       renameSync(replacement, path);
     } catch (error) {
@@ -709,7 +722,7 @@ export class LockFiles {
     }
   }
 
-  async #removeLock(path: string, own: OwnLock): Promise<void> {
+  async #removeLock(path: string, own: OwnLock, options: { linkOwn?: boolean } = {}): Promise<void> {
     // Every lock is removed under `.break`, like a takeover: a breaker that judged it would otherwise
     // replace (or, judging it gone, remove), once it is gone, the lock a third process just created. A lock
     // taken over belongs to its new owner now: checked (`isOwn`) and removed at once, like its creation.
@@ -717,7 +730,7 @@ export class LockFiles {
     const until = Date.now() + this.settings.timeoutMs;
     for (;;) {
       // Usually free: taken at once, without the thread-pool round trips of a contender's way.
-      if (this.#takeBreakerNow(breaker, own)) break;
+      if (options.linkOwn !== false && this.#takeBreakerNow(breaker, own)) break;
       // Held by a breaker or by another releaser of this lock path, which let go of it in a few system
       // calls; one that is gone is removed (`#takeBreaker`). Never removed without `.break`: a releaser that
       // did so while another's `.break` stayed could be stopped between its check and its unlink, and

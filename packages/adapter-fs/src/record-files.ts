@@ -143,7 +143,9 @@ export class RecordFiles {
       if (hasCode(error, "ENOENT")) return;
       throw error;
     }
-    await staging.guard("commit", () => this.files.flushAndReplace(staging.stage("commit", path, committed)));
+    await staging.guard("commit", async () =>
+      this.files.flushAndReplace(await staging.stageLarge("commit", path, committed)),
+    );
   }
 
   /** The record's history; undefined when its file is gone or was made anew (the thread was deleted meanwhile). */
@@ -179,14 +181,14 @@ export class RecordFiles {
    * A history in a new file, in a staged file of the lock's (`staging`), to flush and `replace` before the
    * record that points at it.
    */
-  stageEvents(
+  async stageEvents(
     id: string,
     events: HistoryEvent[],
     staging: StagingArea,
-  ): { staged: StagedFile; log: EventLog } {
+  ): Promise<{ staged: StagedFile; log: EventLog }> {
     const tag = randomBytes(12).toString("hex");
     const text = `${tag}\n${events.map((event) => `${JSON.stringify(event)}\n`).join("")}`;
-    const staged = staging.stage("commit", this.layout.eventsPath(id), text);
+    const staged = await staging.stageLarge("commit", this.layout.eventsPath(id), text);
     return { staged, log: { tag, count: events.length, bytes: Buffer.byteLength(text) } };
   }
 

@@ -10,10 +10,13 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { StagedFile } from "./durable-files.js";
 import { hasCode, LockLostError } from "./errors.js";
 
+/** Staged files up to this size are written at once; larger ones through the thread pool (`stageLarge`). */
+const SYNC_WRITE_LIMIT = 64 * 1024;
 /** A staging path's last part: `<lock file name>.<nonce>.staging`. */
 const STAGING_NAME = /^(.+\.lock)\.([0-9a-f]{24})\.staging$/;
 /** A staged file's last part: `<lock file name>.<nonce>.<number>.tmp` (`StagingArea.stage`). */
@@ -89,17 +92,43 @@ export class StagingArea {
   /**
    * `data` in a new staged file of this holding's, not flushed yet, to flush (`DurableFiles.syncAll`) and
    * rename over `path` (`DurableFiles.replace`) inside `guard`: `LockLostError` when the lock is not this
-   * holding's once the file exists. A few bytes to the page cache: written at once, not through the thread
-   * pool.
+   * holding's once the file exists. A record is a few bytes to the page cache: written at once, not through
+   * the thread pool (`stageLarge` for a file that may be large).
    */
   stage(operation: StagedOperation, path: string, data: string | Uint8Array): StagedFile {
-    const temporary = `${this.lockPath}.${this.nonce}.${(this.#staged++).toString(16)}.tmp`;
+    const temporary = this.#nextName();
     try {
       writeFileSync(temporary, data, { flag: "wx" });
     } catch (error) {
       removeIfPresent(temporary);
       throw error;
     }
+    return this.#checked(operation, temporary, path);
+  }
+
+  /**
+   * `stage` for data of any size (a whole history, which has no bound): over `SYNC_WRITE_LIMIT` bytes it is
+   * written through the thread pool, so the event loop (and the lock's refresh timer) is never held up long.
+   */
+  async stageLarge(operation: StagedOperation, path: string, data: string | Uint8Array): Promise<StagedFile> {
+    const size = typeof data === "string" ? Buffer.byteLength(data) : data.byteLength;
+    if (size <= SYNC_WRITE_LIMIT) return this.stage(operation, path, data);
+    const temporary = this.#nextName();
+    try {
+      await writeFile(temporary, data, { flag: "wx" });
+    } catch (error) {
+      removeIfPresent(temporary);
+      throw error;
+    }
+    return this.#checked(operation, temporary, path);
+  }
+
+  #nextName(): string {
+    return `${this.lockPath}.${this.nonce}.${(this.#staged++).toString(16)}.tmp`;
+  }
+
+  /** The staged file at `temporary`, once made, if the lock is still this holding's. */
+  #checked(operation: StagedOperation, temporary: string, path: string): StagedFile {
     if (!this.held()) {
       // Made after a breaker replaced the lock (and maybe swept it already): never renamed.
       removeIfPresent(temporary);
@@ -241,10 +270,23 @@ export async function sweepStaging(
   }
 }
 
+/**
+ * The nonce the lock at `lockPath` is held under; undefined when there is no lock or it names none. Any
+ * other failure to read it (EMFILE, EIO) is thrown: a live holding's staged files must never be taken for
+ * an ended one's.
+ */
 function readNonce(lockPath: string): string | undefined {
+  let text: string;
   try {
-    return (JSON.parse(readFileSync(lockPath, "utf8")) as { nonce?: string }).nonce;
+    text = readFileSync(lockPath, "utf8");
+  } catch (error) {
+    if (hasCode(error, "ENOENT")) return undefined;
+    throw error;
+  }
+  try {
+    return (JSON.parse(text) as { nonce?: string }).nonce;
   } catch {
+    // An earlier version's lock, created before it was written: it stages nothing.
     return undefined;
   }
 }

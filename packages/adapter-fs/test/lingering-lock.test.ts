@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
@@ -111,4 +111,37 @@ describe("a plain append's lock, kept for the next append to the thread (linger)
       expect(readdirSync(new StoreLayout(directory).locks)).toEqual([]);
     },
   );
+  it("is released as usual when another process claimed its mark and died before removing it: no takeover", async () => {
+    const directory = await temporaryDirectory();
+    // A lock left in place would be taken over only after staleLockMs (sealing the head, making a new one).
+    const store = fsStore({ directory, staleLockMs: 60_000, lockTimeoutMs: 120_000 });
+    const thread = await store.create({ id: "t" });
+    const layout = new StoreLayout(directory);
+    const lockPath = layout.threadLockPath("t");
+    await thread.append(say("a"));
+    const segments = readdirSync(layout.segments);
+    const mark = readdirSync(layout.locks).find((name) => name.endsWith(".kept"));
+    expect(mark).toBeDefined();
+    // The claim's first step, as another process makes it (`#claimKept`), which then dies.
+    renameSync(join(layout.locks, mark as string), `${lockPath}.${"f".repeat(24)}`);
+    await thread.append(say("b"));
+    expect(readdirSync(layout.segments)).toEqual(segments);
+    expect(ids(await thread.messages())).toEqual(["a", "b"]);
+    await store.close();
+  });
+
+  it("gives each answer metadata of its own, though the record is carried from append to append", async () => {
+    const directory = await temporaryDirectory();
+    const store = fsStore({ directory });
+    const thread = await store.create({ id: "t", metadata: { a: 1 } });
+    await thread.append(say("a"));
+    const given = thread.metadata as Record<string, unknown>;
+    await thread.append(say("b"));
+    expect(thread.metadata).not.toBe(given);
+    // A caller changing what it was given (read-only only in the types) changes no later answer.
+    given.a = 2;
+    await thread.append(say("c"));
+    expect(thread.metadata).toEqual({ a: 1 });
+    await store.close();
+  });
 });

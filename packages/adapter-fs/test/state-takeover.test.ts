@@ -126,6 +126,39 @@ describe("taking over the lock of a state writer that stopped running (SIGSTOP)"
   );
 });
 
+describe("a state writer's lock taken over", () => {
+  it("says fencing while its taker holds it, so a taker that dies before its sweep is replaced, never removed", async () => {
+    const directory = await temporaryDirectory();
+    const driver = new FsLogDriver({ directory, staleLockMs: STALE_MS, lockTimeoutMs: 10_000 });
+    await driver.putState("lease", { writer: "first" });
+    const lockPath = driver.layout.threadLockPath("lease");
+    const child = startChild("state-saver.ts", [
+      directory,
+      "lease",
+      "A",
+      String(STALE_MS),
+      "stop-before-save",
+      "1",
+    ]);
+    const output = collectOutput(child);
+    try {
+      await printed(output, "stopping");
+      await until(() => isStopped(child.pid as number), "the writer to stop");
+      const taken = await driver.locks.withLock(lockPath, async () => lockNow(lockPath), {
+        writes: "state",
+      });
+      expect(taken).toMatchObject({ pid: process.pid, writes: "state", fencing: true });
+      child.kill("SIGCONT");
+      await printed(output, "done");
+      expect(await exited(child)).toBe(0);
+    } finally {
+      killed(child);
+    }
+    expect(linesAfter(output.stdout(), 1)).toEqual(["lost save", "done"]);
+    await driver.close();
+  }, 120_000);
+});
+
 describe("a state writer's lock", () => {
   it.each(["before", "after"])(
     "is declared 'state', and a save under it whose lock was replaced and staging path revoked (%s the holder made it) fails with LockLostError",

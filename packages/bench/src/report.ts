@@ -110,14 +110,16 @@ function targets(figures: Figures): string[][] {
     ],
     ["postgres append ≤ 1.5× a raw single-row INSERT", skeinOver("postgres", "raw pg INSERT", "append"), 1.5],
     ["postgres full load ≤ 1.3× raw time", skeinOver("postgres", "raw pg INSERT", "load"), 1.3],
-    [
-      "fs append ≤ 3× a raw appendFile + fsync (in turns)",
-      ratio(
-        find("fs commit", "skein fs append", "append one message"),
-        find("fs commit", "raw appendFile", "append one message"),
-      ),
-      3,
-    ],
+    ...(["back to back", "each in a new event-loop turn"] as const).map(
+      (how): [string, number | undefined, number] => [
+        `fs append (${how}) ≤ 3× a raw appendFile + fsync (in turns)`,
+        ratio(
+          find("fs commit", `skein fs append (${how})`, "append one message"),
+          find("fs commit", "raw appendFile", "append one message"),
+        ),
+        3,
+      ],
+    ),
     ...(["fork", "checkpoint", "rollback"] as const).map(
       (operation): [string, number | undefined, number] => [
         `fs ${operation} ≤ 3× an fs append (in turns)`,
@@ -283,7 +285,7 @@ const WHY: Array<[RegExp, string]> = [
     "The message list costs about 1.03× the JSON; each message also has an entry in its segment's id hash (id → offset, about 75 bytes) for duplicate checks and lookups, and skein's own message ids are longer than the raw rows' short ids.",
   ],
   [
-    /^fs append ≤/,
+    /^fs append \(/,
     "An fs append is two fdatasyncs in order (the lines, then the index entries that commit them: flushing both at once could put an entry on disk before its line, and a torn commit could no longer be told from later damage) inside a cross-process lock file that is created and removed, two journal updates which those fdatasyncs also commit; the raw row is one appendFile and one fsync. That floor alone, the lock file and the two ordered fdatasyncs on a store's own files with nothing else, is 1.69–1.89× the raw row in turns (packages/bench/src/fs-append-probe.ts, three repeats per run, November 2026). The segment files stay open between appends in a bounded per-store cache, so the two fdatasyncs are an append's only thread-pool round trips, which took the append from 3.66–3.90× to 3.03–3.28× the raw row. The rest is event-loop work in many small steps, and issue 24's second pass cut it by a fifth (quick runs in turns on the shared 2-core machine, not the full bench; the lead's full run replaces these numbers): the main thread's CPU per append went from 420–470 µs to 345–405 µs at load ~1 (0.80–0.87× the previous version's) and from 505–580 µs to 390–460 µs at load ~4 (0.73–0.79×) (packages/bench/src/fs-variants.ts cpu: each build's appends in blocks of 50 taking turns, 2,000 each, its main thread's CPU time from /proc, three repeats each), and the append from 3.66–3.89× the raw row (the probe, load ~2.9) to 2.89–3.42× and 3.10–3.24× (medians 3.04× and 3.19×, two probe runs at load ~3); with both builds in the same turns (fs-variants append, three repeats), the previous version 3.23–3.33× and this one 2.86–3.09× at load ~1 (medians 3.23× and 2.97×, this one 0.88–0.93× the previous one's time), and 3.47–3.58× against 3.02–3.23× at load ~3 (medians 3.50× and 3.07×); a probe run at load ~1 gave 3.07–3.46× (its raw row moving 233–263 µs). So the target is at the edge here, met in some runs and not with a margin. Step by step, cumulative (each intermediate build's event-loop CPU against the previous version's, all six builds in the same turns at load ~4, medians of three repeats, each step's spread about ±5 points, so neighbouring steps overlap): the lock file created whole and then checked with a stat instead of read back, one refresh timer per store, unlink instead of rmSync 0.90× (0.78–0.90×); the release taking .break by linking the lock's own file instead of creating one 0.85× (0.79–0.89×); the id check and the bucket link reading the unlinked entries' id hashes once per commit, without building each entry, 0.78× (0.76–0.87×); the buckets' watermark read once per commit, small reads not zero-filled, file names from a byte table 0.79× (0.75–0.84×); no lock file held open while held (its first name kept instead, a second stat per check) 0.77× (0.73–0.79×). Writing a lock under <lock>.<nonce> and linking it into place (issue 18: a lock file is never seen empty) costs 3.3–3.9 µs per lock against open(\"wx\") and write, in turns (packages/bench/src/lock-create-cost.ts), paid by the steps above. What is left per append (strace: about 43 file system calls on the event loop, from about 51; 2 openat, 3 close, 17 stat): the lock file's creation, link and release (11 calls), the record read (4), the seal checks (3), the segment files' identity checks and sizes (7 stats), the tail, id-hash and watermark reads, thread-core's message checks and new record, and each fdatasync's hand-off to the thread pool; in a CPU profile the stats are the largest self time at load ~1 and the hand-offs under load. Meeting 3× with a margin on this machine needs about another 100 µs of the event loop per append; the durable floor itself is not the limit.",
   ],
   [
