@@ -82,9 +82,9 @@ describe("a plain append's lock, kept for the next append to the thread (linger)
     try {
       await printed(output, "stopping");
       await until(() => isStopped(child.pid as number), "the child to stop");
-      // Its lock is kept and never refreshed while it is stopped: waiting for it to go stale (5 s) would end
-      // in LockTimeoutError after 1 s.
-      const other = fsStore({ directory, lockTimeoutMs: 1_000 });
+      // Its lock is kept and never refreshed while it is stopped: waiting for it to go stale (60 s) would end
+      // in LockTimeoutError after 30 s, however busy the machine.
+      const other = fsStore({ directory, lockTimeoutMs: 30_000 });
       await (await other.get("t")).append(say("other"));
       child.kill("SIGCONT");
       await printed(output, "done");

@@ -4,7 +4,8 @@
 import { fsStore } from "../../src/index.js";
 
 const [directory, threadId] = process.argv.slice(2) as [string, string];
-const store = fsStore({ directory });
+// Its lock goes stale only after a minute: a waiter that got it sooner took it from the kept lock's mark.
+const store = fsStore({ directory, staleLockMs: 60_000, lockTimeoutMs: 120_000 });
 const thread = await store.get(threadId);
 await thread.append({ id: "child-1", role: "user", text: "before the stop" });
 process.stdout.write("stopping\n");
