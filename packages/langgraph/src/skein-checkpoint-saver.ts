@@ -30,6 +30,7 @@ import {
 import { CheckpointTuples, type RecentCheckpoint } from "./checkpoint-tuples.js";
 import { CheckpointConfigError, CheckpointExistsError } from "./errors.js";
 import { LangGraphThreads, type Target } from "./langgraph-threads.js";
+import { RecordsPut } from "./records-put.js";
 import { checkpointIdOf, namespaceOf, threadIdOf } from "./runnable-config.js";
 import { skeinThreadId } from "./skein-thread-ids.js";
 import { storeValue } from "./stored-value.js";
@@ -64,6 +65,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
   readonly #ownsStore: boolean;
   readonly #threads: LangGraphThreads;
   readonly #tuples: CheckpointTuples;
+  readonly #recordsPut = new RecordsPut();
 
   constructor(options: SkeinCheckpointSaverOptions) {
     super(options.serde);
@@ -175,6 +177,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
       }
       return checkpointMessage(content, checkpoint.ts);
     });
+    this.#recordsPut.put(recordKey(target, checkpoint.id));
     const recent: RecentCheckpoint = { checkpointId: checkpoint.id, channels: known };
     this.#tuples.remember(target.skeinId, recent);
     return {
@@ -211,6 +214,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
       ),
     };
     const message = writesMessage(content);
+    await this.#afterRecord(target, checkpointId);
     await this.#append(target, async () => message);
   }
 
@@ -252,6 +256,15 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
+  /** Waits (bounded) until the record of `checkpointId` is in the log, so that its writes follow it (`RecordsPut`). */
+  async #afterRecord(target: Target, checkpointId: string): Promise<void> {
+    const key = recordKey(target, checkpointId);
+    if (this.#recordsPut.has(key)) return;
+    const thread = await this.#threads.existing(target.skeinId);
+    if (thread && (await new CheckpointLog(thread).record(checkpointId).catch(() => undefined))) return;
+    await this.#recordsPut.until(key);
+  }
+
   /** A thread deleted under a read (by `deleteThread` elsewhere) reads as empty; other errors stand. */
   #whenGone<T>(id: string, error: unknown, empty: T): T {
     if (!ThreadNotFoundError.isInstance(error)) throw error;
@@ -266,4 +279,9 @@ function sameCheckpoint(stored: CheckpointContent, again: CheckpointContent): bo
   const { headId: _storedHead, ...storedRest } = stored;
   const { headId: _againHead, ...againRest } = again;
   return isDeepStrictEqual(storedRest, againRest);
+}
+
+/** A checkpoint's record in one skein thread. */
+function recordKey(target: Target, checkpointId: string): string {
+  return `${target.skeinId}\n${checkpointId}`;
 }

@@ -219,6 +219,19 @@ for (const kind of STORE_KINDS) {
       expect((await saver.getTuple(first))?.pendingWrites).toEqual([["task-1", "messages", "x"]]);
     });
 
+    it("a checkpoint's writes sent before its put (as LangGraph's loop may) are read with it, whichever lands first", async () => {
+      const base = { configurable: { thread_id: "early-writes", checkpoint_ns: "" } };
+      const first = await saver.put(base, checkpointOf([], 0), metadata(0), {});
+      const checkpoint = checkpointOf([new HumanMessage({ content: "hi", id: "h" })], 1);
+      const config = { configurable: { ...base.configurable, checkpoint_id: checkpoint.id } };
+      // LangGraph puts a checkpoint only once the put before it settled, but writes its tasks' results at once.
+      const writes = saver.putWrites(config, [["messages", "early"]], "task-1", "path");
+      const put = saver.put(first, checkpoint, metadata(1), { messages: 2 });
+      await Promise.all([writes, put]);
+      expect((await saver.getTuple(config))?.pendingWrites).toEqual([["task-1", "messages", "early"]]);
+      expect((await saver.getTuple(base))?.pendingWrites).toEqual([["task-1", "messages", "early"]]);
+    });
+
     it("a task's later write at a used index is ignored, a special channel's later write replaces the first", async () => {
       const config = await saver.put(
         { configurable: { thread_id: "writes" } },

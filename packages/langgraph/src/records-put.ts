@@ -1,0 +1,51 @@
+/** Checkpoints remembered as put by this saver; older ones are looked up in the log instead. */
+const REMEMBERED = 1024;
+/** How long a `putWrites` waits for its checkpoint's `put` before it appends anyway. */
+export const WRITES_WAIT_MS = 10_000;
+
+/**
+ * Keeps a checkpoint's writes after its record in the log. LangGraph calls `putWrites` for a checkpoint as
+ * soon as its tasks write, but `put` of that checkpoint only once the `put` before it settled, so the writes
+ * can reach the saver first; readers find a checkpoint's writes after its record (`CheckpointLog`). So a
+ * `putWrites` whose record is neither put by this saver nor in the log waits for this saver's `put` of it,
+ * at most WRITES_WAIT_MS (then it appends, as a writer in another process would). Bounded: REMEMBERED keys,
+ * and a waiter removed when its record is put or its wait ends.
+ */
+export class RecordsPut {
+  readonly #put = new Set<string>();
+  readonly #waiting = new Map<string, () => void>();
+
+  /** Says that the record of `key` (`skeinId` and checkpoint id) is in the log, and wakes its writes. */
+  put(key: string): void {
+    this.#put.add(key);
+    if (this.#put.size > REMEMBERED) this.#put.delete(this.#put.values().next().value as string);
+    this.#waiting.get(key)?.();
+  }
+
+  /** Whether this saver put the record of `key` (recently). */
+  has(key: string): boolean {
+    return this.#put.has(key);
+  }
+
+  /** Resolves once the record of `key` is put by this saver, or after WRITES_WAIT_MS. */
+  async until(key: string): Promise<void> {
+    let wake: () => void = () => {};
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    const earlier = this.#waiting.get(key);
+    this.#waiting.set(key, () => {
+      earlier?.();
+      wake();
+    });
+    // Put between the caller's look and now: nothing left to wait for.
+    if (this.#put.has(key)) wake();
+    const timer = setTimeout(wake, WRITES_WAIT_MS);
+    try {
+      await woken;
+    } finally {
+      clearTimeout(timer);
+      this.#waiting.delete(key);
+    }
+  }
+}
