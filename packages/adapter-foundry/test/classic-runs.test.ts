@@ -113,6 +113,19 @@ describe("foundryRunner on foundry.thread", () => {
     );
   });
 
+  test("a run aborted while the service is creating it is cancelled there too, and rejects with the abort reason", async () => {
+    const thread = await threadFor("asst_sleepy");
+    const controller = new AbortController();
+    // The caller gives up the moment the service stores the run, before its answer is on its way back.
+    const runs = runsOf(thread);
+    runs.push = (...added) => {
+      controller.abort(new Error("user gave up"));
+      return Array.prototype.push.apply(runs, added);
+    };
+    await expect(foundryRunner().run(thread, { signal: controller.signal })).rejects.toThrow("user gave up");
+    expect(runsOf(thread).map((run) => run.status)).toEqual(["cancelling"]);
+  });
+
   test("an aborted run is cancelled on the service and rejects with the abort reason", async () => {
     const thread = await threadFor("asst_sleepy");
     const controller = new AbortController();

@@ -53,14 +53,24 @@ export function isUnfinished(run: ThreadRun | undefined): run is ThreadRun {
   return run !== undefined && (MOVING.has(run.status) || run.status === "requires_action");
 }
 
-export function createRun(
+/**
+ * Starts a run. The request is not given the caller's signal: an abort while it is on its way would leave a
+ * run the service made but the caller never learnt of, never cancelled. It is bounded by the request
+ * timeout; a caller that gave up meanwhile has the run cancelled, then gets its abort reason.
+ */
+export async function createRun(
   context: RunContext,
   agentId: string,
   settings: RunCreateSettings,
 ): Promise<ThreadRun> {
-  return call(context, "runs.create", (abortSignal) =>
+  const run = await call({ ...context, signal: undefined }, "runs.create", (abortSignal) =>
     context.client.runs.create(context.threadId, agentId, { ...settings, abortSignal }),
   );
+  if (context.signal?.aborted) {
+    await cancelQuietly(context, run.id);
+    throw context.signal.reason;
+  }
+  return run;
 }
 
 /**
