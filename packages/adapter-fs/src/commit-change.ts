@@ -124,7 +124,8 @@ export async function commitChange(
       try {
         staged = storage.records.stage(storedForm(next, history.log), lease.staging);
       } catch (error) {
-        // A history staged whole just before (the lock lost in between, say) is renamed by no one.
+        // A history staged whole just before is renamed by no one when the record's write failed (ENOSPC, EIO); a
+        // lost lock's staged files the taker's sweep removes anyway.
         if (history.staged) await rm(history.staged.temporary, { force: true });
         throw error;
       }

@@ -19,6 +19,7 @@ import { hasCode, type LockHolder, LockTimeoutError } from "./errors.js";
 import { runInTurn } from "./key-queue.js";
 import { keepLingering, releaseLingering, takeLingering } from "./lingering-locks.js";
 import {
+  removeIfPresent,
   removeTree,
   revokeStaging,
   StagingArea,
@@ -842,15 +843,6 @@ function openOwn(path: string, nonce: string): OwnLock | null {
   }
   removeIfPresent(unlinked);
   return null;
-}
-
-/** unlink, where a file already gone is no error (`rmSync` with `force` pays two more `lstat`s). */
-function removeIfPresent(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if (!hasCode(error, "ENOENT")) throw error;
-  }
 }
 
 /**

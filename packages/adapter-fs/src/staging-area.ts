@@ -300,8 +300,8 @@ function readOwner(path: string): StagingOwner {
   }
 }
 
-/** unlink, where a file already gone is no error. */
-function removeIfPresent(path: string): void {
+/** unlink, where a file already gone is no error (`rmSync` with `force` pays two more `lstat`s). */
+export function removeIfPresent(path: string): void {
   try {
     unlinkSync(path);
   } catch (error) {
