@@ -6,7 +6,13 @@ import {
   type Message,
   ThreadNotFoundError,
 } from "@skein/thread-core";
-import { type CommitResult, HeadMovedError, type LogChange, type LogRecord } from "@skein/thread-core/driver";
+import {
+  type CommitResult,
+  eventSegments,
+  HeadMovedError,
+  type LogChange,
+  type LogRecord,
+} from "@skein/thread-core/driver";
 import { CarriedAppend } from "./carried-append.js";
 import type { StagedFile } from "./durable-files.js";
 import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "./errors.js";
@@ -14,14 +20,7 @@ import type { FsStorage } from "./fs-log-driver.js";
 import { isSealed } from "./head-seal.js";
 import { confirmAppend, continuedBases, heldInBases, moveOffSealedHead } from "./head-takeover.js";
 import type { Lease, LockWrites } from "./lock-file.js";
-import {
-  type EventLog,
-  knownEvents,
-  liveRecord,
-  referencedSegments,
-  type StoredLogRecord,
-  storedForm,
-} from "./record-files.js";
+import { type EventLog, knownEvents, liveRecord, type StoredLogRecord, storedForm } from "./record-files.js";
 import { threadReferrer } from "./segment-directories.js";
 import type { SegmentLog } from "./segment-log.js";
 import { EMPTY_TAIL, type SegmentReader } from "./segment-reader.js";
@@ -218,8 +217,7 @@ async function addReferences(
   change: LogChange,
   unsynced: readonly string[],
 ) {
-  const known = referencedSegments(before);
-  const needed = [...referencedSegments(after)].filter((segment) => !known.has(segment));
+  const needed = addedSegments(before, after, change.newHead?.id);
   if (needed.length === 0) {
     await storage.files.syncAll(unsynced);
     return;
@@ -238,6 +236,27 @@ async function addReferences(
     for (const segment of needed) await storage.segments.retain(segment, referrer);
     await storage.files.syncAll(unsynced);
   });
+}
+
+/**
+ * The segments `after` points at and `before` did not: a new head (made by this change, so new), and its
+ * head and new events' points, each looked up among `before`'s from the newest event back. What a change
+ * points at is nearly always the head or a recent event's point (a rollback to where the last one went), so
+ * a commit does not pay for the whole history; only a segment the thread never pointed at is checked against
+ * every event, once (from then on an event points at it).
+ */
+function addedSegments(before: LogRecord, after: LogRecord, newHead: string | undefined): string[] {
+  const added = after.events.slice(before.events.length).flatMap(eventSegments);
+  const candidates = new Set([after.head, ...added]);
+  return [...candidates].filter((segment) => segment === newHead || !pointsAt(before, segment));
+}
+
+function pointsAt(record: LogRecord, segment: string): boolean {
+  if (record.head === segment) return true;
+  for (let index = record.events.length - 1; index >= 0; index--) {
+    if (eventSegments(record.events[index] as HistoryEvent).includes(segment)) return true;
+  }
+  return false;
 }
 
 function endOf(record: LogRecord, headStart: number): LogPoint {

@@ -108,15 +108,17 @@ export class SegmentFileCache {
    */
   async checkout(path: string, flags: OpenFlags, trusted = false): Promise<CachedFile | undefined> {
     const key = `${flags}:${path}`;
-    const cached = this.#files.get(key);
+    // A file kept open for writing serves reads too: a segment a commit wrote is not opened again to be read.
+    const keptKey = !this.#files.has(key) && flags === "r" ? `r+:${path}` : key;
+    const cached = this.#files.get(keptKey);
     if (cached) {
       const now = trusted ? undefined : statSync(path, { throwIfNoEntry: false });
-      this.#files.delete(key);
+      this.#files.delete(keptKey);
       keptFiles.delete(cached);
       if (trusted || (now && now.ino === cached.inode && now.dev === cached.device)) {
         // most recently used
-        this.#files.set(key, cached);
-        keptFiles.set(cached, { cache: this, key });
+        this.#files.set(keptKey, cached);
+        keptFiles.set(cached, { cache: this, key: keptKey });
         cached.users++;
         return cached;
       }

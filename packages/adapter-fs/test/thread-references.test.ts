@@ -1,0 +1,101 @@
+import { existsSync, readdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type Checkpoint, PointNotFoundError, type Thread } from "@skein/thread-core";
+import { eventSegments } from "@skein/thread-core/driver";
+import { describe, expect, it } from "vitest";
+import { fsStore } from "../src/index.js";
+import { threadReferrer } from "../src/segment-directories.js";
+import { StoreLayout } from "../src/store-layout.js";
+import { temporaryDirectory } from "./temporary-directory.js";
+
+/** A small deterministic generator (mulberry32), so that a failing sequence can be run again. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let value = Math.imul(state ^ (state >>> 15), 1 | state);
+    value = (value + Math.imul(value ^ (value >>> 7), 61 | value)) ^ value;
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Every segment the thread's record and history point at whose refs/ lacks the thread's reference. */
+async function unreferenced(layout: StoreLayout, thread: Thread): Promise<string[]> {
+  const record = JSON.parse(await readFile(layout.recordPath(thread.id), "utf8")) as { head: string };
+  const pointed = new Set([record.head, ...(await thread.history()).flatMap(eventSegments)]);
+  const referrer = threadReferrer(thread.id);
+  return [...pointed].filter(
+    (segment) => !existsSync(join(layout.segmentDirectory(segment), "refs", referrer)),
+  );
+}
+
+describe("a thread's segment references", () => {
+  // A change looks up what it newly points at among the newest events first (`addedSegments`): whatever
+  // order rollbacks, checkpoints and appends come in, every segment the record or its history points at
+  // keeps the thread's reference, so that nothing it can reach is reclaimed.
+  it.each([1, 2, 3, 4])("cover every segment the record and its history point at (seed %i)", async (seed) => {
+    const directory = await temporaryDirectory();
+    const layout = new StoreLayout(directory);
+    const store = fsStore({ directory });
+    const next = random(seed);
+    const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)] as T;
+    const first = await store.create({ id: `t${seed}` });
+    const threads: Thread[] = [first];
+    const checkpoints = new Map<Thread, Checkpoint[]>([[first, []]]);
+    const messageIds: string[] = [];
+    for (let step = 0; step < 80; step++) {
+      const thread = pick(threads);
+      const choice = next();
+      if (choice < 0.3 || messageIds.length === 0) {
+        const [added] = await thread.append({ role: "user", text: `step ${step}` });
+        messageIds.push(added?.id as string);
+      } else if (choice < 0.45) checkpoints.get(thread)?.push(await thread.checkpoint());
+      else if (choice < 0.6 && (checkpoints.get(thread)?.length ?? 0) > 0) {
+        await thread.rollback(pick(checkpoints.get(thread) as Checkpoint[]));
+      } else if (choice < 0.85) {
+        // A message of another thread or of a head rolled away from is not in the thread: then it cannot
+        // be gone back to. One its head continues from, further down the chain, can.
+        await thread.rollback(pick(messageIds)).catch((error: unknown) => {
+          if (!(error instanceof PointNotFoundError)) throw error;
+        });
+      } else {
+        const at = pick(messageIds);
+        const child = await thread.fork({ id: `t${seed}.${step}`, at }).catch(async (error: unknown) => {
+          if (!(error instanceof PointNotFoundError)) throw error;
+          return thread.fork({ id: `t${seed}.${step}` });
+        });
+        threads.push(child);
+        checkpoints.set(child, []);
+      }
+      for (const each of threads) expect(await unreferenced(layout, each)).toEqual([]);
+    }
+    // And the references are all the threads hold: deleting them reclaims every segment.
+    for (const thread of threads) await thread.delete();
+    expect(readdirSync(layout.segments)).toEqual([]);
+    await store.close();
+  });
+
+  it("references a segment the thread first points at by going back to it down its head's chain", async () => {
+    const directory = await temporaryDirectory();
+    const layout = new StoreLayout(directory);
+    const store = fsStore({ directory });
+    const parent = await store.create({ id: "p" });
+    await parent.append([
+      { id: "a", role: "user", text: "a" },
+      { id: "b", role: "user", text: "b" },
+    ]);
+    await parent.rollback("a", { append: [{ id: "c", role: "user", text: "c" }] });
+    // The fork points at the parent's second head (its fork point) and its own; its head's chain goes on
+    // to the parent's first segment, which holds "a".
+    const fork = await parent.fork({ id: "n" });
+    expect(await unreferenced(layout, fork)).toEqual([]);
+    await fork.rollback("a");
+    expect(await unreferenced(layout, fork)).toEqual([]);
+    await parent.delete();
+    expect((await fork.messages()).map((message) => message.id)).toEqual(["a"]);
+    await fork.delete();
+    expect(readdirSync(layout.segments)).toEqual([]);
+    await store.close();
+  });
+});
