@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,7 +33,8 @@ export async function filesCommitResults(rounds: number): Promise<Result[]> {
       await handle.close();
     }
   };
-  const store = await openStore(`file://${temporaryDirectory()}`);
+  const storeDirectory = temporaryDirectory();
+  const store = await openStore(`file://${storeDirectory}`);
   try {
     const thread = await store.create();
     let index = 0;
@@ -52,12 +54,21 @@ export async function filesCommitResults(rounds: number): Promise<Result[]> {
     const target = await store.create();
     for (let warm = 0; warm < 100; warm++) await target.append(message(warm));
     const anchor = (await target.messages({ last: 1 }))[0]?.id as string;
-    const [appendBeside, fork, checkpoint, rollback] = await measureInTurns(
+    // What the machine charges for a new file, beside them: a fork or a rollback makes a new head segment
+    // (2 directories and 6 files) and its references, and takes the store's references lock (a lock file).
+    // Made in the store's own directory (which the store does not read): how fast a file system creates a
+    // file can depend on where in it the directory lies.
+    const probes = join(storeDirectory, "bench-probe");
+    mkdirSync(probes);
+    let probe = 0;
+    const createFile = async () => writeFileSync(join(probes, `file-${probe++}`), "");
+    const [appendBeside, fork, checkpoint, rollback, created] = await measureInTurns(
       [
         () => target.append(message(index++)),
         () => target.fork(),
         () => target.checkpoint(),
         () => target.rollback(anchor),
+        createFile,
       ],
       rounds * 20,
       5,
@@ -93,6 +104,12 @@ export async function filesCommitResults(rounds: number): Promise<Result[]> {
         micros: checkpoint,
       },
       { scenario, metric: "history operation (in turns)", subject: "skein fs rollback", micros: rollback },
+      {
+        scenario,
+        metric: "the file system beside them (in turns)",
+        subject: "create an empty file (writeFileSync)",
+        micros: created,
+      },
       {
         scenario,
         metric: "time per append, one writer vs 50 threads at once",

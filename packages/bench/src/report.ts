@@ -4,6 +4,7 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { type Result, ratioRows } from "./compare.js";
 import type { LangGraphRow } from "./langgraph-scenario.js";
+import { formatMicros } from "./measure.js";
 import { concurrencyTable, type RedisConcurrencyRow } from "./redis-concurrency.js";
 import type { RuntimeRow } from "./runtime-scenario.js";
 import type { StorageRow } from "./storage-scenario.js";
@@ -247,7 +248,7 @@ ${table(["target", "measured", "status"], targets(figures))}
 
 ## What a missed target means here
 
-${missedNotes(targets(figures))}
+${missedNotes(targets(figures), figures)}
 
 ## Reproduce
 
@@ -266,7 +267,7 @@ rows measure databases 9 and 10 only when they are empty (a database holding key
 const WHY: Array<[RegExp, string]> = [
   [
     /^fs (fork|rollback) ≤/,
-    "Issue 18's fencing of record writers made every record change about 0.4 ms dearer (a staging directory made, read and removed per change). Issue 24's third pass (December 2026) replaced it with staged files beside the lock (locks/<name>.lock.<nonce>.<n>.tmp, checked against the lock after they are made and unlinked by a takeover's sweep) and made the small files of a change (staged records, references, segment.json reads, history events) at once instead of through the thread pool: in turns against the previous build (packages/bench/src/fs-variants.ts history, five repeats, load ~6), process CPU per fork 5.59 → 3.77 ms, checkpoint 3.28 → 2.40 ms, rollback 7.14 → 5.10 ms (-27 to -33%), and at load ~2.6 fork 2.13×, checkpoint 1.64× and rollback 2.66× an append beside them (3.30×, 2.35× and 4.18× before). What is left is the durable floor of a change that makes a new head segment: strace counts 3 fsyncs per checkpoint, 7 per fork and 8 per rollback (the segment's files and directory, the references, the history, the staged record, the records directory), each needed before the record points at what it flushes; Node's 4 pool threads take a rollback's barrier in two rounds, and the new segment's 2 directories and 7 files are made on the event loop. The rollback also opens the old head's files anew (its cache misses). Rollback and fork cost about 2× a checkpoint for that reason; meeting 3× an append with a margin would need segment files created on first write or a different commit protocol.",
+    "A fork or a rollback makes the thread a new head segment, durably, before its record points at it. strace counts, for a rollback, 10 files created, 2 directories, 4 links, 2 renames, 6 unlinks and 8 fsyncs (a fork: 11 files and 7 fsyncs), against a checkpoint's 2 files and 3 fsyncs and an append's lock file and 2 fdatasyncs (December 2026); every fsync is needed before the record points at what it flushes (the segment's files and directory, segments/, the references, the history, the staged record, then records/). Two properties of this machine's disk set the ratio: flushes issued at once barely overlap (packages/bench/src/fsync-probe.ts: one directory 445 µs, four at once 712 µs, seven at once 1064 µs), and creating a file costs from 25–60 µs to over 1 ms, depending on the moment and on where the directory lies (this run's 'create an empty file' row: {file created}). In nine runs of packages/bench/src/files-commit.ts on 2 December 2026 at load average under 2 (the last seven with the history lookup below), fork took 2.36–7.68× and rollback 3.47–8.44× an append beside them, and checkpoint 1.60–3.09×: the wide ratios came with slow file creation. Issue 24's passes cut what skein adds above that floor: the fence's staging directory became staged files beside the lock, small files are written at once, a history change looks up only its new points, newest events first (it read the whole history twice per checkpoint and rollback, so those grew with the thread's history), and reads share the files a commit keeps open (a rollback opened the head's files again through the thread pool). Meeting 3× an append on every run would take fewer files per new head (segment files made on first write, which moves a file creation and a directory fsync into the first append after every fork and rollback) or references without the store's references lock file; neither is done.",
   ],
   [
     /^redis append/,
@@ -286,7 +287,7 @@ const WHY: Array<[RegExp, string]> = [
   ],
   [
     /^fs append \(/,
-    "An fs append is two fdatasyncs in order (the lines, then the index entries that commit them) inside a cross-process lock. Issue 24's third pass (December 2026) keeps a plain append's lock until the end of the event loop's turn, marked `.kept` so that another process takes it at once, and lets the next append to the thread in that turn reuse it and what the last append read (record, seal, tail, id buckets): back-to-back appends drop from about 43 file system calls on the event loop to about 11, and in turns against the previous build (fs-variants, three repeats, load ~6) the append fell from 4.33–4.47× to 2.01–2.09× the raw row and the event loop's CPU per append from 1120–1500 µs to 490–610 µs. An append that comes in a later turn of the event loop (one request's single append) still takes and releases the lock file itself (about 11 calls, creating an inode): that is the 'each in a new event-loop turn' row, whose floor is the lock file created and removed plus the two ordered fdatasyncs (1.69–1.89× the raw row, packages/bench/src/fs-append-probe.ts, November 2026).",
+    "An fs append is two fdatasyncs in order (the lines, then the index entries that commit them) inside a cross-process lock. Issue 24's third pass (December 2026) keeps a plain append's lock until the end of the event loop's turn, marked `.kept` so that another process takes it at once, and lets the next append to the thread in that turn reuse it and what the last append read (record, seal, tail, id buckets): back-to-back appends drop from about 43 file system calls on the event loop to about 11, and in turns against the previous build (fs-variants, three repeats, load ~6) the append fell from 4.33–4.47× to 2.01–2.09× the raw row and the event loop's CPU per append from 1120–1500 µs to 490–610 µs. An append that comes in a later turn of the event loop (one request's single append) still takes and releases the lock file itself (about 11 calls, creating an inode): that is the 'each in a new event-loop turn' row, whose floor is the lock file created and removed plus the two ordered fdatasyncs (1.69–1.89× the raw row, packages/bench/src/fs-append-probe.ts, November 2026). That row follows the cost of a new file on the machine (this run's 'create an empty file' row: {file created}): in nine runs of packages/bench/src/files-commit.ts on 2 December 2026 it took 3.21–4.98× the raw row, while back-to-back appends took 2.11–2.60×.",
   ],
   [
     /^fs appends with 50 threads/,
@@ -298,13 +299,16 @@ const WHY: Array<[RegExp, string]> = [
   ],
 ];
 
-function missedNotes(rows: string[][]): string {
+function missedNotes(rows: string[][], figures: Figures): string {
   const missed = rows.filter((row) => row[2] === "missed");
   if (missed.length === 0) return "Every target was met in this run.";
+  const created = figures.results.find((result) => result.subject.startsWith("create an empty file"))?.micros;
   const given = new Set<string>();
   return missed
     .map((row) => {
-      const why = WHY.find(([pattern]) => pattern.test(row[0] ?? ""))?.[1] ?? "Not yet profiled.";
+      const why = (
+        WHY.find(([pattern]) => pattern.test(row[0] ?? ""))?.[1] ?? "Not yet profiled."
+      ).replaceAll("{file created}", created === undefined ? "not measured" : formatMicros(created));
       const text = given.has(why) ? "for the same reason as above." : why;
       given.add(why);
       return `- **${row[0]}** (${row[1]}): ${text}`;

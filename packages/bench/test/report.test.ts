@@ -22,4 +22,33 @@ describe("BENCHMARKS.md", () => {
     expect(peers).toContain(`@openai/agents-core ${version}`);
     expect(peers).not.toContain("not installed");
   });
+
+  it("explains a missed fs rollback target with this run's cost of creating a file", () => {
+    const scenario = "fs commit";
+    const metric = "history operation (in turns)";
+    const markdown = benchmarksMarkdown({
+      node: "v20",
+      date: "2026-12-02",
+      results: [
+        { scenario, metric, subject: "skein fs append", micros: 1000 },
+        { scenario, metric, subject: "skein fs fork", micros: 2500 },
+        { scenario, metric, subject: "skein fs checkpoint", micros: 2000 },
+        { scenario, metric, subject: "skein fs rollback", micros: 4000 },
+        {
+          scenario,
+          metric: "the file system beside them (in turns)",
+          subject: "create an empty file (writeFileSync)",
+          micros: 231.2,
+        },
+      ],
+      scaling: [],
+      storage: [],
+      runtime: [],
+    });
+    expect(markdown).toContain("| fs fork ≤ 3× an fs append (in turns) | 2.50× | met |");
+    const note = markdown.split("\n").find((line) => line.startsWith("- **fs rollback")) ?? "";
+    expect(note).toContain("(4.00×)");
+    expect(note).toContain("'create an empty file' row: 231.2 µs");
+    expect(note).not.toContain("{file created}");
+  });
 });
