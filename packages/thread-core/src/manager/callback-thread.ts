@@ -34,6 +34,12 @@ export interface PairStorage {
 
 /** How often a save reloads the newer stored state and re-appends before it gives up with `ConcurrencyError`. */
 const SAVE_ATTEMPTS = 20;
+/**
+ * A save that lost the race steps back before it tries again, for 1, 2, 4… up to this many milliseconds (each
+ * drawn between half and one and a half of it): two processes saving one pair as fast as they can otherwise
+ * collide in step, and on a busy machine one of them lost 20 times in a row. At most about a second in all.
+ */
+const MAX_SAVE_BACKOFF_MS = 32;
 
 /** What the storage held when this object last loaded or saved: the revision a save expects to replace. */
 interface Base {
@@ -189,6 +195,8 @@ export class CallbackThread implements Thread {
         this.#base = snapshot(this.#inner);
         return;
       }
+      // Stepped back first, so that the state loaded next is as fresh as it can be when the save tries again.
+      await stepBack(attempt);
       const stored = await this.storage.load(this.key);
       const revision = stored === undefined || stored === null ? 0 : (savedRevision(stored) ?? 0);
       if (revision === expectedRevision) {
@@ -243,6 +251,12 @@ export class CallbackThread implements Thread {
     this.#queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** Waits before the save's next attempt, longer after each lost race (`MAX_SAVE_BACKOFF_MS`). */
+function stepBack(attempt: number): Promise<void> {
+  const milliseconds = Math.min(2 ** (attempt - 1), MAX_SAVE_BACKOFF_MS) * (0.5 + Math.random());
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
 
 function snapshot(thread: LocalThread): Base {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { ConcurrencyError, UnsupportedOperationError } from "../errors.js";
 import type { Message } from "../message.js";
@@ -146,6 +146,33 @@ describe("thread manager with load/save callbacks", () => {
     await first.appendAndSave(a, { role: "user", text: "one" });
     await second.appendAndSave(b, { role: "user", text: "two" });
     expect(await storedTexts(callbacks)).toEqual(["one", "two"]);
+  });
+
+  it("steps back after a lost race before it loads and saves again, so colliding writers spread out", async () => {
+    const { callbacks, calls } = mapCallbacks();
+    const first = createThreadManager({ ...callbacks, registry: createRegistry() });
+    const second = createThreadManager({ ...callbacks, registry: createRegistry() });
+    const a = await first.get("chat", "A", "B");
+    const b = await second.get("chat", "A", "B");
+    await second.appendAndSave(b, { role: "user", text: "two" });
+    await a.append({ role: "user", text: "one" });
+    vi.useFakeTimers();
+    try {
+      const before = { ...calls };
+      let settled = false;
+      const saving = first.save(a).finally(() => {
+        settled = true;
+      });
+      // The first attempt loses (the other manager saved since); nothing more happens until time passes.
+      await vi.advanceTimersByTimeAsync(0);
+      expect([calls.save - before.save, calls.load - before.load, settled]).toEqual([1, 0, false]);
+      await vi.advanceTimersByTimeAsync(100);
+      await saving;
+      expect([calls.save - before.save, calls.load - before.load]).toEqual([2, 1]);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await storedTexts(callbacks)).toEqual(["two", "one"]);
   });
 
   it("does not repeat messages when a save stored but its reply was lost", async () => {
