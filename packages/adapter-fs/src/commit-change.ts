@@ -254,7 +254,9 @@ function addedSegments(before: LogRecord, after: LogRecord, newHead: string | un
 function pointsAt(record: LogRecord, segment: string): boolean {
   if (record.head === segment) return true;
   for (let index = record.events.length - 1; index >= 0; index--) {
-    if (eventSegments(record.events[index] as HistoryEvent).includes(segment)) return true;
+    // An event of a kind a later version wrote points at nothing this version knows of (as before).
+    const points: string[] | undefined = eventSegments(record.events[index] as HistoryEvent);
+    if (points?.includes(segment)) return true;
   }
   return false;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Checkpoint, PointNotFoundError, type Thread } from "@skein/thread-core";
@@ -23,11 +23,28 @@ function random(seed: number): () => number {
 /** Every segment the thread's record and history point at whose refs/ lacks the thread's reference. */
 async function unreferenced(layout: StoreLayout, thread: Thread): Promise<string[]> {
   const record = JSON.parse(await readFile(layout.recordPath(thread.id), "utf8")) as { head: string };
-  const pointed = new Set([record.head, ...(await thread.history()).flatMap(eventSegments)]);
+  // An event of a kind this version does not know points at nothing it can tell (`eventSegments`: undefined).
+  const points = (await thread.history()).flatMap((event) => eventSegments(event) ?? []);
+  const pointed = new Set([record.head, ...points]);
   const referrer = threadReferrer(thread.id);
   return [...pointed].filter(
     (segment) => !existsSync(join(layout.segmentDirectory(segment), "refs", referrer)),
   );
+}
+
+/**
+ * A thread "p" of "a", "b" gone back to "a" and given "c" (two heads), and its fork "n": the fork points at
+ * the parent's second head (its fork point) and its own; its head's chain goes on to the parent's first
+ * segment, which holds "a" and which the fork has never pointed at.
+ */
+async function forkOffRollback(store: ReturnType<typeof fsStore>): Promise<{ parent: Thread; fork: Thread }> {
+  const parent = await store.create({ id: "p" });
+  await parent.append([
+    { id: "a", role: "user", text: "a" },
+    { id: "b", role: "user", text: "b" },
+  ]);
+  await parent.rollback("a", { append: [{ id: "c", role: "user", text: "c" }] });
+  return { parent, fork: await parent.fork({ id: "n" }) };
 }
 
 describe("a thread's segment references", () => {
@@ -80,15 +97,7 @@ describe("a thread's segment references", () => {
     const directory = await temporaryDirectory();
     const layout = new StoreLayout(directory);
     const store = fsStore({ directory });
-    const parent = await store.create({ id: "p" });
-    await parent.append([
-      { id: "a", role: "user", text: "a" },
-      { id: "b", role: "user", text: "b" },
-    ]);
-    await parent.rollback("a", { append: [{ id: "c", role: "user", text: "c" }] });
-    // The fork points at the parent's second head (its fork point) and its own; its head's chain goes on
-    // to the parent's first segment, which holds "a".
-    const fork = await parent.fork({ id: "n" });
+    const { parent, fork } = await forkOffRollback(store);
     expect(await unreferenced(layout, fork)).toEqual([]);
     await fork.rollback("a");
     expect(await unreferenced(layout, fork)).toEqual([]);
@@ -96,6 +105,54 @@ describe("a thread's segment references", () => {
     expect((await fork.messages()).map((message) => message.id)).toEqual(["a"]);
     await fork.delete();
     expect(readdirSync(layout.segments)).toEqual([]);
+    await store.close();
+  });
+
+  // `pointsAt` answers "known" for nearly every lookup from the newest events; a segment the thread never
+  // pointed at is the one lookup that must read to the oldest event. Here the fork's history is longer than
+  // any short cut would look (its fork event, then checkpoints, all on its own head), the segment gone back
+  // to is only on its head's chain, and the rollback is made through another store, so the history comes
+  // from the .events file rather than the caller's known record.
+  it("references a segment first pointed at after a long history, read from the history file", async () => {
+    const directory = await temporaryDirectory();
+    const layout = new StoreLayout(directory);
+    const store = fsStore({ directory });
+    const { parent, fork } = await forkOffRollback(store);
+    for (let index = 0; index < 12; index++) {
+      await fork.append({ id: `n${index}`, role: "user", text: `n${index}` });
+      await fork.checkpoint();
+    }
+    const other = fsStore({ directory });
+    const again = await other.get("n");
+    await again.rollback("a");
+    expect(await unreferenced(layout, again)).toEqual([]);
+    await other.close();
+    await parent.delete();
+    await fork.delete();
+    expect(readdirSync(layout.segments)).toEqual([]);
+    await store.close();
+  });
+
+  it("goes back past a history event of a kind a later version wrote", async () => {
+    const directory = await temporaryDirectory();
+    const layout = new StoreLayout(directory);
+    let store = fsStore({ directory });
+    await forkOffRollback(store);
+    await store.close();
+    // The fork's history is still inline in its record (a new thread's): an event of an unknown kind goes first.
+    const path = layout.recordPath("n");
+    const record = JSON.parse(await readFile(path, "utf8")) as { events: Array<{ at: string }> };
+    const at = record.events[0]?.at;
+    record.events = [
+      { kind: "note", text: "from a later version", at, revision: 0 } as never,
+      ...record.events,
+    ];
+    writeFileSync(path, JSON.stringify(record));
+    store = fsStore({ directory });
+    const fork = await store.get("n");
+    await fork.rollback("a");
+    expect((await fork.messages()).map((message) => message.id)).toEqual(["a"]);
+    expect(await unreferenced(layout, fork)).toEqual([]);
     await store.close();
   });
 });
