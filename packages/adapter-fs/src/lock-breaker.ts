@@ -2,7 +2,8 @@ import { linkSync, renameSync, utimesSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { hasCode } from "./errors.js";
-import type { LockSettings, LockWrites } from "./lock-file.js";
+import type { LockWrites } from "./lease.js";
+import type { LockSettings } from "./lock-file.js";
 import {
   createWhole,
   isProcessAlive,

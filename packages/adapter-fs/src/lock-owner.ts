@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { LockWrites } from "./lock-file.js";
+import type { LockWrites } from "./lease.js";
 import { type LockFileContent, processStart } from "./lock-file-primitives.js";
 
 /** This process as the owner of lock files: what it writes into a lock file and a `.break` file it takes. */
