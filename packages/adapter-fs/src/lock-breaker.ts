@@ -199,7 +199,8 @@ export class LockBreaker {
       // Its unlinked name was swept (its owner judged gone while stopped): a file of its own, then.
       if (!hasCode(error, "ENOENT")) throw error;
     }
-    const created = createWhole(breaker, newNonce(), this.#owner.releaserContent());
+    const content = this.#owner.releaserContent();
+    const created = createWhole(breaker, newNonce(), content);
     if (created) removeIfPresent(created.unlinked);
     return created !== undefined;
   }

@@ -60,6 +60,7 @@ export function keptMark(path: string, nonce: string): string {
   return `${path}.${nonce}.kept`;
 }
 
+/** A nonce no other lock file or holding of this process has (`NONCE_PREFIX` and a counter). */
 export function newNonce(): string {
   return NONCE_PREFIX + (nonces++).toString(16).padStart(12, "0");
 }
@@ -180,6 +181,7 @@ export function wantedSince(path: string, since: number): boolean {
   return wantedAt !== undefined && wantedAt >= since;
 }
 
+/** Whether anything is at `path` (a lock a waiter is handed over, `LockFiles.#handOver`). */
 export async function exists(path: string): Promise<boolean> {
   try {
     await stat(path);
@@ -190,6 +192,7 @@ export async function exists(path: string): Promise<boolean> {
   }
 }
 
+/** Resolves after `milliseconds` (a waiter's backoff). */
 export function sleep(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
