@@ -1,4 +1,4 @@
-import type { Lease } from "./lock-file.js";
+import type { Lease } from "./lease.js";
 import type { StoredLogRecord } from "./record-files.js";
 import type { SegmentFile } from "./segment-directories.js";
 import type { KnownIds } from "./segment-log.js";

@@ -19,7 +19,7 @@ import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "./error
 import type { FsStorage } from "./fs-log-driver.js";
 import { isSealed } from "./head-seal.js";
 import { confirmAppend, continuedBases, heldInBases, moveOffSealedHead } from "./head-takeover.js";
-import type { Lease, LockWrites } from "./lock-file.js";
+import type { Lease, LockWrites } from "./lease.js";
 import { type EventLog, knownEvents, liveRecord, type StoredLogRecord, storedForm } from "./record-files.js";
 import { threadReferrer } from "./segment-directories.js";
 import type { SegmentLog } from "./segment-log.js";

@@ -22,7 +22,8 @@ import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } f
 import { isSealed, publishSeal, sealState } from "./head-seal.js";
 import { moveOffSealedHead } from "./head-takeover.js";
 import { IMPORT_BATCH, importSegment, importSegments } from "./import-segment.js";
-import { type Lease, LockFiles, type LockWrites } from "./lock-file.js";
+import type { Lease, LockWrites } from "./lease.js";
+import { LockFiles } from "./lock-file.js";
 import { putStateRecord } from "./put-state.js";
 import {
   inlineForm,

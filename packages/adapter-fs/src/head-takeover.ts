@@ -3,7 +3,7 @@ import type { Message } from "@skein/thread-core";
 import { CorruptStoreError, LockLostError, LockOutcomeUnknownError } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
 import { awaitSeal, claimSeal, publishSeal, sealState } from "./head-seal.js";
-import type { Lease } from "./lock-file.js";
+import type { Lease } from "./lease.js";
 import { liveRecord, referencedSegments, type StoredLogRecord } from "./record-files.js";
 import { newSegmentId, type SegmentFile, threadReferrer } from "./segment-directories.js";
 import { withReader } from "./segment-reader.js";

@@ -2,7 +2,7 @@ import { ConcurrencyError, ConflictError, type JsonObject } from "@skein/thread-
 import type { StateRecord } from "@skein/thread-core/driver";
 import { SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-log-driver.js";
-import type { Lease } from "./lock-file.js";
+import type { Lease } from "./lease.js";
 
 /**
  * Saves a thread state (a remote or workflow thread, a lease, a config document) as the record under
