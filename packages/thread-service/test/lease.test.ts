@@ -181,14 +181,21 @@ async function runStoppingRenewals(type?: string) {
   return { call, sending, threadId };
 }
 
-/** Another instance ("taker"), which takes the lease over once it has gone unrenewed for 150 ms. */
+/**
+ * The taker's lease. A takeover waits this long too (the longer of its own and the lease's `leaseMs`); and
+ * the taker must hold the lease through its own turn: with 150 ms, renewals that a loaded machine delayed
+ * (a fresh clone's CI at load ~15) let it lapse, and the taker's turn failed with `LeaseLostError`.
+ */
+const TAKER_LEASE_MS = 2_000;
+
+/** Another instance ("taker"), which takes the lease over once it has gone unrenewed for TAKER_LEASE_MS. */
 function startTaker(takerStore: ThreadStore): ThreadService {
   const taker = createThreadService({
     store: takerStore,
     runner: answering("taker"),
     concurrency: 8,
     pollMs: 2,
-    leaseMs: 150,
+    leaseMs: TAKER_LEASE_MS,
     instanceId: "taker",
   });
   services.push(taker);
