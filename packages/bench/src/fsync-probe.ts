@@ -13,7 +13,9 @@ import { temporaryDirectory } from "./temporary-directory.js";
  * them, 7 cost about 7.
  */
 async function flushAtOnce(directories: string[], round: number): Promise<number> {
-  for (const directory of directories) writeFileSync(join(directory, `file-${round}`), "");
+  // A name of its own per count and round: every directory flushed has a new entry to flush.
+  for (const directory of directories)
+    writeFileSync(join(directory, `file-${directories.length}-${round}`), "");
   const start = process.hrtime.bigint();
   await Promise.all(
     directories.map(async (directory) => {

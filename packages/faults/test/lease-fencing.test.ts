@@ -14,8 +14,14 @@ import { chooseSeed, seededRandom } from "./support/seeded-random.js";
 import { useRedis } from "./support/test-redis.js";
 
 const redis = useRedis();
-/** Short, so that another instance takes the lease of the frozen one quickly. */
+/** The frozen instance's lease: short, so that it lapses quickly. */
 const LEASE_MS = 300;
+/**
+ * The lease of instance B, which takes the frozen one's over (after the longer of the two) and must hold its
+ * own through its turn: with 300 ms, renewals a loaded machine delayed (load ~16) let it lapse mid-turn, and
+ * B's own message failed with `LeaseLostError`.
+ */
+const TAKER_LEASE_MS = 2_000;
 const seed = chooseSeed();
 console.log(`lease-fencing: FAULTS_SEED=${seed}`);
 const random = seededRandom(seed);
@@ -125,7 +131,7 @@ async function trial(
   const service = createThreadService({
     store,
     runner: answering,
-    leaseMs: LEASE_MS,
+    leaseMs: TAKER_LEASE_MS,
     pollMs: 5,
     instanceId: "B",
   });
@@ -350,7 +356,7 @@ describe("fs: an instance frozen past its lease while its write waits for the th
     const service = createThreadService({
       store,
       runner: answering,
-      leaseMs: LEASE_MS,
+      leaseMs: TAKER_LEASE_MS,
       pollMs: 5,
       instanceId: "B",
     });
