@@ -13,13 +13,14 @@ export const WRITES_WAIT_MS = 10_000;
  */
 export class RecordsPut {
   readonly #put = new Set<string>();
-  readonly #waiting = new Map<string, () => void>();
+  /** Each waiting `putWrites`'s wake-up, by key: removed by its own wait's end, whichever ends first. */
+  readonly #waiting = new Map<string, Set<() => void>>();
 
   /** Says that the record of `key` (`skeinId` and checkpoint id) is in the log, and wakes its writes. */
   put(key: string): void {
     this.#put.add(key);
     if (this.#put.size > REMEMBERED) this.#put.delete(this.#put.values().next().value as string);
-    this.#waiting.get(key)?.();
+    for (const wake of this.#waiting.get(key) ?? []) wake();
   }
 
   /** Whether this saver put the record of `key` (recently). */
@@ -33,11 +34,9 @@ export class RecordsPut {
     const woken = new Promise<void>((resolve) => {
       wake = resolve;
     });
-    const earlier = this.#waiting.get(key);
-    this.#waiting.set(key, () => {
-      earlier?.();
-      wake();
-    });
+    const waiting = this.#waiting.get(key) ?? new Set();
+    waiting.add(wake);
+    this.#waiting.set(key, waiting);
     // Put between the caller's look and now: nothing left to wait for.
     if (this.#put.has(key)) wake();
     const timer = setTimeout(wake, WRITES_WAIT_MS);
@@ -45,7 +44,8 @@ export class RecordsPut {
       await woken;
     } finally {
       clearTimeout(timer);
-      this.#waiting.delete(key);
+      waiting.delete(wake);
+      if (waiting.size === 0 && this.#waiting.get(key) === waiting) this.#waiting.delete(key);
     }
   }
 }
