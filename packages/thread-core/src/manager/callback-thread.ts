@@ -255,7 +255,8 @@ export class CallbackThread implements Thread {
 
 /** Waits before the save's next attempt, longer after each lost race (`MAX_SAVE_BACKOFF_MS`). */
 function stepBack(attempt: number): Promise<void> {
-  const milliseconds = Math.min(2 ** (attempt - 1), MAX_SAVE_BACKOFF_MS) * (0.5 + Math.random());
+  // Whole milliseconds, at least 1: what Node waits anyway, and what fake clocks in tests count (they drop fractions).
+  const milliseconds = Math.ceil(Math.min(2 ** (attempt - 1), MAX_SAVE_BACKOFF_MS) * (0.5 + Math.random()));
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
 
