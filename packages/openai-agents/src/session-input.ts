@@ -85,7 +85,7 @@ export function readTransactionArgs(args: unknown): TransactionSnapshot {
   const keys = Object.keys(transaction);
   if (keys.length !== fields.length + 1 || !fields.every((field) => keys.includes(field))) {
     throw new SessionHistoryError(
-      `A ${type} transaction has exactly the fields type, ${fields.join(", ")} (as the SDK defines it); nothing was written.`,
+      `The ${type} transaction has exactly the fields type, ${fields.join(", ")} (as the SDK defines it); nothing was written.`,
     );
   }
   const encoded: Record<string, unknown> = { type };
