@@ -82,8 +82,8 @@ describe.each(STORE_KINDS)(
     });
 
     // Skipped on fs and redis: 7,161 sessions there cost minutes, and the rules under test are the session's,
-  // not the store's; the table above runs on every store.
-  it.skipIf(kind !== "memory")(
+    // not the store's; the table above runs on every store.
+    it.skipIf(kind !== "memory")(
       "every history of up to 4 items over two callIds, under every mutation list of up to 2",
       async () => {
         const alphabet = [
