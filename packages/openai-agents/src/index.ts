@@ -1,3 +1,4 @@
+export { createSkeinSession, type SkeinSessionOptions } from "./create-session.js";
 export { itemToMessage, messageToItems } from "./item-messages.js";
-export { SessionHistoryError, SessionItemError } from "./session-errors.js";
-export { createSkeinSession, SkeinSession, type SkeinSessionOptions } from "./skein-session.js";
+export { SessionHistoryError, SessionItemError, SessionOptionsError } from "./session-errors.js";
+export { SkeinSession } from "./skein-session.js";

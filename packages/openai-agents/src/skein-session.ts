@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type {
   AgentInputItem,
   Session,
-  SessionHistoryMutation,
   SessionHistoryRewriteArgs,
   SessionHistoryRewriteAwareSession,
   SessionHistoryTransaction,
@@ -13,62 +12,28 @@ import {
   ConcurrencyError,
   canonicalJson,
   type Message,
-  newSortableId,
   PointNotFoundError,
   type Thread,
-  ThreadExistsError,
-  ThreadNotFoundError,
-  type ThreadStore,
   UnsupportedOperationError,
 } from "@skein/thread-core";
+import { applyMutations, canonicalItem } from "./history-rules.js";
 import { itemToMessage, messageToItems } from "./item-messages.js";
 import { SessionHistoryError, SOURCE } from "./session-errors.js";
-import { encodeValue } from "./stored-values.js";
-
-/** Options of `createSkeinSession`: a thread, or a store and the session's id. */
-export type SkeinSessionOptions =
-  | {
-      /** Where the session's thread lives: any store, by URL (`openStore`) or client. */
-      store: ThreadStore;
-      /** The session's id, which is its thread's id: the same id resumes it in any process. @default a new id */
-      sessionId?: string;
-      thread?: undefined;
-    }
-  | {
-      /** A thread to use as the session (a local thread of any store); its id is the session's. */
-      thread: Thread;
-      store?: ThreadStore;
-      sessionId?: undefined;
-    };
+import { readItems, readMutations, readTransactionArgs } from "./session-input.js";
 
 /** How often a change is tried again when another writer moved the thread between its read and its write. */
 const RETRIES = 50;
 /** Messages read per page when the session walks back from the end. */
 const PAGE = 64;
-/** Operation ids this package gives the thread: a digest of the SDK's id, then of the transaction. */
-const OPERATION_PREFIX = "openai-agents:";
-
 /**
- * Opens (or creates) the session's thread: `sessionId` names it, so another process resumes the session
- * with the same id. A given `thread` is used as it is.
+ * Operation ids this package gives the thread: `openai-agents:<generation>:<digest of the SDK's id>:<digest
+ * of the transaction>`, and `openai-agents:<generation>:clear` for a clear, which starts a new generation.
+ * The generation is the one of the thread's newest such id, so an SDK operation id is remembered until the
+ * session is cleared (as the SDK's own session forgets them) or the thread keeps no more of it.
  */
-export async function createSkeinSession(options: SkeinSessionOptions): Promise<SkeinSession> {
-  if (options.thread) return new SkeinSession(options.thread);
-  const { store } = options;
-  const id = options.sessionId ?? newSortableId();
-  try {
-    return new SkeinSession(await store.get(id));
-  } catch (error) {
-    if (!ThreadNotFoundError.isInstance(error)) throw error;
-  }
-  try {
-    return new SkeinSession(await store.create({ id }));
-  } catch (error) {
-    // Another process created it first: both use that one.
-    if (!ThreadExistsError.isInstance(error)) throw error;
-    return new SkeinSession(await store.get(id));
-  }
-}
+const OPERATION_PREFIX = "openai-agents:";
+const CLEAR = "clear";
+const FIRST_GENERATION = "0";
 
 /**
  * An OpenAI Agents SDK session kept in a skein thread: every item is one skein message, every change one
@@ -103,9 +68,11 @@ export class SkeinSession
     return this.#retrying(async () => (await this.#tail(limit)).items.slice(-limit));
   }
 
+  /** One atomic append of every item; a value it could not give back equal is a `SessionItemError`, nothing written. */
   async addItems(items: AgentInputItem[]): Promise<void> {
-    if (items.length === 0) return;
-    await this.thread.append(items.map(itemToMessage));
+    const checked = readItems(items);
+    if (checked.length === 0) return;
+    await this.thread.append(checked.map(itemToMessage));
   }
 
   /** Removes the latest item by a rollback (the thread's history keeps it) and returns it. */
@@ -119,57 +86,70 @@ export class SkeinSession
     });
   }
 
-  /** Empties the session by a rollback to its start; the thread's history keeps what it held. */
-  async clearSession(): Promise<void> {
-    const [last] = await this.thread.messages({ last: 1 });
-    if (last !== undefined) await this.thread.rollback("start");
-  }
-
   /**
-   * One atomic change, applied once per `operationId`: a retry with the same transaction writes nothing,
-   * the same id with another transaction is a `SessionHistoryError`, and so is a `replace_suffix` whose
-   * expected suffix is not the history's end (nothing written either way).
+   * Empties the session by a rollback to its start; the thread's history keeps what it held. The session
+   * forgets the operation ids of the transactions it applied: they guarded a history that is gone.
    */
-  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
-    const { operationId, transaction } = args ?? ({} as SessionHistoryTransactionArgs);
-    if (typeof operationId !== "string" || operationId.trim() === "") {
-      throw new SessionHistoryError("A history transaction needs a non-empty operationId.");
-    }
-    const encoded = encodeValue(transaction);
-    const known = `${OPERATION_PREFIX}${digest(operationId)}:`;
-    const id = `${known}${digest(canonicalJson(encoded)).slice(0, 32)}`;
+  async clearSession(): Promise<void> {
     await this.#retrying(async () => {
       await this.thread.refresh();
-      const applied = this.#operations().find((operation) => operation.startsWith(known));
-      if (applied === id) return;
-      if (applied !== undefined) {
-        throw new SessionHistoryError(
-          `Operation ${JSON.stringify(operationId)} was already applied with a different transaction.`,
-        );
-      }
-      await this.#apply(transaction, id);
+      const revision = this.thread.revision as number;
+      const [last] = await this.thread.messages({ last: 1 });
+      const operations = this.#operations();
+      const generation = currentGeneration(operations);
+      const remembers = operations.some(
+        (id) => id.startsWith(`${OPERATION_PREFIX}${generation}:`) && !id.endsWith(`:${CLEAR}`),
+      );
+      if (last === undefined && !remembers) return;
+      const next = randomBytes(8).toString("hex");
+      await this.thread.rollback("start", {
+        ifRevision: revision,
+        operationId: `${OPERATION_PREFIX}${next}:${CLEAR}`,
+      });
     });
   }
 
-  /** Rewrites history in one atomic change: each `replace_function_call` replaces the newest call with its callId. */
-  async applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void> {
-    const mutations = args?.mutations ?? [];
-    if (mutations.length === 0) return;
-    for (const mutation of mutations) encodeValue(mutation);
+  /**
+   * One atomic change, applied once per `operationId` until the session is cleared: a retry with the same
+   * transaction writes nothing, the same id with another transaction is a `SessionHistoryError`, and so is
+   * a `replace_suffix` whose expected suffix is not the history's end (nothing written either way). The
+   * arguments are read once.
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    const { operationId, transaction, encoded } = readTransactionArgs(args);
+    const transactionDigest = digest(canonicalJson(encoded)).slice(0, 32);
     await this.#retrying(async () => {
-      const callIds = new Set(mutations.map((mutation) => mutation.callId));
-      // Walk back until every call is found (or the start): the rewrite starts at the earliest one.
-      let tail = await this.#tail(1);
-      const found = () =>
-        new Set(
-          tail.items.flatMap((item) =>
-            item.type === "function_call" && callIds.has(item.callId) ? [item.callId] : [],
-          ),
+      await this.thread.refresh();
+      const revision = this.thread.revision as number;
+      const operations = this.#operations();
+      const known = `${OPERATION_PREFIX}${currentGeneration(operations)}:${digest(operationId)}:`;
+      const id = `${known}${transactionDigest}`;
+      const applied = operations.find((operation) => operation.startsWith(known));
+      if (applied === id) return;
+      if (applied !== undefined) {
+        throw new SessionHistoryError(
+          `Operation ${JSON.stringify(operationId)} was already applied with a different transaction; nothing was written.`,
         );
-      while (found().size < callIds.size && !tail.atStart) tail = await this.#tail(tail.items.length + PAGE);
+      }
+      await this.#apply(transaction, id, revision);
+    });
+  }
+
+  /**
+   * Rewrites history in one atomic change by the SDK's own rules (`applySessionHistoryMutations`): each
+   * `replace_function_call` puts its replacement where the first call with its callId was and drops every
+   * later call with that callId. Any call in the history may match, so the whole history is read.
+   */
+  async applyHistoryMutations(args: SessionHistoryRewriteArgs): Promise<void> {
+    const mutations = readMutations(args);
+    if (mutations.length === 0) return;
+    await this.#retrying(async () => {
+      const tail = await this.#tail(Number.POSITIVE_INFINITY);
       const items = applyMutations(tail.items, mutations);
-      const first = items.findIndex((item, index) => canonical(item) !== canonical(tail.items[index]));
-      if (first === -1) return;
+      const length = Math.max(items.length, tail.items.length);
+      let first = 0;
+      while (first < length && canonicalItem(items[first]) === canonicalItem(tail.items[first])) first++;
+      if (first === length) return;
       // Keep the messages before the first changed item; rewrite from there.
       let keep = 0;
       for (const count of tail.counts) {
@@ -180,19 +160,16 @@ export class SkeinSession
     });
   }
 
-  async #apply(transaction: SessionHistoryTransaction, operationId: string): Promise<void> {
+  /** Applies a checked transaction at `revision`, the one its operation ids were read at. */
+  async #apply(transaction: SessionHistoryTransaction, operationId: string, revision: number): Promise<void> {
     if (transaction.type === "append_items") {
-      await this.thread.append(transaction.items.map(itemToMessage), { operationId });
+      await this.thread.append(transaction.items.map(itemToMessage), { operationId, ifRevision: revision });
       return;
     }
-    if (transaction.type !== "replace_suffix") {
-      throw new SessionHistoryError(
-        `Unknown history transaction type ${JSON.stringify((transaction as { type?: unknown }).type)}.`,
-      );
-    }
-    const expected = transaction.expectedSuffix.map((item) => canonical(item));
+    const expected = transaction.expectedSuffix.map((item) => canonicalItem(item));
     const tail = await this.#tail(expected.length);
-    const actual = tail.items.slice(tail.items.length - expected.length).map((item) => canonical(item));
+    if (tail.revision !== revision) throw new MovedError();
+    const actual = tail.items.slice(tail.items.length - expected.length).map((item) => canonicalItem(item));
     if (tail.items.length < expected.length || actual.some((item, index) => item !== expected[index])) {
       throw new SessionHistoryError(
         "The session history no longer ends with the transaction's expected suffix; nothing was changed.",
@@ -305,26 +282,12 @@ interface Tail {
 /** The thread changed while the session read it page by page: read again. */
 class MovedError extends Error {}
 
+/** The generation of the thread's newest operation id of this package: a clear starts a new one. */
+function currentGeneration(operations: readonly string[]): string {
+  const newest = operations.findLast((id) => id.startsWith(OPERATION_PREFIX));
+  return newest?.slice(OPERATION_PREFIX.length).split(":")[0] ?? FIRST_GENERATION;
+}
+
 function digest(text: string): string {
   return createHash("sha256").update(text).digest("hex");
-}
-
-function canonical(item: unknown): string {
-  return canonicalJson(encodeValue(item));
-}
-
-/** The SDK's own rewrite rules, on items: see `applySessionHistoryMutations` in `@openai/agents-core`. */
-function applyMutations(items: AgentInputItem[], mutations: SessionHistoryMutation[]): AgentInputItem[] {
-  let next = items;
-  for (const mutation of mutations) {
-    if (mutation.type !== "replace_function_call") continue;
-    let replaced = false;
-    next = next.flatMap((item) => {
-      if (item.type !== "function_call" || item.callId !== mutation.callId) return [item];
-      if (replaced) return [];
-      replaced = true;
-      return [structuredClone(mutation.replacement)];
-    });
-  }
-  return next;
 }
