@@ -133,3 +133,42 @@ export class UnsupportedStoreFormatError extends SkeinError {
     );
   }
 }
+
+/**
+ * The store's directory cannot be made or used: a permission (`EACCES`, `EPERM`), a file system that refuses
+ * new directories (`/proc`, `/sys`), a file in the way, a read-only or full disk. `code` is the system's
+ * (`EACCES`, …) when it gave one; `path` is the directory or parent that failed, `cause` the system error.
+ */
+export class StoreDirectoryError extends StoreUnavailableError {
+  static override readonly marker: string = "skein.adapter-fs.StoreDirectoryError";
+  constructor(
+    readonly directory: string,
+    readonly path: string,
+    readonly reason: string,
+    readonly code: string | undefined,
+    options: SkeinErrorOptions = {},
+  ) {
+    super(
+      `Cannot open the store at ${directory}: ${reason}. Use a directory this process may create and write to.`,
+      { source: SOURCE, ...options },
+    );
+  }
+}
+
+/**
+ * A store opened with `create: false` (what `skein`'s reading commands and `migrate --from` do) found no
+ * store at its directory: the directory is missing, or holds no `skein-fs.json`. Nothing was created.
+ */
+export class StoreNotFoundError extends SkeinError {
+  static override readonly marker: string = "skein.adapter-fs.StoreNotFoundError";
+  constructor(
+    readonly directory: string,
+    readonly detail: string,
+    options: SkeinErrorOptions = {},
+  ) {
+    super(
+      `No store at ${directory}: ${detail}. Check the path, or create a store there (skein create, skein import, or open it without create: false).`,
+      { source: SOURCE, ...options },
+    );
+  }
+}

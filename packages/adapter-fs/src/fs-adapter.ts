@@ -1,4 +1,3 @@
-import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { InvalidStoreUrlError, type Registry, type SkeinAdapter } from "@skein/thread-core";
@@ -15,7 +14,8 @@ export type FsAdapterOptions = Omit<FsStoreOptions, "directory" | "registry" | "
 export interface FsAdapter extends SkeinAdapter {
   /**
    * Opens the store at a `file:` URL: `file:///abs/path`, or, given as a string, `file:./relative`,
-   * `file:relative` or `file:/abs` (relative to `process.cwd()`). The directory is created if missing.
+   * `file:relative` or `file:/abs` (relative to `process.cwd()`). The directory is created if missing,
+   * unless the adapter's options say `create: false` (then a path without a store is `StoreNotFoundError`).
    */
   openStore(
     url: URL | string,
@@ -36,9 +36,10 @@ export const fsLogStore = defineLogStore<FsStoreOptions>({
   // `file:./relative` as written: a URL object would make it absolute at the root.
   optionsFromText: fileUrlOptions,
   describe: (options) => options.url ?? pathToFileURL(resolve(options.directory)).href,
-  // A store opened by URL makes its directory at once, so that a path it cannot use fails on open.
-  verify: async (_driver, options) => {
-    await mkdir(options.directory, { recursive: true });
+  // A store opened by URL makes its directory (or finds its store) at once, so that a path it cannot use
+  // fails on open, with a `StoreDirectoryError` or `StoreNotFoundError`.
+  verify: async (driver) => {
+    await (driver as FsLogDriver).prepare();
   },
 });
 

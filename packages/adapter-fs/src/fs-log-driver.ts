@@ -44,8 +44,14 @@ const LOCAL_THREAD = Symbol("local thread");
 
 /** Options of `FsLogDriver`: the directory, durability and lock timing. */
 export interface FsLogDriverOptions {
-  /** The store's directory; created if missing. */
+  /** The store's directory; created if missing, unless `create` is false. */
   directory: string;
+  /**
+   * Whether a directory that holds no store yet is made one. With `false`, the store only opens an existing
+   * store: any operation on a missing one fails with `StoreNotFoundError`, creating nothing.
+   * @default true
+   */
+  create?: boolean;
   /** @default "fsync" */
   durability?: Durability;
   /** How long a writer waits for a thread's lock before `LockTimeoutError`. @default 10_000 */
@@ -92,9 +98,11 @@ export class FsLogDriver implements LogDriver, FsStorage {
   readonly #openFiles = new SegmentFileCache();
   #ready: Promise<void> | undefined;
   #closed = false;
+  readonly #create: boolean;
 
   constructor(options: FsLogDriverOptions) {
     this.layout = new StoreLayout(options.directory);
+    this.#create = options.create ?? true;
     this.files = new DurableFiles(options.durability ?? "fsync", this.layout.temporary);
     this.locks = new LockFiles({
       timeoutMs: options.lockTimeoutMs ?? 10_000,
@@ -380,10 +388,19 @@ export class FsLogDriver implements LogDriver, FsStorage {
     );
   }
 
+  /**
+   * Makes the store's directories (or, with `create: false`, finds the store), checks its format and clears
+   * leftovers: what every operation does first, once. `openStore` calls it so that a path that cannot hold
+   * a store fails on open.
+   */
+  async prepare(): Promise<void> {
+    await this.#run("open", async () => {});
+  }
+
   async #run<T>(operation: string, task: () => Promise<T>): Promise<T> {
     if (this.#closed) throw new StoreClosedError({ source: SOURCE });
     return guardInputOutput(operation, async () => {
-      this.#ready ??= this.layout.prepare(this.files);
+      this.#ready ??= this.layout.prepare(this.files, this.#create);
       try {
         await this.#ready;
       } catch (error) {

@@ -7,6 +7,13 @@ import { fsLogStore } from "./fs-adapter.js";
 export interface FsStoreOptions {
   /** The directory that holds the store, created on first use; relative paths start at `process.cwd()`. */
   directory: string;
+  /**
+   * Whether a directory that holds no store yet is made one (with its missing parents). `false` opens only an
+   * existing store: a missing one is a `StoreNotFoundError`, and nothing is created (what `skein ls` and
+   * `migrate --from` use, so that a typo in a path litters nothing).
+   * @default true
+   */
+  create?: boolean;
   /** The registry that parses and binds the store's threads. @default defaultRegistry() */
   registry?: Registry;
   /**

@@ -5,6 +5,8 @@ export {
   LockLostError,
   LockOutcomeUnknownError,
   LockTimeoutError,
+  StoreDirectoryError,
+  StoreNotFoundError,
   UnsupportedStoreFormatError,
 } from "./errors.js";
 export { type FsAdapter, type FsAdapterOptions, fsAdapter, parseFileUrl } from "./fs-adapter.js";

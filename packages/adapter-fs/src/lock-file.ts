@@ -37,6 +37,8 @@ export interface LockSettings {
 
 /** Waiters poll this often at most, so a lock handed over is taken within a few milliseconds. */
 const MAX_BACKOFF_MS = 4;
+/** How often a release that found `.break` held for timeoutMs tries again, in the background. */
+const RELEASE_RETRY_MS = 20;
 /** How long a process that just released a lock others want stays away before taking it again. */
 const HAND_OVER_MS = 8;
 /** Locks whose last turn is remembered for handing over; older turns are forgotten past this many. */
@@ -377,14 +379,41 @@ export class LockFiles {
   }
 
   async #releaseLock(path: string, own: OwnLock): Promise<void> {
+    let removed = true;
     try {
-      await this.#removeLock(path, own);
+      removed = await this.#removeLock(path, own);
+    } finally {
+      // Kept while the release goes on later: `isOwn` needs this name to tell the lock is still this one.
+      if (removed) removeIfPresent(own.unlinked);
+    }
+    if (!removed) void this.#releaseLater(path, own);
+  }
+
+  /**
+   * Goes on with a release that could not take `.break` within timeoutMs (its holder, another releaser or
+   * a breaker, stopped while it held it), off the caller's way, until `.break` is free. Left in place, a
+   * `"references"` lock of this live process would block every other writer for as long as this process
+   * lives, long after the stopped holder resumed: it is never taken over from a live owner on this host.
+   * A thread's lock taken over meanwhile (it went stale) is no longer this one and is left to its taker.
+   */
+  async #releaseLater(path: string, own: OwnLock): Promise<void> {
+    const breaker = `${path}.break`;
+    try {
+      while (!(this.#breaker.takeBreakerNow(breaker, own) || (await this.#breaker.takeBreaker(breaker)))) {
+        if (!isOwn(path, own)) return;
+        // Unreferenced: a process that ends meanwhile leaves a dead owner's lock, which is taken at once.
+        await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS).unref());
+      }
+      removeHoldingBreaker(path, own, breaker);
+    } catch {
+      // As before this retry: the lock is left to go stale (or, its process gone, to be taken at once).
     } finally {
       removeIfPresent(own.unlinked);
     }
   }
 
-  async #removeLock(path: string, own: OwnLock, options: { linkOwn?: boolean } = {}): Promise<void> {
+  /** Removes the lock under `.break`; false when `.break` stayed held for timeoutMs and the lock is still there. */
+  async #removeLock(path: string, own: OwnLock, options: { linkOwn?: boolean } = {}): Promise<boolean> {
     // Every lock is removed under `.break`, like a takeover: a breaker that judged it would otherwise
     // replace (or, judging it gone, remove), once it is gone, the lock a third process just created. A lock
     // taken over belongs to its new owner now: checked (`isOwn`) and removed at once, like its creation.
@@ -398,11 +427,12 @@ export class LockFiles {
       // that did so while another's `.break` stayed could be stopped between its check and its unlink, and
       // unlink, once that `.break` is gone, the lock a breaker gave to a third process.
       if (await this.#breaker.takeBreaker(breaker)) break;
-      // One that stays (stopped) leaves this lock to go stale and be taken over.
-      if (Date.now() >= until) return;
+      // One that stays (stopped): the caller goes on, and the lock is released later (`#releaseLater`).
+      if (Date.now() >= until) return false;
       await sleep(1);
     }
     removeHoldingBreaker(path, own, breaker);
+    return true;
   }
 
   /** `#releaseLock` without waiting: when `.break` is busy, the lock is left to go stale (an exiting process's). */

@@ -1,8 +1,9 @@
-import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
+import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { DurableFiles } from "./durable-files.js";
 import { hasCode, UnsupportedStoreFormatError } from "./errors.js";
 import { encodeName } from "./file-names.js";
+import { makeDirectories, makeDirectory, requireStore } from "./store-directory.js";
 
 /**
  * Version 2 keeps a thread's history in records/<id>.events; version 1 kept it inside the record. This code
@@ -38,6 +39,8 @@ export class StoreLayout {
   readonly temporary: string;
   readonly trash: string;
   readonly referencesLock: string;
+  /** The format marker, `skein-fs.json`: a directory without it holds no store. */
+  readonly marker: string;
 
   constructor(directory: string) {
     this.directory = resolve(directory);
@@ -47,6 +50,7 @@ export class StoreLayout {
     this.temporary = join(this.directory, "tmp");
     this.trash = join(this.directory, "trash");
     this.referencesLock = join(this.directory, "references.lock");
+    this.marker = join(this.directory, "skein-fs.json");
   }
 
   recordPath(threadId: string): string {
@@ -65,12 +69,17 @@ export class StoreLayout {
     return join(this.locks, `${encodeName(threadId)}.lock`);
   }
 
-  /** Creates the directories, checks the format, and clears what stopped writers left behind. */
-  async prepare(files: DurableFiles): Promise<void> {
+  /**
+   * Creates the directories, checks the format, and clears what stopped writers left behind. With `create`
+   * false, a directory that holds no store yet is a `StoreNotFoundError`, and nothing is created.
+   */
+  async prepare(files: DurableFiles, create = true): Promise<void> {
+    if (create) await makeDirectories(this.directory);
+    else await requireStore(this.directory, this.marker);
     for (const path of [this.records, this.segments, this.locks, this.temporary, this.trash]) {
-      await mkdir(path, { recursive: true });
+      await makeDirectory(path, this.directory);
     }
-    const marker = join(this.directory, "skein-fs.json");
+    const marker = this.marker;
     let found: { format?: unknown; version?: unknown } | undefined;
     try {
       found = JSON.parse(await readFile(marker, "utf8"));

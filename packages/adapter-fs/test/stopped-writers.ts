@@ -38,8 +38,8 @@ export function lockNow(path: string): { pid?: number; writes?: string } | undef
 
 /**
  * Stops `child` at random moments (`gapMs` apart at most, from `minGapMs`) until a stop lands while it
- * holds the lock at `lockPath` declaring `writes` (and none of the locks at `free`: the references lock,
- * which is never taken over from a live owner); gives up after `attempts` stops.
+ * holds the lock at `lockPath` declaring `writes` (and none of the locks at `free`, nor their `.break`: the
+ * references lock, which is never taken over from a live owner); gives up after `attempts` stops.
  */
 export async function stopWhileHolding(
   child: ChildProcess,
@@ -56,7 +56,10 @@ export async function stopWhileHolding(
     await until(() => isStopped(pid), "the writer to stop");
     const lock = lockNow(lockPath);
     // Not while it releases the lock (a few microseconds under `.break`): that blocks takeovers (README).
-    const holdsOther = free.some((path) => lockNow(path)?.pid === pid);
+    // Nor while it holds one of `free` or its `.break` (removing it): both block every writer that needs it.
+    const holdsOther = free.some(
+      (path) => lockNow(path)?.pid === pid || lockNow(`${path}.break`)?.pid === pid,
+    );
     if (
       lock?.pid === pid &&
       lock.writes === writes &&

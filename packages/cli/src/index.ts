@@ -1,4 +1,4 @@
-export { CliError, UsageError } from "./cli/cli-error.js";
+export { CliError, InvalidArgumentError, UsageError } from "./cli/cli-error.js";
 export type { Command, CommandContext, OptionSpec } from "./cli/command.js";
 export { AdapterLoadError, InvalidConfigError } from "./cli/config-errors.js";
 export { EXIT_CODES, type ExitCode } from "./cli/exit-codes.js";

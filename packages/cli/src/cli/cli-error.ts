@@ -28,3 +28,27 @@ export class UsageError extends CliError {
     super(message, EXIT_CODES.usage);
   }
 }
+
+/**
+ * A program called the CLI's API (`runCli`, `migrateThreads`) with an argument of the wrong kind: exit code 2
+ * when it ends a run. `argument` names the parameter, `expected` what it takes.
+ */
+export class InvalidArgumentError extends CliError {
+  static override readonly marker: string = "skein.cli.InvalidArgumentError";
+
+  constructor(
+    readonly argument: string,
+    readonly expected: string,
+    given: unknown,
+  ) {
+    super(`${argument} must be ${expected}; it was ${kindOf(given)}`, EXIT_CODES.usage);
+  }
+}
+
+/** What a wrong argument was, without its value (a string may hold a password). */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return "an array holding something other than strings";
+  if (typeof value === "object") return `an object (${value.constructor?.name ?? "without a prototype"})`;
+  return `a ${typeof value}`;
+}

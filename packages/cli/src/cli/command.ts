@@ -1,4 +1,5 @@
 import type { ThreadStore } from "@skein/thread-core";
+import type { CliStoreOptions } from "../store/open-cli-store.js";
 import type { Output } from "./output.js";
 
 /** A flag a command accepts, as `node:util` parseArgs reads it, plus what `--help` says about it. */
@@ -23,10 +24,16 @@ export interface CommandContext {
   stderr: Output;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   environment: NodeJS.ProcessEnv;
-  /** The store `--store`/`SKEIN_STORE` names, scoped by `--scope`; opened on first call, closed after the command. */
-  store(): Promise<ThreadStore>;
-  /** Opens another store (migrate's ends) in `tenant`'s scope (default: `--scope`), closed after the command. */
-  openStore(url: string, tenant?: string): Promise<ThreadStore>;
+  /**
+   * The store `--store`/`SKEIN_STORE` names, scoped by `--scope`; opened on first call, closed after the
+   * command. It must exist unless `create` (the commands that make threads from nothing: create, import, demo).
+   */
+  store(options?: CliStoreOptions): Promise<ThreadStore>;
+  /**
+   * Opens another store (migrate's ends) in `tenant`'s scope (default: `--scope`), closed after the command;
+   * it must exist unless `create`.
+   */
+  openStore(url: string, tenant?: string, options?: CliStoreOptions): Promise<ThreadStore>;
 }
 
 /** One `skein` command: its name, help text, options and what it runs. */

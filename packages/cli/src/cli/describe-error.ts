@@ -1,3 +1,4 @@
+import { StoreNotFoundError } from "@skein/adapter-fs";
 import {
   AdapterNotInstalledError,
   ConcurrencyError,
@@ -44,6 +45,7 @@ const EXIT_CODE_BY_ERROR: ReadonlyArray<[{ isInstance(value: unknown): boolean }
   [AdapterNotInstalledError, EXIT_CODES.store],
   [StoreUnavailableError, EXIT_CODES.store],
   [StoreClosedError, EXIT_CODES.store],
+  [StoreNotFoundError, EXIT_CODES.store],
 ];
 
 /** Errors from sockets and DNS that mean "the backend cannot be reached". */

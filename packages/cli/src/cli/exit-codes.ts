@@ -5,13 +5,17 @@ export const EXIT_CODES = {
   failure: 1,
   /** Unknown command or flag, a missing or malformed argument: only ever the command line, never a store's error. */
   usage: 2,
-  /** No such thread, checkpoint, message or input file. */
+  /** No such thread, checkpoint, message or input file, or no folder for `--out`. */
   notFound: 3,
   /** The id is taken, a message id was re-sent with other content, the thread moved on, or a migrate target differs. */
   conflict: 4,
   /** Input that is not valid JSON, not a valid thread state or message, or of an unknown type. */
   invalidData: 5,
-  /** The store URL is invalid, its adapter package is not installed, or the backend cannot be reached. */
+  /**
+   * The store URL is invalid, names no store to read (a `file:` path without one: only create, import, demo
+   * and migrate's destination make a store), its adapter package is not installed, or the backend cannot
+   * be reached.
+   */
   store: 6,
 } as const;
 
@@ -26,7 +30,7 @@ export const EXIT_CODE_HELP: ReadonlyArray<[ExitCode, string]> = [
     "failure: an operation the thread type cannot do, a system error, or an internal error (the line says so)",
   ],
   [EXIT_CODES.usage, "usage: unknown command or flag, missing or malformed argument (the command line only)"],
-  [EXIT_CODES.notFound, "not found: thread, checkpoint, message or input file"],
+  [EXIT_CODES.notFound, "not found: thread, checkpoint, message, input file, or --out folder"],
   [
     EXIT_CODES.conflict,
     "conflict: id taken, message re-sent with other content, revision moved, migrate target differs",
@@ -35,5 +39,8 @@ export const EXIT_CODE_HELP: ReadonlyArray<[ExitCode, string]> = [
     EXIT_CODES.invalidData,
     "invalid data: not JSON (with line and column), not a valid thread state or message",
   ],
-  [EXIT_CODES.store, "store: invalid URL, adapter package not installed, backend unreachable"],
+  [
+    EXIT_CODES.store,
+    "store: invalid URL, no store at the path (create or import makes one), adapter package not installed, backend unreachable",
+  ],
 ];

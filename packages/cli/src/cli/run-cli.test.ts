@@ -32,3 +32,17 @@ describe("runCli", () => {
     expect(run.stdout()).toBe("");
   });
 });
+
+describe("runCli's arguments", () => {
+  it('runCli("ls") (a string, not an array) exits 2 with one line saying what it takes, never a TypeError', async () => {
+    for (const wrong of ["ls", undefined, ["ls", 5]]) {
+      const run = capture(Readable.from([]));
+      const code = await runCli(wrong as unknown as string[], run.io);
+      expect(code).toBe(2);
+      expect(run.stderr()).toMatch(
+        /^skein: runCli's command line must be an array of strings, such as runCli\(\["ls", "--limit", "5"\]\); it was (a string|undefined|an array holding something other than strings)\n$/,
+      );
+      expect(run.stdout()).toBe("");
+    }
+  });
+});

@@ -4,8 +4,8 @@ import { ALL_COMMANDS } from "../commands/all-commands.js";
 import { configTypeList, loadConfigAdapters, readCliConfig } from "../store/cli-config.js";
 import { loadAdapterModules } from "../store/load-adapters.js";
 import { loadTypeModules } from "../store/load-types.js";
-import { openCliStore, storeUrlFrom } from "../store/open-cli-store.js";
-import { UsageError } from "./cli-error.js";
+import { type CliStoreOptions, openCliStore, storeUrlFrom } from "../store/open-cli-store.js";
+import { InvalidArgumentError, UsageError } from "./cli-error.js";
 import type { Command, CommandContext, OptionValues } from "./command.js";
 import { describeError, urlSecrets } from "./describe-error.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
@@ -30,12 +30,21 @@ export async function runCli(args: string[], io: CliIo = processIo()): Promise<E
   const stdout = new Output(io.stdout);
   const stderr = new Output(io.stderr);
   const opened: Array<() => Promise<void>> = [];
+  // Checked here, not assumed: `runCli("ls")` from JavaScript is a one-line error, never a TypeError.
+  const argv = isArgv(args) ? args : undefined;
   const secrets = urlSecrets([
     io.environment.SKEIN_STORE,
-    ...args.flatMap((arg) => [arg, arg.slice(arg.indexOf("=") + 1)]),
+    ...(argv ?? []).flatMap((arg) => [arg, arg.slice(arg.indexOf("=") + 1)]),
   ]);
   try {
-    const invocation = resolveInvocation(args);
+    if (argv === undefined) {
+      throw new InvalidArgumentError(
+        "runCli's command line",
+        'an array of strings, such as runCli(["ls", "--limit", "5"])',
+        args,
+      );
+    }
+    const invocation = resolveInvocation(argv);
     if (invocation.kind === "text") {
       await stdout.lines(invocation.text);
       return invocation.exitCode;
@@ -60,8 +69,8 @@ export async function runCli(args: string[], io: CliIo = processIo()): Promise<E
       process.cwd(),
     );
     const tenant = typeof values.scope === "string" ? values.scope : undefined;
-    const open = async (url: string, scope = tenant): Promise<ThreadStore> => {
-      const { store, close } = await openCliStore(url, scope);
+    const open = async (url: string, scope = tenant, options: CliStoreOptions = {}): Promise<ThreadStore> => {
+      const { store, close } = await openCliStore(url, scope, options);
       opened.push(close);
       return store;
     };
@@ -74,9 +83,11 @@ export async function runCli(args: string[], io: CliIo = processIo()): Promise<E
       stderr,
       stdin: io.stdin,
       environment: io.environment,
-      store: () => {
+      store: (options) => {
         main ??= open(
           storeUrlFrom(typeof values.store === "string" ? values.store : undefined, io.environment),
+          tenant,
+          options,
         );
         return main;
       },
@@ -86,11 +97,15 @@ export async function runCli(args: string[], io: CliIo = processIo()): Promise<E
     return EXIT_CODES.ok;
   } catch (error) {
     const { line, exitCode } = describeError(error, secrets);
-    await stderr.line(`skein: ${line}${usageHint(error, args)}`);
+    await stderr.line(`skein: ${line}${usageHint(error, argv ?? [])}`);
     return exitCode;
   } finally {
     for (const close of opened.reverse()) await close().catch(() => {});
   }
+}
+
+function isArgv(args: unknown): args is string[] {
+  return Array.isArray(args) && args.every((arg) => typeof arg === "string");
 }
 
 type Invocation =

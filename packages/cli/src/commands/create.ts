@@ -30,7 +30,7 @@ export const createCommand: Command = {
     const metadata = jsonObjectOption(context, "metadata");
     const type = stringOption(context, "type");
     const settings = { ...(id === undefined ? {} : { id }), ...(metadata ? { metadata } : {}) };
-    const store = await context.store();
+    const store = await context.store({ create: true });
     const thread = type === undefined ? await store.create(settings) : await store.create(type, settings);
     if (context.json)
       return context.stdout.json({ id: thread.id, type: thread.type, revision: thread.revision });

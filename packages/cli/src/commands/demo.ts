@@ -15,7 +15,7 @@ export const demoCommand: Command = {
   examples: ["skein demo", "SKEIN_STORE=memory: skein demo"],
   async run(context) {
     noMoreArguments(context, 0);
-    const store = await context.store();
+    const store = await context.store({ create: true });
     const line = (label: string, text = "") => context.stdout.line(`${label.padEnd(12)} ${text}`);
     const transcript = (messages: Message[]) =>
       context.stdout.lines(

@@ -1,8 +1,10 @@
-import { createWriteStream } from "node:fs";
-import { rename, rm } from "node:fs/promises";
-import { canonicalJson, type ThreadStore } from "@skein/thread-core";
-import { UsageError } from "../cli/cli-error.js";
+import { once } from "node:events";
+import { open, rename, rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import { canonicalJson, SkeinError, type ThreadStore } from "@skein/thread-core";
+import { CliError, UsageError } from "../cli/cli-error.js";
 import type { Command } from "../cli/command.js";
+import { EXIT_CODES } from "../cli/exit-codes.js";
 import { booleanOption, stringOption } from "../cli/option-values.js";
 import { Output } from "../cli/output.js";
 import { plural } from "../format/plural.js";
@@ -92,18 +94,42 @@ async function* listed(ids: string[]): AsyncGenerator<string[]> {
 
 async function writeFileAtomically<T>(path: string, write: (output: Output) => Promise<T>): Promise<T> {
   const temporary = `${path}.${process.pid}.partial`;
-  const stream = createWriteStream(temporary);
+  // Opened before anything is read, so a path that cannot be written fails at once, as a typed error: a
+  // stream opened lazily reported it as an "error" event that nothing listened to, and Node died with a stack.
+  const handle = await open(temporary, "w").catch((error: unknown) => {
+    throw outputError(path, error);
+  });
+  const stream = handle.createWriteStream();
+  let failed: unknown;
+  // A write that fails later (a full disk) rejects the wait for `drain` or `close` below; kept here too so
+  // that an error between two writes is never an unhandled "error" event.
+  stream.on("error", (error) => {
+    failed ??= error;
+  });
   try {
     const result = await write(new Output(stream));
-    await new Promise<void>((resolve, reject) => {
-      stream.once("error", reject);
-      stream.end(resolve);
-    });
+    stream.end();
+    await once(stream, "close");
+    if (failed !== undefined) throw failed;
     await rename(temporary, path);
     return result;
   } catch (error) {
     stream.destroy();
     await rm(temporary, { force: true });
-    throw error;
+    throw SkeinError.isInstance(error) ? error : outputError(path, failed ?? error);
   }
+}
+
+/** `--out FILE` could not be written: what the system said, as the CLI's error (exit 1, or 3 for a missing folder). */
+function outputError(path: string, error: unknown): CliError {
+  const code = (error as { code?: unknown }).code;
+  if (code === "ENOENT") {
+    return new CliError(
+      `cannot write --out ${path}: the directory ${dirname(path)} does not exist`,
+      EXIT_CODES.notFound,
+      { cause: error },
+    );
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return new CliError(`cannot write --out ${path}: ${reason}`, EXIT_CODES.failure, { cause: error });
 }

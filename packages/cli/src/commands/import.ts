@@ -29,7 +29,7 @@ export const importCommand: Command = {
     if (rename !== undefined && documents.length !== 1) {
       throw new UsageError(`--id renames one thread, but ${source} holds ${documents.length}`);
     }
-    const store = await context.store();
+    const store = await context.store({ create: true });
     const imported: Thread[] = [];
     for (const document of documents) {
       try {

@@ -44,8 +44,9 @@ export const migrateCommand: Command = {
     if (fromUrl === toUrl && fromScope === toScope)
       throw new UsageError("--from and --to name the same store and scope");
     const concurrency = integerOption(context, "concurrency", 1) ?? 8;
+    // Only the destination is made if missing: a source that holds no store is an error, not "0 threads".
     const from = await context.openStore(fromUrl, fromScope);
-    const to = await context.openStore(toUrl, toScope);
+    const to = await context.openStore(toUrl, toScope, { create: true });
     const progress = booleanOption(context, "quiet")
       ? undefined
       : createProgress(context.stderr.stream, "migrate");

@@ -1,3 +1,7 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { StoreNotFoundError } from "@skein/adapter-fs";
 import {
   canonicalJson,
   createRegistry,
@@ -7,6 +11,7 @@ import {
   type ThreadStore,
 } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
+import { InvalidArgumentError } from "../cli/cli-error.js";
 import { migrateThreads } from "./migrate-threads.js";
 
 async function storeWith(ids: string[], text = "hello"): Promise<ThreadStore> {
@@ -117,5 +122,51 @@ describe("migrateThreads", () => {
       import: { value: async () => Promise.reject(new StoreUnavailableError("the store went away")) },
     });
     await expect(migrateThreads(from, gone, { concurrency: 1 })).rejects.toThrow("the store went away");
+  });
+});
+
+describe("migrateThreads' store arguments", () => {
+  it("takes store URLs for either end, opens them and closes them after", async () => {
+    expect(await migrateThreads("memory:", "memory:")).toMatchObject({ total: 0, copied: 0 });
+    const directory = await mkdtemp(join(tmpdir(), "skein-migrate-urls-"));
+    try {
+      const source = await openStore(`file:${join(directory, "from")}`, { registry: createRegistry() });
+      await (await source.create({ id: "a" })).append({ role: "user", text: "hi" });
+      await source.close();
+      const report = await migrateThreads(
+        `file:${join(directory, "from")}`,
+        new URL(`file://${join(directory, "to")}`),
+      );
+      expect(report).toMatchObject({ total: 1, copied: 1 });
+      const copied = await openStore(`file:${join(directory, "to")}`, { registry: createRegistry() });
+      expect((await (await copied.get("a")).messages()).map((message) => message.contents)).toEqual([
+        [{ type: "text", text: "hi" }],
+      ]);
+      await copied.close();
+      // A source URL that holds no store is an error, and neither end is created.
+      await expect(
+        migrateThreads(`file:${join(directory, "missing")}`, `file:${join(directory, "dest")}`),
+      ).rejects.toSatisfy((error) => StoreNotFoundError.isInstance(error));
+      expect((await readdir(directory)).sort()).toEqual(["from", "to"]);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses, at the call, what is neither a store nor a URL, with InvalidArgumentError", async () => {
+    const store = await storeWith(["a"]);
+    for (const [from, to] of [
+      [{}, store],
+      [store, 42],
+      [null, "memory:"],
+    ] as const) {
+      const error = await migrateThreads(from as unknown as ThreadStore, to as unknown as ThreadStore).catch(
+        (caught: unknown) => caught,
+      );
+      expect(InvalidArgumentError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(
+        /^\[cli\] migrateThreads' (from|to) must be a ThreadStore or a store URL such as file:.\/.skein; it was /,
+      );
+    }
   });
 });

@@ -13,6 +13,8 @@ import {
   UnsupportedOperationError,
   UnsupportedVersionError,
 } from "@skein/thread-core";
+import { InvalidArgumentError } from "../cli/cli-error.js";
+import { type CliStoreOptions, openCliStore } from "../store/open-cli-store.js";
 
 /** Options of `migrateThreads`: whether differing threads are overwritten, how many are copied at once, and progress. */
 export interface MigrateOptions {
@@ -63,11 +65,53 @@ const THREAD_ERRORS: ReadonlyArray<{ isInstance(value: unknown): boolean }> = [
  * was interrupted (even killed) finishes the rest when run again, and a thread is never written twice.
  * A destination thread is only complete once its record exists (stores write the record last), so a
  * thread cut off halfway is simply copied again. Every copy is read back and compared.
+ *
+ * Either end may be a store URL instead of a store: it is opened for the run and closed after it (a `file:`
+ * source must hold a store, `StoreNotFoundError` otherwise; a destination is made if missing).
+ * @example await migrateThreads("file:./.skein", "redis://localhost:6379");
  */
 export async function migrateThreads(
+  from: ThreadStore | string | URL,
+  to: ThreadStore | string | URL,
+  options: MigrateOptions = {},
+): Promise<MigrateReport> {
+  // Checked before anything is opened, so a wrong `to` leaves no source open.
+  storeArgument("migrateThreads' from", from);
+  storeArgument("migrateThreads' to", to);
+  const opened: Array<() => Promise<void>> = [];
+  try {
+    // A URL is opened here and closed after: the source must hold a store, the destination is made if missing.
+    const source = await ownStore(from, { create: false }, opened);
+    const destination = await ownStore(to, { create: true }, opened);
+    return await migrateStores(source, destination, options);
+  } finally {
+    for (const close of opened.reverse()) await close().catch(() => {});
+  }
+}
+
+/** Refuses, at the call, what is neither a store nor a store URL. */
+function storeArgument(argument: string, value: unknown): void {
+  if (typeof value === "string" || value instanceof URL) return;
+  const store = value as Partial<ThreadStore> | null;
+  if (typeof store?.list === "function" && typeof store.export === "function") return;
+  throw new InvalidArgumentError(argument, "a ThreadStore or a store URL such as file:./.skein", value);
+}
+
+async function ownStore(
+  value: ThreadStore | string | URL,
+  options: CliStoreOptions,
+  opened: Array<() => Promise<void>>,
+): Promise<ThreadStore> {
+  if (typeof value !== "string" && !(value instanceof URL)) return value;
+  const { store, close } = await openCliStore(String(value), undefined, options);
+  opened.push(close);
+  return store;
+}
+
+async function migrateStores(
   from: ThreadStore,
   to: ThreadStore,
-  options: MigrateOptions = {},
+  options: MigrateOptions,
 ): Promise<MigrateReport> {
   const started = Date.now();
   const ids = await listAll(from);

@@ -1,4 +1,6 @@
-import { InvalidThreadIdError, openStore, type ThreadStore } from "@skein/thread-core";
+import { fsAdapter } from "@skein/adapter-fs";
+import { InvalidThreadIdError, openStore, type SkeinAdapter, type ThreadStore } from "@skein/thread-core";
+import { findStoreAdapter } from "@skein/thread-core/driver";
 import { UsageError } from "../cli/cli-error.js";
 
 /** The embedded default: files under ./.skein, no server needed. */
@@ -9,6 +11,16 @@ export function storeUrlFrom(flag: string | undefined, environment: NodeJS.Proce
   return flag ?? (environment.SKEIN_STORE || DEFAULT_STORE_URL);
 }
 
+/** How the CLI opens a store: whether a path that holds no store yet may be made one. */
+export interface CliStoreOptions {
+  /**
+   * Make the store if the URL names none yet (`create`, `import`, `demo`, migrate's destination). Otherwise a
+   * `file:` path without a store fails with `StoreNotFoundError` and nothing is created: a typo in a path
+   * read from (`ls`, `show`, migrate's source) must not leave a directory behind. @default false
+   */
+  create?: boolean;
+}
+
 /**
  * Opens a store by URL and, given a tenant, narrows it to that scope. `close` closes the store itself:
  * closing a scope releases nothing.
@@ -16,8 +28,9 @@ export function storeUrlFrom(flag: string | undefined, environment: NodeJS.Proce
 export async function openCliStore(
   url: string,
   tenant: string | undefined,
+  options: CliStoreOptions = {},
 ): Promise<{ store: ThreadStore; close: () => Promise<void> }> {
-  const root = await openStore(url);
+  const root = await openStore(url, { adapters: await mustExistAdapters(url, options) });
   if (tenant === undefined) return { store: root, close: () => root.close() };
   try {
     return { store: root.scope(tenant), close: () => root.close() };
@@ -30,4 +43,15 @@ export async function openCliStore(
     }
     throw error;
   }
+}
+
+/**
+ * The fs adapter that opens only existing stores, for a `file:` URL that must name one. Only when the
+ * `file:` scheme is adapter-fs's: an adapter that `--adapter` registered for it in its place is used as it is.
+ */
+async function mustExistAdapters(url: string, options: CliStoreOptions): Promise<SkeinAdapter[]> {
+  if (options.create === true || !/^file:/i.test(url)) return [];
+  const registered = await findStoreAdapter("file");
+  const ours = fsAdapter({ create: false });
+  return registered.packageName === ours.packageName ? [ours] : [];
 }

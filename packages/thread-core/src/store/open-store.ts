@@ -79,10 +79,17 @@ function parseStoreUrl(url: string | URL): URL {
       "expected a URL such as memory:, file:./.skein or redis://localhost:6379",
     );
   }
+  // A typo such as `file:` must not open (and litter) the working directory: `file:.` says "here".
+  if (/^file:(\/\/)?([?#].*)?$/i.test(url)) {
+    throw new InvalidStoreUrlError(
+      redactUrlText(url),
+      "it names no directory (write file:./path, or file:. for the working directory)",
+    );
+  }
   try {
     // WHATWG URLs make `file:./x` into `file:///x`; a relative path is relative to the working directory.
     const relative = /^file:(?!\/\/)([^?#]*)(.*)$/.exec(url);
-    if (relative) return new URL(`${pathToFileURL(resolve(relative[1] || ".")).href}${relative[2]}`);
+    if (relative) return new URL(`${pathToFileURL(resolve(relative[1] as string)).href}${relative[2]}`);
     return new URL(url);
   } catch {
     // Node's ERR_INVALID_URL keeps the input, password and all, so it is not kept as the cause.
