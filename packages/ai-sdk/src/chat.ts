@@ -7,6 +7,7 @@ import {
   UnsupportedOperationError,
 } from "@skein/thread-core";
 import type { UIMessage } from "ai";
+import { assertIfRevision, assertOptions, assertThread, assertUIMessages } from "./chat-arguments.js";
 import { SOURCE } from "./errors.js";
 import { fromUIMessages } from "./from-ui-messages.js";
 import { planSave, type StoredChat } from "./save-plan.js";
@@ -36,6 +37,7 @@ export interface SaveChatResult {
  * @example const messages = await loadChat(await store.get(chatId))
  */
 export async function loadChat(thread: Thread): Promise<UIMessage[]> {
+  assertThread("loadChat", thread);
   return toUIMessages(await thread.messages());
 }
 
@@ -51,6 +53,10 @@ export async function saveChat(
   uiMessages: readonly UIMessage[],
   options: SaveChatOptions = {},
 ): Promise<SaveChatResult> {
+  assertThread("saveChat", thread);
+  assertUIMessages("saveChat", "uiMessages", uiMessages);
+  assertOptions("saveChat", options);
+  assertIfRevision("saveChat", options.ifRevision);
   const target = runTarget(thread) ?? thread;
   if (isServiceThread(target)) {
     // The service gives messages ids of its own and keeps no metadata: a save could not tell what it holds.

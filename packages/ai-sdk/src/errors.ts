@@ -36,3 +36,24 @@ export class ChatMismatchError extends SkeinError {
     );
   }
 }
+
+/**
+ * A function of this package was called with an argument it cannot use (`argument` names it, `expected` says
+ * what it takes, `received` what it got). Raised before anything is read or written, so a forgotten `await` or
+ * a swapped argument fails at the call, not halfway through a streamed reply.
+ */
+export class ChatArgumentError extends SkeinError {
+  static override readonly marker: string = "skein.ai-sdk.ChatArgumentError";
+  constructor(
+    readonly call: string,
+    readonly argument: string,
+    readonly expected: string,
+    readonly received: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${call} needs ${argument} to be ${expected}, not ${received}; nothing was written.`, {
+      ...options,
+      source: SOURCE,
+    });
+  }
+}

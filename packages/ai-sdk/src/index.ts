@@ -1,5 +1,5 @@
 export { loadChat, type SaveChatOptions, type SaveChatResult, saveChat } from "./chat.js";
-export { ChatMismatchError, MessageMappingError } from "./errors.js";
+export { ChatArgumentError, ChatMismatchError, MessageMappingError } from "./errors.js";
 export { fromModelMessages } from "./from-model-messages.js";
 export { fromUIMessages } from "./from-ui-messages.js";
 export { type PersistChatOptions, type PersistChatStreamOptions, persistChat } from "./persist-chat.js";

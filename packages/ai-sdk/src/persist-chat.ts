@@ -1,6 +1,9 @@
 import { newSortableId, type Thread } from "@skein/thread-core";
 import type { UIMessage, UIMessageStreamOptions } from "ai";
 import { loadChat, saveChat } from "./chat.js";
+import { assertIfRevision, assertThread, assertUIMessages, describeValue } from "./chat-arguments.js";
+import { ChatArgumentError } from "./errors.js";
+import { isRecord } from "./namespace.js";
 
 /** Options of `persistChat`: the thread, the messages the UI sent and the revision to check. */
 export interface PersistChatOptions<Message extends UIMessage = UIMessage> {
@@ -21,12 +24,19 @@ export type PersistChatStreamOptions<Message extends UIMessage = UIMessage> = Re
  * The options for `result.toUIMessageStreamResponse(…)` that keep the chat in `thread`: the client's messages as
  * `originalMessages`, skein's sortable ids for new messages, and an `onFinish` that saves the chat with
  * `saveChat`. A stream that was aborted or failed saves what completed: parts still streaming are left out.
+ * Its arguments are checked here, before any reply streams, so a missing thread cannot lose the chat in `onFinish`.
  * @example return result.toUIMessageStreamResponse(await persistChat({ thread, messages }))
  */
 export async function persistChat<Message extends UIMessage = UIMessage>(
   options: PersistChatOptions<Message>,
 ): Promise<PersistChatStreamOptions<Message>> {
+  if (!isRecord(options)) {
+    throw new ChatArgumentError("persistChat", "its options", "{ thread, messages }", describeValue(options));
+  }
   const { thread, ifRevision } = options;
+  assertThread("persistChat", thread);
+  if (options.messages !== undefined) assertUIMessages("persistChat", "messages", options.messages);
+  assertIfRevision("persistChat", ifRevision);
   const originalMessages = options.messages ?? ((await loadChat(thread)) as Message[]);
   return {
     originalMessages,

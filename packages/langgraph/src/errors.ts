@@ -66,3 +66,24 @@ export class MessageMappingError extends SkeinError {
     super(detail, { ...options, source: SOURCE });
   }
 }
+
+/**
+ * The saver or one of its methods was called with an argument it cannot use (`argument` names it, `expected`
+ * says what it takes, `received` what it got). Raised at the call, before anything is read or written, so a
+ * store URL or a Promise given as the store fails at construction, not at the graph's first step.
+ */
+export class CheckpointerArgumentError extends SkeinError {
+  static override readonly marker: string = "skein.langgraph.CheckpointerArgumentError";
+  constructor(
+    readonly call: string,
+    readonly argument: string,
+    readonly expected: string,
+    readonly received: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${call} needs ${argument} to be ${expected}, not ${received}; nothing was written.`, {
+      ...options,
+      source: SOURCE,
+    });
+  }
+}

@@ -1,6 +1,7 @@
 export {
   CheckpointConfigError,
   CheckpointExistsError,
+  CheckpointerArgumentError,
   CheckpointRecordError,
   MessageMappingError,
 } from "./errors.js";

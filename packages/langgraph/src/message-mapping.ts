@@ -7,6 +7,7 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import type { Content, JsonValue, Message, MessageInput } from "@skein/thread-core";
+import { describeValue } from "./describe-value.js";
 import { MessageMappingError } from "./errors.js";
 
 /**
@@ -161,7 +162,23 @@ function fromOne(message: BaseMessage): MessageInput {
  * @example await thread.append(fromLangChainMessages(state.messages));
  */
 export function fromLangChainMessages(messages: readonly BaseMessage[]): MessageInput[] {
-  return messages.map(fromOne);
+  assertArray("fromLangChainMessages", "LangChain messages", messages);
+  return messages.map((message, index) => {
+    if (typeof (message as Partial<BaseMessage> | null)?.getType !== "function") {
+      // A plain { role, content } is what a chat model takes, but it carries no LangChain type to map from.
+      throw new MessageMappingError(
+        `fromLangChainMessages takes LangChain message objects (new HumanMessage(…), or coerceMessageLikeToMessage from @langchain/core/messages for { role, content }); item ${index} is ${typeof message === "object" && message !== null ? "a plain object (no getType())" : describeValue(message)}.`,
+      );
+    }
+    return fromOne(message);
+  });
+}
+
+/** A mapping's argument is an array: one message, or nothing, is refused with what was meant. */
+function assertArray(call: string, what: string, value: unknown): void {
+  if (!Array.isArray(value)) {
+    throw new MessageMappingError(`${call} takes an array of ${what}, not ${describeValue(value)}.`);
+  }
 }
 
 function contentsOfInput(message: Message | MessageInput): Content[] {
@@ -285,5 +302,17 @@ function toolMessages(
  * A skein thread can seed a graph: `graph.invoke({ messages: toLangChainMessages(await thread.messages()) })`.
  */
 export function toLangChainMessages(messages: ReadonlyArray<Message | MessageInput>): BaseMessage[] {
-  return messages.flatMap(toOne);
+  assertArray("toLangChainMessages", "skein messages (await thread.messages())", messages);
+  return messages.flatMap((message, index) => {
+    const shaped =
+      typeof message === "object" &&
+      message !== null &&
+      ("contents" in message ? Array.isArray(message.contents) : typeof message.text === "string");
+    if (!shaped) {
+      throw new MessageMappingError(
+        `toLangChainMessages takes skein messages (with contents, or the { role, text } shorthand); item ${index} is ${typeof message === "object" && message !== null ? "an object with neither" : describeValue(message)}.`,
+      );
+    }
+    return toOne(message);
+  });
 }

@@ -32,12 +32,22 @@ import { CheckpointConfigError, CheckpointExistsError } from "./errors.js";
 import { LangGraphThreads, type Target } from "./langgraph-threads.js";
 import { RecordsPut } from "./records-put.js";
 import { checkpointIdOf, namespaceOf, threadIdOf } from "./runnable-config.js";
+import {
+  assertCheckpoint,
+  assertConfig,
+  assertThreadId,
+  assertWrites,
+  checkSaverOptions,
+} from "./saver-arguments.js";
 import { skeinThreadId } from "./skein-thread-ids.js";
 import { storeValue } from "./stored-value.js";
 
 /** Options of `SkeinCheckpointSaver`: the store that keeps LangGraph's checkpoints. */
 export interface SkeinCheckpointSaverOptions {
-  /** Any skein store: `memory:`, `file:`, `redis://`, or one an adapter package opens. */
+  /**
+   * An open skein store (`await openStore(url)`) on `memory:`, `file:`, `redis://`, or one an adapter package
+   * opens. A URL string is refused here: `SkeinCheckpointSaver.open(url)` opens it and closes it on `close()`.
+   */
   store: ThreadStore;
   /**
    * Where this saver's skein threads live: `<prefix><thread_id>/<checkpoint_ns>`, escaped. At most 64
@@ -49,8 +59,6 @@ export interface SkeinCheckpointSaverOptions {
   /** Close the store when the saver is closed. @default false; true for `SkeinCheckpointSaver.open` */
   ownsStore?: boolean;
 }
-
-const MAX_PREFIX = 64;
 
 /**
  * A LangGraph checkpointer on any skein store. Each (thread_id, checkpoint_ns) is one skein thread whose
@@ -68,13 +76,11 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
   readonly #recordsPut = new RecordsPut();
 
   constructor(options: SkeinCheckpointSaverOptions) {
-    super(options.serde);
-    this.store = options.store;
-    this.prefix = options.prefix ?? "langgraph/";
-    if (this.prefix.length > MAX_PREFIX) {
-      throw new CheckpointConfigError("prefix", `is longer than ${MAX_PREFIX} characters`);
-    }
-    this.#ownsStore = options.ownsStore ?? false;
+    const checked = checkSaverOptions(options);
+    super(checked.serde);
+    this.store = checked.store;
+    this.prefix = checked.prefix;
+    this.#ownsStore = checked.ownsStore;
     this.#threads = new LangGraphThreads(this.store, this.prefix);
     this.#tuples = new CheckpointTuples(this.serde, (current) => this.getNextVersion(current));
   }
@@ -93,6 +99,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    assertConfig("getTuple", config);
     const threadId = threadIdOf(config, false);
     if (threadId === undefined) return undefined;
     const target = this.#threads.target(threadId, namespaceOf(config));
@@ -110,6 +117,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    assertConfig("list", config);
     const threadId = threadIdOf(config, false);
     const namespace = config.configurable?.checkpoint_ns as string | undefined;
     const checkpointId = checkpointIdOf(config);
@@ -140,6 +148,8 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
+    assertConfig("put", config);
+    assertCheckpoint(checkpoint);
     const threadId = threadIdOf(config, true) as string;
     const target = this.#threads.target(threadId, namespaceOf(config));
     const parentId = checkpointIdOf(config) || undefined;
@@ -191,6 +201,8 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
     taskId: string,
     taskPath?: string,
   ): Promise<void> {
+    assertConfig("putWrites", config);
+    assertWrites(writes);
     const threadId = threadIdOf(config, true) as string;
     const checkpointId = checkpointIdOf(config);
     if (!checkpointId) {
@@ -219,6 +231,7 @@ export class SkeinCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async deleteThread(threadId: string): Promise<void> {
+    assertThreadId(threadId);
     for await (const target of this.#threads.targets(String(threadId), undefined)) {
       this.#threads.forget(target.skeinId);
       this.#tuples.forget(target.skeinId);

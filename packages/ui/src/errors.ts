@@ -22,3 +22,21 @@ export class UiAssetsMissingError extends SkeinError {
     );
   }
 }
+
+/**
+ * `startUi` was given an option it cannot use (`option` names it, `expected` says what it takes, `received`
+ * what it got). Raised before the server listens, so a bad port never turns into a pipe path and a bad store
+ * never into a server that answers 500 to everything.
+ */
+export class UiOptionsError extends SkeinError {
+  static override readonly marker: string = "skein.ui.UiOptionsError";
+  constructor(
+    readonly option: string,
+    readonly expected: string,
+    readonly received: string,
+  ) {
+    super(`startUi needs ${option} to be ${expected}, not ${received}; no server was started.`, {
+      source: "ui",
+    });
+  }
+}

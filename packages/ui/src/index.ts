@@ -15,5 +15,5 @@ export type {
   WriteRequest,
   WriteResult,
 } from "./api-types.js";
-export { UiAssetsMissingError, UiRequestError } from "./errors.js";
+export { UiAssetsMissingError, UiOptionsError, UiRequestError } from "./errors.js";
 export { startUi, type UiOptions, type UiServer } from "./server/start-ui.js";

@@ -1,26 +1,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ThreadStore } from "@skein/thread-core";
 import type { UiInfo } from "../api-types.js";
 import { UiRequestError } from "../errors.js";
 import { hostAllowed, newAccessToken, requestToken, SECURITY_HEADERS, tokenMatches } from "./access-token.js";
 import { routeApi } from "./api-routes.js";
 import { describeApiError } from "./error-status.js";
 import { loadStaticAssets, pageHtml } from "./static-assets.js";
+import { checkUiOptions, type UiOptions } from "./ui-options.js";
 
-/** Options of `startUi`: the store, the port, whether writes are allowed and how often to poll. */
-export interface UiOptions {
-  /** The store to show; the UI does not close it. */
-  store: ThreadStore;
-  /** @default 0 (a free port) */
-  port?: number;
-  /** Offer fork, checkpoint and rollback. @default false (read-only) */
-  write?: boolean;
-  /** How often an open thread is checked for changes, in milliseconds. @default 1500 */
-  pollInterval?: number;
-}
+export type { UiOptions } from "./ui-options.js";
 
-/** A running UI: its URL, access token and port, and `close()`. */
+/** A running UI: its URL, access token and port, and `close()` (which closes the store if the UI opened it). */
 export interface UiServer {
   /** The address to open, access token included: `http://127.0.0.1:PORT/?token=…`. */
   url: string;
@@ -34,17 +24,16 @@ const MAX_BODY = 64 * 1024;
 
 /**
  * Serves the UI over `store` on 127.0.0.1 only. Every request must carry the random token of the
- * returned URL; the page and its assets are served from the package, nothing from elsewhere.
+ * returned URL; the page and its assets are served from the package, nothing from elsewhere. Options are
+ * checked before anything starts (`UiOptionsError`); a store URL is opened here and closed by `close()`.
  * @example const ui = await startUi({ store }); console.log(ui.url);
  */
 export async function startUi(options: UiOptions): Promise<UiServer> {
   const assets = loadStaticAssets();
+  const checked = await checkUiOptions(options);
+  const { store } = checked;
   const token = newAccessToken();
-  const info: UiInfo = {
-    storeUrl: options.store.url,
-    write: options.write === true,
-    pollInterval: options.pollInterval ?? 1500,
-  };
+  const info: UiInfo = { storeUrl: store.url, write: checked.write, pollInterval: checked.pollInterval };
   let port = 0;
   const server = createServer((request, response) => {
     handle(request, response).catch((error) => sendError(response, error));
@@ -63,28 +52,35 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
       return send(response, 200, "text/css; charset=utf-8", assets.style);
     if (url.pathname.startsWith("/api/")) {
       if (method !== "GET" && method !== "HEAD") assertSameOrigin(request, port);
-      const result = await routeApi({ store: options.store, info }, method, url, () => readJsonBody(request));
+      const result = await routeApi({ store, info }, method, url, () => readJsonBody(request));
       return send(response, 200, "application/json; charset=utf-8", JSON.stringify(result));
     }
     throw new UiRequestError(404, `Nothing at ${url.pathname}.`);
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(checked.port, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    if (checked.ownsStore) await store.close();
+    throw error;
+  }
   port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     token,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      if (checked.ownsStore) await store.close();
+    },
   };
 }
 
