@@ -36,6 +36,11 @@ export interface FoundryAdapter extends SkeinAdapter {
   agentsClient(): AgentsClient;
   /** The project's OpenAI-compatible client (conversations, responses). */
   openAIClient(): FoundryOpenAIClient;
+  /**
+   * Resolves once the agents client's credential gives a token, sending no request; else rejects with
+   * `FoundryCredentialError`. Every call through the agents client is checked first.
+   */
+  checkAgentsCredential(signal: AbortSignal): Promise<void>;
 }
 
 /** Whether a value is an adapter made by `foundryAdapter` (of any installed copy of this package). */

@@ -169,7 +169,10 @@ export class FoundryCredentialError extends FoundryServiceError {
     super(message, { ...details, retryable: false }, options);
   }
 
-  /** The credential threw instead of giving a token; its `cause` is the credential's error, scrubbed. */
+  /**
+   * The credential gave no token (it threw, or resolved none), so nothing was sent; its `cause` is the
+   * credential's error, scrubbed (for a null token, an error that says so).
+   */
   static noToken(detail: string, options: SkeinErrorOptions = {}): FoundryCredentialError {
     return new FoundryCredentialError(
       `The Azure credential gave no token for Foundry: ${redactSecrets(detail)} ` +

@@ -1,7 +1,6 @@
 import { AgentsClient } from "@azure/ai-agents";
 import { AIProjectClient } from "@azure/ai-projects";
-import { DefaultAzureCredential, type TokenCredential } from "@azure/identity";
-import { redactedError, rememberSecret } from "@skein/thread-core";
+import { DefaultAzureCredential, getBearerTokenProvider, type TokenCredential } from "@azure/identity";
 import {
   FOUNDRY_ADAPTER,
   type FoundryAdapter,
@@ -10,9 +9,11 @@ import {
   type FoundrySettings,
   PACKAGE_NAME,
 } from "./adapter-lookup.js";
+import { bearerTokenCheck, type CredentialCheck } from "./bearer-token-check.js";
 import { foundryThreadType } from "./classic/agent-thread-type.js";
 import { foundryConversationType } from "./conversation/conversation-thread-type.js";
-import { FoundryConfigurationError, FoundryCredentialError } from "./errors.js";
+import { FOUNDRY_SCOPE, guardedCredential, projectCredential } from "./credential-guard.js";
+import { FoundryConfigurationError } from "./errors.js";
 
 /**
  * How the clients send requests. Production leaves this unset and the SDKs use their own HTTPS transports.
@@ -61,9 +62,12 @@ export function foundryAdapter(options: FoundryAdapterOptions = {}): FoundryAdap
   let projectClient = options.projectClient;
   let agentsClient = options.agentsClient;
   let openAIClient: FoundryOpenAIClient | undefined;
+  let agentsCheck: CredentialCheck | undefined;
+  // A ready project client's credential is the one its project answers to: a missing agents client uses it too.
   const credentialToUse = () => {
-    credential ??= new DefaultAzureCredential();
-    return rememberingTokens(credential);
+    credential ??=
+      (options.projectClient && projectCredential(options.projectClient)) ?? new DefaultAzureCredential();
+    return guardedCredential(credential);
   };
   const clientOptions = {
     ...(options.transport?.httpClient ? { httpClient: options.transport.httpClient } : {}),
@@ -82,6 +86,14 @@ export function foundryAdapter(options: FoundryAdapterOptions = {}): FoundryAdap
     );
     return projectClient;
   };
+  const agents = (): AgentsClient => {
+    agentsClient ??= new AgentsClient(
+      requireEndpoint(endpoint, "foundry.thread"),
+      credentialToUse(),
+      clientOptions,
+    );
+    return agentsClient;
+  };
   return Object.freeze({
     [FOUNDRY_ADAPTER]: true as const,
     specificationVersion: "v1" as const,
@@ -91,48 +103,29 @@ export function foundryAdapter(options: FoundryAdapterOptions = {}): FoundryAdap
     endpoint,
     settings,
     projectClient: project,
-    agentsClient(): AgentsClient {
-      agentsClient ??= new AgentsClient(
-        requireEndpoint(endpoint, "foundry.thread"),
-        credentialToUse(),
-        clientOptions,
-      );
-      return agentsClient;
+    agentsClient: agents,
+    async checkAgentsCredential(signal: AbortSignal): Promise<void> {
+      agentsCheck ??= bearerTokenCheck(agents(), endpoint) ?? (async () => undefined);
+      await agentsCheck(signal);
     },
     openAIClient(): FoundryOpenAIClient {
       if (openAIClient) return openAIClient;
       const client = project().getOpenAIClient(
         options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries },
       );
-      // getOpenAIClient() sets its own `fetch`; withOptions keeps its token provider and headers.
-      openAIClient = options.transport?.fetch
-        ? client.withOptions({ fetch: options.transport.fetch })
-        : client;
+      // The token function getOpenAIClient() sets asks the project's credential directly, and the openai
+      // client reports its failure in an untyped error of its own: ask the same credential through the
+      // guard instead. getOpenAIClient() also sets its own `fetch`; withOptions keeps the rest.
+      const credentialOfProject = projectCredential(project());
+      openAIClient = client.withOptions({
+        ...(credentialOfProject
+          ? { apiKey: getBearerTokenProvider(guardedCredential(credentialOfProject), FOUNDRY_SCOPE) }
+          : {}),
+        ...(options.transport?.fetch ? { fetch: options.transport.fetch } : {}),
+      });
       return openAIClient;
     },
   });
-}
-
-/**
- * The credential, remembering each token it hands out (`rememberSecret`), so no error or stored failure can
- * quote one back, even where it is not shaped like a token.
- */
-function rememberingTokens(credential: TokenCredential): TokenCredential {
-  return {
-    async getToken(scopes, options) {
-      let token: Awaited<ReturnType<TokenCredential["getToken"]>>;
-      try {
-        token = await credential.getToken(scopes, options);
-      } catch (error) {
-        // Both SDKs pass this on (the openai client inside its own error), so mapServiceError finds it.
-        throw FoundryCredentialError.noToken(error instanceof Error ? error.message : String(error), {
-          cause: redactedError(error),
-        });
-      }
-      rememberSecret(token?.token);
-      return token;
-    },
-  };
 }
 
 /**

@@ -30,6 +30,11 @@ export interface CallLimits {
   requestTimeoutMs: number;
   /** The caller's signal: its abort is rethrown as is, never wrapped. */
   signal?: AbortSignal | undefined;
+  /**
+   * Run first, under the same deadline, for a client whose credential failures cannot be recognised once
+   * the call is made (see `bearerTokenCheck`): it rejects with `FoundryCredentialError`, and nothing is sent.
+   */
+  checkCredential?: ((signal: AbortSignal) => Promise<void>) | undefined;
 }
 
 /**
@@ -44,6 +49,7 @@ export async function callService<T>(
   const deadline = AbortSignal.timeout(limits.requestTimeoutMs);
   const signal = limits.signal ? AbortSignal.any([limits.signal, deadline]) : deadline;
   try {
+    await limits.checkCredential?.(signal);
     return await call(signal);
   } catch (error) {
     if (limits.signal?.aborted) throw limits.signal.reason;
@@ -77,7 +83,9 @@ const EXCERPT_LENGTH = 300;
  */
 export function mapServiceError(error: unknown, context: CallContext): unknown {
   if (SkeinError.isInstance(error)) return error;
-  // The openai client wraps what its token function threw (a FoundryCredentialError) in an OpenAIError.
+  // Credential failures arrive here already typed, from guardedCredential (the credential the adapter
+  // hands to, or obtains from, each client) or bearerTokenCheck; the openai client wraps what its token
+  // function threw in an OpenAIError of its own, the Azure pipeline passes it on as it is.
   const wrapped = skeinCause(error);
   if (wrapped) return wrapped;
   if (error instanceof SyntaxError) {

@@ -78,7 +78,10 @@ async function createAgentThread(
 
 async function openThread(adapter: FoundryAdapter, threadId: string | undefined) {
   const client = adapter.agentsClient();
-  const limits = { requestTimeoutMs: adapter.settings.requestTimeoutMs };
+  const limits = {
+    requestTimeoutMs: adapter.settings.requestTimeoutMs,
+    checkCredential: (signal: AbortSignal) => adapter.checkAgentsCredential(signal),
+  };
   if (threadId === undefined) {
     return callService({ operation: "threads.create" }, limits, (abortSignal) =>
       client.threads.create({ abortSignal }),

@@ -210,6 +210,7 @@ export class FoundryAgentThread extends RemoteThread<FoundryAgentThreadState> {
       skeinThreadId: this.id,
       settings: this.adapter.settings,
       signal,
+      checkCredential: (deadline) => this.adapter.checkAgentsCredential(deadline),
     };
   }
 
@@ -218,9 +219,11 @@ export class FoundryAgentThread extends RemoteThread<FoundryAgentThreadState> {
     call: (client: AgentsClient, signal: AbortSignal) => PromiseLike<T>,
   ): Promise<T> {
     const client = this.adapter.agentsClient();
-    return callService({ ...context, threadId: this.id }, this.limits(), async (signal) =>
-      call(client, signal),
-    );
+    const limits = {
+      ...this.limits(),
+      checkCredential: (signal: AbortSignal) => this.adapter.checkAgentsCredential(signal),
+    };
+    return callService({ ...context, threadId: this.id }, limits, async (signal) => call(client, signal));
   }
 }
 

@@ -15,6 +15,8 @@ export interface RunContext {
   skeinThreadId: string;
   settings: FoundrySettings;
   signal?: AbortSignal | undefined;
+  /** Asks the client's credential for a token before each request (`FoundryAdapter.checkAgentsCredential`). */
+  checkCredential: (signal: AbortSignal) => Promise<void>;
 }
 
 /** Run states that move on by themselves: poll again. `requires_action` waits for the caller instead. */
@@ -33,7 +35,11 @@ function call<T>(
 ): Promise<T> {
   return callService(
     { operation, threadId: context.skeinThreadId },
-    { requestTimeoutMs: context.settings.requestTimeoutMs, signal: context.signal },
+    {
+      requestTimeoutMs: context.settings.requestTimeoutMs,
+      signal: context.signal,
+      checkCredential: context.checkCredential,
+    },
     async (signal) => run(signal),
   );
 }
