@@ -18,12 +18,16 @@ export function checkReadOptions(method: string, options: ReadOptions | undefine
     }
   }
   for (const option of ["after", "before"] as const) {
-    const value = checked[option];
-    if (value !== undefined && (typeof value !== "string" || value.length === 0)) {
-      throw new InvalidOptionError(method, option, "a message id (a non-empty string)", describeGiven(value));
-    }
+    if (checked[option] !== undefined) checkMessageId(method, option, checked[option]);
   }
   return checked;
+}
+
+/** Checks a message id a read was given (`message(id)`, `messages({ after })`): a non-empty string. */
+export function checkMessageId(method: string, option: string, id: unknown): asserts id is string {
+  if (typeof id !== "string" || id.length === 0) {
+    throw new InvalidOptionError(method, option, "a message id (a non-empty string)", describeGiven(id));
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   ConcurrencyError,
   HeadMovedError,
   InvalidOperationIdError,
+  InvalidOptionError,
   PointNotFoundError,
   SkeinError,
   ThreadNotFoundError,
@@ -13,8 +14,9 @@ import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
 import { withIfRevision } from "../if-revision.js";
 import { cloneJson, jsonObjectField } from "../json.js";
 import { type Message, type MessageInput, messageConflict, normalizeMessage } from "../message.js";
-import { objectArgument } from "../option-value.js";
+import { describeGiven, objectArgument } from "../option-value.js";
 import { checkPointTarget } from "../point-target.js";
+import { checkMessageId } from "../read-options.js";
 import type {
   AppendOptions,
   Checkpoint,
@@ -158,6 +160,7 @@ export class LocalThread implements Thread {
 
   /** One message by id, or undefined: one driver lookup per segment of the thread's chain. */
   async message(id: string): Promise<Message | undefined> {
+    checkMessageId("thread.message", "id", id);
     return this.host.chains.message(await this.#currentChain(), id);
   }
 
@@ -168,6 +171,15 @@ export class LocalThread implements Thread {
 
   /** Reads the whole thread in pages of `pageSize`, oldest first, without holding it all at once. */
   async *iterate(pageSize = 1000): AsyncGenerator<Message[]> {
+    // A page of 0 (or NaN) would never move on: an endless run of empty pages.
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+      throw new InvalidOptionError(
+        "thread.iterate",
+        "pageSize",
+        "a whole number of 1 or more",
+        describeGiven(pageSize),
+      );
+    }
     const ranges = await this.#currentChain();
     const length = SegmentChains.length(ranges);
     for (let from = 0; from < length; from += pageSize) {

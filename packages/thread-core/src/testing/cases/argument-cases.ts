@@ -126,6 +126,21 @@ export function argumentCases(context: SuiteContext): void {
           );
         }
       }
+      // One message by id, and the pages of a local thread's iterate(pageSize): a page of 0 never moved on.
+      await expectRefused("message(5)", () => thread.message?.(5 as never) as Promise<unknown>, "id");
+      await expectRefused('message("")', () => thread.message?.("") as Promise<unknown>, "id");
+      const paged = thread as Partial<{ iterate(pageSize?: number): AsyncGenerator<Message[]> }>;
+      if (paged.iterate) {
+        for (const pageSize of [0, -1, Number.NaN, 1.5]) {
+          await expectRefused(
+            `iterate(${pageSize})`,
+            () =>
+              (paged.iterate as (size: number) => AsyncGenerator<Message[]>).call(thread, pageSize).next(),
+            "pageSize",
+          );
+        }
+      }
+      expect(await thread.message?.("u1")).toMatchObject({ id: "u1" });
       expect(ids(await thread.messages({ limit: 0 }))).toEqual([]);
       expect(ids(await thread.messages({ last: 0 }))).toEqual([]);
       expect(ids(await thread.messages({ last: Number.POSITIVE_INFINITY }))).toHaveLength(5);
