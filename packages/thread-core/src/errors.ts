@@ -338,6 +338,27 @@ export class InvalidListOptionsError extends SkeinError {
 }
 
 /**
+ * A thread or store method was given an argument or option it cannot use (`ifRevision: "abc"`,
+ * `view({ maxTokens: -1 })`, `rollback(undefined)`): `expected` says what it takes. Nothing was read or written.
+ */
+export class InvalidOptionError extends SkeinError {
+  static override readonly marker: string = "skein.thread-core.InvalidOptionError";
+  constructor(
+    /** The method, as `thread.view` or `store.save`. */
+    readonly method: string,
+    /** The option or argument, as `maxTokens` or `target`. */
+    readonly option: string,
+    /** What the option takes, in words. */
+    readonly expected: string,
+    /** How the value given is shown: its kind, or the value itself quoted and cut short. */
+    readonly given: string,
+    options?: SkeinErrorOptions,
+  ) {
+    super(`${method}: ${option} is ${given}; expected ${expected}. Nothing was read or written.`, options);
+  }
+}
+
+/**
  * Untrusted text for an error message: quoted, control characters escaped, at most `limit` characters, so a
  * hostile document can neither flood a log line nor send terminal escapes through it.
  */

@@ -26,6 +26,7 @@ export {
   InvalidListOptionsError,
   InvalidMessageError,
   InvalidOperationIdError,
+  InvalidOptionError,
   InvalidStoreUrlError,
   InvalidThreadIdError,
   InvalidThreadStateError,

@@ -28,10 +28,12 @@ export interface JsonCheckOptions {
 /**
  * Checks that `value` is plain JSON data that survives a round trip through JSON text unchanged, before any
  * schema sees it: plain objects and arrays, strings, booleans, null and finite numbers; no `__proto__` keys,
- * no object met twice (a cycle or a shared reference), nothing nested deeper than MAX_JSON_DEPTH. An
- * `undefined` property counts as absent, as `JSON.stringify` leaves it out. This one rule guards every door
- * of a store (create, update, fork, append, save, import, open), so nothing accepted fails to export or to
- * come back in. Iterative, so hostile depth cannot overflow the stack.
+ * no object met twice (a cycle or a shared reference), nothing nested deeper than MAX_JSON_DEPTH. An object
+ * property whose value is `undefined` counts as absent, as `JSON.stringify` leaves it out; an `undefined`
+ * array element is refused (`JSON.stringify` would write `null`, a value the caller never gave). Every door
+ * of a store (create, update, fork, append, save, import, open) reads what it is given through `jsonData`,
+ * which applies this rule and drops the absent properties, so nothing accepted fails to export or to come
+ * back in, and no door refuses what another accepts. Iterative, so hostile depth cannot overflow the stack.
  */
 export function assertJsonValue(
   value: unknown,
@@ -49,8 +51,33 @@ export function findJsonProblem(value: unknown, options: JsonCheckOptions = {}):
   return problem && (walkJson(value, options.depth ?? 0, true) ?? problem);
 }
 
+/**
+ * `value` as the JSON data a store keeps: checked by the rules of `assertJsonValue`, and with every object
+ * property whose value is `undefined` dropped, as `JSON.stringify` drops it. The one place where every door
+ * applies that rule; the value itself when it holds no such property, else a copy.
+ * @example const metadata = jsonData({ a: undefined, b: 1 }); // { b: 1 }
+ */
+export function jsonData<Value>(
+  value: Value,
+  makeError: (detail: string, path: Array<string | number>) => Error = jsonError,
+  options: JsonCheckOptions = {},
+): Value {
+  const seen = { undefinedProperty: false };
+  if (walkJson(value, options.depth ?? 0, false, seen)) {
+    const problem = walkJson(value, options.depth ?? 0, true) as JsonProblem;
+    throw makeError(problem.detail, problem.path);
+  }
+  // The value passed the walk, so JSON text holds all of it but the `undefined` properties.
+  return seen.undefinedProperty ? cloneJson(value) : value;
+}
+
 /** Iterative, so hostile depth cannot overflow the stack; paths are built only when asked for. */
-function walkJson(root: unknown, rootDepth: number, withPaths: boolean): JsonProblem | undefined {
+function walkJson(
+  root: unknown,
+  rootDepth: number,
+  withPaths: boolean,
+  seenUndefined: { undefinedProperty: boolean } = { undefinedProperty: false },
+): JsonProblem | undefined {
   const values: unknown[] = [root];
   const depths: number[] = [rootDepth];
   const paths: Array<Array<string | number>> = [[]];
@@ -87,7 +114,10 @@ function walkJson(root: unknown, rootDepth: number, withPaths: boolean): JsonPro
       if (!Object.hasOwn(current, key)) continue;
       if (key === "__proto__") return { detail: 'the key "__proto__" is not allowed', path };
       const child = (current as Record<string, unknown>)[key];
-      if (child === undefined) continue; // absent, as JSON.stringify leaves it out
+      if (child === undefined) {
+        seenUndefined.undefinedProperty = true; // absent, as JSON.stringify leaves it out
+        continue;
+      }
       values.push(child);
       depths.push(depth + 1);
       if (withPaths) paths.push([...path, key]);
@@ -101,15 +131,15 @@ function jsonError(detail: string, path: Array<string | number>): Error {
 }
 
 /**
- * Checks a thread's `metadata` or `context` as `create`, `update` and `fork` receive it: a JSON object by
- * the rules of `assertJsonValue`, at the depth it has in the thread's export. `InvalidThreadStateError`
- * names the path from the field down.
+ * A thread's `metadata` or `context` as `create`, `update` and `fork` receive it, read by `jsonData`: a JSON
+ * object by the rules of `assertJsonValue`, at the depth it has in the thread's export, its `undefined`
+ * properties dropped. `InvalidThreadStateError` names the path from the field down.
  */
-export function assertJsonObjectField(value: unknown, field: string): asserts value is JsonObject {
+export function jsonObjectField(value: unknown, field: string): JsonObject {
   if (!isPlainObject(value)) throw new InvalidThreadStateError(`${field} must be a JSON object`, [field]);
-  assertJsonValue(value, (detail, path) => new InvalidThreadStateError(detail, [field, ...path]), {
+  return jsonData(value, (detail, path) => new InvalidThreadStateError(detail, [field, ...path]), {
     depth: 1,
-  });
+  }) as JsonObject;
 }
 
 /** JSON with object keys sorted, so equal data gives equal text whatever the key order. */

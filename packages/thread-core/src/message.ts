@@ -2,7 +2,7 @@ import { hash } from "node:crypto";
 import { z } from "zod";
 import { ConflictError, InvalidMessageError } from "./errors.js";
 import { newSortableId } from "./ids.js";
-import { assertJsonValue, canonicalJson, type JsonValue } from "./json.js";
+import { canonicalJson, type JsonValue, jsonData } from "./json.js";
 import { ISO_UTC_TIMESTAMP, TimestampSchema } from "./timestamp.js";
 
 const isoTimestamp = TimestampSchema;
@@ -189,13 +189,14 @@ const MESSAGE_DEPTH_IN_EXPORT = 4;
 
 /** Validates one input message and fills in a sortable `id` and `createdAt` where absent. */
 export function normalizeMessage(input: unknown, path: Array<string | number> = []): Message {
-  assertJsonValue(input, (detail, at) => new InvalidMessageError(detail, [...path, ...at]), {
+  // The JSON rule of every door: `undefined` properties are absent, here as in a thread's metadata.
+  const data = jsonData(input, (detail, at) => new InvalidMessageError(detail, [...path, ...at]), {
     depth: MESSAGE_DEPTH_IN_EXPORT,
   });
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw new InvalidMessageError("expected an object with a role and contents or text", path);
   }
-  const { id, role, createdAt, authorName, contents, metadata, text, ...rest } = input as Record<
+  const { id, role, createdAt, authorName, contents, metadata, text, ...rest } = data as Record<
     string,
     unknown
   >;

@@ -8,7 +8,7 @@ import {
   UnsupportedVersionError,
 } from "./errors.js";
 import { assertThreadId } from "./ids.js";
-import { assertJsonValue, cloneJson, isPlainObject, type JsonObject } from "./json.js";
+import { cloneJson, isPlainObject, type JsonObject, jsonData } from "./json.js";
 import { MessageListSchema, MessageSchema } from "./message.js";
 import { OpaqueThreadState } from "./opaque-state.js";
 import { nestedStateSchema, stateFields, walkStateFields } from "./state-fields.js";
@@ -126,8 +126,8 @@ export class Registry {
   /** Validates, migrates and resolves nested states; the result is a state, not yet bound to behaviour. */
   parse(json: unknown, options: ParseOptions = {}): ParsedState {
     try {
-      assertJsonValue(json);
-      return this.#parseState(json, options, [], "root");
+      // The JSON rule of every door: `undefined` properties are absent (see `jsonData`).
+      return this.#parseState(jsonData(json), options, [], "root");
     } catch (error) {
       if (SkeinError.isInstance(error)) throw error;
       // Anything else (a stack overflow in a user's schema, a bug in a migration) is still reported as ours.
@@ -143,8 +143,7 @@ export class Registry {
    */
   parseContext(context: Record<string, unknown>, options: ParseOptions = {}): Record<string, unknown> {
     try {
-      assertJsonValue(context);
-      return walkStateFields(context, "any", ["context"], (child, at) =>
+      return walkStateFields(jsonData(context), "any", ["context"], (child, at) =>
         this.#parseNestedState(child, options, at),
       ) as Record<string, unknown>;
     } catch (error) {

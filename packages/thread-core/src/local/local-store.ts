@@ -10,7 +10,8 @@ import {
   UnsupportedOperationError,
 } from "../errors.js";
 import { assertThreadId, newSortableId } from "../ids.js";
-import { assertJsonObjectField, assertJsonValue, cloneJson, type JsonObject } from "../json.js";
+import { withIfRevision } from "../if-revision.js";
+import { cloneJson, type JsonObject, jsonData, jsonObjectField } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import { type ParsedState, type ParseOptions, type Registry, SKEIN_TYPE_PACKAGES } from "../registry.js";
 import { PlainStateThread } from "../store/plain-state-thread.js";
@@ -102,10 +103,12 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
   /** A local thread of an application's own type: the store's local thread with the type's fields. */
   async #createLocal(type: ThreadType, options: Record<string, unknown>): Promise<Thread> {
     const { id, metadata, context, ...fields } = options as CreateThreadOptions & Record<string, unknown>;
-    const settings = { id: id ?? newSortableId(), metadata: metadata ?? {}, context: context ?? {} };
+    const settings = {
+      id: id ?? newSortableId(),
+      metadata: jsonObjectField(metadata ?? {}, "metadata"),
+      context: jsonObjectField(context ?? {}, "context"),
+    };
     assertThreadId(settings.id);
-    assertJsonObjectField(settings.metadata, "metadata");
-    assertJsonObjectField(settings.context, "context");
     assertNoFieldsKey(settings.context);
     // Validated and migrated as the whole state before anything is written, so errors name the field.
     const parsed = this.registry.parse(
@@ -129,11 +132,9 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
   async #createLog(type: string, settings: CreateThreadOptions): Promise<Thread> {
     const id = settings.id === undefined ? newSortableId() : settings.id;
     assertThreadId(id);
-    const metadata = settings.metadata ?? {};
-    const context = settings.context ?? {};
-    // Refused here what export could not carry or import would refuse.
-    assertJsonObjectField(metadata, "metadata");
-    assertJsonObjectField(context, "context");
+    // Refused here what export could not carry or import would refuse; `undefined` properties dropped.
+    const metadata = jsonObjectField(settings.metadata ?? {}, "metadata");
+    const context = jsonObjectField(settings.context ?? {}, "context");
     if (type === this.nativeType) assertNoFieldsKey(context);
     const now = new Date().toISOString();
     const head = newHeadSegment(this.driver, id, null, 0);
@@ -220,10 +221,8 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     return type.bind(state, { ...this.#environment(), stored });
   }
 
-  async save(
-    thread: Thread | ThreadState,
-    options: { ifRevision?: number } = {},
-  ): Promise<{ revision: number }> {
+  async save(thread: Thread | ThreadState, options?: { ifRevision?: number }): Promise<{ revision: number }> {
+    options = withIfRevision("store.save", options, "save(thread, { ifRevision: 3 })");
     if (typeof (thread as Partial<Thread> | null)?.toJSON !== "function") {
       return this.#saveState(thread as ThreadState, options);
     }
@@ -254,8 +253,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
         "it lives in its own store; copy it with store.import(await otherStore.export(id)) or `skein migrate`.",
       );
     }
-    const state = thread.toJSON();
-    assertJsonValue(state as unknown);
+    const state = jsonData(thread.toJSON());
     if (state.$type === this.nativeType) {
       // A memory thread from elsewhere saved into a memory store becomes one of its logs, replacing the old.
       await this.driver.delete(thread.id);
@@ -387,9 +385,10 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
     });
   }
 
-  async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
+  async delete(id: string, options?: { ifRevision?: number }): Promise<boolean> {
     assertThreadId(id);
-    return deleteRecord(this.driver, id, this.nativeType, options);
+    const checked = withIfRevision("store.delete", options, "delete(id, { ifRevision: 3 })");
+    return deleteRecord(this.driver, id, this.nativeType, checked);
   }
 
   async close(): Promise<void> {

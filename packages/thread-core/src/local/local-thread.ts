@@ -3,6 +3,7 @@ import {
   ConcurrencyError,
   HeadMovedError,
   InvalidOperationIdError,
+  InvalidOptionError,
   PointNotFoundError,
   SkeinError,
   ThreadNotFoundError,
@@ -10,8 +11,12 @@ import {
   UnsupportedOperationError,
 } from "../errors.js";
 import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
-import { assertJsonObjectField, cloneJson } from "../json.js";
+import { withIfRevision } from "../if-revision.js";
+import { cloneJson, jsonObjectField } from "../json.js";
 import { type Message, type MessageInput, messageConflict, normalizeMessage } from "../message.js";
+import { describeGiven, objectArgument } from "../option-value.js";
+import { checkPointTarget } from "../point-target.js";
+import { checkMessageId } from "../read-options.js";
 import type {
   AppendOptions,
   Checkpoint,
@@ -105,7 +110,8 @@ export class LocalThread implements Thread {
     return this.#record.length;
   }
 
-  async append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
+  async append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]> {
+    options = withIfRevision("thread.append", options, "append(message, { ifRevision: 3 })");
     const items = normalizeInputs(input);
     if (options.operationId !== undefined) {
       return this.#once(options, (record, ifRevision) =>
@@ -154,16 +160,26 @@ export class LocalThread implements Thread {
 
   /** One message by id, or undefined: one driver lookup per segment of the thread's chain. */
   async message(id: string): Promise<Message | undefined> {
+    checkMessageId("thread.message", "id", id);
     return this.host.chains.message(await this.#currentChain(), id);
   }
 
-  async messages(options: ReadOptions = {}): Promise<Message[]> {
+  async messages(options?: ReadOptions): Promise<Message[]> {
     const ranges = await this.#currentChain();
     return this.host.chains.messages(ranges, this.id, options);
   }
 
   /** Reads the whole thread in pages of `pageSize`, oldest first, without holding it all at once. */
   async *iterate(pageSize = 1000): AsyncGenerator<Message[]> {
+    // A page of 0 (or NaN) would never move on: an endless run of empty pages.
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+      throw new InvalidOptionError(
+        "thread.iterate",
+        "pageSize",
+        "a whole number of 1 or more",
+        describeGiven(pageSize),
+      );
+    }
     const ranges = await this.#currentChain();
     const length = SegmentChains.length(ranges);
     for (let from = 0; from < length; from += pageSize) {
@@ -171,11 +187,13 @@ export class LocalThread implements Thread {
     }
   }
 
-  async view(options: ViewOptions = {}): Promise<Message[]> {
+  async view(options?: ViewOptions): Promise<Message[]> {
     return this.host.chains.view(await this.#currentChain(), options);
   }
 
-  async fork(options: ForkOptions = {}): Promise<Thread> {
+  async fork(options?: ForkOptions): Promise<Thread> {
+    options = withIfRevision("thread.fork", options, 'fork({ at: "cp-…" })');
+    if (options.at !== undefined) checkPointTarget("thread.fork", "at", options.at);
     const ranges = await this.#currentChain();
     if (options.ifRevision !== undefined && options.ifRevision !== this.#record.revision) {
       throw new ConcurrencyError(this.id, options.ifRevision, this.#record.revision, {
@@ -185,7 +203,7 @@ export class LocalThread implements Thread {
     const point = await this.#resolvePoint(ranges, options.at ?? null);
     const id = options.id ?? newSortableId();
     assertThreadId(id);
-    if (options.metadata !== undefined) assertJsonObjectField(options.metadata, "metadata");
+    const metadata = options.metadata === undefined ? {} : jsonObjectField(options.metadata, "metadata");
     if (options.ifRevision !== undefined) {
       // Checked again in a commit that changes nothing, atomically: the chain forked above was read at this
       // revision and the thread is still there, so the fork is this thread as of `ifRevision`, and a refusal
@@ -201,7 +219,7 @@ export class LocalThread implements Thread {
       createdAt: now,
       updatedAt: now,
       revision: 0,
-      metadata: { ...cloneJson(this.#record.metadata), ...cloneJson(options.metadata ?? {}) },
+      metadata: { ...cloneJson(this.#record.metadata), ...metadata },
       context: cloneJson(this.#record.context),
       head: head.id,
       length: point.position,
@@ -211,8 +229,9 @@ export class LocalThread implements Thread {
     return this.host.bindRecord(record);
   }
 
-  async checkpoint(label?: string, options: UpdateOptions = {}): Promise<Checkpoint> {
+  async checkpoint(label?: string, options?: UpdateOptions): Promise<Checkpoint> {
     assertCheckpointLabel(label);
+    options = withIfRevision("thread.checkpoint", options, 'checkpoint("label", { ifRevision: 3 })');
     const result = await this.#withHead((record) => {
       const now = new Date().toISOString();
       const checkpoint: Checkpoint = {
@@ -239,7 +258,9 @@ export class LocalThread implements Thread {
    * Makes `target` the end of the thread and appends `options.append` after it, in one atomic change; the
    * abandoned part stays in `history()`. Resolves to the appended messages as stored.
    */
-  async rollback(target: PointTarget, options: RollbackOptions = {}): Promise<Message[]> {
+  async rollback(target: PointTarget, options?: RollbackOptions): Promise<Message[]> {
+    checkPointTarget("thread.rollback", "target", target);
+    options = withIfRevision("thread.rollback", options, "rollback(checkpoint, { ifRevision: 3 })");
     const items = options.append === undefined ? [] : normalizeInputs(options.append);
     if (options.operationId !== undefined) {
       return this.#once(options, (record, ifRevision) =>
@@ -303,6 +324,7 @@ export class LocalThread implements Thread {
   }
 
   async at(target: PointTarget): Promise<ThreadSnapshot> {
+    checkPointTarget("thread.at", "target", target);
     const point = await this.#resolvePoint(await this.#currentChain(), target);
     const ranges = await this.host.chains.chain(point.segment, point.offset);
     const chains = this.host.chains;
@@ -320,22 +342,24 @@ export class LocalThread implements Thread {
     return cloneJson(this.#record.events);
   }
 
-  async update(patch: ThreadUpdate, options: UpdateOptions = {}): Promise<void> {
+  async update(patch: ThreadUpdate, options?: UpdateOptions): Promise<void> {
+    options = withIfRevision("thread.update", options, "update(patch, { ifRevision: 3 })");
+    objectArgument("thread.update", "patch", patch, "an object with metadata and/or context");
     if ((options as AppendOptions).operationId !== undefined) {
       // Only appends and rollbacks are kept by operation id; an update is refused rather than run unguarded.
       throw new UnsupportedOperationError(this.type, "update with operationId", "use ifRevision", {
         source: this.host.driver.source,
       });
     }
-    if (patch.metadata !== undefined) assertJsonObjectField(patch.metadata, "metadata");
-    if (patch.context !== undefined) assertJsonObjectField(patch.context, "context");
+    const metadata = patch.metadata === undefined ? undefined : jsonObjectField(patch.metadata, "metadata");
+    const context = patch.context === undefined ? undefined : jsonObjectField(patch.context, "context");
     await this.#withHead(
       (record) =>
         this.#commit({
           expectHead: record.head,
           ifRevision: options.ifRevision,
-          ...(patch.metadata ? { metadata: patch.metadata } : {}),
-          ...(patch.context ? { context: patch.context } : {}),
+          ...(metadata ? { metadata } : {}),
+          ...(context ? { context } : {}),
         }),
       options.ifRevision,
     );
@@ -351,8 +375,9 @@ export class LocalThread implements Thread {
     return this.host.serialize(this.#record);
   }
 
-  async delete(options: UpdateOptions = {}): Promise<void> {
-    await deleteRecord(this.host.driver, this.id, this.type, options);
+  async delete(options?: UpdateOptions): Promise<void> {
+    const checked = withIfRevision("thread.delete", options, "delete({ ifRevision: 3 })");
+    await deleteRecord(this.host.driver, this.id, this.type, checked);
   }
 
   /** The record as last read; for stores and tools built on local threads. */

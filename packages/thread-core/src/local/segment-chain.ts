@@ -1,5 +1,6 @@
 import { PointNotFoundError, SkeinError } from "../errors.js";
 import type { Message } from "../message.js";
+import { checkReadOptions, checkViewOptions } from "../read-options.js";
 import type { LogPoint, ReadOptions, ViewOptions } from "../thread.js";
 import type { LogDriver, SegmentInfo } from "./log-driver.js";
 import { SegmentInfoCache } from "./segment-info-cache.js";
@@ -93,7 +94,13 @@ export class SegmentChains {
   }
 
   /** `thread.messages({ last, after, before, limit })` over a chain. */
-  async messages(ranges: ChainRange[], threadId: string, options: ReadOptions): Promise<Message[]> {
+  async messages(
+    ranges: ChainRange[],
+    threadId: string,
+    options: ReadOptions | undefined,
+  ): Promise<Message[]> {
+    // Checked here, where every local thread and every snapshot of one reads its messages.
+    options = checkReadOptions("thread.messages", options);
     let from = 0;
     let end = SegmentChains.length(ranges);
     const position = async (id: string) => {
@@ -103,10 +110,10 @@ export class SegmentChains {
     };
     if (options.after !== undefined) from = (await position(options.after)) + 1;
     if (options.before !== undefined) end = await position(options.before);
-    if (options.last !== undefined) from = Math.max(from, end - Math.max(0, options.last));
+    if (options.last !== undefined) from = Math.max(from, end - options.last);
     let to = end;
     if (options.limit !== undefined) {
-      const limit = Math.max(0, options.limit);
+      const limit = options.limit;
       // `{ before, limit }` pages backwards: the last `limit` before the message.
       if (options.before !== undefined && options.after === undefined) from = Math.max(from, end - limit);
       else to = Math.min(end, from + limit);
@@ -121,7 +128,9 @@ export class SegmentChains {
   }
 
   /** `thread.view(options)` over a chain: reads newest first, only as far as the budget reaches. */
-  async view(ranges: ChainRange[], options: ViewOptions): Promise<Message[]> {
+  async view(ranges: ChainRange[], options: ViewOptions | undefined): Promise<Message[]> {
+    // Checked before the system messages are read; `selectView` checks them again for every other caller.
+    options = checkViewOptions("thread.view", options);
     return selectView(
       {
         length: SegmentChains.length(ranges),

@@ -1,5 +1,7 @@
 import { ConcurrencyError, UnsupportedOperationError } from "../errors.js";
-import { assertJsonObjectField } from "../json.js";
+import { withIfRevision } from "../if-revision.js";
+import { jsonObjectField } from "../json.js";
+import { objectArgument } from "../option-value.js";
 import type { Registry } from "../registry.js";
 import type { AppendOptions, ThreadUpdate } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
@@ -50,14 +52,23 @@ export class TypedLocalThread<
    */
   override async update(
     patch: ThreadUpdate & { fields?: Partial<Fields> },
-    options: AppendOptions = {},
+    options?: AppendOptions,
   ): Promise<void> {
-    if (patch.metadata !== undefined) assertJsonObjectField(patch.metadata, "metadata");
-    if (patch.context !== undefined) {
-      assertJsonObjectField(patch.context, "context");
-      assertNoFieldsKey(patch.context);
-    }
-    if (patch.fields !== undefined) assertJsonObjectField(patch.fields, "fields");
+    options = withIfRevision("thread.update", options, "update(patch, { ifRevision: 3 })");
+    const checked = objectArgument(
+      "thread.update",
+      "patch",
+      patch,
+      "an object with metadata, context and/or fields",
+    );
+    patch = {
+      ...(checked.metadata === undefined ? {} : { metadata: jsonObjectField(checked.metadata, "metadata") }),
+      ...(checked.context === undefined ? {} : { context: jsonObjectField(checked.context, "context") }),
+      ...(checked.fields === undefined
+        ? {}
+        : { fields: jsonObjectField(checked.fields, "fields") as Partial<Fields> }),
+    };
+    if (patch.context !== undefined) assertNoFieldsKey(patch.context);
     for (let attempt = 1; ; attempt++) {
       const record = this.record;
       const current = readFields(this.host.registry, record as never);

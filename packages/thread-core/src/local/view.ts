@@ -1,4 +1,5 @@
 import type { Content, Message } from "../message.js";
+import { checkedTokenCounter, checkViewOptions } from "../read-options.js";
 import type { ViewOptions } from "../thread.js";
 
 /**
@@ -32,8 +33,12 @@ export interface ViewSource {
  * messages), cut only where no kept `function_result` lacks its `function_call`; since results follow
  * their calls, a kept call has all its results. Reads newest first and stops when the budget is full.
  */
-export async function selectView(source: ViewSource, options: ViewOptions = {}): Promise<Message[]> {
-  const countTokens = options.countTokens ?? estimateTokens;
+export async function selectView(source: ViewSource, options?: ViewOptions): Promise<Message[]> {
+  // Every thread type's view comes here, so a budget that is not a number is refused for all of them alike.
+  options = checkViewOptions("thread.view", options);
+  const countTokens = options.countTokens
+    ? checkedTokenCounter("thread.view", options.countTokens)
+    : estimateTokens;
   const systemPositions =
     options.keepSystem === false ? [] : source.systemAt.filter((at) => at < source.length);
   // The merge below needs them ascending, as every built-in source gives them; any other order is sorted here.

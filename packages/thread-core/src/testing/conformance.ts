@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import type { ThreadStore } from "../store/store.js";
 import { appendCases } from "./cases/append-cases.js";
+import { argumentCases } from "./cases/argument-cases.js";
 import { editCases } from "./cases/edit-cases.js";
 import { fenceCases } from "./cases/fence-cases.js";
 import { formatCases } from "./cases/format-cases.js";
 import { historyCases } from "./cases/history-cases.js";
+import { ifRevisionCases } from "./cases/if-revision-cases.js";
 import { importCases } from "./cases/import-cases.js";
 import { jsonCases } from "./cases/json-cases.js";
 import { managerCases } from "./cases/manager-cases.js";
@@ -12,6 +14,7 @@ import { ownTypesCases } from "./cases/own-types-cases.js";
 import { scopeCases } from "./cases/scope-cases.js";
 import { storeCases } from "./cases/store-cases.js";
 import { tracingCases } from "./cases/tracing-cases.js";
+import { undefinedCases } from "./cases/undefined-cases.js";
 import { viewCases } from "./cases/view-cases.js";
 import { workflowCases } from "./cases/workflow-cases.js";
 import { workflowFenceCases } from "./cases/workflow-fence-cases.js";
@@ -53,11 +56,14 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       appendCases,
       storeCases,
       jsonCases,
+      undefinedCases,
       importCases,
       historyCases,
       editCases,
       fenceCases,
+      ifRevisionCases,
       viewCases,
+      argumentCases,
       scopeCases,
       workflowCases,
       workflowFenceCases,

@@ -7,9 +7,12 @@ import {
   UnsupportedOperationError,
 } from "../errors.js";
 import { assertThreadId, newSortableId } from "../ids.js";
-import { cloneJson, type JsonValue } from "../json.js";
+import { withIfRevision } from "../if-revision.js";
+import { cloneJson, type JsonValue, jsonObjectField } from "../json.js";
 import type { Message, MessageInput } from "../message.js";
 import { OpaqueThreadState } from "../opaque-state.js";
+import { objectArgument } from "../option-value.js";
+import { checkPointTarget } from "../point-target.js";
 import { SKEIN_TYPE_PACKAGES } from "../registry.js";
 import type { ThreadStore } from "../store/store.js";
 import type {
@@ -185,7 +188,13 @@ export class WorkflowThread implements Thread<WorkflowState> {
    * `PointNotFoundError`; a sub-thread that cannot be forked there is an `UnsupportedOperationError`
    * naming its type. Either way nothing is created.
    */
-  async fork(options: WorkflowForkOptions = {}): Promise<WorkflowThread> {
+  async fork(options?: WorkflowForkOptions): Promise<WorkflowThread> {
+    options = withIfRevision("workflow.fork", options, 'fork({ at: "cp-…" })');
+    const at = options.at;
+    // `{ thread, message }` names a sub-thread's message; any other `at` is a target as for every thread.
+    const subThreadMessage = typeof at === "object" && at !== null && "thread" in at && "message" in at;
+    if (at !== undefined && !subThreadMessage) checkPointTarget("workflow.fork", "at", at);
+    const metadata = options.metadata === undefined ? {} : jsonObjectField(options.metadata, "metadata");
     const id = options.id ?? newSortableId();
     assertThreadId(id);
     const starts = await this.#fenceStart(options.ifRevision);
@@ -197,7 +206,7 @@ export class WorkflowThread implements Thread<WorkflowState> {
       id,
       createdAt: new Date().toISOString(),
       revision: 0,
-      metadata: { ...cloneJson(this.#state.metadata), ...cloneJson(options.metadata ?? {}) },
+      metadata: { ...cloneJson(this.#state.metadata), ...metadata },
       execution: plan.execution,
       checkpoints: [],
       events: [],
@@ -218,8 +227,9 @@ export class WorkflowThread implements Thread<WorkflowState> {
    * it as `rollback` does: refused before any sub-thread is checkpointed, each sub-thread's checkpoint
    * checked at its own revision, and the workflow's commit refused when a sub-thread moved after its step.
    */
-  async checkpoint(label?: string, options: UpdateOptions = {}): Promise<Checkpoint> {
+  async checkpoint(label?: string, options?: UpdateOptions): Promise<Checkpoint> {
     assertCheckpointLabel(label);
+    options = withIfRevision("workflow.checkpoint", options, 'checkpoint("label", { ifRevision: 3 })');
     const starts = await this.#fenceStart(options.ifRevision);
     const { workflowCheckpoint, checkpoint, event } = await takeCheckpoint(
       this,
@@ -251,7 +261,9 @@ export class WorkflowThread implements Thread<WorkflowState> {
    * workflow's commit, each fenced sub-thread is read again: one another writer moved after its rollback
    * refuses the commit too (a write landing between that read and the commit is not seen).
    */
-  async rollback(target: PointTarget, options: RollbackOptions = {}): Promise<WorkflowRollbackReport> {
+  async rollback(target: PointTarget, options?: RollbackOptions): Promise<WorkflowRollbackReport> {
+    checkPointTarget("workflow.rollback", "target", target);
+    options = withIfRevision("workflow.rollback", options, "rollback(checkpoint, { ifRevision: 3 })");
     if (options.append !== undefined || options.operationId !== undefined) {
       throw new UnsupportedOperationError(
         "workflow",
@@ -295,6 +307,7 @@ export class WorkflowThread implements Thread<WorkflowState> {
   async at(target: Checkpoint): Promise<WorkflowSnapshot>;
   async at(target: PointTarget): Promise<ThreadSnapshot>;
   async at(target: PointTarget): Promise<ThreadSnapshot> {
+    checkPointTarget("workflow.at", "target", target);
     const saved = await this.#findCheckpoint(target);
     if (saved) {
       return workflowSnapshot(this.id, saved, (key, checkpoint) =>
@@ -317,10 +330,14 @@ export class WorkflowThread implements Thread<WorkflowState> {
     return cloneJson(this.#state.events);
   }
 
-  async update(patch: ThreadUpdate, options: AppendOptions = {}): Promise<void> {
+  async update(patch: ThreadUpdate, options?: AppendOptions): Promise<void> {
+    options = withIfRevision("workflow.update", options, "update(patch, { ifRevision: 3 })");
+    objectArgument("workflow.update", "patch", patch, "an object with metadata and/or context");
+    const metadata = patch.metadata === undefined ? undefined : jsonObjectField(patch.metadata, "metadata");
+    const context = patch.context === undefined ? undefined : jsonObjectField(patch.context, "context");
     await this.#change((state) => {
-      if (patch.metadata) state.metadata = cloneJson(patch.metadata) as WorkflowState["metadata"];
-      if (patch.context) state.context = cloneJson(patch.context) as WorkflowState["context"];
+      if (metadata) state.metadata = metadata as WorkflowState["metadata"];
+      if (context) state.context = context as WorkflowState["context"];
     }, options.ifRevision);
   }
 
@@ -348,7 +365,8 @@ export class WorkflowThread implements Thread<WorkflowState> {
    * nothing was deleted yet, else a `WorkflowPartlyDeletedError` naming the sub-threads already deleted
    * (the workflow's state is still there).
    */
-  async delete(options: UpdateOptions = {}): Promise<void> {
+  async delete(options?: UpdateOptions): Promise<void> {
+    options = withIfRevision("workflow.delete", options, "delete({ ifRevision: 3 })");
     const local = [...this.#threads].filter(
       (entry): entry is [string, Thread] =>
         !OpaqueThreadState.isInstance(entry[1]) && entry[1].type === this.store.nativeType,
