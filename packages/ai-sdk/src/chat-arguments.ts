@@ -63,13 +63,22 @@ export function assertOptions(call: string, value: unknown): void {
   }
 }
 
-/** `ifRevision` is absent or a revision number; a string such as "1" would never equal the thread's revision. */
-export function assertIfRevision(call: string, value: unknown): asserts value is number | undefined {
-  if (value === undefined || (Number.isSafeInteger(value) && (value as number) >= 0)) return;
+/** Digits only, at most 15: every such string is a safe integer, so it reads back as the same number. */
+const REVISION_TEXT = /^[0-9]{1,15}$/;
+
+/**
+ * Reads `ifRevision` as thread-core's doors do: absent, a whole number from 0, or a string of digits (as "3"
+ * arrives from a header or a form) read as that number. Anything else could never equal a revision, so it is
+ * refused here rather than failing the thread's check forever.
+ */
+export function readIfRevision(call: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
+  if (typeof value === "string" && REVISION_TEXT.test(value)) return Number(value);
   throw new ChatArgumentError(
     call,
     "ifRevision",
-    "a revision number (thread.revision, a whole number from 0)",
+    'a revision (thread.revision: a whole number from 0, or its digits as a string such as "3")',
     describeValue(value),
   );
 }

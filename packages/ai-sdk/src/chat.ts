@@ -7,7 +7,7 @@ import {
   UnsupportedOperationError,
 } from "@skein/thread-core";
 import type { UIMessage } from "ai";
-import { assertIfRevision, assertOptions, assertThread, assertUIMessages } from "./chat-arguments.js";
+import { assertOptions, assertThread, assertUIMessages, readIfRevision } from "./chat-arguments.js";
 import { SOURCE } from "./errors.js";
 import { fromUIMessages } from "./from-ui-messages.js";
 import { planSave, type StoredChat } from "./save-plan.js";
@@ -56,7 +56,7 @@ export async function saveChat(
   assertThread("saveChat", thread);
   assertUIMessages("saveChat", "uiMessages", uiMessages);
   assertOptions("saveChat", options);
-  assertIfRevision("saveChat", options.ifRevision);
+  const ifRevision = readIfRevision("saveChat", options.ifRevision);
   const target = runTarget(thread) ?? thread;
   if (isServiceThread(target)) {
     // The service gives messages ids of its own and keeps no metadata: a save could not tell what it holds.
@@ -73,7 +73,7 @@ export async function saveChat(
     if (plan.kind === "none") return { appended: [], revision: thread.revision };
     const messages = fromUIMessages(plan.messages);
     if (plan.kind === "append") {
-      const appended = await thread.append(messages, { ifRevision: options.ifRevision });
+      const appended = await thread.append(messages, { ifRevision });
       return { appended, revision: thread.revision };
     }
     if (!thread.capabilities.rollback) {
@@ -87,11 +87,11 @@ export async function saveChat(
     try {
       const appended = (await thread.rollback(plan.target, {
         append: messages,
-        ifRevision: options.ifRevision ?? seen,
+        ifRevision: ifRevision ?? seen,
       })) as Message[];
       return { appended, replacedFrom: plan.from, revision: thread.revision };
     } catch (error) {
-      const retry = options.ifRevision === undefined && seen !== undefined && attempt < SAVE_RETRIES;
+      const retry = ifRevision === undefined && seen !== undefined && attempt < SAVE_RETRIES;
       if (!retry || !ConcurrencyError.isInstance(error)) throw error;
     }
   }

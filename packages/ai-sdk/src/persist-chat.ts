@@ -1,7 +1,7 @@
 import { newSortableId, type Thread } from "@skein/thread-core";
 import type { UIMessage, UIMessageStreamOptions } from "ai";
 import { loadChat, saveChat } from "./chat.js";
-import { assertIfRevision, assertThread, assertUIMessages, describeValue } from "./chat-arguments.js";
+import { assertThread, assertUIMessages, describeValue, readIfRevision } from "./chat-arguments.js";
 import { ChatArgumentError } from "./errors.js";
 import { isRecord } from "./namespace.js";
 
@@ -33,10 +33,10 @@ export async function persistChat<Message extends UIMessage = UIMessage>(
   if (!isRecord(options)) {
     throw new ChatArgumentError("persistChat", "its options", "{ thread, messages }", describeValue(options));
   }
-  const { thread, ifRevision } = options;
+  const { thread } = options;
   assertThread("persistChat", thread);
   if (options.messages !== undefined) assertUIMessages("persistChat", "messages", options.messages);
-  assertIfRevision("persistChat", ifRevision);
+  const ifRevision = readIfRevision("persistChat", options.ifRevision);
   const originalMessages = options.messages ?? ((await loadChat(thread)) as Message[]);
   return {
     originalMessages,

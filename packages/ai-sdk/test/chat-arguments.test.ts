@@ -1,4 +1,4 @@
-import { ConcurrencyError, SkeinError, type Thread } from "@skein/thread-core";
+import { ConcurrencyError, type Thread } from "@skein/thread-core";
 import { convertToModelMessages, streamText, type UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChatArgumentError, loadChat, MessageMappingError, persistChat, saveChat } from "../src/index.js";
@@ -83,21 +83,23 @@ describe.each(STORE_KINDS)("bad arguments to the chat functions on a %s store", 
     await unchanged();
   });
 
-  it("pass a numeric ifRevision through, and refuse a string one rather than fail its check forever", async () => {
+  it("read ifRevision as thread-core does: a number or its digits as text, anything else refused", async () => {
     const stale = thread.revision as number;
     await saveChat(thread, [hi, hello], { ifRevision: stale });
     const afterSave = thread.revision as number;
     const refused = await rejectionOf(saveChat(thread, [hi, hello, hi2()], { ifRevision: stale }));
     expect(ConcurrencyError.isInstance(refused)).toBe(true);
 
-    // "1" never equals a revision: it must be a typed error about the argument, never a ConcurrencyError.
-    const wrong = await rejectionOf(
-      untyped(saveChat)(thread, [hi, hello, hi2()], { ifRevision: String(afterSave) }),
-    );
-    expect(SkeinError.isInstance(wrong)).toBe(true);
+    // "abc" never equals a revision: a typed error about the argument, never a ConcurrencyError.
+    const wrong = await rejectionOf(untyped(saveChat)(thread, [hi, hello, hi2()], { ifRevision: "abc" }));
+    expect(ChatArgumentError.isInstance(wrong)).toBe(true);
     expect(ConcurrencyError.isInstance(wrong)).toBe(false);
     expect((wrong as Error).message).toContain("ifRevision");
     expect(await loadChat(await test.store.get("chat"))).toEqual([hi, hello]);
+
+    // The revision as it arrives from a header or a form: read as that number, so the save lands.
+    await untyped(saveChat)(thread, [hi, hello, hi2()], { ifRevision: String(afterSave) });
+    expect(await loadChat(await test.store.get("chat"))).toEqual([hi, hello, hi2()]);
   });
 });
 
@@ -135,7 +137,7 @@ describe("persistChat checks its arguments before a reply streams", () => {
     const thread = await test.store.get("chat");
     for (const options of [
       { thread, messages: hi },
-      { thread, messages: [hi], ifRevision: "0" },
+      { thread, messages: [hi], ifRevision: "zero" },
     ]) {
       expect(ChatArgumentError.isInstance(await rejectionOf(untyped(persistChat)(options)))).toBe(true);
     }
