@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { LockTimeoutError } from "@skein/adapter-fs";
+import { LockTimeoutError, StoreDirectoryError, StoreNotFoundError } from "@skein/adapter-fs";
 import {
   AdapterNotInstalledError,
   ConcurrencyError,
@@ -45,6 +45,8 @@ const ONE_OF_EACH: Record<string, () => Error> = {
   StoreUnavailableError: () => new StoreUnavailableError("down"),
   LockTimeoutError: () => new LockTimeoutError("/tmp/t.lock", 10_000, undefined),
   StoreClosedError: () => new StoreClosedError(),
+  StoreDirectoryError: () => new StoreDirectoryError("/proc/x", "/proc/x", "mkdir refused", "ENOENT"),
+  StoreNotFoundError: () => new StoreNotFoundError("/tmp/typo", "the directory does not exist"),
 };
 
 function errorNamed(name: string): Error {
