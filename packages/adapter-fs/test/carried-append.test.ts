@@ -1,8 +1,8 @@
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { type Message, normalizeMessage } from "@skein/thread-core";
 import type { LogRecord } from "@skein/thread-core/driver";
 import { describe, expect, it, vi } from "vitest";
 import { FsLogDriver, fsStore } from "../src/index.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const message = (id: string): Message => normalizeMessage({ id, role: "user", text: id });
 const ids = (messages: Array<{ id: string }>) => messages.map((each) => each.id);

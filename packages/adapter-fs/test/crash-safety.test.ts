@@ -1,11 +1,11 @@
 import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { CorruptStoreError, fsStore } from "../src/index.js";
 import { ENTRY_SIZE } from "../src/index-entry.js";
 import { StoreLayout } from "../src/store-layout.js";
 import { collectOutput, exited, startChild } from "./child-process.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 /** Rounds of two writers killed together: 40 kills, at 20 random moments. */
 const ROUNDS = 20;

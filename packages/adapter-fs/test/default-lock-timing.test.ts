@@ -1,9 +1,9 @@
 import { pathToFileURL } from "node:url";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { createRegistry, openStore } from "@skein/thread-core";
 import type { LocalStore } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver, fsStore } from "../src/index.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 describe("lock timing by default", () => {
   it("waits 10 s for a lock (lockTimeoutMs) and takes a stale one over after 5 s (staleLockMs), as documented", async () => {

@@ -1,9 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
 import { collectOutput, exited, printed, startChild } from "./child-process.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const ROUNDS = 10;
 

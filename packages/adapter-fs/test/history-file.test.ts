@@ -1,9 +1,9 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { type HistoryEvent, type LocalThread, ThreadNotFoundError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { CorruptStoreError, type FsLogDriver, fsStore, UnsupportedStoreFormatError } from "../src/index.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const say = (id: string) => ({ id, role: "user" as const, text: id });
 const recordPath = (directory: string, id: string) => join(directory, "records", `${id}.json`);

@@ -1,9 +1,9 @@
 import { mkdir, readdir, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { InvalidThreadIdError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const HOSTILE_IDS = [
   "../x",

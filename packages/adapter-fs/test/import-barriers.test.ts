@@ -1,8 +1,8 @@
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DurableFiles } from "../src/durable-files.js";
 import { fsStore } from "../src/index.js";
 import { chainExport } from "./chain-export.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 /** Segments in the imported chain: several batches, and far more segments than batches. */
 const LENGTH = 2_000;

@@ -1,11 +1,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { ThreadNotFoundError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
 import { chainExport } from "./chain-export.js";
 import { collectOutput, exited, printed, startChild } from "./child-process.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const ROUNDS = 8;
 /** Segments per imported chain: more than one batch (IMPORT_BATCH is 256), so kills land inside and between batches. */

@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
 import { LockFiles } from "../src/lock-file.js";
 import { StoreLayout } from "../src/store-layout.js";
 import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
 import { isStopped, until } from "./stopped-writers.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const say = (id: string) => ({ id, role: "user" as const, text: id });
 const ids = (messages: Array<{ id: string }>) => messages.map((message) => message.id);

@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { readdir, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { SkeinError, StoreUnavailableError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { fsStore, LockTimeoutError } from "../src/index.js";
 import { StoreLayout } from "../src/store-layout.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 /** A pid that belonged to a process which has exited. */
 function deadPid(): number {

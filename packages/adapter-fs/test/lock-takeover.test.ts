@@ -12,6 +12,7 @@ import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { commitChange } from "../src/commit-change.js";
 import { claimSeal, publishSeal } from "../src/head-seal.js";
@@ -26,7 +27,6 @@ import {
   stopWhileHolding as stopHolding,
   until,
 } from "./stopped-writers.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 /** Low, so that a stopped owner's lock goes stale quickly; far below the waiters' lockTimeoutMs. */
 const STALE_MS = 150;

@@ -1,7 +1,7 @@
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { runLogDriverSuite } from "@skein/thread-core/driver";
 import { describe, it } from "vitest";
 import { FsLogDriver } from "../src/index.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 runLogDriverSuite({
   name: "fs",

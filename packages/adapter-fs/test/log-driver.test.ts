@@ -1,10 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { ConcurrencyError, type Message, normalizeMessage } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { SOURCE } from "../src/errors.js";
 import { FsLogDriver } from "../src/index.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const message = (id: string, text = id): Message => normalizeMessage({ id, role: "user", text });
 const ids = (messages: Message[]) => messages.map((value) => value.id);

@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const run = promisify(execFile);
 const packageRoot = fileURLToPath(new URL("../", import.meta.url));

@@ -1,8 +1,8 @@
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
 import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const WRITERS = 4;
 const APPENDS = 200;

@@ -2,13 +2,13 @@ import { spawn } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { type Message, normalizeMessage } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver, fsStore } from "../src/index.js";
 import { MAX_OPEN_FILES } from "../src/segment-file-cache.js";
 import { collectOutput, exited } from "./child-process.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const message = (id: string): Message => normalizeMessage({ id, role: "user", text: id });
 

@@ -1,10 +1,10 @@
 import { access, readdir, rm } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { createRegistry, InvalidStoreUrlError, openStore } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { fsAdapter, fsThreadType, parseFileUrl } from "../src/index.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 describe("file: store URLs", () => {
   it("openStore resolves @skein/adapter-fs for file:///absolute URLs and creates the directory", async () => {

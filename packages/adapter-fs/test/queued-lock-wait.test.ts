@@ -1,8 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver, LockTimeoutError } from "../src/index.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 // Writers of one thread in one process wait in line for its lock instead of polling the lock file: that
 // wait is bounded by lockTimeoutMs as well, so no call waits without a bound.

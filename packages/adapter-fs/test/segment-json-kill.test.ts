@@ -2,10 +2,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver } from "../src/index.js";
 import { collectOutput, exited } from "./child-process.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 /** strace can stop a process at one exact system call; without it (or without ptrace) this test is skipped. */
 const strace = spawnSync("strace", ["-qq", "-e", "trace=none", "true"]).status === 0;

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { expect, it } from "vitest";
 import { collectOutput, exited } from "./child-process.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 it.runIf(process.platform === "linux")(
   "keeps a quarter of the open-file limit idle across all stores of a process, not per store",

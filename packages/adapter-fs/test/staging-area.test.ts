@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { LockLostError } from "../src/errors.js";
 import { StagingArea } from "../src/staging-area.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const NONCE = "0123456789abcdef01234567";
 

@@ -2,11 +2,11 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver, LockLostError } from "../src/index.js";
 import { collectOutput, exited, printed, startChild } from "./child-process.js";
 import { isStopped, lockNow, seededRandom, stopWhileHolding, until } from "./stopped-writers.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 /** Low, so that a stopped owner's lock goes stale quickly; far below the waiters' lockTimeoutMs. */
 const STALE_MS = 150;

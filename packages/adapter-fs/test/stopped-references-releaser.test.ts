@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { fsStore, LockTimeoutError } from "../src/index.js";
 import { StoreLayout } from "../src/store-layout.js";
 import { collectOutput, exited, printed, startChild } from "./child-process.js";
 import { isStopped, until } from "./stopped-writers.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 describe("a writer stopped while it releases the references lock (under references.lock.break)", () => {
   it("blocks others' releases only until it resumes: the store then goes on, no lock left behind", async () => {

@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { access, chmod, mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { createRegistry, InvalidStoreUrlError, openStore, StoreUnavailableError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { fsAdapter, fsStore, StoreDirectoryError, StoreNotFoundError } from "../src/index.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 const packageRoot = fileURLToPath(new URL("../", import.meta.url));
 const child = fileURLToPath(new URL("./children/open-store.ts", import.meta.url));

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { type Checkpoint, PointNotFoundError, type Thread } from "@skein/thread-core";
 import { eventSegments } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
 import { threadReferrer } from "../src/segment-directories.js";
 import { StoreLayout } from "../src/store-layout.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 /** A small deterministic generator (mulberry32), so that a failing sequence can be run again. */
 function random(seed: number): () => number {

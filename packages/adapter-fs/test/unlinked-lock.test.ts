@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { LockFiles } from "../src/lock-file.js";
 import { collectOutput, exited, printed, startChild } from "./child-process.js";
 import { isStopped, until } from "./stopped-writers.js";
-import { temporaryDirectory } from "./temporary-directory.js";
 
 /** A pid that belonged to a process which has exited. */
 function deadPid(): number {

@@ -1,6 +1,6 @@
+import { databaseUrl, dropSchema, uniqueSchema } from "@skein/test-support/test-postgres";
 import { runConformanceSuite } from "@skein/thread-core/testing";
 import { postgresStore } from "../src/index.js";
-import { databaseUrl, dropSchema, uniqueSchema } from "./test-postgres.js";
 
 let schema = "";
 runConformanceSuite({

@@ -1,7 +1,7 @@
+import { databaseUrl, dropSchema, uniqueSchema } from "@skein/test-support/test-postgres";
 import { runLogDriverSuite } from "@skein/thread-core/driver";
 import { describe, it } from "vitest";
 import { postgresStore } from "../src/index.js";
-import { databaseUrl, dropSchema, uniqueSchema } from "./test-postgres.js";
 
 let schema = "";
 runLogDriverSuite({

@@ -1,3 +1,4 @@
+import { databaseUrl, dropSchema, uniqueSchema } from "@skein/test-support/test-postgres";
 import {
   ConcurrencyError,
   type Message,
@@ -13,7 +14,6 @@ import {
   SCHEMA_VERSION,
   UnsupportedSchemaVersionError,
 } from "../src/index.js";
-import { databaseUrl, dropSchema, uniqueSchema } from "./test-postgres.js";
 
 const schemas: string[] = [];
 function schema(name: string): string {

@@ -1,7 +1,7 @@
 import { ConflictError, type LocalThread } from "@skein/thread-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
-import { connectSingle, deleteKeys, keysWithPrefix, singleUrl, uniquePrefix } from "./test-redis.js";
+import { connectSingle, deleteKeys, keysWithPrefix, singleUrl, uniquePrefix } from "./redis-nodes.js";
 
 const say = (id: string, text = id) => ({ id, role: "user" as const, text });
 

@@ -1,7 +1,7 @@
 import { runConformanceSuite } from "@skein/thread-core/testing";
 import { afterAll } from "vitest";
 import { redisStore } from "../src/index.js";
-import { clusterUrl, connectCluster, deleteKeys, uniquePrefix } from "./test-redis.js";
+import { clusterUrl, connectCluster, deleteKeys, uniquePrefix } from "./redis-nodes.js";
 
 // Every case's store shares one cluster client passed in (which store.close() must leave open).
 let cluster: Awaited<ReturnType<typeof connectCluster>> | undefined;

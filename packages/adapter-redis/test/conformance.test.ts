@@ -1,6 +1,6 @@
 import { runConformanceSuite } from "@skein/thread-core/testing";
 import { redisStore } from "../src/index.js";
-import { deleteKeys, singleUrl, uniquePrefix } from "./test-redis.js";
+import { deleteKeys, singleUrl, uniquePrefix } from "./redis-nodes.js";
 
 // One store per case, each under its own prefix, so every case starts from an empty store.
 let prefix = "";

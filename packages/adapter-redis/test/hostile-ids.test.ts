@@ -2,7 +2,7 @@ import type { LocalThread } from "@skein/thread-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import type { RedisLogDriver } from "../src/redis-log-driver.js";
-import { clusterUrl, connectCluster, deleteKeys, keysWithPrefix, uniquePrefix } from "./test-redis.js";
+import { clusterUrl, connectCluster, deleteKeys, keysWithPrefix, uniquePrefix } from "./redis-nodes.js";
 
 const HOSTILE_IDS = [
   "*",

@@ -1,7 +1,7 @@
 import { runLogDriverSuite } from "@skein/thread-core/driver";
 import { afterAll, describe, it } from "vitest";
 import { redisStore } from "../src/index.js";
-import { clusterUrl, connectCluster, deleteKeys, singleUrl, uniquePrefix } from "./test-redis.js";
+import { clusterUrl, connectCluster, deleteKeys, singleUrl, uniquePrefix } from "./redis-nodes.js";
 
 let prefix = "";
 runLogDriverSuite({

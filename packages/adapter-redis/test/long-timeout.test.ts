@@ -1,7 +1,7 @@
 import { openStore } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
-import { deleteKeys, singleUrl, uniquePrefix } from "./test-redis.js";
+import { deleteKeys, singleUrl, uniquePrefix } from "./redis-nodes.js";
 
 // Node holds a timer for at most 2^31-1 ms: a longer one fires after 1 ms (with a TimeoutOverflowWarning),
 // so a timeout meant as "wait as long as it takes" would become "give up at once".

@@ -2,7 +2,7 @@ import { type LocalThread, newSortableId } from "@skein/thread-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import type { RedisLogDriver } from "../src/redis-log-driver.js";
-import { connectSingle, deleteKeys, singleUrl, uniquePrefix } from "./test-redis.js";
+import { connectSingle, deleteKeys, singleUrl, uniquePrefix } from "./redis-nodes.js";
 
 const prefix = uniquePrefix("memory");
 afterAll(() => deleteKeys(singleUrl(), prefix));

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
-import { clusterUrl, deleteKeys, singleUrl, uniquePrefix } from "./test-redis.js";
+import { clusterUrl, deleteKeys, singleUrl, uniquePrefix } from "./redis-nodes.js";
 
 const WRITERS = 4;
 const APPENDS = 200;

@@ -18,7 +18,7 @@ import {
   keysWithPrefix,
   singleUrl,
   uniquePrefix,
-} from "./test-redis.js";
+} from "./redis-nodes.js";
 
 describe("openStore with redis URLs", () => {
   it("opens redis://host:port through thread-core, and a thread's JSON opens again", async () => {

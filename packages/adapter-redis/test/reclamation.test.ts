@@ -1,7 +1,7 @@
 import type { Message, Thread } from "@skein/thread-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
-import { clusterUrl, deleteKeys, keysWithPrefix, singleUrl, uniquePrefix } from "./test-redis.js";
+import { clusterUrl, deleteKeys, keysWithPrefix, singleUrl, uniquePrefix } from "./redis-nodes.js";
 
 const say = (id: string) => ({ id, role: "user" as const, text: id });
 const ids = async (thread: Thread) => (await thread.messages()).map((message: Message) => message.id);

@@ -2,7 +2,7 @@ import type { LocalThread } from "@skein/thread-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import type { RedisLogDriver } from "../src/redis-log-driver.js";
-import { clusterUrl, connectCluster, deleteKeys, uniquePrefix } from "./test-redis.js";
+import { clusterUrl, connectCluster, deleteKeys, uniquePrefix } from "./redis-nodes.js";
 
 const TTL = 1000;
 const say = (id: string) => ({ id, role: "user" as const, text: id });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisServer, startRedisServer } from "../../../scripts/redis-server.mjs";
 import { redisStore } from "../src/index.js";
 import type { RedisLogDriver } from "../src/redis-log-driver.js";
-import { uniquePrefix } from "./test-redis.js";
+import { uniquePrefix } from "./redis-nodes.js";
 
 /**
  * Replies by which a server says "not now" rather than "wrong" (README, "Faults"): the call is a retryable

@@ -1,9 +1,9 @@
+import { freshStore, SERVERLESS_STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
 import { ConcurrencyError, type Thread } from "@skein/thread-core";
 import { convertToModelMessages, streamText, type UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChatArgumentError, loadChat, MessageMappingError, persistChat, saveChat } from "../src/index.js";
 import { answering } from "./mock-model.js";
-import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 const hi: UIMessage = { id: "u1", role: "user", parts: [{ type: "text", text: "Hi!" }] };
 const hello: UIMessage = { id: "a1", role: "assistant", parts: [{ type: "text", text: "Hello." }] };
@@ -22,7 +22,7 @@ async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describe.each(STORE_KINDS)("bad arguments to the chat functions on a %s store", (kind) => {
+describe.each(SERVERLESS_STORE_KINDS)("bad arguments to the chat functions on a %s store", (kind) => {
   let test: TestStore;
   let thread: Thread;
   beforeEach(async () => {

@@ -1,9 +1,9 @@
+import { freshStore, SERVERLESS_STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
 import { ConcurrencyError, normalizeMessage, type Thread } from "@skein/thread-core";
 import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChatMismatchError, loadChat, MessageMappingError, saveChat, toUIMessages } from "../src/index.js";
 import { everyUIPart } from "./fixtures.js";
-import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
 const assistant = (id: string, ...parts: UIMessage["parts"]): UIMessage => ({ id, role: "assistant", parts });
@@ -29,7 +29,7 @@ function withoutLookup(thread: Thread): Thread {
   });
 }
 
-const VARIANTS = STORE_KINDS.flatMap((kind) => [
+const VARIANTS = SERVERLESS_STORE_KINDS.flatMap((kind) => [
   { kind, reads: "from the first given message", open: (thread: Thread) => thread },
   { kind, reads: "the whole chat", open: withoutLookup },
 ]);

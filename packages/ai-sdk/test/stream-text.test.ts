@@ -1,10 +1,10 @@
+import { freshStore, type TestStore } from "@skein/test-support/fresh-store";
 import { openStore } from "@skein/thread-core";
 import { convertToModelMessages, jsonSchema, stepCountIs, streamText, tool, type UIMessage } from "ai";
 import type { MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadChat, persistChat, saveChat, toModelMessages, toUIMessages } from "../src/index.js";
 import { answering, callingThenAnswering, stalling } from "./mock-model.js";
-import { freshStore, type TestStore } from "./stores.js";
 
 const png = Buffer.from("a tiny png").toString("base64");
 

@@ -3,11 +3,11 @@
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type Checkpoint, ERROR, uuid6 } from "@langchain/langgraph-checkpoint";
+import { freshStore, STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
 import { SkeinError } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CheckpointConfigError, CheckpointExistsError, SkeinCheckpointSaver } from "../src/index.js";
 import { countingStore, type ReadCounter } from "./counting-store.js";
-import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 function checkpointOf(messages: BaseMessage[], step: number): Checkpoint {
   return {

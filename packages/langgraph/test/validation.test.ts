@@ -2,8 +2,8 @@
 // once per store. The saver's name is not one the suite exempts, so every case runs, including "should
 // only store channel_values that have changed".
 import { validate } from "@langchain/langgraph-checkpoint-validation";
+import { freshStore, STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
 import { SkeinCheckpointSaver } from "../src/index.js";
-import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 for (const kind of STORE_KINDS) {
   const stores = new Map<SkeinCheckpointSaver, TestStore>();

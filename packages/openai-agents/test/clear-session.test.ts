@@ -1,9 +1,9 @@
 // A transaction's operation id guards the history it was applied to: after clearSession the session starts
 // afresh, as the SDK's own session does, while every retry before the clear stays a no-op.
 import type { AgentInputItem } from "@openai/agents-core";
+import { freshStore, STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSkeinSession, SessionHistoryError, type SkeinSession } from "../src/index.js";
-import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 const user = (text: string): AgentInputItem => ({ role: "user", content: text });
 const append = (operationId: string, ...texts: string[]) => ({

@@ -5,9 +5,9 @@ import {
   applySessionHistoryMutations,
   type SessionHistoryMutation,
 } from "@openai/agents-core";
+import { freshStore, STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSkeinSession } from "../src/index.js";
-import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 type FunctionCall = Extract<AgentInputItem, { type: "function_call" }>;
 

@@ -1,6 +1,7 @@
 // What callers hand the session, at each public door: anything it cannot give back equal is a typed error
 // naming where, and nothing is written.
 import type { AgentInputItem, SessionHistoryTransactionArgs } from "@openai/agents-core";
+import { freshStore, STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
 import { SkeinError } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -10,7 +11,6 @@ import {
   SessionOptionsError,
   type SkeinSession,
 } from "../src/index.js";
-import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 const user = (text: string): AgentInputItem => ({ role: "user", content: text });
 

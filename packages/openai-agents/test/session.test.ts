@@ -1,4 +1,5 @@
 import type { AgentInputItem } from "@openai/agents-core";
+import { freshStore, STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
 import {
   type Message,
   type Thread,
@@ -13,7 +14,6 @@ import {
   SessionItemError,
   type SkeinSession,
 } from "../src/index.js";
-import { freshStore, STORE_KINDS, type TestStore } from "./stores.js";
 
 const user = (text: string): AgentInputItem => ({ role: "user", content: text });
 const assistant = (text: string, id = `msg_${text}`): AgentInputItem => ({

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { requireBuilt } from "@skein/test-support/global-setup";
 import { ensureChromium } from "./chromium.js";
 
 const BUNDLE = new URL("../dist/client/app.js", import.meta.url);
@@ -6,9 +6,6 @@ const CLI = new URL("../../cli/dist/bin.js", import.meta.url);
 
 /** The page must be built (the server serves dist/client), the CLI too (a test appends through it), and chromium present. */
 export default function setup(): void {
-  for (const file of [BUNDLE, CLI]) {
-    if (!existsSync(file))
-      throw new Error(`${file.pathname} is missing: build first (npm run build at the repository root).`);
-  }
+  requireBuilt([BUNDLE, CLI]);
   ensureChromium((line) => console.log(`[ui tests] ${line}`));
 }

@@ -1,7 +1,9 @@
+// What PostgreSQL tests share: a schema of their own on a shared server, and its cleanup.
 import pg from "pg";
 import { inject } from "vitest";
+import type {} from "./global-setup.js";
 
-/** The server of this run. */
+/** The test server, from a global setup with `postgres: true`. */
 export function databaseUrl(): string {
   return inject("databaseUrl");
 }
@@ -14,8 +16,8 @@ export function uniqueSchema(name = "t"): string {
 }
 
 /** Drops a schema and everything in it. */
-export async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client(databaseUrl());
+export async function dropSchema(schema: string, url = databaseUrl()): Promise<void> {
+  const client = new pg.Client(url);
   await client.connect();
   try {
     await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

@@ -1,12 +1,11 @@
-import { randomBytes } from "node:crypto";
+// Clients of the test servers, and key cleanup on every node of a Cluster; the prefix and the per-node
+// scans are @skein/test-support's.
+import { deleteKeysUnder, keysUnder, type RedisNodeClient } from "@skein/test-support/test-redis";
 import { createClient, createCluster } from "redis";
 import { inject } from "vitest";
 import { parseRedisUrl } from "../src/redis-url.js";
 
-/** A key prefix no other test (or parallel test file) uses. */
-export function uniquePrefix(name = "t"): string {
-  return `skein-test:${name}:${randomBytes(6).toString("hex")}`;
-}
+export { uniquePrefix } from "@skein/test-support/test-redis";
 
 export function singleUrl(): string {
   return inject("redisUrl");
@@ -35,43 +34,30 @@ export async function connectSingle(url = singleUrl()) {
 
 /** Every key under `prefix`, on every node. */
 export async function keysWithPrefix(url: string, prefix: string): Promise<string[]> {
-  return withNodes(url, async (client) => {
-    const keys: string[] = [];
-    for await (const batch of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1000 })) keys.push(...batch);
-    return keys;
-  });
+  return (await eachNode(url, (client) => keysUnder(client, prefix))).flat();
 }
 
 /** Deletes every key under `prefix`, on every node: a test's cleanup. */
 export async function deleteKeys(url: string, prefix: string): Promise<void> {
-  await withNodes(url, async (client) => {
-    for await (const batch of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1000 })) {
-      for (const key of batch) await client.unlink(key);
-    }
-    return [];
-  });
+  await eachNode(url, (client) => deleteKeysUnder(client, prefix));
 }
 
-type NodeClient = Awaited<ReturnType<typeof connectSingle>>;
-
-async function withNodes(url: string, work: (client: NodeClient) => Promise<string[]>): Promise<string[]> {
-  const settings = parseRedisUrl(url);
-  if (!settings.cluster) {
+/** `work` on the server at `url`, or on every master of the test Cluster. */
+async function eachNode<Result>(
+  url: string,
+  work: (client: RedisNodeClient) => Promise<Result>,
+): Promise<Result[]> {
+  if (!parseRedisUrl(url).cluster) {
     const client = await connectSingle(url);
     try {
-      return await work(client);
+      return [await work(client)];
     } finally {
       await client.close();
     }
   }
   const cluster = await connectCluster();
   try {
-    const found = await Promise.all(
-      cluster.masters.map(async (master) =>
-        work((await cluster.nodeClient(master)) as unknown as NodeClient),
-      ),
-    );
-    return found.flat();
+    return await Promise.all(cluster.masters.map(async (master) => work(await cluster.nodeClient(master))));
   } finally {
     await cluster.close();
   }
