@@ -2,10 +2,10 @@ import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { InvalidStoreUrlError, type Registry, type SkeinAdapter } from "@skein/thread-core";
 import { defineLogStore, type LocalStore } from "@skein/thread-core/driver";
-import type { Durability } from "./durable-files.js";
 import { SOURCE } from "./errors.js";
 import { FsLogDriver } from "./fs-log-driver.js";
 import type { FsStoreOptions } from "./fs-store.js";
+import type { Durability } from "./records/durable-files.js";
 
 /** Options for every store the adapter opens; a URL's `?durability=` overrides `durability`. */
 export type FsAdapterOptions = Omit<FsStoreOptions, "directory" | "registry" | "adapters" | "url">;

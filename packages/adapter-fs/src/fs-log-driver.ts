@@ -16,15 +16,12 @@ import type {
   StateRecord,
   StoredRecord,
 } from "@skein/thread-core/driver";
-import { changeWrites, commitChange, SEALED_HEAD } from "./commit-change.js";
-import { type Durability, DurableFiles } from "./durable-files.js";
+import { changeWrites, commitChange, SEALED_HEAD } from "./commit/commit-change.js";
 import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } from "./errors.js";
-import { isSealed, publishSeal, sealState } from "./head-seal.js";
-import { moveOffSealedHead } from "./head-takeover.js";
-import { IMPORT_BATCH, importSegment, importSegments } from "./import-segment.js";
-import type { Lease, LockWrites } from "./lease.js";
-import { LockFiles } from "./lock-file.js";
-import { putStateRecord } from "./put-state.js";
+import type { Lease, LockWrites } from "./locks/lease.js";
+import { LockFiles } from "./locks/lock-file.js";
+import { type Durability, DurableFiles } from "./records/durable-files.js";
+import { putStateRecord } from "./records/put-state.js";
 import {
   inlineForm,
   knownEvents,
@@ -32,12 +29,15 @@ import {
   RecordFiles,
   referencedSegments,
   type StoredLogRecord,
-} from "./record-files.js";
-import { newSegmentId, SegmentDirectories, threadReferrer } from "./segment-directories.js";
-import { SegmentFileCache } from "./segment-file-cache.js";
-import { SegmentLog } from "./segment-log.js";
-import { withReader } from "./segment-reader.js";
-import { StoreLayout } from "./store-layout.js";
+} from "./records/record-files.js";
+import { StoreLayout } from "./records/store-layout.js";
+import { IMPORT_BATCH, importSegment, importSegments } from "./segments/import-segment.js";
+import { newSegmentId, SegmentDirectories, threadReferrer } from "./segments/segment-directories.js";
+import { SegmentFileCache } from "./segments/segment-file-cache.js";
+import { SegmentLog } from "./segments/segment-log.js";
+import { withReader } from "./segments/segment-reader.js";
+import { isSealed, publishSeal, sealState } from "./takeover/head-seal.js";
+import { moveOffSealedHead } from "./takeover/head-takeover.js";
 
 /** A `"state"` delete found a local thread under the id: it is deleted again under a `"record"` lock. */
 const LOCAL_THREAD = Symbol("local thread");

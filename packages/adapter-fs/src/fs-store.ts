@@ -1,7 +1,7 @@
 import type { Registry, SkeinAdapter } from "@skein/thread-core";
 import type { LocalStore } from "@skein/thread-core/driver";
-import type { Durability } from "./durable-files.js";
 import { fsLogStore } from "./fs-adapter.js";
+import type { Durability } from "./records/durable-files.js";
 
 /** Options of `fsStore`: where the threads live and how durably they are written. */
 export interface FsStoreOptions {

@@ -1,4 +1,3 @@
-export type { Durability } from "./durable-files.js";
 export {
   CorruptStoreError,
   type LockHolder,
@@ -13,3 +12,4 @@ export { type FsAdapter, type FsAdapterOptions, fsAdapter, parseFileUrl } from "
 export { FsLogDriver, type FsLogDriverOptions } from "./fs-log-driver.js";
 export { type FsStoreOptions, fsStore } from "./fs-store.js";
 export { fsThreadType } from "./fs-thread-type.js";
+export type { Durability } from "./records/durable-files.js";

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { type Message, normalizeMessage } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
-import { LINK_LAG } from "../src/id-buckets.js";
 import { FsLogDriver } from "../src/index.js";
-import { hashMessageId } from "../src/index-entry.js";
+import { LINK_LAG } from "../src/segments/id-buckets.js";
+import { hashMessageId } from "../src/segments/index-entry.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 const message = (id: string, text = id): Message => normalizeMessage({ id, role: "user", text });

@@ -2,8 +2,8 @@ import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CorruptStoreError, fsStore } from "../src/index.js";
-import { ENTRY_SIZE } from "../src/index-entry.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { StoreLayout } from "../src/records/store-layout.js";
+import { ENTRY_SIZE } from "../src/segments/index-entry.js";
 import { collectOutput, exited, startChild } from "./child-process.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 

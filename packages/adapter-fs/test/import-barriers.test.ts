@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DurableFiles } from "../src/durable-files.js";
 import { fsStore } from "../src/index.js";
+import { DurableFiles } from "../src/records/durable-files.js";
 import { chainExport } from "./chain-export.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
-import { LockFiles } from "../src/lock-file.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { LockFiles } from "../src/locks/lock-file.js";
+import { StoreLayout } from "../src/records/store-layout.js";
 import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
 import { isStopped, until } from "./stopped-writers.js";
 import { temporaryDirectory } from "./temporary-directory.js";

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { SkeinError, StoreUnavailableError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { fsStore, LockTimeoutError } from "../src/index.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { StoreLayout } from "../src/records/store-layout.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 /** A pid that belonged to a process which has exited. */

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { claimSeal, sealState } from "../src/head-seal.js";
 import { FsLogDriver, fsStore } from "../src/index.js";
+import { claimSeal, sealState } from "../src/takeover/head-seal.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 // A taker that claimed a head's seal and stopped before publishing its end holds the thread's lock as a

@@ -2,7 +2,7 @@ import { readdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver, LockLostError } from "../src/index.js";
-import { sweepStaging } from "../src/staging-area.js";
+import { sweepStaging } from "../src/locks/staging-area.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 describe("a staged file its holder made before its lock was taken over", () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LockLostError } from "../src/errors.js";
-import { StagingArea } from "../src/staging-area.js";
+import { StagingArea } from "../src/locks/staging-area.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 const NONCE = "0123456789abcdef01234567";

@@ -4,7 +4,7 @@ import { readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LockFiles } from "../src/lock-file.js";
+import { LockFiles } from "../src/locks/lock-file.js";
 import { collectOutput, exited, printed, startChild } from "./child-process.js";
 import { isStopped, until } from "./stopped-writers.js";
 import { temporaryDirectory } from "./temporary-directory.js";

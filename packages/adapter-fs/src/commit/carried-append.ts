@@ -1,8 +1,8 @@
-import type { Lease } from "./lease.js";
-import type { StoredLogRecord } from "./record-files.js";
-import type { SegmentFile } from "./segment-directories.js";
-import type { KnownIds } from "./segment-log.js";
-import type { SegmentTail } from "./segment-reader.js";
+import type { Lease } from "../locks/lease.js";
+import type { StoredLogRecord } from "../records/record-files.js";
+import type { SegmentFile } from "../segments/segment-directories.js";
+import type { KnownIds } from "../segments/segment-log.js";
+import type { SegmentTail } from "../segments/segment-reader.js";
 
 /**
  * What a plain append knew when it ended, carried to the next plain append to the same thread on the same

@@ -13,17 +13,23 @@ import {
   type LogChange,
   type LogRecord,
 } from "@skein/thread-core/driver";
+import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "../errors.js";
+import type { FsStorage } from "../fs-log-driver.js";
+import type { Lease, LockWrites } from "../locks/lease.js";
+import type { StagedFile } from "../records/durable-files.js";
+import {
+  type EventLog,
+  knownEvents,
+  liveRecord,
+  type StoredLogRecord,
+  storedForm,
+} from "../records/record-files.js";
+import { threadReferrer } from "../segments/segment-directories.js";
+import type { SegmentLog } from "../segments/segment-log.js";
+import { EMPTY_TAIL, type SegmentReader } from "../segments/segment-reader.js";
+import { isSealed } from "../takeover/head-seal.js";
+import { confirmAppend, continuedBases, heldInBases, moveOffSealedHead } from "../takeover/head-takeover.js";
 import { CarriedAppend } from "./carried-append.js";
-import type { StagedFile } from "./durable-files.js";
-import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "./errors.js";
-import type { FsStorage } from "./fs-log-driver.js";
-import { isSealed } from "./head-seal.js";
-import { confirmAppend, continuedBases, heldInBases, moveOffSealedHead } from "./head-takeover.js";
-import type { Lease, LockWrites } from "./lease.js";
-import { type EventLog, knownEvents, liveRecord, type StoredLogRecord, storedForm } from "./record-files.js";
-import { threadReferrer } from "./segment-directories.js";
-import type { SegmentLog } from "./segment-log.js";
-import { EMPTY_TAIL, type SegmentReader } from "./segment-reader.js";
 
 /**
  * Applies one change to a local thread, in the order `LogChange` documents. Call it holding the thread's

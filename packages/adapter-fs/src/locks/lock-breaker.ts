@@ -1,7 +1,7 @@
 import { linkSync, renameSync, utimesSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { hasCode } from "./errors.js";
+import { hasCode } from "../errors.js";
 import type { LockWrites } from "./lease.js";
 import type { LockSettings } from "./lock-file.js";
 import {

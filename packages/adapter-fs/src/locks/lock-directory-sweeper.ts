@@ -1,6 +1,6 @@
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { hasCode } from "./errors.js";
+import { hasCode } from "../errors.js";
 import type { LockSettings } from "./lock-file.js";
 import { readLock } from "./lock-file-primitives.js";
 import { type StagingOwner, sweepStaging } from "./staging-area.js";

@@ -1,7 +1,7 @@
 import { linkSync, renameSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { hasCode, LockTimeoutError } from "./errors.js";
+import { hasCode, LockTimeoutError } from "../errors.js";
 import { runInTurn } from "./key-queue.js";
 import type { Lease, LockWrites } from "./lease.js";
 import { keepLingering, releaseLingering, takeLingering } from "./lingering-locks.js";
