@@ -18,6 +18,7 @@ import type {
 } from "@skein/thread-core/driver";
 import { changeWrites, commitChange, SEALED_HEAD } from "./commit/commit-change.js";
 import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } from "./errors.js";
+import type { FsStorage } from "./fs-storage.js";
 import type { Lease, LockWrites } from "./locks/lease.js";
 import { LockFiles } from "./locks/lock-file.js";
 import { type Durability, DurableFiles } from "./records/durable-files.js";
@@ -62,22 +63,6 @@ export interface FsLogDriverOptions {
    * `lockTimeoutMs`. @default 5_000
    */
   staleLockMs?: number;
-}
-
-/** The parts of a file store that its operations share; tools that work on the files directly use them too. */
-export interface FsStorage {
-  /** Where every file of the store lives. */
-  readonly layout: StoreLayout;
-  /** Writes with the store's durability. */
-  readonly files: DurableFiles;
-  /** Thread locks and the references lock. */
-  readonly locks: LockFiles;
-  /** The records under records/. */
-  readonly records: RecordFiles;
-  /** Segment directories and their references. */
-  readonly segments: SegmentDirectories;
-  /** One segment's messages. */
-  log(segmentId: string): SegmentLog;
 }
 
 /**

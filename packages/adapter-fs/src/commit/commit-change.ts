@@ -14,7 +14,7 @@ import {
   type LogRecord,
 } from "@skein/thread-core/driver";
 import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "../errors.js";
-import type { FsStorage } from "../fs-log-driver.js";
+import type { FsStorage } from "../fs-storage.js";
 import type { Lease, LockWrites } from "../locks/lease.js";
 import type { StagedFile } from "../records/durable-files.js";
 import {

@@ -1,7 +1,7 @@
 import { ConcurrencyError, ConflictError, type JsonObject } from "@skein/thread-core";
 import type { StateRecord } from "@skein/thread-core/driver";
 import { SOURCE } from "../errors.js";
-import type { FsStorage } from "../fs-log-driver.js";
+import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
 
 /**

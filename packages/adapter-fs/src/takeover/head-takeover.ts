@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import type { Message } from "@skein/thread-core";
 import { CorruptStoreError, LockLostError, LockOutcomeUnknownError } from "../errors.js";
-import type { FsStorage } from "../fs-log-driver.js";
+import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
 import { liveRecord, referencedSegments, type StoredLogRecord } from "../records/record-files.js";
 import { newSegmentId, type SegmentFile, threadReferrer } from "../segments/segment-directories.js";
