@@ -16,6 +16,7 @@ import type {
   StateRecord,
   StoredRecord,
 } from "@skein/thread-core/driver";
+import { AppendFastPath } from "./commit/append-fast-path.js";
 import { changeWrites, commitChange, SEALED_HEAD } from "./commit/commit-change.js";
 import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-storage.js";
@@ -368,8 +369,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
         if (lease.tookOver) await this.records.rotateEvents(id, lease.staging);
         return task(lease);
       },
-      // A plain append's lock is kept for the next append to the thread in this turn (`LockFiles.withLock`).
-      { writes, linger: writes === "segment" },
+      // A plain append's lock is kept for the next append to the thread in this turn (`AppendFastPath`).
+      AppendFastPath.lockOptions(writes),
     );
   }
 
