@@ -16,15 +16,14 @@ import type {
   StateRecord,
   StoredRecord,
 } from "@skein/thread-core/driver";
-import { changeWrites, commitChange, SEALED_HEAD } from "./commit-change.js";
-import { type Durability, DurableFiles } from "./durable-files.js";
+import { AppendFastPath } from "./commit/append-fast-path.js";
+import { changeWrites, commitChange, SEALED_HEAD } from "./commit/commit-change.js";
 import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } from "./errors.js";
-import { isSealed, publishSeal, sealState } from "./head-seal.js";
-import { moveOffSealedHead } from "./head-takeover.js";
-import { IMPORT_BATCH, importSegment, importSegments } from "./import-segment.js";
-import type { Lease, LockWrites } from "./lease.js";
-import { LockFiles } from "./lock-file.js";
-import { putStateRecord } from "./put-state.js";
+import type { FsStorage } from "./fs-storage.js";
+import type { Lease, LockWrites } from "./locks/lease.js";
+import { LockFiles } from "./locks/lock-file.js";
+import { type Durability, DurableFiles } from "./records/durable-files.js";
+import { putStateRecord } from "./records/put-state.js";
 import {
   inlineForm,
   knownEvents,
@@ -32,12 +31,15 @@ import {
   RecordFiles,
   referencedSegments,
   type StoredLogRecord,
-} from "./record-files.js";
-import { newSegmentId, SegmentDirectories, threadReferrer } from "./segment-directories.js";
-import { SegmentFileCache } from "./segment-file-cache.js";
-import { SegmentLog } from "./segment-log.js";
-import { withReader } from "./segment-reader.js";
-import { StoreLayout } from "./store-layout.js";
+} from "./records/record-files.js";
+import { StoreLayout } from "./records/store-layout.js";
+import { IMPORT_BATCH, importSegment, importSegments } from "./segments/import-segment.js";
+import { newSegmentId, SegmentDirectories, threadReferrer } from "./segments/segment-directories.js";
+import { SegmentFileCache } from "./segments/segment-file-cache.js";
+import { SegmentLog } from "./segments/segment-log.js";
+import { withReader } from "./segments/segment-reader.js";
+import { isSealed, publishSeal, sealState } from "./takeover/head-seal.js";
+import { moveOffSealedHead } from "./takeover/head-takeover.js";
 
 /** A `"state"` delete found a local thread under the id: it is deleted again under a `"record"` lock. */
 const LOCAL_THREAD = Symbol("local thread");
@@ -62,22 +64,6 @@ export interface FsLogDriverOptions {
    * `lockTimeoutMs`. @default 5_000
    */
   staleLockMs?: number;
-}
-
-/** The parts of a file store that its operations share; tools that work on the files directly use them too. */
-export interface FsStorage {
-  /** Where every file of the store lives. */
-  readonly layout: StoreLayout;
-  /** Writes with the store's durability. */
-  readonly files: DurableFiles;
-  /** Thread locks and the references lock. */
-  readonly locks: LockFiles;
-  /** The records under records/. */
-  readonly records: RecordFiles;
-  /** Segment directories and their references. */
-  readonly segments: SegmentDirectories;
-  /** One segment's messages. */
-  log(segmentId: string): SegmentLog;
 }
 
 /**
@@ -383,8 +369,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
         if (lease.tookOver) await this.records.rotateEvents(id, lease.staging);
         return task(lease);
       },
-      // A plain append's lock is kept for the next append to the thread in this turn (`LockFiles.withLock`).
-      { writes, linger: writes === "segment" },
+      // A plain append's lock is kept for the next append to the thread in this turn (`AppendFastPath`).
+      AppendFastPath.lockOptions(writes),
     );
   }
 

@@ -1,7 +1,10 @@
-import type { Registry, SkeinAdapter } from "@skein/thread-core";
-import type { LocalStore } from "@skein/thread-core/driver";
-import type { Durability } from "./durable-files.js";
-import { fsLogStore } from "./fs-adapter.js";
+import { resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { InvalidStoreUrlError, type Registry, type SkeinAdapter } from "@skein/thread-core";
+import { defineLogStore, type LocalStore } from "@skein/thread-core/driver";
+import { SOURCE } from "./errors.js";
+import { FsLogDriver } from "./fs-log-driver.js";
+import type { Durability } from "./records/durable-files.js";
 
 /** Options of `fsStore`: where the threads live and how durably they are written. */
 export interface FsStoreOptions {
@@ -42,10 +45,87 @@ export interface FsStoreOptions {
 }
 
 /**
+ * The fs store on thread-core's driver kit: the `fs` thread type, the store factory behind `fsStore` and
+ * the `file:` adapter, registered when this module loads so that `openStore("file:…")` and the CLI find it.
+ */
+export const fsLogStore = defineLogStore<FsStoreOptions>({
+  type: "fs",
+  packageName: "@skein/adapter-fs",
+  schemes: ["file"],
+  createDriver: (options) => new FsLogDriver(options),
+  optionsFromUrl: fileUrlOptions,
+  // `file:./relative` as written: a URL object would make it absolute at the root.
+  optionsFromText: fileUrlOptions,
+  describe: (options) => options.url ?? pathToFileURL(resolve(options.directory)).href,
+  // A store opened by URL makes its directory (or finds its store) at once, so that a path it cannot use
+  // fails on open, with a `StoreDirectoryError` or `StoreNotFoundError`.
+  verify: async (driver) => {
+    await (driver as FsLogDriver).prepare();
+  },
+});
+
+/**
  * A store that keeps threads in files under a directory: local threads (`fs`) as append-only logs, other
  * threads as their saved states.
  * @example const store = fsStore({ directory: ".skein" }); const thread = await store.create();
  */
 export function fsStore(options: FsStoreOptions): LocalStore {
   return fsLogStore.store(options);
+}
+
+/** Options for every store the adapter opens; a URL's `?durability=` overrides `durability`. */
+export type FsAdapterOptions = Omit<FsStoreOptions, "directory" | "registry" | "adapters" | "url">;
+
+/** The `SkeinAdapter` for `file:` URLs, as `fsAdapter()` returns it. */
+export interface FsAdapter extends SkeinAdapter {
+  /**
+   * Opens the store at a `file:` URL: `file:///abs/path`, or, given as a string, `file:./relative`,
+   * `file:relative` or `file:/abs` (relative to `process.cwd()`). The directory is created if missing,
+   * unless the adapter's options say `create: false` (then a path without a store is `StoreNotFoundError`).
+   */
+  openStore(
+    url: URL | string,
+    context?: { registry?: Registry; adapters?: readonly SkeinAdapter[] },
+  ): Promise<LocalStore>;
+}
+
+/**
+ * The `file:` adapter for `openStore`: it provides the `fs` thread type and opens file stores.
+ * @example const store = await openStore("file:///var/lib/app/threads", { adapters: [fsAdapter()] });
+ */
+export function fsAdapter(options: FsAdapterOptions = {}): FsAdapter {
+  return fsLogStore.adapter(options);
+}
+
+/** A store's options from a `file:` URL: its directory, its `durability` (which wins), the URL as written. */
+function fileUrlOptions(url: URL | string, options: Partial<FsStoreOptions>): FsStoreOptions {
+  const { directory, durability } = parseFileUrl(url);
+  return { ...options, ...(durability ? { durability } : {}), directory, url: String(url) };
+}
+
+/**
+ * The directory a `file:` URL names, and its `durability` query parameter. A URL object is always absolute
+ * (WHATWG parsing turns `file:./x` into `file:///x`), so relative paths can only be given as strings.
+ */
+export function parseFileUrl(url: URL | string): { directory: string; durability?: Durability } {
+  const text = String(url);
+  if (!/^file:/i.test(text)) throw new InvalidStoreUrlError(text, "expected a file: URL", { source: SOURCE });
+  const query = text.includes("?") ? text.slice(text.indexOf("?") + 1).split("#")[0] : "";
+  const durability = new URLSearchParams(query).get("durability") ?? undefined;
+  if (durability !== undefined && durability !== "fsync" && durability !== "batch") {
+    throw new InvalidStoreUrlError(text, 'durability must be "fsync" or "batch"', { source: SOURCE });
+  }
+  const path = text.slice("file:".length).split(/[?#]/)[0] as string;
+  let directory: string;
+  try {
+    directory =
+      typeof url !== "string" || path.startsWith("//")
+        ? fileURLToPath(typeof url === "string" ? new URL(text) : url)
+        : resolve(decodeURIComponent(path));
+  } catch (error) {
+    throw new InvalidStoreUrlError(text, "it names no local directory", { source: SOURCE, cause: error });
+  }
+  if (path === "" || path === "//")
+    throw new InvalidStoreUrlError(text, "it names no directory", { source: SOURCE });
+  return { directory, ...(durability ? { durability } : {}) };
 }

@@ -1,4 +1,4 @@
-import { fsLogStore } from "./fs-adapter.js";
+import { fsLogStore } from "./fs-store.js";
 
 /**
  * `fs`: a local thread whose log lives in a file store. Its JSON refers to the thread by id; the store

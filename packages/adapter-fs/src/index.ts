@@ -1,4 +1,3 @@
-export type { Durability } from "./durable-files.js";
 export {
   CorruptStoreError,
   type LockHolder,
@@ -9,7 +8,14 @@ export {
   StoreNotFoundError,
   UnsupportedStoreFormatError,
 } from "./errors.js";
-export { type FsAdapter, type FsAdapterOptions, fsAdapter, parseFileUrl } from "./fs-adapter.js";
 export { FsLogDriver, type FsLogDriverOptions } from "./fs-log-driver.js";
-export { type FsStoreOptions, fsStore } from "./fs-store.js";
+export {
+  type FsAdapter,
+  type FsAdapterOptions,
+  type FsStoreOptions,
+  fsAdapter,
+  fsStore,
+  parseFileUrl,
+} from "./fs-store.js";
 export { fsThreadType } from "./fs-thread-type.js";
+export type { Durability } from "./records/durable-files.js";

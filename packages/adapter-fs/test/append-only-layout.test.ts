@@ -2,10 +2,10 @@ import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
-import { LINK_LAG } from "../src/id-buckets.js";
 import { CorruptStoreError, fsStore } from "../src/index.js";
-import { ENTRY_SIZE } from "../src/index-entry.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { StoreLayout } from "../src/records/store-layout.js";
+import { LINK_LAG } from "../src/segments/id-buckets.js";
+import { ENTRY_SIZE } from "../src/segments/index-entry.js";
 
 const say = (id: string) => ({ id, role: "user" as const, text: `text of ${id}` });
 const ids = (messages: Array<{ id: string }>) => messages.map((message) => message.id);

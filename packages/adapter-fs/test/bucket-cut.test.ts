@@ -4,9 +4,9 @@ import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { type Message, normalizeMessage } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
-import { LINK_LAG } from "../src/id-buckets.js";
 import { FsLogDriver } from "../src/index.js";
-import { hashMessageId } from "../src/index-entry.js";
+import { LINK_LAG } from "../src/segments/id-buckets.js";
+import { hashMessageId } from "../src/segments/index-entry.js";
 
 const message = (id: string, text = id): Message => normalizeMessage({ id, role: "user", text });
 /** The id bucket of a message id among the first 2,048 offsets (generation 0: 1,024 buckets). */

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { CorruptStoreError, fsStore } from "../src/index.js";
-import { ENTRY_SIZE } from "../src/index-entry.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { StoreLayout } from "../src/records/store-layout.js";
+import { ENTRY_SIZE } from "../src/segments/index-entry.js";
 import { collectOutput, exited, startChild } from "./child-process.js";
 
 /** Rounds of two writers killed together: 40 kills, at 20 random moments. */

@@ -1,7 +1,7 @@
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { DurableFiles } from "../src/durable-files.js";
 import { fsStore } from "../src/index.js";
+import { DurableFiles } from "../src/records/durable-files.js";
 import { chainExport } from "./chain-export.js";
 
 /** Segments in the imported chain: several batches, and far more segments than batches. */

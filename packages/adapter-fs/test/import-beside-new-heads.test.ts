@@ -3,7 +3,7 @@ import { type Message, normalizeMessage } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { expect, it } from "vitest";
 import { FsLogDriver } from "../src/index.js";
-import { MAX_SEGMENT_LEASES } from "../src/segment-file-cache.js";
+import { MAX_SEGMENT_LEASES } from "../src/segments/segment-file-cache.js";
 
 const message = (id: string): Message => normalizeMessage({ id, role: "user", text: id });
 const info = (id: string): SegmentInfo => ({ id, base: null, start: 0, createdAt: new Date().toISOString() });

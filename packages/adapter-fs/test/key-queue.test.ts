@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runInTurn } from "../src/key-queue.js";
+import { runInTurn } from "../src/locks/key-queue.js";
 
 class TurnTimeoutError extends Error {}
 

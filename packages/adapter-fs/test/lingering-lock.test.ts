@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
-import { LockFiles } from "../src/lock-file.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { LockFiles } from "../src/locks/lock-file.js";
+import { StoreLayout } from "../src/records/store-layout.js";
 import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
 import { isStopped, until } from "./stopped-writers.js";
 

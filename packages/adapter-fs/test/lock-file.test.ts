@@ -5,7 +5,7 @@ import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { SkeinError, StoreUnavailableError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { fsStore, LockTimeoutError } from "../src/index.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { StoreLayout } from "../src/records/store-layout.js";
 
 /** A pid that belonged to a process which has exited. */
 function deadPid(): number {

@@ -14,11 +14,11 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
-import { commitChange } from "../src/commit-change.js";
-import { claimSeal, publishSeal } from "../src/head-seal.js";
+import { commitChange } from "../src/commit/commit-change.js";
 import { FsLogDriver, fsStore, LockLostError, LockOutcomeUnknownError } from "../src/index.js";
-import { threadReferrer } from "../src/segment-directories.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { StoreLayout } from "../src/records/store-layout.js";
+import { threadReferrer } from "../src/segments/segment-directories.js";
+import { claimSeal, publishSeal } from "../src/takeover/head-seal.js";
 import { collectOutput, exited, printed, runChild, startChild } from "./child-process.js";
 import {
   isStopped,

@@ -7,7 +7,7 @@ import { type Message, normalizeMessage } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver, fsStore } from "../src/index.js";
-import { MAX_OPEN_FILES } from "../src/segment-file-cache.js";
+import { MAX_OPEN_FILES } from "../src/segments/segment-file-cache.js";
 import { collectOutput, exited } from "./child-process.js";
 
 const message = (id: string): Message => normalizeMessage({ id, role: "user", text: id });

@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
-import { claimSeal, sealState } from "../src/head-seal.js";
 import { FsLogDriver, fsStore } from "../src/index.js";
+import { claimSeal, sealState } from "../src/takeover/head-seal.js";
 
 // A taker that claimed a head's seal and stopped before publishing its end holds the thread's lock as a
 // record writer, which is never taken over: readers must not need that lock to read the thread.

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { MAX_SEGMENT_LEASES, SegmentFileCache } from "../src/segment-file-cache.js";
+import { MAX_SEGMENT_LEASES, SegmentFileCache } from "../src/segments/segment-file-cache.js";
 
 it("never lets more than MAX_SEGMENT_LEASES waiting operations in when overdraft turns are given back", async () => {
   const cache = new SegmentFileCache();

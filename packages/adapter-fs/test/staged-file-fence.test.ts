@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver, LockLostError } from "../src/index.js";
-import { sweepStaging } from "../src/staging-area.js";
+import { sweepStaging } from "../src/locks/staging-area.js";
 
 describe("a staged file its holder made before its lock was taken over", () => {
   it("is unlinked by the taker's sweep, so the holder's rename of it fails with LockLostError and nothing lands", async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { LockLostError } from "../src/errors.js";
-import { StagingArea } from "../src/staging-area.js";
+import { StagingArea } from "../src/locks/staging-area.js";
 
 const NONCE = "0123456789abcdef01234567";
 

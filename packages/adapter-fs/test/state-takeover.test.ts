@@ -182,9 +182,9 @@ describe("a state writer's lock", () => {
               JSON.stringify({ pid: process.pid, nonce: "f".repeat(24), writes: "state" }),
             );
             renameSync(`${lockPath}.replacement`, lockPath);
-            const { revokeStaging } = await import("../src/staging-area.js");
+            const { revokeStaging } = await import("../src/locks/staging-area.js");
             revokeStaging(lease.staging.path);
-            const { putStateRecord } = await import("../src/put-state.js");
+            const { putStateRecord } = await import("../src/records/put-state.js");
             return putStateRecord(driver, "doc", { version: 2 }, {}, lease);
           },
           { writes: "state" },

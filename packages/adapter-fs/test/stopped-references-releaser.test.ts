@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { fsStore, LockTimeoutError } from "../src/index.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { StoreLayout } from "../src/records/store-layout.js";
 import { collectOutput, exited, printed, startChild } from "./child-process.js";
 import { isStopped, until } from "./stopped-writers.js";
 

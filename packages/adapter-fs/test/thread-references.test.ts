@@ -6,8 +6,8 @@ import { type Checkpoint, PointNotFoundError, type Thread } from "@skein/thread-
 import { eventSegments } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
-import { threadReferrer } from "../src/segment-directories.js";
-import { StoreLayout } from "../src/store-layout.js";
+import { StoreLayout } from "../src/records/store-layout.js";
+import { threadReferrer } from "../src/segments/segment-directories.js";
 
 /** A small deterministic generator (mulberry32), so that a failing sequence can be run again. */
 function random(seed: number): () => number {

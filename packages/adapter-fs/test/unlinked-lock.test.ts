@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
-import { LockFiles } from "../src/lock-file.js";
+import { LockFiles } from "../src/locks/lock-file.js";
 import { collectOutput, exited, printed, startChild } from "./child-process.js";
 import { isStopped, until } from "./stopped-writers.js";
 

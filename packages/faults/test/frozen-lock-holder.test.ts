@@ -8,7 +8,7 @@ import { FsLogDriver, fsStore } from "@skein/adapter-fs";
 import { openStore } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 // Not exported: the fs store's file naming, read from its source as faults reads other internals.
-import { encodeName } from "../../adapter-fs/src/file-names.js";
+import { encodeName } from "../../adapter-fs/src/records/file-names.js";
 import { fileStore } from "./support/backends.js";
 import { exited, printed, startChild, until } from "./support/child-processes.js";
 import { chooseSeed, seededRandom } from "./support/seeded-random.js";

@@ -6,7 +6,7 @@ import { FsLogDriver, fsStore, LockTimeoutError } from "@skein/adapter-fs";
 import { messageText, openStore, type ThreadRunner, type ThreadStore } from "@skein/thread-core";
 import { createThreadService } from "@skein/thread-service";
 import { describe, expect, it } from "vitest";
-import { encodeName } from "../../adapter-fs/src/file-names.js";
+import { encodeName } from "../../adapter-fs/src/records/file-names.js";
 import { leaseIdOf } from "../../thread-service/src/lease-thread.js";
 import { fileStore, redisStore, type SharedStore } from "./support/backends.js";
 import { exited, printed, startChild, until } from "./support/child-processes.js";

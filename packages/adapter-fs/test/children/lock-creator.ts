@@ -36,7 +36,7 @@ fs.linkSync = (existing: fs.PathLike, target: fs.PathLike) => {
 };
 syncBuiltinESMExports();
 
-const { LockFiles } = await import("../../src/lock-file.js");
+const { LockFiles } = await import("../../src/locks/lock-file.js");
 const locks = new LockFiles({ timeoutMs: 120_000, staleMs: 5_000 });
 await locks.withLock(
   lockPath,

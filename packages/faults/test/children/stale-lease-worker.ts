@@ -27,7 +27,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { openStore, SkeinError, type Thread, type ThreadRunner, type ThreadStore } from "@skein/thread-core";
 import { createThreadService, LeaseLostError } from "@skein/thread-service";
 // Not exported: the fs store's file naming, read from its source as the faults tests do.
-import { encodeName } from "../../../adapter-fs/src/file-names.js";
+import { encodeName } from "../../../adapter-fs/src/records/file-names.js";
 
 const [url, threadId, leaseMs, mode] = process.argv.slice(2) as [string, string, string, string];
 /** The runner's write that mode "stop-in-append" freezes in. */

@@ -1,12 +1,12 @@
-import type { Lease } from "./lease.js";
-import type { StoredLogRecord } from "./record-files.js";
-import type { SegmentFile } from "./segment-directories.js";
-import type { KnownIds } from "./segment-log.js";
-import type { SegmentTail } from "./segment-reader.js";
+import type { Lease } from "../locks/lease.js";
+import type { StoredLogRecord } from "../records/record-files.js";
+import type { SegmentFile } from "../segments/segment-directories.js";
+import type { KnownIds } from "../segments/segment-log.js";
+import type { SegmentTail } from "../segments/segment-reader.js";
 
 /**
  * What a plain append knew when it ended, carried to the next plain append to the same thread on the same
- * holding of its lock (`LockFiles.withLock`'s `linger`, `Lease.carried`). Each of these is changed only by
+ * holding of its lock (`AppendFastPath`: a kept lock, `Lease.carried`). Each of these is changed only by
  * a holder of the thread's lock, and the lock stayed this holding's since (the next append is given the
  * holding only once it found it still `held`, later than all of these were true), so the next append uses
  * them as they are instead of reading them again (nor checks the lock again before writing: a takeover

@@ -4,12 +4,12 @@ import { open, readdir, readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
 import type { HistoryEvent } from "@skein/thread-core";
 import { eventSegments, type LogRecord, type StateRecord } from "@skein/thread-core/driver";
+import { CorruptStoreError, hasCode } from "../errors.js";
+import type { StagedOperation, StagingArea } from "../locks/staging-area.js";
+import type { SegmentTail } from "../segments/segment-reader.js";
 import type { DurableFiles, StagedFile } from "./durable-files.js";
-import { CorruptStoreError, hasCode } from "./errors.js";
 import { readAt } from "./file-access.js";
 import { decodeName, isHashedName } from "./file-names.js";
-import type { SegmentTail } from "./segment-reader.js";
-import type { StagedOperation, StagingArea } from "./staging-area.js";
 import type { StoreLayout } from "./store-layout.js";
 
 /**

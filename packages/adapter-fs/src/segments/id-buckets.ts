@@ -1,6 +1,6 @@
 import { type FileHandle, open } from "node:fs/promises";
-import type { DurableFiles } from "./durable-files.js";
-import { readAt, readAtNow, truncateTo } from "./file-access.js";
+import type { DurableFiles } from "../records/durable-files.js";
+import { readAt, readAtNow, truncateTo } from "../records/file-access.js";
 import type { IndexEntry } from "./index-entry.js";
 import type { SegmentReader } from "./segment-reader.js";
 

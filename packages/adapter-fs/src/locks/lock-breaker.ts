@@ -1,9 +1,8 @@
 import { linkSync, renameSync, utimesSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { hasCode } from "./errors.js";
+import { hasCode } from "../errors.js";
 import type { LockWrites } from "./lease.js";
-import type { LockSettings } from "./lock-file.js";
 import {
   createWhole,
   isProcessAlive,
@@ -15,6 +14,7 @@ import {
   revokeOwner,
 } from "./lock-file-primitives.js";
 import type { LockOwner } from "./lock-owner.js";
+import type { LockSettings } from "./lock-settings.js";
 import { removeIfPresent, type StagingOwner, sweepStaging } from "./staging-area.js";
 
 /** A lock file whose content is still unreadable after this long was left by a writer that died creating it. */

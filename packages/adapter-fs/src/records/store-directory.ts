@@ -1,6 +1,6 @@
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { isSystemError, StoreDirectoryError, StoreNotFoundError } from "./errors.js";
+import { isSystemError, StoreDirectoryError, StoreNotFoundError } from "../errors.js";
 
 /**
  * More missing levels than any real path has: a bound on the walk up, whatever a file system reports (a

@@ -1,8 +1,8 @@
 import type { FileHandle } from "node:fs/promises";
 import type { Message } from "@skein/thread-core";
+import { CorruptStoreError } from "../errors.js";
+import { openIfExists, readAt, readAtNow, sizeNow } from "../records/file-access.js";
 import { checksum } from "./checksum.js";
-import { CorruptStoreError } from "./errors.js";
-import { openIfExists, readAt, readAtNow, sizeNow } from "./file-access.js";
 import {
   decodeEntry,
   ENTRY_SIZE,

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { hasCode, UnsupportedStoreFormatError } from "../errors.js";
 import type { DurableFiles } from "./durable-files.js";
-import { hasCode, UnsupportedStoreFormatError } from "./errors.js";
 import { encodeName } from "./file-names.js";
 import { makeDirectories, makeDirectory, requireStore } from "./store-directory.js";
 

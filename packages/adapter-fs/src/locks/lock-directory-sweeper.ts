@@ -1,8 +1,8 @@
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { hasCode } from "./errors.js";
-import type { LockSettings } from "./lock-file.js";
+import { hasCode } from "../errors.js";
 import { readLock } from "./lock-file-primitives.js";
+import type { LockSettings } from "./lock-settings.js";
 import { type StagingOwner, sweepStaging } from "./staging-area.js";
 
 /** Lock directories swept of staging leftovers by this process; forgotten (and swept again) past this many. */

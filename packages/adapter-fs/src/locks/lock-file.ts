@@ -1,7 +1,7 @@
 import { linkSync, renameSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { hasCode, LockTimeoutError } from "./errors.js";
+import { hasCode, LockTimeoutError } from "../errors.js";
 import { runInTurn } from "./key-queue.js";
 import type { Lease, LockWrites } from "./lease.js";
 import { keepLingering, releaseLingering, takeLingering } from "./lingering-locks.js";
@@ -22,18 +22,8 @@ import {
   wantedSince,
 } from "./lock-file-primitives.js";
 import { LockOwner } from "./lock-owner.js";
+import type { LockSettings } from "./lock-settings.js";
 import { removeIfPresent, removeTree, StagingArea } from "./staging-area.js";
-
-export interface LockSettings {
-  /** How long to wait for a lock before `LockTimeoutError`. */
-  timeoutMs: number;
-  /**
-   * A lock its owner has not refreshed for this long is taken over, its owner's late writes fenced off,
-   * whether the owner stopped running (frozen, starved) or cannot be checked (another host): owners
-   * refresh their locks every quarter of it while they hold them. See the class comment.
-   */
-  staleMs: number;
-}
 
 /** Waiters poll this often at most, so a lock handed over is taken within a few milliseconds. */
 const MAX_BACKOFF_MS = 4;

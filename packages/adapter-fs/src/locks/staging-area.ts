@@ -12,8 +12,8 @@ import {
 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { StagedFile } from "./durable-files.js";
-import { hasCode, LockLostError } from "./errors.js";
+import { hasCode, LockLostError } from "../errors.js";
+import type { StagedFile } from "../records/durable-files.js";
 
 /** Staged files up to this size are written at once; larger ones through the thread pool (`stageLarge`). */
 const SYNC_WRITE_LIMIT = 64 * 1024;

@@ -1,8 +1,8 @@
 import { ConcurrencyError, ConflictError, type JsonObject } from "@skein/thread-core";
 import type { StateRecord } from "@skein/thread-core/driver";
-import { SOURCE } from "./errors.js";
-import type { FsStorage } from "./fs-log-driver.js";
-import type { Lease } from "./lease.js";
+import { SOURCE } from "../errors.js";
+import type { FsStorage } from "../fs-storage.js";
+import type { Lease } from "../locks/lease.js";
 
 /**
  * Saves a thread state (a remote or workflow thread, a lease, a config document) as the record under

@@ -1,9 +1,9 @@
 import { rm } from "node:fs/promises";
 import { ConflictError, type Message, messageConflict } from "@skein/thread-core";
 import { importConflicts, type SegmentInfo } from "@skein/thread-core/driver";
-import { DurableFiles } from "./durable-files.js";
-import { SOURCE } from "./errors.js";
-import type { FsStorage } from "./fs-log-driver.js";
+import { SOURCE } from "../errors.js";
+import type { FsStorage } from "../fs-storage.js";
+import { DurableFiles } from "../records/durable-files.js";
 import { segmentReferrer } from "./segment-directories.js";
 import { SegmentLog } from "./segment-log.js";
 

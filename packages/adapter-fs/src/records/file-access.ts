@@ -1,7 +1,7 @@
 import { fstatSync, readSync, writeSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
+import { hasCode } from "../errors.js";
 import type { DurableFiles } from "./durable-files.js";
-import { hasCode } from "./errors.js";
 
 /** Reads `length` bytes at `position` (fewer at the end of the file). */
 export async function readAt(handle: FileHandle, length: number, position: number): Promise<Buffer> {

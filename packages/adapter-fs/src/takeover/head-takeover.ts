@@ -1,12 +1,12 @@
 import { rm } from "node:fs/promises";
 import type { Message } from "@skein/thread-core";
-import { CorruptStoreError, LockLostError, LockOutcomeUnknownError } from "./errors.js";
-import type { FsStorage } from "./fs-log-driver.js";
+import { CorruptStoreError, LockLostError, LockOutcomeUnknownError } from "../errors.js";
+import type { FsStorage } from "../fs-storage.js";
+import type { Lease } from "../locks/lease.js";
+import { liveRecord, referencedSegments, type StoredLogRecord } from "../records/record-files.js";
+import { newSegmentId, type SegmentFile, threadReferrer } from "../segments/segment-directories.js";
+import { withReader } from "../segments/segment-reader.js";
 import { awaitSeal, claimSeal, publishSeal, sealState } from "./head-seal.js";
-import type { Lease } from "./lease.js";
-import { liveRecord, referencedSegments, type StoredLogRecord } from "./record-files.js";
-import { newSegmentId, type SegmentFile, threadReferrer } from "./segment-directories.js";
-import { withReader } from "./segment-reader.js";
 
 /** How many takeovers in a row a writer planning on an older head looks back through. */
 const MAX_CONTINUATIONS = 8;

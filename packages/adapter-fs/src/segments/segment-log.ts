@@ -1,10 +1,10 @@
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import type { Message } from "@skein/thread-core";
+import { CorruptStoreError } from "../errors.js";
+import type { DurableFiles } from "../records/durable-files.js";
+import { readAt, readAtNow, sizeNow, writeThrough } from "../records/file-access.js";
 import { checksum } from "./checksum.js";
-import type { DurableFiles } from "./durable-files.js";
-import { CorruptStoreError } from "./errors.js";
-import { readAt, readAtNow, sizeNow, writeThrough } from "./file-access.js";
 import { IdBuckets, LINK_LAG } from "./id-buckets.js";
 import { ENTRY_SIZE, EntryFlag, encodeEntry, hashMessageId, type IndexEntry } from "./index-entry.js";
 import type { SegmentFileCache } from "./segment-file-cache.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { CorruptStoreError, hasCode } from "./errors.js";
+import { CorruptStoreError, hasCode } from "../errors.js";
 
 /** Claims the seal: created empty and exclusively, before the sealed end is read. */
 const CLAIM_FILE = "sealed";

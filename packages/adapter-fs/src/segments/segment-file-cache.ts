@@ -1,6 +1,6 @@
 import { fstatSync, readFileSync, statSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { openIfExists } from "./file-access.js";
+import { openIfExists } from "../records/file-access.js";
 
 /**
  * How many open files a process may have (the soft limit, `ulimit -n`), read once from /proc/self/limits

@@ -13,17 +13,23 @@ import {
   type LogChange,
   type LogRecord,
 } from "@skein/thread-core/driver";
-import { CarriedAppend } from "./carried-append.js";
-import type { StagedFile } from "./durable-files.js";
-import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "./errors.js";
-import type { FsStorage } from "./fs-log-driver.js";
-import { isSealed } from "./head-seal.js";
-import { confirmAppend, continuedBases, heldInBases, moveOffSealedHead } from "./head-takeover.js";
-import type { Lease, LockWrites } from "./lease.js";
-import { type EventLog, knownEvents, liveRecord, type StoredLogRecord, storedForm } from "./record-files.js";
-import { threadReferrer } from "./segment-directories.js";
-import type { SegmentLog } from "./segment-log.js";
-import { EMPTY_TAIL, type SegmentReader } from "./segment-reader.js";
+import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "../errors.js";
+import type { FsStorage } from "../fs-storage.js";
+import type { Lease, LockWrites } from "../locks/lease.js";
+import type { StagedFile } from "../records/durable-files.js";
+import {
+  type EventLog,
+  knownEvents,
+  liveRecord,
+  type StoredLogRecord,
+  storedForm,
+} from "../records/record-files.js";
+import { threadReferrer } from "../segments/segment-directories.js";
+import type { SegmentLog } from "../segments/segment-log.js";
+import { EMPTY_TAIL, type SegmentReader } from "../segments/segment-reader.js";
+import { isSealed } from "../takeover/head-seal.js";
+import { confirmAppend, continuedBases, heldInBases, moveOffSealedHead } from "../takeover/head-takeover.js";
+import { AppendFastPath } from "./append-fast-path.js";
 
 /**
  * Applies one change to a local thread, in the order `LogChange` documents. Call it holding the thread's
@@ -51,8 +57,9 @@ export async function commitChange(
   change: LogChange,
   lease: Lease,
 ): Promise<CommitResult | typeof SEALED_HEAD> {
-  // A plain append on the holding of the thread's last one (a lingering lock) reads none of these again.
-  const carried = CarriedAppend.take(lease, id);
+  // A plain append on the holding of the thread's last one (a kept lock) reads none of these again.
+  const fastPath = AppendFastPath.resume(lease, id);
+  const carried = fastPath.carried;
   // The record is a few hundred bytes the page cache holds: read at once, not through the thread pool.
   const stored = carried?.stored ?? storage.records.readNow(id);
   if (stored?.kind !== "log") throw new ThreadNotFoundError(id, { source: SOURCE });
@@ -76,8 +83,7 @@ export async function commitChange(
     stored.head === change.expectHead ? [] : await continuedBases(storage, headInfo, change.expectHead);
   const heldBelow =
     continued && !change.newHead ? await heldInBases(storage, continued, change.append ?? []) : [];
-  // Its head's cached files are checked against their paths unless carried.
-  const headFileOptions = { trusted: carried !== undefined, knownIds: carried?.knownIds };
+  // Its head's cached files are checked against their paths unless carried (`AppendFastPath.headFileOptions`).
   return headLog.withFiles(async (headFiles) => {
     const tail = carried?.tail ?? (await headLog.repair(stored.revision, headFiles));
     const record = liveRecord(stored, headInfo.start, tail, []);
@@ -108,8 +114,7 @@ export async function commitChange(
     if (!rewritesRecord) {
       const after = await headLog.append(append, stamp, tail, headFiles, lines);
       await confirmAppend(storage, stored.head, after.count, lockPath);
-      const knownIds = await headLog.knownIds(headFiles, after.count);
-      lease.carried = new CarriedAppend(id, stored, headInfo, after, knownIds);
+      await fastPath.carry(stored, headInfo, headLog, headFiles, after);
       // The record read from disk is carried from now on: this answer, too, gets objects of its own.
       if (!carried) ownObjects(next);
       return { record: next, messages: written };
@@ -143,7 +148,7 @@ export async function commitChange(
       await storage.files.replace(staged);
     });
     return { record: next, messages: written };
-  }, headFileOptions);
+  }, fastPath.headFileOptions);
 }
 
 /** What `commitChange` answers when it finds its head sealed by a takeover it cannot finish itself. */

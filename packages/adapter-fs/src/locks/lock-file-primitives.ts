@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
-import { hasCode, type LockHolder } from "./errors.js";
+import { hasCode, type LockHolder } from "../errors.js";
 import type { LockWrites } from "./lease.js";
 import { removeIfPresent, revokeStaging, stagingPath } from "./staging-area.js";
 

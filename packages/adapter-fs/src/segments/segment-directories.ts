@@ -4,11 +4,11 @@ import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConflictError } from "@skein/thread-core";
 import { type SegmentInfo, SegmentInfoCache } from "@skein/thread-core/driver";
-import type { DurableFiles } from "./durable-files.js";
-import { CorruptStoreError, hasCode, SOURCE } from "./errors.js";
-import { encodeName } from "./file-names.js";
+import { CorruptStoreError, hasCode, SOURCE } from "../errors.js";
+import type { DurableFiles } from "../records/durable-files.js";
+import { encodeName } from "../records/file-names.js";
+import type { StoreLayout } from "../records/store-layout.js";
 import { BUCKETS_HEADER_SIZE } from "./id-buckets.js";
-import type { StoreLayout } from "./store-layout.js";
 
 /** What `segment.json` holds: the segment's info, and the thread it was made the head of, if any. */
 export interface SegmentFile extends SegmentInfo {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { hasCode } from "./errors.js";
+import { hasCode } from "../errors.js";
 
 /**
  * `"fsync"`: every change is on disk when its call returns.

@@ -1,0 +1,26 @@
+import type { LockFiles } from "./locks/lock-file.js";
+import type { DurableFiles } from "./records/durable-files.js";
+import type { RecordFiles } from "./records/record-files.js";
+import type { StoreLayout } from "./records/store-layout.js";
+import type { SegmentDirectories } from "./segments/segment-directories.js";
+import type { SegmentLog } from "./segments/segment-log.js";
+
+/**
+ * The parts of a file store that its operations share; tools that work on the files directly use them too.
+ * `FsLogDriver` is one; the operations it calls (`commitChange`, `putStateRecord`, `importSegment`,
+ * `moveOffSealedHead`) take it from here, below the driver, so none of them imports the driver.
+ */
+export interface FsStorage {
+  /** Where every file of the store lives. */
+  readonly layout: StoreLayout;
+  /** Writes with the store's durability. */
+  readonly files: DurableFiles;
+  /** Thread locks and the references lock. */
+  readonly locks: LockFiles;
+  /** The records under records/. */
+  readonly records: RecordFiles;
+  /** Segment directories and their references. */
+  readonly segments: SegmentDirectories;
+  /** One segment's messages. */
+  log(segmentId: string): SegmentLog;
+}
