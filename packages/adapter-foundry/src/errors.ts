@@ -38,8 +38,9 @@ export class FoundryServiceError extends ServiceError {
  */
 
 /**
- * @deprecated Use `ServiceNotFoundError` (from `@skein/thread-core`) with `source` "adapter-foundry". The
- * conversation or agent thread the skein thread points at is gone (404): deleted, or never there.
+ * The conversation or agent thread the skein thread points at is gone (404): deleted, or never there.
+ *
+ * @deprecated Use `ServiceNotFoundError` (from `@skein/thread-core`) with `source` "adapter-foundry".
  */
 export class FoundryNotFoundError extends ServiceNotFoundError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryNotFoundError";
@@ -69,8 +70,9 @@ export class FoundryAgentNotFoundError extends SkeinError {
 }
 
 /**
- * @deprecated Use `ServiceConflictError` (from `@skein/thread-core`) with `source` "adapter-foundry". The
- * service answered 409: another request is changing the same thread. Nothing was written.
+ * The service answered 409: another request is changing the same thread. Nothing was written.
+ *
+ * @deprecated Use `ServiceConflictError` (from `@skein/thread-core`) with `source` "adapter-foundry".
  */
 export class FoundryConflictError extends ServiceConflictError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryConflictError";
@@ -81,9 +83,10 @@ export class FoundryConflictError extends ServiceConflictError {
 }
 
 /**
- * @deprecated Use `ServiceUnavailableError` (from `@skein/thread-core`) with `source` "adapter-foundry".
  * Foundry was unreachable, did not answer within the request timeout, or kept failing (408, 429, 5xx) after
  * the client's own retries. `retryAfterMs` is the service's hint, when it gave one.
+ *
+ * @deprecated Use `ServiceUnavailableError` (from `@skein/thread-core`) with `source` "adapter-foundry".
  */
 export class FoundryUnavailableError extends ServiceUnavailableError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryUnavailableError";
@@ -142,10 +145,11 @@ export class FoundryConfigurationError extends SkeinError {
 }
 
 /**
- * @deprecated Catch `ServiceCredentialError` (from `@skein/thread-core`) with `source` "adapter-foundry".
  * A credential failure: the Azure credential gave no token (no login, a wrong or expired secret, no managed
  * identity), so nothing was sent (`FoundryCredentialError.noToken`); or the service refused the token it was
  * sent (401, 403). Both a `FoundryServiceError` and a `ServiceCredentialError`; never retryable as is.
+ *
+ * @deprecated Catch `ServiceCredentialError` (from `@skein/thread-core`) with `source` "adapter-foundry".
  */
 export class FoundryCredentialError extends FoundryServiceError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryCredentialError";

@@ -34,9 +34,10 @@ export class OpenAIServiceError extends ServiceError {
 }
 
 /**
- * @deprecated Catch `ServiceCredentialError` (from `@skein/thread-core`) with `source` "adapter-openai". The
- * service refused the key (401) or its permissions (403): fix the key, the project or the organisation;
+ * The service refused the key (401) or its permissions (403): fix the key, the project or the organisation;
  * retrying as is will not help. Both an `OpenAIServiceError` and a `ServiceCredentialError`.
+ *
+ * @deprecated Catch `ServiceCredentialError` (from `@skein/thread-core`) with `source` "adapter-openai".
  */
 export class OpenAICredentialError extends OpenAIServiceError {
   static override readonly marker: string = "skein.adapter-openai.OpenAICredentialError";
@@ -50,8 +51,9 @@ export class OpenAICredentialError extends OpenAIServiceError {
  */
 
 /**
- * @deprecated Use `ServiceNotFoundError` (from `@skein/thread-core`) with `source` "adapter-openai". A
- * conversation or response the thread points at is gone (404): deleted, expired, or never stored.
+ * A conversation or response the thread points at is gone (404): deleted, expired, or never stored.
+ *
+ * @deprecated Use `ServiceNotFoundError` (from `@skein/thread-core`) with `source` "adapter-openai".
  */
 export class OpenAINotFoundError extends ServiceNotFoundError {
   static override readonly marker: string = "skein.adapter-openai.OpenAINotFoundError";
@@ -67,9 +69,10 @@ export class OpenAINotFoundError extends ServiceNotFoundError {
 }
 
 /**
- * @deprecated Use `ServiceConflictError` (from `@skein/thread-core`) with `source` "adapter-openai". The
- * service answered 409: another request is changing the same conversation (a response still running on it).
- * Nothing was written; retrying after that request ends succeeds.
+ * The service answered 409: another request is changing the same conversation (a response still running
+ * on it). Nothing was written; retrying after that request ends succeeds.
+ *
+ * @deprecated Use `ServiceConflictError` (from `@skein/thread-core`) with `source` "adapter-openai".
  */
 export class OpenAIConflictError extends ServiceConflictError {
   static override readonly marker: string = "skein.adapter-openai.OpenAIConflictError";
@@ -80,8 +83,9 @@ export class OpenAIConflictError extends ServiceConflictError {
 }
 
 /**
- * @deprecated Use `ServiceUnavailableError` (from `@skein/thread-core`) with `source` "adapter-openai". The
- * service was unreachable, timed out or failed (408, 5xx) after the client's own retries; retry later.
+ * The service was unreachable, timed out or failed (408, 5xx) after the client's own retries; retry later.
+ *
+ * @deprecated Use `ServiceUnavailableError` (from `@skein/thread-core`) with `source` "adapter-openai".
  */
 export class OpenAIUnavailableError extends ServiceUnavailableError {
   static override readonly marker: string = "skein.adapter-openai.OpenAIUnavailableError";
@@ -92,9 +96,10 @@ export class OpenAIUnavailableError extends ServiceUnavailableError {
 }
 
 /**
- * @deprecated Use `ServiceRateLimitError` (from `@skein/thread-core`) with `source` "adapter-openai". The
- * service kept answering 429 after the client's own retries; `retryAfterMs` says when to try again. Still an
- * `OpenAIUnavailableError`, as before, and a `ServiceRateLimitError` for `ServiceRateLimitError.isInstance`.
+ * The service kept answering 429 after the client's own retries; `retryAfterMs` says when to try again.
+ * Still an `OpenAIUnavailableError`, as before, and a `ServiceRateLimitError` for `ServiceRateLimitError.isInstance`.
+ *
+ * @deprecated Use `ServiceRateLimitError` (from `@skein/thread-core`) with `source` "adapter-openai".
  */
 export class OpenAIRateLimitError extends OpenAIUnavailableError {
   static override readonly marker: string = "skein.adapter-openai.OpenAIRateLimitError";
