@@ -1,17 +1,15 @@
 import type { Message } from "@skein/thread-core";
 import {
   isRetryableStatus,
-  redactSecrets,
   ServiceCredentialError,
   ServiceError,
-  type ServiceFailure,
   type ServiceFailureDetails,
+  ServiceUnavailableError,
   SkeinError,
   type SkeinErrorOptions,
-  StoreUnavailableError,
   UnsupportedOperationError,
 } from "@skein/thread-core";
-import { assignServiceFailure, redactUrl, redactUrlText } from "@skein/thread-core/driver";
+import { redactUrl, redactUrlText } from "@skein/thread-core/driver";
 import type { A2aTaskState } from "./task-state.js";
 
 export const SOURCE = "adapter-a2a";
@@ -103,25 +101,23 @@ export class A2aTaskNotFoundError extends A2aAgentError {
 
 /**
  * The agent could not be reached, or it (or a gateway before it) answered 408, 429 or 5xx; the call may be
- * retried, after `retryAfterMs` when the answer said. A `StoreUnavailableError` and a `ServiceError`.
+ * retried, after `retryAfterMs` when the answer said. Thread-core's `ServiceUnavailableError` (so a
+ * `StoreUnavailableError` and a `ServiceError`) with `source` "adapter-a2a", and the agent's URL.
  */
-export class A2aAgentUnavailableError extends StoreUnavailableError implements ServiceFailure {
+export class A2aAgentUnavailableError extends ServiceUnavailableError {
   static override readonly marker: string = "skein.adapter-a2a.A2aAgentUnavailableError";
-  static override readonly alsoMarkers = [ServiceError.marker];
-  declare readonly operation: string;
-  declare readonly status: number | undefined;
-  declare readonly requestId: string | undefined;
-  declare readonly code: string | undefined;
-  declare readonly retryAfterMs: number | undefined;
 
   /** The agent's URL with its credentials masked. */
   readonly agentUrl: string;
 
   constructor(agentUrl: string, detail: string, { failure, ...options }: AgentFailureOptions = {}) {
     const shown = displayAgentUrl(agentUrl);
-    super(redactSecrets(`Agent ${shown} is unavailable: ${detail}`), { ...options, source: SOURCE });
+    super(
+      `Agent ${shown} is unavailable: ${detail}`,
+      { operation: UNNAMED_OPERATION, ...failure },
+      { ...options, source: SOURCE },
+    );
     this.agentUrl = shown;
-    assignServiceFailure(this, { operation: UNNAMED_OPERATION, ...failure, retryable: true });
   }
 }
 

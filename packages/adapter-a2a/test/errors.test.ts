@@ -1,4 +1,11 @@
-import { messageText, openStore, SkeinError, type ThreadStore } from "@skein/thread-core";
+import {
+  messageText,
+  openStore,
+  ServiceUnavailableError,
+  SkeinError,
+  StoreUnavailableError,
+  type ThreadStore,
+} from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../../scripts/redis-server.mjs";
 import {
@@ -33,7 +40,14 @@ describe("errors", () => {
     const error = await thread.append({ role: "user", text: "anyone?" }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(A2aAgentUnavailableError);
     expect(SkeinError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ retryable: true, agentUrl: `http://127.0.0.1:${port}` });
+    expect(ServiceUnavailableError.isInstance(error)).toBe(true);
+    expect(StoreUnavailableError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      source: "adapter-a2a",
+      operation: "GetAgentCard",
+      retryable: true,
+      agentUrl: `http://127.0.0.1:${port}`,
+    });
     expect((error as Error).message).toMatch(
       /^\[adapter-a2a\] Agent http:\/\/127\.0\.0\.1:\d+ is unavailable/,
     );

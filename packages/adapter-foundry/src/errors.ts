@@ -1,16 +1,14 @@
 import {
-  ConflictError,
   redactSecrets,
+  ServiceConflictError,
   ServiceCredentialError,
   ServiceError,
-  type ServiceFailure,
   type ServiceFailureDetails,
+  ServiceNotFoundError,
+  ServiceUnavailableError,
   SkeinError,
   type SkeinErrorOptions,
-  StoreUnavailableError,
-  ThreadNotFoundError,
 } from "@skein/thread-core";
-import { assignServiceFailure } from "@skein/thread-core/driver";
 
 /** The package named at the start of every message this adapter raises. */
 export const SOURCE = "adapter-foundry";
@@ -33,16 +31,19 @@ export class FoundryServiceError extends ServiceError {
   }
 }
 
-/** The conversation or agent thread the skein thread points at is gone (404): deleted, or never there. */
-export class FoundryNotFoundError extends ThreadNotFoundError implements ServiceFailure {
+/*
+ * The not-found, conflict and unavailable errors are thread-core's service-error family with
+ * `source: "adapter-foundry"`. The classes below keep their old names, markers and `name`s, so an existing
+ * `FoundryNotFoundError.isInstance(error)` (or `instanceof`) still holds for what this adapter throws.
+ */
+
+/**
+ * The conversation or agent thread the skein thread points at is gone (404): deleted, or never there.
+ *
+ * @deprecated Use `ServiceNotFoundError` (from `@skein/thread-core`) with `source` "adapter-foundry".
+ */
+export class FoundryNotFoundError extends ServiceNotFoundError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryNotFoundError";
-  static override readonly alsoMarkers = [ServiceError.marker];
-  declare readonly operation: string;
-  declare readonly status: number | undefined;
-  declare readonly requestId: string | undefined;
-  declare readonly code: string | undefined;
-  declare readonly retryable: boolean;
-  declare readonly retryAfterMs: number | undefined;
 
   constructor(
     threadId: string,
@@ -50,10 +51,7 @@ export class FoundryNotFoundError extends ThreadNotFoundError implements Service
     details: ServiceFailureDetails,
     options: SkeinErrorOptions = {},
   ) {
-    super(threadId, { source: SOURCE, ...options });
-    // ThreadNotFoundError's message ends with a period; say what the service said after it.
-    this.message = `${this.message.slice(0, -1)}: ${redactSecrets(detail)}`;
-    assignServiceFailure(this, details);
+    super(threadId, detail, details, { source: SOURCE, ...options });
   }
 }
 
@@ -71,40 +69,30 @@ export class FoundryAgentNotFoundError extends SkeinError {
   }
 }
 
-/** The service answered 409: another request is changing the same thread. Nothing was written. */
-export class FoundryConflictError extends ConflictError implements ServiceFailure {
+/**
+ * The service answered 409: another request is changing the same thread. Nothing was written.
+ *
+ * @deprecated Use `ServiceConflictError` (from `@skein/thread-core`) with `source` "adapter-foundry".
+ */
+export class FoundryConflictError extends ServiceConflictError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryConflictError";
-  static override readonly alsoMarkers = [ServiceError.marker];
-  declare readonly operation: string;
-  declare readonly status: number | undefined;
-  declare readonly requestId: string | undefined;
-  declare readonly code: string | undefined;
-  declare readonly retryable: boolean;
-  declare readonly retryAfterMs: number | undefined;
 
   constructor(detail: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(redactSecrets(detail), undefined, { source: SOURCE, ...options });
-    // The other request ends: unlike other 4xx answers, the same call succeeds later.
-    assignServiceFailure(this, { retryable: true, ...details });
+    super(detail, details, { source: SOURCE, ...options });
   }
 }
 
 /**
  * Foundry was unreachable, did not answer within the request timeout, or kept failing (408, 429, 5xx) after
  * the client's own retries. `retryAfterMs` is the service's hint, when it gave one.
+ *
+ * @deprecated Use `ServiceUnavailableError` (from `@skein/thread-core`) with `source` "adapter-foundry".
  */
-export class FoundryUnavailableError extends StoreUnavailableError implements ServiceFailure {
+export class FoundryUnavailableError extends ServiceUnavailableError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryUnavailableError";
-  static override readonly alsoMarkers = [ServiceError.marker];
-  declare readonly operation: string;
-  declare readonly status: number | undefined;
-  declare readonly requestId: string | undefined;
-  declare readonly code: string | undefined;
-  declare readonly retryAfterMs: number | undefined;
 
   constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(redactSecrets(message), { source: SOURCE, ...options });
-    assignServiceFailure(this, { ...details, retryable: true });
+    super(message, details, { source: SOURCE, ...options });
   }
 }
 
@@ -160,6 +148,8 @@ export class FoundryConfigurationError extends SkeinError {
  * A credential failure: the Azure credential gave no token (no login, a wrong or expired secret, no managed
  * identity), so nothing was sent (`FoundryCredentialError.noToken`); or the service refused the token it was
  * sent (401, 403). Both a `FoundryServiceError` and a `ServiceCredentialError`; never retryable as is.
+ *
+ * @deprecated Catch `ServiceCredentialError` (from `@skein/thread-core`) with `source` "adapter-foundry".
  */
 export class FoundryCredentialError extends FoundryServiceError {
   static override readonly marker: string = "skein.adapter-foundry.FoundryCredentialError";

@@ -1,6 +1,9 @@
 import { inspect } from "node:util";
 import {
   ConflictError,
+  ServiceConflictError,
+  ServiceNotFoundError,
+  ServiceUnavailableError,
   SkeinError,
   StoreUnavailableError,
   type Thread,
@@ -77,7 +80,14 @@ describe.each(kinds)("service errors on $type", (kind) => {
     const error = await failure(thread.messages());
     expect(error).toBeInstanceOf(FoundryNotFoundError);
     expect(error).toBeInstanceOf(ThreadNotFoundError);
-    expect(error).toMatchObject({ threadId: thread.id, status: 404, retryable: false });
+    expect(ServiceNotFoundError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      source: "adapter-foundry",
+      threadId: thread.id,
+      detail: expect.stringMatching(/^Foundry answered 404 to/),
+      status: 404,
+      retryable: false,
+    });
     expect(error.message).toMatch(/^\[adapter-foundry\] Thread ".*" was not found: Foundry answered 404 to/);
     expect(SkeinError.isInstance(error)).toBe(true);
     expect(error.cause).toBeInstanceOf(Error);
@@ -90,7 +100,8 @@ describe.each(kinds)("service errors on $type", (kind) => {
     const error = await failure(thread.messages());
     expect(error).toBeInstanceOf(FoundryConflictError);
     expect(error).toBeInstanceOf(ConflictError);
-    expect(error).toMatchObject({ status: 409, retryable: true });
+    expect(ServiceConflictError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ source: "adapter-foundry", status: 409, retryable: true });
     expectNoToken(error);
   });
 
@@ -110,7 +121,8 @@ describe.each(kinds)("service errors on $type", (kind) => {
     inject({ status: 500 });
     const error = await failure(thread.messages({ last: 1 }));
     expect(error).toBeInstanceOf(FoundryUnavailableError);
-    expect(error).toMatchObject({ status: 500, retryable: true });
+    expect(ServiceUnavailableError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ source: "adapter-foundry", status: 500, retryable: true });
     expectNoToken(error);
   });
 

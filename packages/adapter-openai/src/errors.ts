@@ -1,17 +1,16 @@
 import {
-  ConflictError,
   type Message,
   redactSecrets,
+  ServiceConflictError,
   ServiceCredentialError,
   ServiceError,
-  type ServiceFailure,
   type ServiceFailureDetails,
+  ServiceNotFoundError,
+  ServiceRateLimitError,
+  ServiceUnavailableError,
   SkeinError,
   type SkeinErrorOptions,
-  StoreUnavailableError,
-  ThreadNotFoundError,
 } from "@skein/thread-core";
-import { assignServiceFailure } from "@skein/thread-core/driver";
 
 /** The package named at the start of every message this adapter raises. */
 export const SOURCE = "adapter-openai";
@@ -37,79 +36,74 @@ export class OpenAIServiceError extends ServiceError {
 /**
  * The service refused the key (401) or its permissions (403): fix the key, the project or the organisation;
  * retrying as is will not help. Both an `OpenAIServiceError` and a `ServiceCredentialError`.
+ *
+ * @deprecated Catch `ServiceCredentialError` (from `@skein/thread-core`) with `source` "adapter-openai".
  */
 export class OpenAICredentialError extends OpenAIServiceError {
   static override readonly marker: string = "skein.adapter-openai.OpenAICredentialError";
   static override readonly alsoMarkers = [ServiceCredentialError.marker];
 }
 
-/** A conversation or response the thread points at is gone (404): deleted, expired, or never stored. */
-export class OpenAINotFoundError extends ThreadNotFoundError implements ServiceFailure {
+/*
+ * The not-found, conflict, unavailable and rate-limit errors are thread-core's service-error family with
+ * `source: "adapter-openai"`. The classes below keep their old names, markers and `name`s, so an existing
+ * `OpenAINotFoundError.isInstance(error)` (or `instanceof`) still holds for what this adapter throws.
+ */
+
+/**
+ * A conversation or response the thread points at is gone (404): deleted, expired, or never stored.
+ *
+ * @deprecated Use `ServiceNotFoundError` (from `@skein/thread-core`) with `source` "adapter-openai".
+ */
+export class OpenAINotFoundError extends ServiceNotFoundError {
   static override readonly marker: string = "skein.adapter-openai.OpenAINotFoundError";
-  static override readonly alsoMarkers = [ServiceError.marker];
-  declare readonly operation: string;
-  declare readonly status: number | undefined;
-  declare readonly requestId: string | undefined;
-  declare readonly code: string | undefined;
-  declare readonly retryable: boolean;
-  declare readonly retryAfterMs: number | undefined;
 
   constructor(
     threadId: string,
-    readonly detail: string,
+    detail: string,
     details: ServiceFailureDetails,
     options: SkeinErrorOptions = {},
   ) {
-    super(threadId, { source: SOURCE, ...options });
-    this.detail = redactSecrets(detail);
-    this.message = `${this.message.slice(0, -1)}: ${this.detail}`;
-    assignServiceFailure(this, details);
+    super(threadId, detail, details, { source: SOURCE, ...options });
   }
 }
 
 /**
  * The service answered 409: another request is changing the same conversation (a response still running
  * on it). Nothing was written; retrying after that request ends succeeds.
+ *
+ * @deprecated Use `ServiceConflictError` (from `@skein/thread-core`) with `source` "adapter-openai".
  */
-export class OpenAIConflictError extends ConflictError implements ServiceFailure {
+export class OpenAIConflictError extends ServiceConflictError {
   static override readonly marker: string = "skein.adapter-openai.OpenAIConflictError";
-  static override readonly alsoMarkers = [ServiceError.marker];
-  declare readonly operation: string;
-  declare readonly status: number | undefined;
-  declare readonly requestId: string | undefined;
-  declare readonly code: string | undefined;
-  declare readonly retryable: boolean;
-  declare readonly retryAfterMs: number | undefined;
 
   constructor(detail: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(redactSecrets(detail), undefined, { source: SOURCE, ...options });
-    // The conflicting request ends: unlike other 4xx answers, the same call succeeds later.
-    assignServiceFailure(this, { retryable: true, ...details });
+    super(detail, details, { source: SOURCE, ...options });
   }
 }
 
 /**
  * The service was unreachable, timed out or failed (408, 5xx) after the client's own retries; retry later.
- * A `StoreUnavailableError` and a `ServiceError`.
+ *
+ * @deprecated Use `ServiceUnavailableError` (from `@skein/thread-core`) with `source` "adapter-openai".
  */
-export class OpenAIUnavailableError extends StoreUnavailableError implements ServiceFailure {
+export class OpenAIUnavailableError extends ServiceUnavailableError {
   static override readonly marker: string = "skein.adapter-openai.OpenAIUnavailableError";
-  static override readonly alsoMarkers = [ServiceError.marker];
-  declare readonly operation: string;
-  declare readonly status: number | undefined;
-  declare readonly requestId: string | undefined;
-  declare readonly code: string | undefined;
-  declare readonly retryAfterMs: number | undefined;
 
   constructor(message: string, details: ServiceFailureDetails, options: SkeinErrorOptions = {}) {
-    super(redactSecrets(message), { source: SOURCE, ...options });
-    assignServiceFailure(this, { ...details, retryable: true });
+    super(message, details, { source: SOURCE, ...options });
   }
 }
 
-/** The service kept answering 429 after the client's own retries; `retryAfterMs` says when to try again. */
+/**
+ * The service kept answering 429 after the client's own retries; `retryAfterMs` says when to try again.
+ * Still an `OpenAIUnavailableError`, as before, and a `ServiceRateLimitError` for `ServiceRateLimitError.isInstance`.
+ *
+ * @deprecated Use `ServiceRateLimitError` (from `@skein/thread-core`) with `source` "adapter-openai".
+ */
 export class OpenAIRateLimitError extends OpenAIUnavailableError {
   static override readonly marker: string = "skein.adapter-openai.OpenAIRateLimitError";
+  static override readonly alsoMarkers = [ServiceRateLimitError.marker];
 }
 
 /** The model run ended in status `failed`: the service gives its reason in `code` and the message. */

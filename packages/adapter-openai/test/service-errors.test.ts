@@ -2,6 +2,10 @@ import { inspect } from "node:util";
 import {
   ConflictError,
   openStore,
+  ServiceConflictError,
+  ServiceNotFoundError,
+  ServiceRateLimitError,
+  ServiceUnavailableError,
   StoreUnavailableError,
   type Thread,
   ThreadNotFoundError,
@@ -42,7 +46,9 @@ describe("service errors", () => {
     const error = await caught(thread.messages());
     expect(error).toBeInstanceOf(OpenAINotFoundError);
     expect(error).toBeInstanceOf(ThreadNotFoundError);
+    expect(ServiceNotFoundError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({
+      source: "adapter-openai",
       threadId: thread.id,
       status: 404,
       retryable: false,
@@ -63,7 +69,8 @@ describe("service errors", () => {
     const error = await caught(thread.append({ role: "user", text: "again" }));
     expect(error).toBeInstanceOf(OpenAIConflictError);
     expect(error).toBeInstanceOf(ConflictError);
-    expect(error).toMatchObject({ status: 409, retryable: true });
+    expect(ServiceConflictError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ source: "adapter-openai", status: 409, retryable: true });
     expect(error.message).toContain("Another response is in progress.");
     expect(await thread.messages()).toHaveLength(1);
   });
@@ -83,7 +90,9 @@ describe("service errors", () => {
     expect(harness.emulator.requestsTo("conversations.items.list").length - before).toBe(2);
     expect(error).toBeInstanceOf(OpenAIUnavailableError);
     expect(error).toBeInstanceOf(StoreUnavailableError);
-    expect(error).toMatchObject({ status: 500, retryable: true });
+    expect(ServiceUnavailableError.isInstance(error)).toBe(true);
+    expect(ServiceRateLimitError.isInstance(error)).toBe(false);
+    expect(error).toMatchObject({ source: "adapter-openai", status: 500, retryable: true });
   });
 
   it("retries a 429 as the client's policy says, then surfaces it as retryable with its wait", async () => {
@@ -101,7 +110,12 @@ describe("service errors", () => {
     });
     const error = await caught(runner.run(thread));
     expect(error).toBeInstanceOf(OpenAIRateLimitError);
+    // Still an OpenAIUnavailableError, as before, and the family's rate-limit error.
+    expect(error).toBeInstanceOf(OpenAIUnavailableError);
+    expect(ServiceRateLimitError.isInstance(error)).toBe(true);
+    expect(ServiceUnavailableError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({
+      source: "adapter-openai",
       status: 429,
       retryable: true,
       retryAfterMs: 5,

@@ -107,6 +107,13 @@ export {
   type ServiceFailureDetails,
 } from "./service-error.js";
 export {
+  ServiceConflictError,
+  type ServiceErrorOptions,
+  ServiceNotFoundError,
+  ServiceRateLimitError,
+  ServiceUnavailableError,
+} from "./service-error-family.js";
+export {
   defineStateType,
   type StateOf,
   type StateType,

@@ -11,6 +11,10 @@ import {
   MessageTooLargeError,
   PointNotFoundError,
   rememberSecret,
+  ServiceConflictError,
+  ServiceNotFoundError,
+  ServiceRateLimitError,
+  ServiceUnavailableError,
   SkeinError,
   StoreClosedError,
   StoreUnavailableError,
@@ -85,6 +89,23 @@ describe("describeError: exit codes", () => {
     expect(describeError(new PaymentServiceDown("down")).exitCode).toBe(EXIT_CODES.store);
     expect(describeError(new UnsupportedOperationError("a2a", "rollback")).exitCode).toBe(EXIT_CODES.failure);
     expect(describeError(new SkeinError("something else")).exitCode).toBe(EXIT_CODES.failure);
+  });
+
+  it("maps the service-error family, which every remote adapter throws, as the families it extends", () => {
+    const failure = { operation: "conversations.items.list", status: 404 };
+    const source = { source: "adapter-openai" };
+    expect(describeError(new ServiceNotFoundError("t", "gone", failure, source)).exitCode).toBe(
+      EXIT_CODES.notFound,
+    );
+    expect(describeError(new ServiceConflictError("busy", failure, source)).exitCode).toBe(
+      EXIT_CODES.conflict,
+    );
+    expect(describeError(new ServiceUnavailableError("down", failure, source)).exitCode).toBe(
+      EXIT_CODES.store,
+    );
+    expect(describeError(new ServiceRateLimitError("slow down", failure, source)).exitCode).toBe(
+      EXIT_CODES.store,
+    );
   });
 
   it("a RangeError (a stack overflow, a store's refusal) is a failure with a clear line, never usage", () => {

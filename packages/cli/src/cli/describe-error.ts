@@ -25,7 +25,7 @@ import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 
 /**
  * The exit code of each kind of skein error. Asked with `isInstance`, so subclasses (an adapter's
- * `LockTimeoutError` is a `StoreUnavailableError`, `OpenAINotFoundError` a `ThreadNotFoundError`) exit as their
+ * `LockTimeoutError` is a `StoreUnavailableError`, `ServiceNotFoundError` a `ThreadNotFoundError`) exit as their
  * family does. Any other skein error is a failure (1).
  */
 const EXIT_CODE_BY_ERROR: ReadonlyArray<[{ isInstance(value: unknown): boolean }, ExitCode]> = [

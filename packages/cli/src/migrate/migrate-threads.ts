@@ -237,7 +237,7 @@ async function listAll(store: ThreadStore): Promise<string[]> {
   return ids;
 }
 
-/** Asked with `isInstance`, so an adapter's subclass (`OpenAINotFoundError`) counts as its family. */
+/** Asked with `isInstance`, so an adapter's subclass (`ServiceNotFoundError`) counts as its family. */
 function isThreadError(error: unknown): error is SkeinError {
   return THREAD_ERRORS.some((type) => type.isInstance(error));
 }
