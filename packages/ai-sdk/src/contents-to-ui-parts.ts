@@ -1,5 +1,6 @@
 import type { Content, FunctionCallContent, FunctionResultContent } from "@skein/thread-core";
 import type { UIMessage } from "ai";
+import { AI_MAJOR } from "./ai-major.js";
 import { callInput, contentExtra, type Json, SKEIN_DATA_PART, TYPE_PREFIX } from "./namespace.js";
 import { dataUrl } from "./ui-part-to-contents.js";
 
@@ -9,8 +10,17 @@ type Part = UIMessage["parts"][number];
 const APPROVAL_REQUEST = `${TYPE_PREFIX}tool-approval-request`;
 const APPROVAL_RESPONSE = `${TYPE_PREFIX}tool-approval-response`;
 
-/** UI part types this version of the SDK validates, which an `ai-sdk.<type>` content comes back as. */
-const NAMESPACED_PARTS = new Set(["source-url", "source-document", "step-start"]);
+/**
+ * UI part types the installed SDK validates, which an `ai-sdk.<type>` content comes back as. AI SDK 7's parts
+ * stored by an app on 7 stay `data-skein` parts under ai 6, which has no type for them (and saving those back
+ * gives the same contents).
+ */
+const NAMESPACED_PARTS = new Set([
+  "source-url",
+  "source-document",
+  "step-start",
+  ...(AI_MAJOR === 7 ? ["custom", "reasoning-file", "steering-message"] : []),
+]);
 
 /**
  * The UI parts of skein contents, in order. A `function_result` joins the tool part of its `function_call`
