@@ -1,6 +1,7 @@
 import type { Content, FunctionCallContent, FunctionResultContent } from "@skein/thread-core";
 import type { UIMessage } from "ai";
 import { AI_MAJOR } from "./ai-major.js";
+import { modelPartAsUIPart } from "./model-parts-as-ui.js";
 import { callInput, contentExtra, type Json, SKEIN_DATA_PART, TYPE_PREFIX } from "./namespace.js";
 import { dataUrl } from "./ui-part-to-contents.js";
 
@@ -68,6 +69,8 @@ function contentToUIPart(content: Content, calls: Map<string, Part & { state: st
     default: {
       const type = content.type.startsWith(TYPE_PREFIX) ? content.type.slice(TYPE_PREFIX.length) : undefined;
       if (type && (NAMESPACED_PARTS.has(type) || type.startsWith("data-"))) {
+        if (type === "custom" || type === "reasoning-file")
+          return modelPartAsUIPart(type, content as Json) as Part;
         const { type: _type, ...rest } = content;
         return { ...rest, type } as Part;
       }
@@ -77,8 +80,17 @@ function contentToUIPart(content: Content, calls: Map<string, Part & { state: st
 }
 
 function file(mediaType: string, url: string, name: string | undefined, extra: Json | undefined): Part {
+  // What fromModelMessages kept to give a model part back exactly is no field of a UI file part.
+  const {
+    encoding: _encoding,
+    noMediaType: _noMediaType,
+    fileData: _fileData,
+    originalUrl: _originalUrl,
+    reference: _reference,
+    ...kept
+  } = extra ?? {};
   return {
-    ...extra,
+    ...kept,
     type: "file",
     mediaType,
     url,
@@ -123,9 +135,10 @@ function applyApproval(content: Content, calls: Map<string, Part & { state: stri
   if (content.type === APPROVAL_REQUEST) {
     const part = calls.get(String(approval.toolCallId)) as Record<string, unknown> | undefined;
     if (part?.state !== "input-available") return false;
-    const { type: _type, toolCallId: _toolCallId, approvalId, ...rest } = approval;
+    const { type: _type, toolCallId: _toolCallId, approvalId, reason, ...rest } = approval;
     part.state = "approval-requested";
-    part.approval = { id: approvalId, ...rest };
+    // A 7.x request's reason is the UI approval's requestReason; the UI's reason is the response's.
+    part.approval = { id: approvalId, ...rest, ...(reason === undefined ? {} : { requestReason: reason }) };
     return true;
   }
   const part = [...calls.values()].find(

@@ -2,7 +2,7 @@ import { type Message, MessageListSchema, normalizeMessage } from "@skein/thread
 import { convertToModelMessages, type ModelMessage, validateUIMessages } from "ai";
 import { describe, expect, it } from "vitest";
 import { fromModelMessages, fromUIMessages, toModelMessages, toUIMessages } from "../src/index.js";
-import { installedMajor, onAi6 } from "./ai-major.js";
+import { installedMajor, onAi6, onAi7 } from "./ai-major.js";
 import { everyAi7ModelPart, everyAi7UIPart } from "./fixtures-ai7.js";
 
 /** As a store gives messages back: JSON. */
@@ -79,6 +79,15 @@ describe(`AI SDK 7 UI parts (ai ${installedMajor} installed)`, () => {
   });
 });
 
+const png = Buffer.from("png").toString("base64");
+const toolResult = (items: unknown[]): ModelMessage =>
+  ({
+    role: "tool",
+    content: [
+      { type: "tool-result", toolCallId: "c", toolName: "shot", output: { type: "content", value: items } },
+    ],
+  }) as ModelMessage;
+
 describe(`AI SDK 7 model parts (ai ${installedMajor} installed)`, () => {
   it.skipIf(onAi6)(
     "round-trip custom, reasoning-file, every FileData shape and 7's tool output items, equal with URL objects (ai 6 has no custom part)",
@@ -92,6 +101,49 @@ describe(`AI SDK 7 model parts (ai ${installedMajor} installed)`, () => {
       expect(urlsIn(back)).toHaveLength(5);
     },
   );
+
+  it.skipIf(onAi6)(
+    "read as UI messages 7's validateUIMessages and convertToModelMessages take (ai 6 has no custom part)",
+    async () => {
+      const uiMessages = toUIMessages(stored(fromModelMessages(everyAi7ModelPart)));
+      await expect(validateUIMessages({ messages: uiMessages })).resolves.toBeDefined();
+      await expect(convertToModelMessages(uiMessages)).resolves.toBeDefined();
+      // Only UI fields: what fromModelMessages keeps for the model parts stays out of the UI file parts.
+      expect(uiMessages[0]?.parts[1]).toEqual({
+        type: "file",
+        mediaType: "application/pdf",
+        url: "https://cdn.example.com/r.pdf",
+      });
+      const parts = uiMessages[1]?.parts ?? [];
+      // The model's request reason is the UI approval's requestReason, not the response's reason.
+      expect(parts.find((part) => part.type === "tool-shot")).toMatchObject({
+        state: "output-available",
+        approval: { id: "a1", requestReason: "takes a screenshot", isAutomatic: true, approved: true },
+      });
+      expect(parts.find((part) => part.type === "tool-shot")).not.toHaveProperty("approval.reason");
+      expect(parts.filter((part) => ["reasoning-file", "custom"].includes(part.type as string))).toEqual([
+        { type: "reasoning-file", mediaType: "image/png", url: "https://example.com/sketch.png" },
+        {
+          type: "reasoning-file",
+          mediaType: "image/png",
+          url: `data:image/png;base64,${Buffer.from([7, 7]).toString("base64")}`,
+        },
+        {
+          type: "reasoning-file",
+          mediaType: "image/png",
+          url: `data:image/png;base64,${Buffer.from("a tiny png").toString("base64")}`,
+          providerMetadata: { openai: { id: "r1" } },
+        },
+        { type: "custom", kind: "openai.compaction", providerMetadata: { openai: { encrypted: "xyz" } } },
+        { type: "custom", kind: "anthropic.container" },
+      ]);
+    },
+  );
+
+  it.skipIf(onAi7)("round-trip 6's media tool output item on ai 6 (ai 7 has no media item)", async () => {
+    const messages = [toolResult([{ type: "media", data: png, mediaType: "image/png" }])];
+    expect(await toModelMessages(stored(fromModelMessages(messages)))).toEqual(messages);
+  });
 
   it.skipIf(onAi6)(
     "store file data by its tag: URLs as uri, bytes and text as data, references as file (ai 6 has no FileData)",
@@ -115,15 +167,6 @@ describe(`AI SDK 7 model parts (ai ${installedMajor} installed)`, () => {
       expect(user?.contents[4]).toMatchObject({ data: Buffer.from("# Notes\nnaïve ✓").toString("base64") });
     },
   );
-
-  const png = Buffer.from("png").toString("base64");
-  const toolResult = (items: unknown[]): ModelMessage =>
-    ({
-      role: "tool",
-      content: [
-        { type: "tool-result", toolCallId: "c", toolName: "shot", output: { type: "content", value: items } },
-      ],
-    }) as ModelMessage;
 
   it("read a tool output's 6.x media and 7.x file (base64 data) items as the installed major's own", async () => {
     // As the other major's app stored them: the same contents, whichever wrote them.
