@@ -18,6 +18,8 @@ const NEEDS: Record<string, string[]> = {
   reasoning: ["text"],
   "tool-call": ["toolCallId", "toolName"],
   "tool-result": ["toolCallId", "toolName"],
+  "tool-approval-request": ["approvalId", "toolCallId"],
+  "tool-approval-response": ["approvalId"],
   custom: ["kind"],
   "reasoning-file": ["mediaType"],
 };

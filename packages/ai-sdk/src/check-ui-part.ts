@@ -19,6 +19,8 @@ const NEEDS: Record<string, string[]> = {
   reasoning: ["text"],
   file: ["mediaType", "url"],
   "dynamic-tool": ["toolCallId", "toolName"],
+  "source-url": ["sourceId", "url"],
+  "source-document": ["sourceId", "mediaType", "title"],
   custom: ["kind"],
   "reasoning-file": ["mediaType", "url"],
   "steering-message": ["id"],

@@ -40,6 +40,9 @@ describe(`bad UI parts (ai ${installedMajor} installed)`, () => {
     expect(refusal(() => fromUIMessages(ui({ type: "file", mediaType: "image/png" }))).message).toMatch(
       /at 1\.parts\.0: a "file" part needs a string url/,
     );
+    expect(refusal(() => fromUIMessages(ui({ type: "source-url", sourceId: "s" }))).message).toMatch(
+      /a "source-url" part needs a string url/,
+    );
     expect(refusal(() => fromUIMessages(ui({ type: "tool-x", state: "input-available" }))).path).toEqual([
       1,
       "parts",
@@ -95,6 +98,9 @@ describe(`bad model parts (ai ${installedMajor} installed)`, () => {
     expect(
       refusal(() => fromModelMessages(model({ type: "tool-call", toolCallId: "c", input: {} }))).message,
     ).toMatch(/at 1\.content\.0: a "tool-call" part needs a string toolName/);
+    expect(
+      refusal(() => fromModelMessages(model({ type: "tool-approval-request", approvalId: "a" }))).message,
+    ).toMatch(/a "tool-approval-request" part needs a string toolCallId/);
   });
 
   it.skipIf(onAi7)("AI SDK 7's parts, file data and tool output items are refused under ai 6", () => {
