@@ -1,5 +1,7 @@
 import type { Content, FunctionCallContent, FunctionResultContent } from "@skein/thread-core";
 import type { UIMessage } from "ai";
+import { AI_MAJOR } from "./ai-major.js";
+import { modelPartAsUIPart } from "./model-parts-as-ui.js";
 import { callInput, contentExtra, type Json, SKEIN_DATA_PART, TYPE_PREFIX } from "./namespace.js";
 import { dataUrl } from "./ui-part-to-contents.js";
 
@@ -9,8 +11,17 @@ type Part = UIMessage["parts"][number];
 const APPROVAL_REQUEST = `${TYPE_PREFIX}tool-approval-request`;
 const APPROVAL_RESPONSE = `${TYPE_PREFIX}tool-approval-response`;
 
-/** UI part types this version of the SDK validates, which an `ai-sdk.<type>` content comes back as. */
-const NAMESPACED_PARTS = new Set(["source-url", "source-document", "step-start"]);
+/**
+ * UI part types the installed SDK validates, which an `ai-sdk.<type>` content comes back as. AI SDK 7's parts
+ * stored by an app on 7 stay `data-skein` parts under ai 6, which has no type for them (and saving those back
+ * gives the same contents).
+ */
+const NAMESPACED_PARTS = new Set([
+  "source-url",
+  "source-document",
+  "step-start",
+  ...(AI_MAJOR === 7 ? ["custom", "reasoning-file", "steering-message"] : []),
+]);
 
 /**
  * The UI parts of skein contents, in order. A `function_result` joins the tool part of its `function_call`
@@ -58,6 +69,8 @@ function contentToUIPart(content: Content, calls: Map<string, Part & { state: st
     default: {
       const type = content.type.startsWith(TYPE_PREFIX) ? content.type.slice(TYPE_PREFIX.length) : undefined;
       if (type && (NAMESPACED_PARTS.has(type) || type.startsWith("data-"))) {
+        if (type === "custom" || type === "reasoning-file")
+          return modelPartAsUIPart(type, content as Json) as Part;
         const { type: _type, ...rest } = content;
         return { ...rest, type } as Part;
       }
@@ -67,8 +80,17 @@ function contentToUIPart(content: Content, calls: Map<string, Part & { state: st
 }
 
 function file(mediaType: string, url: string, name: string | undefined, extra: Json | undefined): Part {
+  // What fromModelMessages kept to give a model part back exactly is no field of a UI file part.
+  const {
+    encoding: _encoding,
+    noMediaType: _noMediaType,
+    fileData: _fileData,
+    originalUrl: _originalUrl,
+    reference: _reference,
+    ...kept
+  } = extra ?? {};
   return {
-    ...extra,
+    ...kept,
     type: "file",
     mediaType,
     url,
@@ -113,9 +135,10 @@ function applyApproval(content: Content, calls: Map<string, Part & { state: stri
   if (content.type === APPROVAL_REQUEST) {
     const part = calls.get(String(approval.toolCallId)) as Record<string, unknown> | undefined;
     if (part?.state !== "input-available") return false;
-    const { type: _type, toolCallId: _toolCallId, approvalId, ...rest } = approval;
+    const { type: _type, toolCallId: _toolCallId, approvalId, reason, ...rest } = approval;
     part.state = "approval-requested";
-    part.approval = { id: approvalId, ...rest };
+    // A 7.x request's reason is the UI approval's requestReason; the UI's reason is the response's.
+    part.approval = { id: approvalId, ...rest, ...(reason === undefined ? {} : { requestReason: reason }) };
     return true;
   }
   const part = [...calls.values()].find(

@@ -1,5 +1,6 @@
 import { type Content, DataContentSchema } from "@skein/thread-core";
 import type { UIMessage } from "ai";
+import { checkUIPart } from "./check-ui-part.js";
 import { MessageMappingError } from "./errors.js";
 import {
   callArguments,
@@ -23,12 +24,14 @@ export function uiPartsToContents(parts: readonly Part[], path: Array<string | n
 
 /**
  * One UI part as skein contents: text, reasoning and files as skein's own types, a tool part as its
- * `function_call` and, once it has an outcome, its `function_result`; the rest as `ai-sdk.<type>` contents.
+ * `function_call` and, once it has an outcome, its `function_result`; the rest (`source-url`, `step-start`, `data-*`,
+ * and AI SDK 7's `custom`, `reasoning-file`, `steering-message`) as `ai-sdk.<type>` contents holding the part.
  */
 function uiPartToContents(part: Part, path: Array<string | number>): Content[] {
   if (!isRecord(part as unknown) || typeof part.type !== "string") {
     throw new MessageMappingError("a part must be an object with a string type", path);
   }
+  checkUIPart(part as Record<string, unknown>, path);
   if (part.type === SKEIN_DATA_PART) return [toJson((part as { data: unknown }).data) as Content];
   if (part.type === "text" || part.type === "reasoning") {
     const { type, text, ...rest } = part;
