@@ -3,7 +3,7 @@ import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ConflictError, SkeinError } from "./errors.js";
 import { redactedError, redactSecrets, rememberSecret } from "./redact-secrets.js";
-import { redactUrl, redactUrlText } from "./store/open-store.js";
+import { redactUrl, redactUrlText } from "./store/redact-url.js";
 
 const secret = () => `proj_${randomBytes(16).toString("hex")}`;
 

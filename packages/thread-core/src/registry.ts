@@ -11,9 +11,10 @@ import { assertThreadId } from "./ids.js";
 import { cloneJson, isPlainObject, type JsonObject, jsonData } from "./json.js";
 import { MessageListSchema, MessageSchema } from "./message.js";
 import { OpaqueThreadState } from "./opaque-state.js";
+import type { ThreadState } from "./spec/thread-state.js";
+import type { ThreadType } from "./spec/thread-store.js";
 import { nestedStateSchema, stateFields, walkStateFields } from "./state-fields.js";
-import { stateSchemaTypes } from "./state-type.js";
-import type { ThreadState, ThreadType } from "./thread-type.js";
+import { stateSchemaTypes } from "./state-schema-marker.js";
 
 /**
  * A lookup table without a prototype: a type id such as `__proto__` or `constructor` is looked up like any

@@ -1,5 +1,5 @@
 import { isPlainObject } from "./json.js";
-import { stateSchemaTypes } from "./state-type.js";
+import { stateSchemaTypes } from "./state-schema-marker.js";
 
 /**
  * Where nested states sit in a value: `"state"`, the value is one (a `stateOf` field); `"any"`, any object

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { checkedVersion, type ThreadType } from "./thread-type.js";
+import { checkedVersion } from "./checked-version.js";
+import type { ThreadType } from "./spec/thread-store.js";
+import { STATE_SCHEMA } from "./state-schema-marker.js";
 
 /** A nested state as stored: its fields plus the `$type` (and `$v`) that name its type. */
 export type TypedState<Fields> = Fields & { $type: string; $v?: number };
@@ -51,12 +53,6 @@ export function defineStateType<Fields extends Record<string, unknown>>(
 }
 
 /**
- * Marks the schemas `stateOf` made with the type ids each accepts (empty: any registered state); a
- * `Symbol.for` key, so a registry of another installed copy of thread-core recognises them too.
- */
-const STATE_SCHEMA = Symbol.for("skein.stateOf");
-
-/**
  * A field of a thread or state schema that holds a nested state: its `$type` picks the type through the
  * registry, which validates and migrates it. Give the accepted types, or none for any registered state.
  * @example ThreadStateSchema.extend({ notes: z.array(stateOf(noteType)) })
@@ -71,10 +67,4 @@ export function stateOf<Fields extends Record<string, unknown>>(
   });
   Object.defineProperty(schema, STATE_SCHEMA, { value: Object.freeze(ids) });
   return schema as unknown as z.ZodType<TypedState<Fields>, unknown>;
-}
-
-/** The type ids a `stateOf` schema accepts, or undefined when `schema` is not one. */
-export function stateSchemaTypes(schema: unknown): readonly string[] | undefined {
-  if (typeof schema !== "object" || schema === null) return undefined;
-  return (schema as { [STATE_SCHEMA]?: readonly string[] })[STATE_SCHEMA];
 }

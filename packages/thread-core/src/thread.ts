@@ -1,170 +1,19 @@
-import type { Message, MessageInput } from "./message.js";
-import type { ThreadState } from "./thread-type.js";
-
-/** What a thread type can do. Operations a type lacks throw `UnsupportedOperationError`. */
-export interface ThreadCapabilities {
-  /** `"native"`: O(1), sharing history; `"copy"`: the history is copied; `"none"`: no fork. */
-  fork: "native" | "copy" | "none";
-  checkpoints: boolean;
-  rollback: boolean;
-  /** `at()` and `history()`: reading the past. */
-  timeTravel: boolean;
-  views: boolean;
-  /** `revision` and `{ ifRevision }`. */
-  revisions: boolean;
-}
-
-/** Options every change takes: the revision it was decided on (`ifRevision`). */
-export interface UpdateOptions {
-  /** Write only if the thread is still at this revision, else `ConcurrencyError` and nothing is written. */
-  ifRevision?: number;
-}
-
-/** Options of `thread.append`: a revision to check and an operation id that makes a retry a no-op. */
-export interface AppendOptions extends UpdateOptions {
-  /**
-   * The caller's id for this change (1–256 characters). A change whose operation id the thread has applied
-   * already writes nothing and returns the first application's result, even when that appended nothing.
-   * Local threads keep the ids of their last `OPERATIONS_KEPT` (100) changes with the thread.
-   */
-  operationId?: string;
-}
-
-/** Options of `thread.rollback`: the revision to check, an operation id and messages to append after the rollback. */
-export interface RollbackOptions extends AppendOptions {
-  /**
-   * Messages to append after the rollback, in the same atomic change. A retry with the same messages is a
-   * no-op: when the thread already ends, right after the target, with equal messages under these ids.
-   */
-  append?: MessageInput | MessageInput[];
-}
-
-/** Options of `thread.messages`: the last k, after or before an id, and a page limit. */
-export interface ReadOptions {
-  /** The last n messages (after `after`, when both are given, the last n of those). */
-  last?: number;
-  /** Only messages after the one with this id. */
-  after?: string;
-  /** Only messages before the one with this id. */
-  before?: string;
-  /**
-   * At most this many messages, from the first that matches; with `before` and no `after`, the last this many
-   * before it, so `{ before, limit }` pages backwards.
-   */
-  limit?: number;
-}
-
-/** Options of `thread.view`: message and token budgets, a token counter and whether system messages stay. */
-export interface ViewOptions {
-  maxMessages?: number;
-  maxTokens?: number;
-  /** Counts a message's tokens. @default estimateTokens (about 4 characters a token) */
-  countTokens?: (message: Message) => number;
-  /** Keep every system message, whatever the budget. @default true */
-  keepSystem?: boolean;
-}
-
-/** Options of `thread.fork`: where to fork (default: the end), the new thread's id and metadata. */
-export interface ForkOptions extends UpdateOptions {
-  /** Fork after this message (it is the fork's last). @default the end of the thread */
-  at?: PointTarget;
-  /** The fork's id. @default a new sortable id */
-  id?: string;
-  /** Merged over a copy of the parent's metadata. */
-  metadata?: Record<string, unknown>;
-}
-
-/** A place in a local thread's log: `offset` messages of `segment`'s own, after everything before it. */
-export interface LogPoint {
-  segment: string;
-  offset: number;
-  /** How many messages the thread has at this point. */
-  position: number;
-}
-
-/**
- * Where to go: a checkpoint (or its id), a message id (the point just after it), a point from `history()`, or
- * `"start"` (before the first message; no checkpoint needed, so a message with the id "start" is not a target).
- */
-export type PointTarget = Checkpoint | LogPoint | string;
+export type {
+  AppendOptions,
+  Checkpoint,
+  ForkOptions,
+  HistoryEvent,
+  LogPoint,
+  PointTarget,
+  ReadOptions,
+  RollbackOptions,
+  Thread,
+  ThreadCapabilities,
+  ThreadSnapshot,
+  ThreadUpdate,
+  UpdateOptions,
+  ViewOptions,
+} from "./spec/thread.js";
 
 /** The target before a thread's first message. */
 export const START = "start";
-
-/** A named point of a thread's history, made by `thread.checkpoint(label)`. */
-export interface Checkpoint {
-  id: string;
-  label?: string;
-  threadId: string;
-  point: LogPoint;
-  createdAt: string;
-}
-
-/** One entry of a local thread's history: a checkpoint, a rollback or the fork it came from. */
-export type HistoryEvent =
-  | { kind: "checkpoint"; checkpoint: Checkpoint; at: string; revision: number }
-  | { kind: "rollback"; from: LogPoint; to: LogPoint; target: string; at: string; revision: number }
-  | { kind: "fork"; parentId: string; from: LogPoint; at: string; revision: number };
-
-/** A read-only thread at a point in the past. */
-export interface ThreadSnapshot {
-  readonly threadId: string;
-  readonly point: LogPoint;
-  messages(options?: ReadOptions): Promise<Message[]>;
-  view(options?: ViewOptions): Promise<Message[]>;
-}
-
-/** A change of a thread's metadata or context, as `thread.update` takes it. */
-export interface ThreadUpdate {
-  metadata?: Record<string, unknown>;
-  context?: Record<string, unknown>;
-}
-
-/** A thread bound to its behaviour. `JSON.stringify(thread)` gives its state. */
-export interface Thread<State extends ThreadState = ThreadState> {
-  readonly specificationVersion: "v1";
-  readonly id: string;
-  readonly type: string;
-  readonly capabilities: ThreadCapabilities;
-  /** The revision last seen by this object; grows with each change. */
-  readonly revision: number | undefined;
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly context: Readonly<Record<string, unknown>>;
-
-  /** Appends one message or many, atomically; returns them as stored. Re-sent equal messages are no-ops. */
-  append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]>;
-  messages(options?: ReadOptions): Promise<Message[]>;
-  /**
-   * One message by id, or undefined; local threads find it in O(log n) or better. Optional: types that
-   * cannot look a message up by id do not have it.
-   */
-  message?(id: string): Promise<Message | undefined>;
-  /** The newest messages that fit the budget, tool calls kept whole, in chronological order. */
-  view(options?: ViewOptions): Promise<Message[]>;
-  /**
-   * A new thread continuing this one's messages. `{ ifRevision }`: only while this thread is still at that
-   * revision, else `ConcurrencyError` and nothing is created (types that cannot check it refuse the option).
-   */
-  fork(options?: ForkOptions): Promise<Thread>;
-  /** `{ ifRevision }`: only at that revision, else `ConcurrencyError` and nothing is written. */
-  checkpoint(label?: string, options?: UpdateOptions): Promise<Checkpoint>;
-  /**
-   * Makes a checkpoint (or the point after a message) the end of the thread; the abandoned part stays in
-   * history. Local threads resolve to the messages `{ append }` added, as stored; workflows to a report of
-   * what was and was not rolled back.
-   */
-  rollback(target: PointTarget, options?: RollbackOptions): Promise<unknown>;
-  /** A read-only view of the thread at a checkpoint, after a message, or at a point from `history()`. */
-  at(target: PointTarget): Promise<ThreadSnapshot>;
-  history(): Promise<HistoryEvent[]>;
-  /** Replaces metadata and/or context state. */
-  update(patch: ThreadUpdate, options?: UpdateOptions): Promise<void>;
-  /** Reads the latest revision, metadata and context from where the thread lives. */
-  refresh(): Promise<void>;
-  toJSON(): State;
-  /**
-   * Deletes the thread. `{ ifRevision }`: only while it is still at that revision, checked in the same atomic
-   * step as the delete, else `ConcurrencyError` and nothing is deleted; types that cannot check it refuse it.
-   */
-  delete(options?: UpdateOptions): Promise<void>;
-}

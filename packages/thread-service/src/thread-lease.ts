@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { SkeinError, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
-import { fenceOffFormerHolder } from "./fenced-thread.js";
+import { fenceOffFormerHolder } from "./fence-off-former-holder.js";
 import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "./lease-thread.js";
 import { isConcurrencyError } from "./optimistic-update.js";
 

@@ -14,7 +14,7 @@ import {
 import type { LogDriver } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LeaseLostError } from "../src/errors.js";
-import { fenceOffFormerHolder } from "../src/fenced-thread.js";
+import { fenceOffFormerHolder } from "../src/fence-off-former-holder.js";
 import {
   LEASE_THREAD_TYPE,
   type LeaseState,

@@ -4,7 +4,7 @@ import { LocalStore } from "../local/local-store.js";
 import { defineLocalThreadType } from "../local/local-thread-type.js";
 import type { LogDriver } from "../local/log-driver.js";
 import type { Registry } from "../registry.js";
-import { redactUrlText } from "../store/open-store.js";
+import { redactUrlText } from "../store/redact-url.js";
 import type { SkeinAdapter } from "../store/store.js";
 import { registerStoreAdapter } from "../store/store-schemes.js";
 import type { ThreadType } from "../thread-type.js";

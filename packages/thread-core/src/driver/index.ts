@@ -33,7 +33,8 @@ export {
   readServiceHeaders,
   systemErrorCode,
 } from "../service-error.js";
-export { findStoreAdapter, redactUrl, redactUrlText } from "../store/open-store.js";
+export { findStoreAdapter } from "../store/open-store.js";
+export { redactUrl, redactUrlText } from "../store/redact-url.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
 export { type LogDriverSuiteOptions, runLogDriverSuite } from "../testing/log-driver-suite.js";
 export {

@@ -3,7 +3,7 @@ import { InvalidThreadStateError, quoteUntrusted } from "../errors.js";
 import { cloneJson } from "../json.js";
 import { type Message, MessageListSchema, parseMessage } from "../message.js";
 import type { HistoryEvent, LogPoint } from "../thread.js";
-import { ThreadStateSchema } from "../thread-type.js";
+import { ThreadStateSchema } from "../thread-state-schema.js";
 import { TimestampSchema } from "../timestamp.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "./log-driver.js";
 import { readEach, SegmentChains } from "./segment-chain.js";

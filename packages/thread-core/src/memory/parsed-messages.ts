@@ -1,5 +1,6 @@
 import type { Message } from "../message.js";
 import { ReadNotes } from "./read-notes.js";
+import type { TextSource } from "./text-source.js";
 
 /**
  * Reads of more messages than this from one segment parse directly: a long read (a page of history, an export)
@@ -8,10 +9,7 @@ import { ReadNotes } from "./read-notes.js";
  */
 export const CACHED_READ_MAX = 64;
 
-/** What the cache reads of a segment: its texts, which never change at an offset once written. */
-export interface TextSource {
-  readonly texts: readonly string[];
-}
+export type { TextSource } from "./text-source.js";
 
 /** A kept message and what it is charged against its generation's budget. */
 interface Kept {

@@ -1,4 +1,4 @@
-import type { TextSource } from "./parsed-messages.js";
+import type { TextSource } from "./text-source.js";
 
 /** Per segment, the offsets read once. */
 type Generation = Map<TextSource, Set<number>>;

@@ -18,21 +18,10 @@ import { undefinedCases } from "./cases/undefined-cases.js";
 import { viewCases } from "./cases/view-cases.js";
 import { workflowCases } from "./cases/workflow-cases.js";
 import { workflowFenceCases } from "./cases/workflow-fence-cases.js";
+import type { ConformanceOptions } from "./conformance-options.js";
 import type { SuiteContext } from "./suite-context.js";
 
-/** Options of `runConformanceSuite`: a name, how to create the store under test, cleanup and what to skip, with why. */
-export interface ConformanceOptions {
-  /** Shown in test names, e.g. "redis (cluster)". */
-  name: string;
-  /** Makes a fresh, empty store for each case; the suite closes it afterwards. */
-  createStore: () => Promise<ThreadStore>;
-  /** Runs after each case's store is closed (remove a temp directory, flush a database). */
-  cleanup?: () => Promise<void>;
-  /** Cases to skip, by name, each with the reason that is printed with the skip. */
-  skip?: Record<string, string>;
-  /** Appends in the concurrency case. @default 500 */
-  concurrentAppends?: number;
-}
+export type { ConformanceOptions } from "./conformance-options.js";
 
 /**
  * Registers every promise of SPEC §2–5 as vitest cases against a store. A store's whole conformance test:

@@ -1,6 +1,6 @@
 import { it } from "vitest";
 import type { ThreadStore } from "../store/store.js";
-import type { ConformanceOptions } from "./conformance.js";
+import type { ConformanceOptions } from "./conformance-options.js";
 
 export interface SuiteContext {
   /** The store of the running case. */

@@ -1,5 +1,5 @@
 import { redactSecrets } from "../redact-secrets.js";
-import { redactUrlText } from "../store/open-store.js";
+import { redactUrlText } from "../store/redact-url.js";
 import type { SpanAttributes } from "./tracing-api.js";
 
 /**

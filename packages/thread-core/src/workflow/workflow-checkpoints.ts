@@ -5,8 +5,8 @@ import { OpaqueThreadState } from "../opaque-state.js";
 import { SKEIN_TYPE_PACKAGES } from "../registry.js";
 import type { ThreadStore } from "../store/store.js";
 import type { Checkpoint, HistoryEvent, LogPoint, PointTarget, Thread } from "../thread.js";
+import type { SubThread } from "./sub-thread.js";
 import type { ExecutionState, WorkflowCheckpoint } from "./workflow-state.js";
-import type { SubThread } from "./workflow-thread.js";
 
 /** What a workflow rollback did, and which remote sub-threads it could not roll back. */
 export interface WorkflowRollbackReport {

@@ -3,9 +3,9 @@ import { cloneJson } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import type { ThreadStore } from "../store/store.js";
 import type { Checkpoint, ForkOptions, PointTarget, Thread } from "../thread.js";
+import type { SubThread } from "./sub-thread.js";
 import { checkpointedThread, fenceOf } from "./workflow-checkpoints.js";
 import type { ExecutionState, WorkflowCheckpoint } from "./workflow-state.js";
-import type { SubThread } from "./workflow-thread.js";
 
 /** A message of one sub-thread, by the sub-thread's key and the message's id. */
 export interface SubThreadMessage {

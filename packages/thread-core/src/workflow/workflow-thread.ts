@@ -31,6 +31,7 @@ import type {
 } from "../thread.js";
 import { START } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
+import type { SubThread } from "./sub-thread.js";
 import {
   checkpointedThread,
   fenceOf,
@@ -54,8 +55,7 @@ import type {
 /** The key of a workflow's main sub-thread: the one a runner acts on. */
 export const MAIN_THREAD = "main";
 
-/** A workflow's sub-thread: bound, or opaque when this process lacks its type's adapter. */
-export type SubThread = Thread | OpaqueThreadState;
+export type { SubThread } from "./sub-thread.js";
 
 /**
  * A multi-agent workflow: sub-threads of any type by key, plus execution state (steps taken, running,

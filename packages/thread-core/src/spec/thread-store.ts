@@ -1,0 +1,167 @@
+// The contracts a thread type and a store share. One file, because they name each other: a type's `bind` gets
+// the store and its adapters, an adapter carries its types, a store holds the registry of types. `Registry` is
+// still the class in registry.ts, which names `ThreadType` back: moving it below needs a registry contract here
+// in place of the class in `BindEnvironment`, `ThreadStore` and `SkeinAdapter`, a change of public types.
+import type { z } from "zod";
+import type { LogState } from "../local/log-state.js";
+import type { ParsedState, ParseOptions, Registry } from "../registry.js";
+import type { Thread } from "./thread.js";
+import type { ThreadState } from "./thread-state.js";
+
+/** What `bind` receives besides the state: where the thread lives and how nested states are read. */
+export interface BindEnvironment {
+  registry: Registry;
+  /** The store that opened the state, when there is one. */
+  store?: ThreadStore;
+  /** The adapters the store was opened with, holding clients and credentials that states never carry. */
+  adapters?: readonly SkeinAdapter[];
+  /**
+   * True when the state was read from `store` (`store.get`), not brought to it as JSON (`store.open`): a
+   * thread of such a state that the store no longer holds was deleted there, not never saved there.
+   */
+  stored?: boolean;
+}
+
+/** What `defineThreadType` takes: type id, version, zod schema, migrations and an optional `bind`. */
+export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
+  /** The `$type` id: skein's own are bare words, yours are namespaced (`acme.ticket`). */
+  type: string;
+  /** The current schema version; states with a lower `$v` are migrated forward. @default 1 */
+  version?: number;
+  schema: z.ZodType<State, unknown>;
+  /** `migrations[n]` turns a version-n state into a version-(n+1) state. */
+  migrations?: Record<number, (state: Record<string, unknown>) => Record<string, unknown>>;
+  /** Gives the state its behaviour; types without it can be parsed and saved but not opened as threads. */
+  bind?(state: State, environment: BindEnvironment): Thread | Promise<Thread>;
+  /**
+   * Creates a new thread of this type (a remote conversation, say) from adapter-specific options and saves
+   * its state in `environment.store`.
+   */
+  create?(options: Record<string, unknown>, environment: BindEnvironment): Promise<Thread>;
+  /** Parses the nested thread states this state holds (a workflow's sub-threads) with `parseChild`. */
+  nested?(state: State, parseChild: (child: unknown, key: string) => ThreadState): State;
+  /**
+   * `"reference"`: the state only names a local thread whose log a store keeps (`fs`, `redis`); a store
+   * holding a log under the same id binds it, whatever kind of store wrote the reference.
+   */
+  storage?: "reference";
+  /**
+   * `true`: a local thread type of your own. Its threads are local threads of whatever store holds them
+   * (append, fork, checkpoint, rollback, views, revisions) that also carry the typed fields `schema`
+   * declares: `store.create("acme.ticket", { subject })`, `thread.update({ fields })`. No `bind` needed.
+   */
+  local?: boolean;
+  /** The npm package that provides the type, named in errors. */
+  packageName?: string;
+}
+
+/** A registered thread type: its definition, with parse and bind ready for the registry. */
+export interface ThreadType<State extends ThreadState = ThreadState> extends ThreadTypeDefinition<State> {
+  readonly version: number;
+  /** `"state"`: a nested state (`defineStateType`), found inside threads, with no id of its own. */
+  readonly kind?: "thread" | "state";
+}
+
+/** Options of `store.create`: the new thread's id, metadata and context. */
+export interface CreateThreadOptions {
+  /** @default a new sortable id */
+  id?: string;
+  metadata?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+}
+
+/** Options of `store.list`: an id prefix, a cursor from the previous page and a page size. */
+export interface ListOptions {
+  /** Only ids that start with this. */
+  prefix?: string;
+  /** The `cursor` of the previous page. */
+  cursor?: string;
+  /** A whole number from 1 to `MAX_LIST_LIMIT` (1000); else `InvalidListOptionsError`. @default 100 */
+  limit?: number;
+}
+
+/** A thread as `store.list` shows it: id, type and when it last changed. */
+export interface ThreadSummary {
+  id: string;
+  type: string;
+  updatedAt: string;
+}
+
+/** One page of `store.list`: the threads, and a cursor when there are more. */
+export interface ThreadPage {
+  items: ThreadSummary[];
+  /** Pass to `list` for the next page; absent on the last page. */
+  cursor?: string;
+}
+
+/** Holds threads of any type; local threads keep their logs in it. */
+export interface ThreadStore {
+  readonly specificationVersion: "v1";
+  /** The store's URL with any password removed. */
+  readonly url: string;
+  /** The type of the threads `create()` makes here (`memory`, `fs`, `redis`). */
+  readonly nativeType: string;
+  readonly registry: Registry;
+
+  /** A new local thread native to this store, or, given a type id, one created through its adapter and saved. */
+  create(options?: CreateThreadOptions): Promise<Thread>;
+  create(type: string, options?: Record<string, unknown>): Promise<Thread>;
+  /**
+   * The thread stored under `id`, bound to its behaviour; `ThreadNotFoundError` if there is none, and
+   * `UnsupportedOperationError` for a type registered without behaviour (read those with `getState`).
+   */
+  get(id: string): Promise<Thread>;
+  /**
+   * The state stored under `id`, of any type, parsed through the registry: validated, migrated, nested
+   * states resolved; not bound. A local thread gives its JSON (`toJSON()`).
+   */
+  getState<State extends ThreadState = ThreadState>(id: string): Promise<State>;
+  getState(id: string, options: ParseOptions): Promise<ParsedState>;
+  /**
+   * Binds a state from anywhere (`JSON.parse` of a thread) to its behaviour. A type registered without
+   * behaviour gives a `PlainStateThread`: its state, every operation refused.
+   */
+  open(state: unknown): Promise<Thread>;
+  /**
+   * Persists a thread's state, or a plain state of any registered type, under its id (local threads of
+   * this store persist as they change). A state is validated and migrated first.
+   * `ifRevision` writes only if the stored state is still at that revision (0: not stored yet).
+   */
+  save(thread: Thread | ThreadState, options?: { ifRevision?: number }): Promise<{ revision: number }>;
+  /**
+   * Brings exported JSON in: a local thread's log (memory JSON, or a local type of your own with its
+   * log) becomes a thread native to this store; other states are validated, migrated and saved.
+   */
+  import(state: unknown, options?: { id?: string }): Promise<Thread>;
+  /** The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. */
+  export(id: string): Promise<LogState | ThreadState>;
+  list(options?: ListOptions): Promise<ThreadPage>;
+  /**
+   * Deletes what is stored under `id`; false when nothing was. `ifRevision` deletes only if the stored
+   * thread or state is still at that revision, checked in the same atomic step (else `ConcurrencyError`).
+   */
+  delete(id: string, options?: { ifRevision?: number }): Promise<boolean>;
+  /**
+   * The store as one tenant sees it: threads created there are invisible to and unreachable from every
+   * other scope and from the unscoped store. Scopes nest. Closing a scope releases nothing.
+   */
+  scope(tenant: string): ThreadStore;
+  close(): Promise<void>;
+  /** `close()`, so `await using store = await openStore(url)` closes the store when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** What an adapter package's factory (`fsAdapter(options)`) returns. */
+export interface SkeinAdapter {
+  readonly specificationVersion: "v1";
+  /** The npm package, named in errors. */
+  readonly packageName: string;
+  /** URL schemes this adapter opens stores for, without the colon (`file`, `redis`). */
+  readonly schemes: readonly string[];
+  /** Thread types the adapter provides; `openStore` registers them. */
+  readonly types: readonly ThreadType[];
+  openStore?(
+    url: URL,
+    context: { registry: Registry; adapters: readonly SkeinAdapter[] },
+  ): Promise<ThreadStore>;
+}
