@@ -7,6 +7,7 @@ import {
   type ThreadState,
 } from "@skein/thread-core";
 import type { z } from "@skein/thread-core/driver";
+import type { ConversationCreateParams } from "openai/resources/conversations/conversations";
 import {
   CONVERSATION_TYPE,
   type OpenAIConversationState,
@@ -27,6 +28,11 @@ export interface CreateConversationOptions {
   conversationId?: string;
   /** The service's own metadata on the conversation: at most 16 string values. */
   conversationMetadata?: Record<string, string>;
+  /**
+   * How long the service keeps the conversation once idle (openai 7's `ttl`; an openai 6 client sends it
+   * too). @default the service's own
+   */
+  conversationTtl?: "30m" | "12h";
   /** Messages to start with, appended after the conversation is created. */
   messages?: MessageInput[];
 }
@@ -62,9 +68,7 @@ async function createConversation(
         () => client.conversations.retrieve(options.conversationId as string),
       )
     : await callService(client, { operation: "conversations.create" }, () =>
-        client.conversations.create(
-          options.conversationMetadata ? { metadata: options.conversationMetadata } : {},
-        ),
+        client.conversations.create(creationBody(options)),
       );
   const state: OpenAIConversationState = {
     $type: CONVERSATION_TYPE,
@@ -85,4 +89,12 @@ async function createConversation(
     throw error;
   }
   return thread;
+}
+
+/** What `conversations.create` is sent; `ttl` is typed only in openai 7, so the body is built untyped. */
+function creationBody(options: CreateConversationOptions): ConversationCreateParams {
+  const body: Record<string, unknown> = {};
+  if (options.conversationMetadata) body.metadata = options.conversationMetadata;
+  if (options.conversationTtl !== undefined) body.ttl = options.conversationTtl;
+  return body as ConversationCreateParams;
 }

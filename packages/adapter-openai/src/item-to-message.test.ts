@@ -129,3 +129,40 @@ describe("itemToMessage", () => {
     ]);
   });
 });
+
+// Items of shapes openai 7 added or changed; the service sends them to clients of either major.
+describe("openai 7 items", () => {
+  it("keeps a configuration_update whole as a system message, and writes it back unchanged", () => {
+    const update = {
+      id: "cu_1",
+      type: "configuration_update",
+      reasoning: { effort: "low" },
+      text: { verbosity: "low" },
+    };
+    const message = itemToMessage(update, at);
+    expect(message).toEqual({
+      id: "cu_1",
+      role: "system",
+      createdAt: at,
+      contents: [{ type: "openai.item", item: update }],
+    });
+    expect(messageToItems(message, model)).toEqual([update]);
+    expect(messageToItems(message, { kind: "store", threadType: "openai.conversation" })).toEqual([update]);
+  });
+
+  it("keeps an MCP call whose error is an object (openai 7) or a string (openai 6) as it came", () => {
+    const call = (error: unknown) => ({
+      id: "mcp_1",
+      type: "mcp_call",
+      server_label: "files",
+      name: "read",
+      arguments: "{}",
+      error,
+    });
+    for (const error of [{ type: "tool_execution_error", message: "no such file" }, "no such file", null]) {
+      const message = itemToMessage(call(error), at);
+      expect(message.role).toBe("assistant");
+      expect(messageToItems(message, model)).toEqual([call(error)]);
+    }
+  });
+});

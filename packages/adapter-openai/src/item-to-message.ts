@@ -25,7 +25,16 @@ export function itemToMessage(item: ServiceItem, createdAt: string): Message {
   const parsed = known && MessageSchema.safeParse(known);
   if (parsed?.success) return parsed.data;
   // Anything skein cannot express exactly travels whole, and goes back to the service unchanged.
-  return { id, role: "assistant", createdAt, contents: [{ type: ITEM_CONTENT, item }] };
+  return { id, role: keptItemRole(item), createdAt, contents: [{ type: ITEM_CONTENT, item }] };
+}
+
+/**
+ * The role of a message holding a whole item. openai 7's `configuration_update` (a change of the reasoning or
+ * text settings within a conversation) is the application's instruction, as a developer message is, so it is a
+ * system message; every other kept item (tool calls of the service, …) is the assistant's.
+ */
+function keptItemRole(item: ServiceItem): Role {
+  return item.type === "configuration_update" ? "system" : "assistant";
 }
 
 function knownMessage(item: ServiceItem, id: string, createdAt: string): Message | undefined {

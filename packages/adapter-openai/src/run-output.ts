@@ -8,13 +8,14 @@ import type { Response, ResponseInputItem } from "openai/resources/responses/res
 export function keepToolCallsPaired(items: ResponseInputItem[]): ResponseInputItem[] {
   const calls = new Set<string>();
   const results = new Set<string>();
+  // openai 7 types `call_id` as optional on both item kinds: one without it has no partner and is left out.
   for (const item of items) {
-    if (item.type === "function_call") calls.add(item.call_id);
-    if (item.type === "function_call_output") results.add(item.call_id);
+    if (item.type === "function_call" && item.call_id) calls.add(item.call_id);
+    if (item.type === "function_call_output" && item.call_id) results.add(item.call_id);
   }
   return items.filter((item) => {
-    if (item.type === "function_call") return results.has(item.call_id);
-    if (item.type === "function_call_output") return calls.has(item.call_id);
+    if (item.type === "function_call") return !!item.call_id && results.has(item.call_id);
+    if (item.type === "function_call_output") return !!item.call_id && calls.has(item.call_id);
     return true;
   });
 }

@@ -113,9 +113,11 @@ export class SkeinSession
    * One atomic change, applied once per `operationId` until the session is cleared: a retry with the same
    * transaction writes nothing, the same id with another transaction is a `SessionHistoryError`, and so is
    * a `replace_suffix` whose expected suffix is not the history's end (nothing written either way). The
-   * arguments are read once.
+   * arguments are read once. `runContext` (agents-core 0.20's second parameter) is accepted and ignored: the
+   * session does not opt in to run contexts (no `acceptsRunContext`), so the runner never passes one, and a
+   * caller that does changes nothing about where or how the items are stored.
    */
-  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs, _runContext?: unknown): Promise<void> {
     const { operationId, transaction, encoded } = readTransactionArgs(args);
     const transactionDigest = digest(canonicalJson(encoded)).slice(0, 32);
     await this.#retrying(async () => {

@@ -41,10 +41,15 @@ function checkedItems(state: ServiceState, items: unknown, existing: StoredConve
   return storeInput(state, items ?? [], existing);
 }
 
+const CONVERSATION_TTLS = new Set(["30m", "12h"]);
+
 /** POST/GET/DELETE /v1/conversations[/{id}] and /v1/conversations/{id}/items[/{item}]. */
 export function conversationRoutes(state: ServiceState) {
   return {
     "conversations.create": ({ body }: RouteRequest): Answer => {
+      // openai 7 added `ttl` (how long an idle conversation is kept); the service refuses any other value.
+      if (body.ttl !== undefined && !CONVERSATION_TTLS.has(body.ttl as string))
+        throw new ServiceFailure(400, `Invalid value: '${String(body.ttl)}'.`, "ttl", "invalid_value");
       const conversation: StoredConversation = {
         id: state.newId("conv"),
         created_at: state.now,

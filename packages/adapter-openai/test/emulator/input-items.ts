@@ -7,6 +7,7 @@ const ID_PREFIXES: Record<string, string> = {
   function_call: "fc",
   function_call_output: "fco",
   reasoning: "rs",
+  configuration_update: "cu",
 };
 
 /**

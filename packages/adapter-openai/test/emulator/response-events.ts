@@ -13,6 +13,8 @@ export async function* responseEvents(
   stallAfterItems: number | undefined,
   /** Settles when the client goes away. */
   closed: Promise<void>,
+  /** With `context_management` in the request, openai 7's `response.compaction.compacting` comes first. */
+  compacting = false,
 ): AsyncGenerator<Event> {
   let sequence = 0;
   const event = (type: string, data: Record<string, unknown>): Event => ({
@@ -22,6 +24,7 @@ export async function* responseEvents(
   const inProgress = { ...response, status: "in_progress", output: [], usage: null };
   yield event("response.created", { response: inProgress });
   yield event("response.in_progress", { response: inProgress });
+  if (compacting) yield event("response.compaction.compacting", { response_id: response.id });
   for (const [index, item] of response.output.entries()) {
     if (stallAfterItems !== undefined && index >= stallAfterItems) {
       await closed;

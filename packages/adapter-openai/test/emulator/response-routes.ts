@@ -55,7 +55,10 @@ export function responseRoutes(state: ServiceState, options: ResponseRouteOption
       }
       if (conversationId) state.conversation(conversationId).items.push(...input, ...output);
       if (body.stream === true)
-        return { status: 200, events: responseEvents(response, stallAfterItems, closed) };
+        return {
+          status: 200,
+          events: responseEvents(response, stallAfterItems, closed, body.context_management !== undefined),
+        };
       return ok(response);
     },
     "responses.retrieve": ({ params }: RouteRequest): Answer =>
