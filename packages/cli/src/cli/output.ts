@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import { visibleText } from "../format/visible-text.js";
 
 /**
@@ -36,6 +35,32 @@ export class Output {
   }
 
   private async write(text: string): Promise<void> {
-    if (!this.stream.write(text)) await once(this.stream, "drain");
+    const stream = this.stream as OutputStream;
+    // A stream that failed (a full disk) closes itself and never drains again: waiting would hang.
+    if (stream.destroyed)
+      throw stream.errored ?? new Error("[cli] the output was closed before it took everything");
+    if (!stream.write(text)) await drained(stream);
   }
+}
+
+type OutputStream = NodeJS.WritableStream & { destroyed?: boolean; errored?: Error | null };
+
+/** Resolves at `drain`; rejects if the stream fails or closes first (it would never drain then). */
+function drained(stream: OutputStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (error?: unknown) => {
+      stream.off("drain", onDrain);
+      stream.off("error", onError);
+      stream.off("close", onClose);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onDrain = () => settle();
+    const onError = (error: unknown) => settle(error);
+    const onClose = () =>
+      settle(stream.errored ?? new Error("[cli] the output was closed before it took everything"));
+    stream.on("drain", onDrain);
+    stream.on("error", onError);
+    stream.on("close", onClose);
+  });
 }

@@ -1,6 +1,6 @@
-import { once } from "node:events";
 import { open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
+import { finished } from "node:stream/promises";
 import { canonicalJson, SkeinError, type ThreadStore } from "@skein/thread-core";
 import { CliError, UsageError } from "../cli/cli-error.js";
 import type { Command } from "../cli/command.js";
@@ -109,7 +109,8 @@ async function writeFileAtomically<T>(path: string, write: (output: Output) => P
   try {
     const result = await write(new Output(stream));
     stream.end();
-    await once(stream, "close");
+    // `finished`, not a wait for "close": a stream that already failed and closed emits nothing more.
+    await finished(stream);
     if (failed !== undefined) throw failed;
     await rename(temporary, path);
     return result;
