@@ -98,7 +98,9 @@ export class SkeinSession
       const operations = this.#operations();
       const generation = currentGeneration(operations);
       const remembers = operations.some(
-        (id) => id.startsWith(`${OPERATION_PREFIX}${generation}:`) && !id.endsWith(`:${CLEAR}`),
+        (id) =>
+          (id.startsWith(`${OPERATION_PREFIX}${generation}:`) && !id.endsWith(`:${CLEAR}`)) ||
+          (generation === FIRST_GENERATION && isUngenerated(id)),
       );
       if (last === undefined && !remembers) return;
       const next = randomBytes(8).toString("hex");
@@ -124,10 +126,17 @@ export class SkeinSession
       await this.thread.refresh();
       const revision = this.thread.revision as number;
       const operations = this.#operations();
-      const known = `${OPERATION_PREFIX}${currentGeneration(operations)}:${digest(operationId)}:`;
+      const generation = currentGeneration(operations);
+      const known = `${OPERATION_PREFIX}${generation}:${digest(operationId)}:`;
       const id = `${known}${transactionDigest}`;
-      const applied = operations.find((operation) => operation.startsWith(known));
-      if (applied === id) return;
+      // Ids written before generations (`openai-agents:<digest>:<digest>`) belong to the first generation.
+      const ungenerated = `${OPERATION_PREFIX}${digest(operationId)}:`;
+      const applied = operations.find(
+        (operation) =>
+          operation.startsWith(known) ||
+          (generation === FIRST_GENERATION && operation.startsWith(ungenerated)),
+      );
+      if (applied === id || applied === `${ungenerated}${transactionDigest}`) return;
       if (applied !== undefined) {
         throw new SessionHistoryError(
           `Operation ${JSON.stringify(operationId)} was already applied with a different transaction; nothing was written.`,
@@ -284,10 +293,20 @@ interface Tail {
 /** The thread changed while the session read it page by page: read again. */
 class MovedError extends Error {}
 
-/** The generation of the thread's newest operation id of this package: a clear starts a new one. */
+/**
+ * The generation of the thread's newest operation id of this package: a clear starts a new one. An id
+ * written before generations existed (`openai-agents:<digest>:<digest>`) is of the first generation.
+ */
 function currentGeneration(operations: readonly string[]): string {
   const newest = operations.findLast((id) => id.startsWith(OPERATION_PREFIX));
-  return newest?.slice(OPERATION_PREFIX.length).split(":")[0] ?? FIRST_GENERATION;
+  if (newest === undefined || isUngenerated(newest)) return FIRST_GENERATION;
+  return newest.slice(OPERATION_PREFIX.length).split(":")[0] as string;
+}
+
+/** An operation id of this package from before generations: two digests, no generation, not a clear. */
+function isUngenerated(id: string): boolean {
+  const parts = id.startsWith(OPERATION_PREFIX) ? id.slice(OPERATION_PREFIX.length).split(":") : [];
+  return parts.length === 2 && parts[1] !== CLEAR;
 }
 
 function digest(text: string): string {

@@ -1,9 +1,13 @@
 // A transaction's operation id guards the history it was applied to: after clearSession the session starts
 // afresh, as the SDK's own session does, while every retry before the clear stays a no-op.
+import { createHash } from "node:crypto";
 import type { AgentInputItem } from "@openai/agents-core";
 import { freshStore, STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
+import { canonicalJson } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSkeinSession, SessionHistoryError, type SkeinSession } from "../src/index.js";
+import { itemToMessage } from "../src/item-messages.js";
+import { encodeValue } from "../src/stored-values.js";
 
 const user = (text: string): AgentInputItem => ({ role: "user", content: text });
 const append = (operationId: string, ...texts: string[]) => ({
@@ -60,5 +64,21 @@ describe.each(STORE_KINDS)("clearSession and operation ids on %s", (kind) => {
     await session.clearSession();
     await session.thread.refresh();
     expect(session.thread.revision).toBe(revision);
+  });
+
+  it("knows an operation id written before generations, until a clear", async () => {
+    // What the session wrote before operation ids carried a generation: openai-agents:<digest>:<digest>.
+    const transaction = append("op-old", "committed").transaction;
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const old = `openai-agents:${sha("op-old")}:${sha(canonicalJson(encodeValue(transaction))).slice(0, 32)}`;
+    await session.thread.append(transaction.items.map(itemToMessage), { operationId: old });
+    await session.applyHistoryTransaction(append("op-old", "committed"));
+    expect(await session.getItems()).toEqual([user("committed")]);
+    await expect(session.applyHistoryTransaction(append("op-old", "different"))).rejects.toSatisfy((error) =>
+      SessionHistoryError.isInstance(error),
+    );
+    await session.clearSession();
+    await session.applyHistoryTransaction(append("op-old", "committed"));
+    expect(await session.getItems()).toEqual([user("committed")]);
   });
 });
