@@ -65,15 +65,18 @@ function reviveOne(text: unknown, kind: Kind): unknown {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
 }
 
+// Marks come from stored threads, which are untrusted: a path steps only through the value's own keys, so a
+// mark naming `__proto__` or `constructor` reaches nothing and changes nothing outside the value.
 function get(root: unknown, path: Array<string | number>): unknown {
-  return path.reduce<unknown>(
-    (item, key) => (isRecord(item) || Array.isArray(item) ? (item as Json)[key] : undefined),
-    root,
-  );
+  return path.reduce<unknown>((item, key) => (hasOwnKey(item, key) ? (item as Json)[key] : undefined), root);
 }
 
 function set(root: unknown, path: Array<string | number>, value: unknown): void {
   const parent = get(root, path.slice(0, -1));
-  if (isRecord(parent) || Array.isArray(parent))
-    (parent as Record<string | number, unknown>)[path[path.length - 1] as string] = value;
+  const key = path[path.length - 1] as string | number;
+  if (hasOwnKey(parent, key)) (parent as Record<string | number, unknown>)[key] = value;
+}
+
+function hasOwnKey(item: unknown, key: string | number): boolean {
+  return (isRecord(item) || Array.isArray(item)) && Object.hasOwn(item as object, key);
 }
