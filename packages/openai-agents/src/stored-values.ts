@@ -93,11 +93,21 @@ export function readField(value: object, key: string | number, path: Array<strin
 }
 
 function readKeys(value: object, path: Array<string | number>): string[] {
+  let keys: string[];
+  let own: string[];
   try {
-    return Object.keys(value);
+    keys = Object.keys(value);
+    own = Object.getOwnPropertyNames(value);
   } catch {
     throw new SessionItemError(path, "could not be read (its keys could not be listed)");
   }
+  // A field JSON does not see (non-enumerable) would be dropped without a word: refused, as the SDK's own
+  // session refuses it, rather than given back without it.
+  const hidden = own.find((key) => !keys.includes(key));
+  if (hidden !== undefined) {
+    throw new SessionItemError([...path, hidden], "is a non-enumerable field, which the session cannot keep");
+  }
+  return keys;
 }
 
 /** The value `encodeValue` was given; `resolve` gives the value a content reference stands for. */

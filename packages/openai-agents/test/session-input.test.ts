@@ -127,6 +127,25 @@ describe.each(STORE_KINDS)("session input on %s", (kind) => {
     }
   });
 
+  it("a non-enumerable field (which JSON would drop without a word) is refused, nothing written", async () => {
+    const item = { role: "user", content: "hi" } as AgentInputItem;
+    Object.defineProperty(item, "providerData", { value: { keep: "me" }, enumerable: false });
+    const before = await session.getItems();
+    for (const attempt of [
+      () => session.addItems([item]),
+      () =>
+        session.applyHistoryTransaction({
+          operationId: "op-hidden",
+          transaction: { type: "append_items", items: [item] },
+        }),
+    ]) {
+      const error = await refusal(attempt());
+      expect(SessionItemError.isInstance(error)).toBe(true);
+      expect((error as SessionItemError).path).toContain("providerData");
+    }
+    expect(await session.getItems()).toEqual(before);
+  });
+
   it("a transaction with fields the SDK does not define, or of no known type, is refused", async () => {
     const transactions = [
       { type: "append_items", items: [user("x")], metadata: { attempt: 1 } },
