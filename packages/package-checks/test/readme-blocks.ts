@@ -34,7 +34,9 @@ const FENCE = /^```(ts|typescript|tsx|js|javascript|mjs)\s*$/;
 /** The root README and every packages/<name>/README.md. */
 export function readmeFiles(): string[] {
   const packages = join(repositoryRoot, "packages");
+  // A private package's README (test support, the bench) is not what a user meets: its blocks may name test tools.
   const files = readdirSync(packages)
+    .filter((name) => !isPrivate(join(packages, name)))
     .map((name) => join(packages, name, "README.md"))
     .filter((file) => existsSync(file));
   return [join(repositoryRoot, "README.md"), ...files.sort()];
@@ -92,4 +94,9 @@ function marker(lines: string[], fence: number): { kind: BlockKind; note: string
   const notRun = /^\s*not run:/.exec(text);
   if (notRun) return { kind: "not run", note: text.slice(notRun[0].length).trim() };
   return { kind: "program", note: "" };
+}
+
+function isPrivate(directory: string): boolean {
+  const manifest = join(directory, "package.json");
+  return existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).private === true;
 }
