@@ -95,7 +95,6 @@ export {
   requireServedTarget,
   runTarget,
   runTargetType,
-  SERVICE_THREAD_TYPES,
   servedTarget,
   unhonouredSettings,
 } from "./runner.js";

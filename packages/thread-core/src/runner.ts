@@ -56,22 +56,9 @@ export interface ThreadRunner {
 }
 
 /**
- * Thread types whose history a remote service keeps and runs: only that service's runner serves them. Any
- * other runner would send their messages to the wrong service, or append output the type cannot hold.
- * A type not listed here declares it on its threads with `historyService` (see `RemoteHistoryThread`).
- */
-export const SERVICE_THREAD_TYPES: ReadonlySet<string> = new Set([
-  "openai.conversation",
-  "openai.responses",
-  "foundry.conversation",
-  "foundry.thread",
-  "a2a",
-  "a2a.task",
-]);
-
-/**
- * A thread whose history a remote service keeps (a third-party type's, say): it names that service, and only
- * a runner of that service serves it; every other runner refuses it before any request.
+ * A thread whose history a remote service keeps: it names that service, and only a runner of that service
+ * serves it; every other runner refuses it before any request. skein's own remote types (OpenAI, Foundry, A2A)
+ * declare it on their threads just as a third-party type must: core keeps no list of adapter type ids.
  */
 export interface RemoteHistoryThread extends Thread {
   readonly historyService: string;
@@ -118,18 +105,15 @@ export function runTarget(thread: Thread): Thread | undefined {
 
 /**
  * The type of the thread a run acts on (`runTarget(thread)?.type`).
- * @example if (!SERVICE_THREAD_TYPES.has(runTargetType(thread) ?? "workflow")) runOnView(thread);
+ * @example if (runTargetType(thread) === "memory") runOnView(thread);
  */
 export function runTargetType(thread: Thread): string | undefined {
   return runTarget(thread)?.type;
 }
 
-/** Whether a remote service keeps `thread`'s history: a listed type, or a thread that names its service. */
+/** Whether a remote service keeps `thread`'s history: the thread names that service (`RemoteHistoryThread`). */
 export function isServiceThread(thread: Thread): boolean {
-  return (
-    SERVICE_THREAD_TYPES.has(thread.type) ||
-    typeof (thread as Partial<RemoteHistoryThread>).historyService === "string"
-  );
+  return typeof (thread as Partial<RemoteHistoryThread>).historyService === "string";
 }
 
 /** Which threads a runner serves: its own service's types, and whether it runs any thread skein keeps. */
