@@ -112,6 +112,7 @@ export {
   ServiceRateLimitError,
   ServiceUnavailableError,
 } from "./service-error-family.js";
+export { UnsupportedSpecificationError } from "./specification-version.js";
 export {
   defineStateType,
   type StateOf,

@@ -13,6 +13,7 @@ import { MessageListSchema, MessageSchema } from "./message.js";
 import { OpaqueThreadState } from "./opaque-state.js";
 import type { ThreadState } from "./spec/thread-state.js";
 import type { ThreadType } from "./spec/thread-store.js";
+import { assertSpecificationVersion } from "./specification-version.js";
 import { nestedStateSchema, stateFields, walkStateFields } from "./state-fields.js";
 import { stateSchemaTypes } from "./state-schema-marker.js";
 
@@ -67,10 +68,14 @@ export class Registry {
 
   /**
    * Adds a thread type (`defineThreadType`) or nested state type (`defineStateType`); a second registration
-   * of the same type id throws `DuplicateThreadTypeError`, and an id that is skein's own or in another
-   * package's namespace throws `ThreadTypeClashError`.
+   * of the same type id throws `DuplicateThreadTypeError`, an id that is skein's own or in another
+   * package's namespace throws `ThreadTypeClashError`, and a `specificationVersion` other than `"v1"` throws
+   * `UnsupportedSpecificationError`.
    */
   register<State extends ThreadState>(type: ThreadType<State>): this {
+    // A type that declares no version was written before types declared one (or by another installed copy of
+    // thread-core that shares this registry): it is a v1 type. Any other declared version is refused.
+    assertSpecificationVersion(`thread type ${JSON.stringify(type.type)}`, type.specificationVersion ?? "v1");
     if (this.#types.has(type.type)) throw new DuplicateThreadTypeError(type.type);
     this.#checkNamespace(type as unknown as ThreadType);
     this.#types.set(type.type, type as unknown as ThreadType);

@@ -14,6 +14,7 @@ import { withIfRevision } from "../if-revision.js";
 import { cloneJson, type JsonObject, jsonData, jsonObjectField } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import { type ParsedState, type ParseOptions, type Registry, SKEIN_TYPE_PACKAGES } from "../registry.js";
+import { assertSpecificationVersion } from "../specification-version.js";
 import { PlainStateThread } from "../store/plain-state-thread.js";
 import {
   type CreateThreadOptions,
@@ -66,6 +67,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
   readonly #serialize: (record: LogRecord, chains: SegmentChains) => ThreadState;
 
   constructor(options: LocalStoreOptions) {
+    assertSpecificationVersion(`log driver of ${options.driver.source}`, options.driver.specificationVersion);
     this.driver = options.driver;
     this.chains = new SegmentChains(options.driver);
     this.registry = options.registry;

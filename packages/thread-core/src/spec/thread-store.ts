@@ -24,6 +24,11 @@ export interface BindEnvironment {
 
 /** What `defineThreadType` takes: type id, version, zod schema, migrations and an optional `bind`. */
 export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
+  /**
+   * The version of this contract the definition is written to; `register` refuses any other with
+   * `UnsupportedSpecificationError`. @default "v1"
+   */
+  specificationVersion?: "v1";
   /** The `$type` id: skein's own are bare words, yours are namespaced (`acme.ticket`). */
   type: string;
   /** The current schema version; states with a lower `$v` are migrated forward. @default 1 */
