@@ -11,8 +11,9 @@ import { assertThreadId } from "./ids.js";
 import { cloneJson, isPlainObject, type JsonObject, jsonData } from "./json.js";
 import { MessageListSchema, MessageSchema } from "./message.js";
 import { OpaqueThreadState } from "./opaque-state.js";
+import type { ParsedState, ParseOptions } from "./spec/parsed-state.js";
 import type { ThreadState } from "./spec/thread-state.js";
-import type { ThreadType } from "./spec/thread-store.js";
+import type { ThreadType, ThreadTypeRegistry } from "./spec/thread-store.js";
 import { assertSpecificationVersion } from "./specification-version.js";
 import { nestedStateSchema, stateFields, walkStateFields } from "./state-fields.js";
 import { stateSchemaTypes } from "./state-schema-marker.js";
@@ -53,17 +54,10 @@ const RESERVED_NAMESPACES: Readonly<Record<string, string>> = table({
 /** Where a state sits: the root thread, or nested inside one (a context provider's state, a `stateOf` field). */
 type Place = "root" | "nested";
 
-/** Options of `parseThreadState`: the registry, and whether an unknown `$type` is kept or refused. */
-export interface ParseOptions {
-  /** `"throw"` (default): an unknown `$type` is an `UnknownThreadTypeError`; `"preserve"`: an `OpaqueThreadState`. */
-  unknown?: "throw" | "preserve";
-}
-
-/** What `parseThreadState` returns: a validated state, or an opaque one kept byte for byte. */
-export type ParsedState = ThreadState | OpaqueThreadState;
+export type { ParsedState, ParseOptions } from "./spec/parsed-state.js";
 
 /** The `$type` registry: which thread types this process can read, validate, migrate and bind. */
-export class Registry {
+export class Registry implements ThreadTypeRegistry {
   readonly #types = new Map<string, ThreadType>();
 
   /**

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { defaultRegistry } from "../create-registry.js";
 import { AdapterNotInstalledError, InvalidStoreUrlError, SkeinError } from "../errors.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
-import type { Registry } from "../registry.js";
+import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
 import { redactUrl, redactUrlText } from "./redact-url.js";
 import type { SkeinAdapter, ThreadStore } from "./store.js";
@@ -14,7 +14,7 @@ export interface OpenStoreOptions {
   /** Adapters to use: for their thread types, and for URL schemes they open. */
   adapters?: ReadonlyArray<SkeinAdapter | (() => SkeinAdapter)>;
   /** @default the process-wide registry */
-  registry?: Registry;
+  registry?: ThreadTypeRegistry;
 }
 
 /**
