@@ -48,6 +48,11 @@ const WRITTEN_BY_SERVER = "its A2A server writes the task; talk to the agent thr
 export class A2aTaskThread implements Thread<A2aTaskThreadState> {
   readonly specificationVersion = "v1";
   readonly type = "a2a.task";
+  /**
+   * An A2A server writes this history, so no runner serves it, a2aRunner included: its reach names only `a2a`
+   * (thread-core's `RemoteHistoryThread`).
+   */
+  readonly historyService = "a2a";
   readonly capabilities = CAPABILITIES;
   readonly revision = undefined;
   #state: A2aTaskThreadState;

@@ -60,6 +60,8 @@ export interface A2aThreadHost {
 export class A2aThread implements Thread<A2aThreadState> {
   readonly specificationVersion = "v1";
   readonly type = "a2a";
+  /** The remote agent keeps this history, so only a2aRunner serves it (thread-core's `RemoteHistoryThread`). */
+  readonly historyService = "a2a";
   readonly capabilities = A2A_CAPABILITIES;
   #state: A2aThreadState;
 

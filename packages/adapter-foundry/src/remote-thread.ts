@@ -61,6 +61,8 @@ export abstract class RemoteThread<State extends ThreadState> implements Thread<
   /** Remote threads keep no revision: Foundry has no compare-and-set on a conversation or thread. */
   readonly revision = undefined;
   abstract readonly type: string;
+  /** Foundry keeps this history, so only foundryRunner serves it (thread-core's `RemoteHistoryThread`). */
+  readonly historyService = "foundry";
   protected state: State;
 
   constructor(

@@ -40,6 +40,8 @@ import { StateDocument, saveNewState } from "./state-document.js";
 export class OpenAIConversationThread implements Thread<OpenAIConversationState> {
   readonly specificationVersion = "v1";
   readonly type = CONVERSATION_TYPE;
+  /** OpenAI keeps this history, so only openaiRunner serves it (thread-core's `RemoteHistoryThread`). */
+  readonly historyService = "openai";
   readonly capabilities = CONVERSATION_CAPABILITIES;
   readonly #client: OpenAI;
   readonly #environment: BindEnvironment;

@@ -50,6 +50,8 @@ import { StateDocument, saveNewState } from "./state-document.js";
 export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
   readonly specificationVersion = "v1";
   readonly type = RESPONSES_TYPE;
+  /** OpenAI keeps this history, so only openaiRunner serves it (thread-core's `RemoteHistoryThread`). */
+  readonly historyService = "openai";
   readonly capabilities = RESPONSES_CAPABILITIES;
   readonly #client: OpenAI;
   readonly #environment: BindEnvironment;

@@ -95,7 +95,6 @@ export {
   requireServedTarget,
   runTarget,
   runTargetType,
-  SERVICE_THREAD_TYPES,
   servedTarget,
   unhonouredSettings,
 } from "./runner.js";
@@ -113,6 +112,7 @@ export {
   ServiceRateLimitError,
   ServiceUnavailableError,
 } from "./service-error-family.js";
+export { UnsupportedSpecificationError } from "./specification-version.js";
 export {
   defineStateType,
   type StateOf,

@@ -9,7 +9,11 @@ import {
   type ThreadRunner,
   type ThreadStore,
 } from "@skein/thread-core";
-import { checkContextProviders, initialProviderStates } from "@skein/thread-core/driver";
+import {
+  assertSpecificationVersion,
+  checkContextProviders,
+  initialProviderStates,
+} from "@skein/thread-core/driver";
 import { AdmissionReads } from "./admission-reads.js";
 import { type Attachment, changeAttachments, type FileAttachment } from "./attachments.js";
 import { type BranchOptions, branchItem } from "./branch-item.js";
@@ -122,6 +126,9 @@ export class ThreadService {
       throw new RangeError("leaseMs must be an integer of 30 or more");
     if (typeof options.runner?.run !== "function" || typeof options.runner.supports !== "function")
       throw new TypeError("runner must be an object with run and supports functions (a ThreadRunner)");
+    assertSpecificationVersion("runner given to the thread service", options.runner.specificationVersion, {
+      source: "thread-service",
+    });
     this.store = options.store;
     this.store.registry.ensure(leaseThreadType);
     this.store.registry.ensure(configThreadType);

@@ -33,6 +33,7 @@ export {
   readServiceHeaders,
   systemErrorCode,
 } from "../service-error.js";
+export { assertSpecificationVersion, SUPPORTED_SPECIFICATION_VERSIONS } from "../specification-version.js";
 export { findStoreAdapter } from "../store/open-store.js";
 export { redactUrl, redactUrlText } from "../store/redact-url.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";

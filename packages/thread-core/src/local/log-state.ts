@@ -2,9 +2,11 @@ import { z } from "zod";
 import { InvalidThreadStateError, quoteUntrusted } from "../errors.js";
 import { cloneJson } from "../json.js";
 import { type Message, MessageListSchema, parseMessage } from "../message.js";
-import type { HistoryEvent, LogPoint } from "../thread.js";
+import type { LogState } from "../spec/log-state.js";
+import type { HistoryEvent, LogPoint } from "../spec/thread.js";
 import { ThreadStateSchema } from "../thread-state-schema.js";
 import { TimestampSchema } from "../timestamp.js";
+import type { Same } from "../type-equality.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "./log-driver.js";
 import { readEach, SegmentChains } from "./segment-chain.js";
 
@@ -76,8 +78,11 @@ export const LogStateSchema = ThreadStateSchema.extend({
   /** The last changes made with an operation id (absent when none was), so retries stay no-ops after an import. */
   operations: z.array(AppliedOperationSchema).optional(),
 });
-/** The JSON of a local thread's log, as `store.export` gives it and `store.import` takes it. */
-export type LogState = z.infer<typeof LogStateSchema>;
+export type { LogState } from "../spec/log-state.js";
+
+// The schema accepts exactly the type the spec declares; a change to one side alone fails the build here.
+const schemaMatchesSpec: Same<z.infer<typeof LogStateSchema>, LogState> = true;
+void schemaMatchesSpec;
 
 /** A local thread in a store, referred to by id: the `fs` and `redis` types' JSON. */
 export const LogReferenceStateSchema = ThreadStateSchema.extend({
