@@ -1,5 +1,11 @@
-import { InvalidStoreUrlError, type Registry, type SkeinAdapter, SkeinError } from "@skein/thread-core";
-import { defineLogStore, type LocalStore, redactUrl, redactUrlText } from "@skein/thread-core/driver";
+import { InvalidStoreUrlError, type Registry, SkeinError } from "@skein/thread-core";
+import {
+  defineLogStore,
+  type LocalStore,
+  redactUrl,
+  redactUrlText,
+  type SkeinAdapter,
+} from "@skein/thread-core/driver";
 import { LONGEST_TIMER_MS } from "./call-deadlines.js";
 import { createOwnedClient } from "./create-redis-client.js";
 import { isClusterClient, type RedisAnyClient, RedisConnection } from "./redis-connection.js";

@@ -1,1 +1,2 @@
 export { type ConformanceOptions, runConformanceSuite } from "./conformance.js";
+export { type LogDriverSuiteOptions, runLogDriverSuite } from "./log-driver-suite.js";
