@@ -2,7 +2,6 @@ import { Task as WireTask } from "@a2a-js/sdk";
 import {
   type Message,
   type ReadOptions,
-  selectView,
   type Thread,
   type ThreadCapabilities,
   ThreadNotFoundError,
@@ -12,7 +11,7 @@ import {
   type ThreadStore,
   type ViewOptions,
 } from "@skein/thread-core";
-import { z } from "@skein/thread-core/driver";
+import { selectView, z } from "@skein/thread-core/driver";
 import type { TaskJson } from "./a2a-json.js";
 import { readConversation } from "./conversation-reader.js";
 import { unsupported } from "./errors.js";

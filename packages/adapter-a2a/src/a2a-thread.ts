@@ -6,15 +6,14 @@ import {
   type Message,
   type MessageInput,
   type ReadOptions,
-  selectView,
   type Thread,
   type ThreadCapabilities,
   ThreadExistsError,
   type ThreadSnapshot,
   type ThreadStore,
-  type ThreadUpdate,
   type ViewOptions,
 } from "@skein/thread-core";
+import { selectView, type ThreadUpdate } from "@skein/thread-core/driver";
 import type { TaskJson } from "./a2a-json.js";
 import {
   type A2aThreadState,

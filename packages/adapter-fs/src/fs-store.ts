@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { InvalidStoreUrlError, type SkeinAdapter, type ThreadTypeRegistry } from "@skein/thread-core";
-import { defineLogStore, type LocalStore } from "@skein/thread-core/driver";
+import { InvalidStoreUrlError, type ThreadTypeRegistry } from "@skein/thread-core";
+import { defineLogStore, type LocalStore, type SkeinAdapter } from "@skein/thread-core/driver";
 import { SOURCE } from "./errors.js";
 import { FsLogDriver } from "./fs-log-driver.js";
 import type { Durability } from "./records/durable-files.js";

@@ -1,6 +1,5 @@
 import {
   type AppendOptions,
-  type BindEnvironment,
   type Checkpoint,
   type ForkOptions,
   type HistoryEvent,
@@ -10,11 +9,11 @@ import {
   type ReadOptions,
   type Thread,
   type ThreadSnapshot,
-  type ThreadUpdate,
   UnsupportedOperationError,
   type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
+import type { BindEnvironment, ThreadUpdate } from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import { appendToConversation } from "./conversation-append.js";
 import { forkConversation } from "./conversation-fork.js";

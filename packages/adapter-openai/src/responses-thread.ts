@@ -1,25 +1,27 @@
 import {
   type AppendOptions,
-  type BindEnvironment,
   type Checkpoint,
   ConcurrencyError,
   type ForkOptions,
   type HistoryEvent,
   type Message,
   type MessageInput,
-  messageConflict,
-  newSortableId,
-  normalizeMessage,
   type PointTarget,
   type ReadOptions,
   type RollbackOptions,
   type Thread,
   type ThreadSnapshot,
-  type ThreadUpdate,
   UnsupportedOperationError,
   type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
+import {
+  type BindEnvironment,
+  messageConflict,
+  newSortableId,
+  normalizeMessage,
+  type ThreadUpdate,
+} from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import { SOURCE } from "./errors.js";
 import { messageToItems } from "./message-to-items.js";

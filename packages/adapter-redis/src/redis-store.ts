@@ -1,10 +1,11 @@
+import { InvalidStoreUrlError, SkeinError, type ThreadTypeRegistry } from "@skein/thread-core";
 import {
-  InvalidStoreUrlError,
+  defineLogStore,
+  type LocalStore,
+  redactUrl,
+  redactUrlText,
   type SkeinAdapter,
-  SkeinError,
-  type ThreadTypeRegistry,
-} from "@skein/thread-core";
-import { defineLogStore, type LocalStore, redactUrl, redactUrlText } from "@skein/thread-core/driver";
+} from "@skein/thread-core/driver";
 import { LONGEST_TIMER_MS } from "./call-deadlines.js";
 import { createOwnedClient } from "./create-redis-client.js";
 import { isClusterClient, type RedisAnyClient, RedisConnection } from "./redis-connection.js";

@@ -1,18 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import {
-  type ContextProvider,
-  type MessageInput,
-  newSortableId,
-  normalizeMessage,
-  type Thread,
-  type ThreadRunner,
-  type ThreadStore,
-} from "@skein/thread-core";
+import type { ContextProvider, MessageInput, Thread, ThreadRunner, ThreadStore } from "@skein/thread-core";
 import {
   assertSpecificationVersion,
   checkContextProviders,
   initialProviderStates,
+  newSortableId,
+  normalizeMessage,
 } from "@skein/thread-core/driver";
 import { AdmissionReads } from "./admission-reads.js";
 import { type Attachment, changeAttachments, type FileAttachment } from "./attachments.js";

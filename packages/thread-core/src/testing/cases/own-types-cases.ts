@@ -1,4 +1,3 @@
-import { expect } from "vitest";
 import { z } from "zod";
 import { contextOf, defineContextProvider, withContextProviders } from "../../context-provider.js";
 import { createRegistry } from "../../create-registry.js";
@@ -18,6 +17,7 @@ import type { ThreadTypeRegistry } from "../../spec/thread-store.js";
 import { defineStateType, stateOf } from "../../state-type.js";
 import type { ThreadStore } from "../../store/store.js";
 import { defineThreadType, type ThreadState, ThreadStateSchema } from "../../thread-type.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 // Types of the conformance suite's own namespace, so they never meet an application's in the shared registry.
