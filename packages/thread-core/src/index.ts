@@ -18,6 +18,7 @@ export {
   withContextProviders,
 } from "./context-provider.js";
 export { createRegistry, defaultRegistry } from "./create-registry.js";
+export { DelegatingThread } from "./delegating-thread.js";
 export {
   AdapterNotInstalledError,
   ConcurrencyError,
