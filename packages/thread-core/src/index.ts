@@ -60,8 +60,8 @@ export {
   type JsonValue,
   MAX_JSON_DEPTH,
 } from "./json.js";
-export { LocalThread } from "./local/local-thread.js";
 export { type LogState, LogStateSchema } from "./local/log-state.js";
+export { LocalThread, LogThread } from "./local/log-thread.js";
 export { TypedLocalThread } from "./local/typed-local-thread.js";
 export { estimateTokens, selectView, type ViewSource } from "./local/view.js";
 export { type PairKey, type PairParticipants, pairKey } from "./manager/pair-key.js";

@@ -16,6 +16,7 @@ import {
   type ThreadUpdate,
   type UpdateOptions,
   type ViewOptions,
+  WorkflowThread,
 } from "@skein/thread-core";
 import { LeaseLostError } from "./errors.js";
 import { leaseGuarded } from "./lease-guarded-thread.js";
@@ -221,8 +222,8 @@ export class FencedThread extends DelegatingThread {
 
   /** For a workflow, the fence of the main sub-thread its appends land on; undefined for any other thread. */
   #mainFence(): FencedThread | undefined {
-    const workflow = this.delegate as Partial<{ thread(key?: string): Thread }>;
-    if (this.delegate.type !== "workflow" || typeof workflow.thread !== "function") return undefined;
+    const workflow = this.delegate;
+    if (!WorkflowThread.isInstance(workflow)) return undefined;
     this.#assertHeld();
     return this.#fenceOf(workflow.thread("main"));
   }

@@ -1,6 +1,7 @@
 /**
  * What an adapter author imports: for a store, the `LogDriver` contract and the pieces thread-core builds on it; for
- * a runtime, the context-provider plumbing; the zod thread-core's schemas are built with. Applications import from
+ * a runtime, the context-provider plumbing; the zod thread-core's schemas are built with; for a tool that draws a
+ * store's threads (the CLI, the UI), the reading of a log's history graph. Applications import from
  * `@skein/thread-core`; tests from `@skein/thread-core/testing`. Each name has one entry point.
  */
 /** The zod that thread-core's schemas are built with: adapters extend `ThreadStateSchema` with it. */
@@ -11,6 +12,8 @@ export {
   runWithContextProviders,
 } from "../context-provider.js";
 export { HeadMovedError } from "../errors.js";
+export { type ForkTip, type HistoryNode, historyGraph } from "../history/history-graph.js";
+export { forkTipOf, readLogState } from "../history/log-history.js";
 export { AppendPlan } from "../local/append-plan.js";
 export { importConflicts } from "../local/import-conflicts.js";
 export { LocalStore, type LocalStoreOptions } from "../local/local-store.js";

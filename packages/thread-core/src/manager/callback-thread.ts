@@ -1,6 +1,6 @@
 import { DelegatingThread } from "../delegating-thread.js";
 import { ConcurrencyError, quoteUntrusted, UnsupportedOperationError } from "../errors.js";
-import { LocalThread } from "../local/local-thread.js";
+import { LogThread } from "../local/log-thread.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
 import type { Message, MessageInput } from "../message.js";
 import type { Registry } from "../registry.js";
@@ -53,7 +53,7 @@ interface Base {
  * checkpoint, update) cannot be merged that way: their save is a `ConcurrencyError`. A fork is a memory
  * thread of its own, not kept by the callbacks.
  */
-export class CallbackThread extends DelegatingThread<LocalThread> {
+export class CallbackThread extends DelegatingThread<LogThread> {
   #base: Base;
   /** Changes and saves run one at a time, so a save never misses an append made while it merges. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -62,7 +62,7 @@ export class CallbackThread extends DelegatingThread<LocalThread> {
     readonly key: PairKey,
     readonly storage: PairStorage,
     readonly registry: Registry,
-    inner: LocalThread,
+    inner: LogThread,
   ) {
     super(inner);
     this.#base = snapshot(inner);
@@ -76,7 +76,7 @@ export class CallbackThread extends DelegatingThread<LocalThread> {
         ? ((await createMemoryStore({ registry }).create({
             id: key.threadId,
             metadata: pairMetadata(key),
-          })) as LocalThread)
+          })) as LogThread)
         : await openSaved(key, saved, registry);
     return new CallbackThread(key, storage, registry, inner);
   }
@@ -205,7 +205,7 @@ function stepBack(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
 
-function snapshot(thread: LocalThread): Base {
+function snapshot(thread: LogThread): Base {
   const record = thread.record;
   return {
     revision: record.revision,
@@ -223,9 +223,9 @@ function savedRevision(saved: unknown): number | undefined {
 }
 
 /** A saved pair state as a memory thread of its own; it must be the pair's memory thread. */
-async function openSaved(key: PairKey, saved: unknown, registry: Registry): Promise<LocalThread> {
+async function openSaved(key: PairKey, saved: unknown, registry: Registry): Promise<LogThread> {
   const thread = await createMemoryStore({ registry }).open(saved);
-  if (!(thread instanceof LocalThread) || thread.type !== "memory" || thread.id !== key.threadId) {
+  if (!(thread instanceof LogThread) || thread.type !== "memory" || thread.id !== key.threadId) {
     throw new ThreadManagerError(
       `The thread manager's load callback returned a ${quoteUntrusted(thread.type)} thread ${quoteUntrusted(thread.id)} for pair thread ${JSON.stringify(key.threadId)}: load must return the state save was given for that key.`,
     );
