@@ -1,4 +1,4 @@
-import { assertThreadId, type ThreadState } from "@skein/thread-core";
+import { assertThreadId, newSortableId, type ThreadState } from "@skein/thread-core";
 import { documentText, documentValue, type MafInput } from "./document-input.js";
 import { readDotnetSession } from "./dotnet-session.js";
 import { MafDocumentError } from "./errors.js";
@@ -11,7 +11,7 @@ import { remoteThreadState, type ServiceSessionOptions } from "./service-session
 
 /** How a MAF session or history becomes a skein thread state. */
 export interface FromMafOptions extends ServiceSessionOptions {
-  /** The skein thread's id. @default the MAF session id */
+  /** The skein thread's id. @default the MAF Python session id; for a .NET session (which has none), a new sortable id */
   id?: string;
   /**
    * The time given to the thread and to messages that carry none (MAF Python records no times).
@@ -53,7 +53,11 @@ export function fromMafSession(input: MafInput, options: FromMafOptions = {}): T
       [],
       "is neither a MAF Python session (session_id, state) nor a MAF .NET session (conversationId, stateBag)",
     );
-  const id = threadId(options.id ?? read.info.sessionId, read.document);
+  // A .NET session has no id of its own: like `store.create`, skein makes one when none is given.
+  const id = threadId(
+    options.id ?? read.info.sessionId ?? (read.info.language === "dotnet" ? newSortableId() : undefined),
+    read.document,
+  );
   const base = {
     id,
     createdAt,

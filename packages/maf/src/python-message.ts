@@ -53,7 +53,7 @@ export function pythonMessageToSkein(value: Json, place: MessagePlace, stamps: M
   const properties = propertiesField(value, "additional_properties", place);
   const own = isJsonObject(properties[SKEIN_KEY]) ? (properties[SKEIN_KEY] as JsonObject) : {};
   const metadata = withoutKeys(properties, [SKEIN_KEY]);
-  const { createdAt, ...extra } = own;
+  const { createdAt, maf: carried, ...extra } = own;
   const { maf: generated, ...stamped } = readStamps(
     {
       id: (value.message_id as string | null | undefined) ?? undefined,
@@ -70,7 +70,7 @@ export function pythonMessageToSkein(value: Json, place: MessagePlace, stamps: M
     contents: contents.map((content) => pythonContentToSkein(content)),
     ...(isEmptyObject(metadata) ? {} : { metadata }),
     ...extra,
-    ...(generated === undefined ? {} : { maf: generated }),
+    ...marker(generated, carried),
   };
 }
 
@@ -83,20 +83,14 @@ export function skeinMessageToPython(
   place: MessagePlace,
   typeTag: TypeTagPlace,
 ): JsonObject {
-  const {
-    id: _id,
-    createdAt: _createdAt,
-    role,
-    authorName,
-    contents,
-    metadata,
-    maf: _stamps,
-    ...extra
-  } = message;
+  const { id: _id, createdAt: _createdAt, role, authorName, contents, metadata, maf, ...extra } = message;
   const written = writeStamps(message);
+  // What else skein noted on the message (the time as .NET wrote it) travels with it.
+  const { generated: _generated, ...noted } = isJsonObject(maf) ? maf : {};
   const own: JsonObject = {
     ...(written.createdAt === undefined ? {} : { createdAt: written.createdAt }),
     ...extra,
+    ...(isEmptyObject(noted) ? {} : { maf: noted }),
   };
   const properties: JsonObject = { ...(isJsonObject(metadata) ? metadata : {}) };
   if (!isEmptyObject(own)) properties[SKEIN_KEY] = own;
@@ -110,4 +104,10 @@ export function skeinMessageToPython(
     additional_properties: properties,
   };
   return typeTag === "first" ? { type: "message", ...body } : { ...body, type: "message" };
+}
+
+/** The message's `maf` notes: what skein made up on this import, and what an earlier one noted. */
+function marker(generated: Json | undefined, carried: Json | undefined): JsonObject {
+  const notes = { ...(isJsonObject(carried) ? carried : {}), ...(isJsonObject(generated) ? generated : {}) };
+  return isEmptyObject(notes) ? {} : { maf: notes };
 }
