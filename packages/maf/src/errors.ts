@@ -1,4 +1,4 @@
-import { SkeinError, type SkeinErrorOptions } from "@skein/thread-core";
+import { InvalidThreadStateError, SkeinError, type SkeinErrorOptions } from "@skein/thread-core";
 
 /** The package name errors of this package start with. */
 export const SOURCE = "maf";
@@ -18,6 +18,8 @@ export function formatJsonPath(path: JsonPath): string {
  */
 export class MafDocumentError extends SkeinError {
   static override readonly marker: string = "skein.maf.MafDocumentError";
+  /** An invalid state, to every check of `InvalidThreadStateError.isInstance` (the CLI's exit 5 among them). */
+  static override readonly alsoMarkers: readonly string[] = [InvalidThreadStateError.marker];
   constructor(
     /** What was being read or written: `MAF Python session`, `MAF .NET session`, `MAF history line 3`, … */
     readonly document: string,

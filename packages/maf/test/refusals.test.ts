@@ -166,3 +166,16 @@ describe("refusals skein adds", () => {
     }
   });
 });
+
+describe("the error's family", () => {
+  it("a MafDocumentError is an InvalidThreadStateError to isInstance (what skein's tools treat as invalid data)", async () => {
+    const { InvalidThreadStateError } = await import("@skein/thread-core");
+    let thrown: unknown;
+    try {
+      fromMafSession({ hello: 1 });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(InvalidThreadStateError.isInstance(thrown)).toBe(true);
+  });
+});
