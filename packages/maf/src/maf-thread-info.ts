@@ -1,4 +1,4 @@
-import { isJsonObject, type Json, type JsonObject } from "./json-value.js";
+import { isJsonObject, type JsonObject } from "./json-value.js";
 
 /** The MAF language a document was written by or is written for. */
 export type MafLanguage = "python" | "dotnet";
@@ -15,7 +15,7 @@ export interface MafThreadInfo {
   /** The state key the history provider keeps its messages under. */
   historyKey?: string;
   /** A service session id kept as it was, when no skein thread type stands for it. */
-  serviceSessionId?: Json;
+  serviceSessionId?: unknown;
 }
 
 /** The part of a MAF session's state skein does not read, in `context.maf.state`: other providers' state, in order. */

@@ -28,7 +28,7 @@ export interface ToMafSessionOptions {
 export async function toMafSession(
   thread: Thread | ThreadState,
   options: ToMafSessionOptions,
-): Promise<JsonObject> {
+): Promise<Record<string, unknown>> {
   const { state, messages } = await threadParts(thread);
   const info = mafInfo(state.metadata);
   const sameLanguage = info.language === undefined || info.language === options.language;
@@ -45,7 +45,7 @@ export async function toMafSession(
     delete kept[info.historyKey];
   const serviceSessionId: Json = REMOTE_TYPES.has(state.$type as string)
     ? serviceSessionIdOf(state, options.language)
-    : (info.serviceSessionId ?? null);
+    : ((info.serviceSessionId as Json | undefined) ?? null);
   const parts = {
     sessionId: options.sessionId ?? info.sessionId ?? (state.id as string),
     serviceSessionId,
