@@ -83,6 +83,7 @@ export const REMOTE_TYPES: ReadonlySet<string> = new Set(["openai.responses", "o
 
 /** The MAF service session id of a remote skein state: Python's `service_session_id`, or .NET's `conversationId`. */
 export function serviceSessionIdOf(state: JsonObject, language: "python" | "dotnet"): Json {
+  refuseUnsent(state);
   if (state.$type === "openai.responses") return (state.previousResponseId as Json) ?? null;
   if (state.$type === "openai.conversation") return state.conversationId as Json;
   if (language === "dotnet")
@@ -98,4 +99,28 @@ export function serviceSessionIdOf(state: JsonObject, language: "python" | "dotn
     task_id: (state.taskId as Json) ?? null,
     task_state: stateIndex < 0 ? null : stateIndex,
   };
+}
+
+/**
+ * A MAF session names only the service's conversation: messages skein holds beside it (an `openai.responses`
+ * thread's input not yet sent, an `a2a` thread's messages the agent kept no record of) would be lost, so such a
+ * thread is refused rather than written without them.
+ */
+function refuseUnsent(state: JsonObject): void {
+  const type = state.$type as string;
+  const unsent =
+    type === "openai.responses"
+      ? Array.isArray(state.pending) && state.pending.length > 0
+      : type === "a2a" && Array.isArray(state.conversation)
+        ? state.conversation.some((entry) => isJsonObject(entry) && "messages" in entry)
+        : false;
+  if (unsent)
+    throw new UnsupportedOperationError(
+      type,
+      "export as a MAF session while it holds messages the service does not",
+      type === "openai.responses"
+        ? "run the thread first, so that its pending input is sent"
+        : "its conversation holds messages the agent kept no record of, which a MAF session cannot carry",
+      { source: SOURCE },
+    );
 }

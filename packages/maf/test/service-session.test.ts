@@ -116,3 +116,28 @@ describe("an A2A service_session_id ({ context_id, task_id, task_state })", () =
     );
   });
 });
+
+describe("remote threads holding what the service does not", () => {
+  it("an openai.responses thread with input not yet sent is refused, not written without it", async () => {
+    const state = fromMafSession(fixtureJson("python/b_session_service_id.to_dict.json"), {
+      createdAt: IMPORT_TIME,
+    });
+    const pending = [
+      { id: "m1", role: "user", createdAt: IMPORT_TIME, contents: [{ type: "text", text: "hi" }] },
+    ];
+    await expect(toMafSession({ ...state, pending }, { language: "python" })).rejects.toSatisfy((error) =>
+      UnsupportedOperationError.isInstance(error),
+    );
+  });
+
+  it("an a2a thread whose conversation holds messages the agent did not record is refused", async () => {
+    const state = fromMafSession(fixtureJson("python/c_session_service_id_dict.to_dict.json"), {
+      createdAt: IMPORT_TIME,
+      a2aAgentUrl: "https://agents.example/travel",
+    });
+    const conversation = [{ taskId: "task-7" }, { messages: [] }];
+    await expect(toMafSession({ ...state, conversation }, { language: "python" })).rejects.toSatisfy(
+      (error) => UnsupportedOperationError.isInstance(error),
+    );
+  });
+});
