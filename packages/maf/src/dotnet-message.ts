@@ -90,6 +90,8 @@ export function skeinMessageToDotnet(message: JsonObject): JsonObject {
   });
   const own: JsonObject = { ...extra, ...(held.length === 0 ? {} : { contents: held }) };
   const properties: JsonObject = { ...(isJsonObject(metadata) ? metadata : {}) };
+  // An empty `metadata` MAF cannot tell from none: said in skein's part, so it comes back.
+  if (isJsonObject(metadata) && isEmptyObject(metadata)) own.metadata = {};
   if (!isEmptyObject(own)) properties[SKEIN_KEY] = own;
   return {
     ...(authorName === undefined ? {} : { authorName }),

@@ -121,8 +121,10 @@ function isPythonSession(value: JsonObject): boolean {
   return "session_id" in value || "state" in value || value.type === "session";
 }
 
+/** `{}` too: what an empty `ChatClientAgentSession` (no conversation, nothing in its state bag) is written as. */
 function isDotnetSession(value: JsonObject): boolean {
-  return !isPythonSession(value) && ("conversationId" in value || "stateBag" in value);
+  if (isPythonSession(value)) return false;
+  return "conversationId" in value || "stateBag" in value || Object.keys(value).length === 0;
 }
 
 function threadId(id: string | undefined, document: string): string {

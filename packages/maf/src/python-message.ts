@@ -93,6 +93,8 @@ export function skeinMessageToPython(
     ...(isEmptyObject(noted) ? {} : { maf: noted }),
   };
   const properties: JsonObject = { ...(isJsonObject(metadata) ? metadata : {}) };
+  // An empty `metadata` MAF cannot tell from none: said in skein's part, so it comes back.
+  if (isJsonObject(metadata) && isEmptyObject(metadata)) own.metadata = {};
   if (!isEmptyObject(own)) properties[SKEIN_KEY] = own;
   const body: JsonObject = {
     role: role as Json,
