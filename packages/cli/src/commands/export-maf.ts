@@ -1,4 +1,5 @@
 import { toMafSession } from "@skein/maf";
+import type { ThreadState } from "@skein/thread-core";
 import { UsageError } from "../cli/cli-error.js";
 import type { CommandContext } from "../cli/command.js";
 
@@ -20,6 +21,9 @@ export async function exportMaf(context: CommandContext, target: string, ids: st
     );
   if (ids.length !== 1) throw new UsageError("--to maf-… writes one thread: give one id");
   const store = await context.store();
-  const session = await toMafSession(await store.get(ids[0] as string), { language });
+  // The exported state, not the bound thread: a local thread's export holds its whole history, and a remote one
+  // (openai.responses, a2a) needs no client to give its ids.
+  const state = await store.export(ids[0] as string);
+  const session = await toMafSession(state as ThreadState, { language });
   return JSON.stringify(session);
 }

@@ -65,6 +65,18 @@ describe("skein import --from maf / export --to maf-…", () => {
     expect(session.stateBag.InMemoryChatHistoryProvider.messages).toHaveLength(1);
   });
 
+  it("a service session: saved as the adapter's remote state (its type registered with --types), exported back", async () => {
+    const file = "python/b_session_service_id.to_dict.json";
+    const types = ["--types", "@skein/adapter-openai"];
+    const imported = await skein("service", [...types, "import", "--from", "maf", mafFixturePath(file)]);
+    expect(imported).toMatchObject({
+      code: 0,
+      stdout: "imported 1 thread from MAF as openai.responses: sess_b_service\n",
+    });
+    const exported = await skein("service", [...types, "export", "--to", "maf-python", "sess_b_service"]);
+    expect(JSON.parse(exported.stdout)).toEqual(mafFixtureJson(file));
+  });
+
   it("a document MAF refuses: exit 5 with the JSON path, and no thread and no store written", async () => {
     const file = mafFixturePath("python/invalid/session_message_unknown_key.json");
     const refused = await skein("refused", ["import", "--from", "maf", file]);

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { fromMafHistory, fromMafSession, sessionIdFromHistoryFileName } from "@skein/maf";
-import type { Thread, ThreadState } from "@skein/thread-core";
+import type { ThreadState } from "@skein/thread-core";
 import { CliError, UsageError } from "../cli/cli-error.js";
 import type { CommandContext } from "../cli/command.js";
 import { describeError } from "../cli/describe-error.js";
@@ -17,16 +17,22 @@ export async function importMaf(
   context: CommandContext,
   path: string,
   id: string | undefined,
-): Promise<Thread> {
+): Promise<{ id: string; type: string }> {
   const bytes = await readBytes(path, context.stdin);
   const state = mafState(bytes, path, id);
   const store = await context.store({ create: true });
   try {
-    return await store.import(state, id === undefined ? {} : { id });
+    // A remote state (openai.responses, a2a, …) is saved as it is: binding it would need the service's client,
+    // which the CLI does not have; its type must be registered (`--types @skein/adapter-openai`).
+    if (state.$type !== "memory") {
+      await store.save(state, { ifRevision: 0 });
+      return { id: state.id, type: state.$type };
+    }
+    const thread = await store.import(state);
+    return { id: thread.id, type: thread.type };
   } catch (error) {
-    throw new CliError(`${path}: ${describeError(error).line}`, describeError(error).exitCode, {
-      cause: error,
-    });
+    const { line, exitCode } = describeError(error);
+    throw new CliError(`${path}: ${line}`, exitCode, { cause: error });
   }
 }
 

@@ -36,7 +36,7 @@ export const importCommand: Command = {
     if (from !== undefined) {
       if (from !== "maf") throw new UsageError(`--from takes maf, not ${JSON.stringify(from)}`);
       const thread = await importMaf(context, path, rename);
-      if (context.json) return context.stdout.json([{ id: thread.id, type: thread.type }]);
+      if (context.json) return context.stdout.json([thread]);
       return context.stdout.line(`imported 1 thread from MAF as ${thread.type}: ${thread.id}`);
     }
     const { text, source } = await readInput(path, context.stdin);
