@@ -1,4 +1,5 @@
-import { assertThreadId, newSortableId, type ThreadState } from "@skein/thread-core";
+import type { ThreadState } from "@skein/thread-core";
+import { assertThreadId, newSortableId } from "@skein/thread-core/driver";
 import { documentText, documentValue, type MafInput } from "./document-input.js";
 import { readDotnetSession } from "./dotnet-session.js";
 import { MafDocumentError } from "./errors.js";

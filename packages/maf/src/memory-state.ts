@@ -1,4 +1,5 @@
-import { type LogState, newSortableId } from "@skein/thread-core";
+import type { LogState } from "@skein/thread-core";
+import { newSortableId } from "@skein/thread-core/driver";
 import { type JsonPath, MafDocumentError } from "./errors.js";
 import type { JsonObject } from "./json-value.js";
 

@@ -1,4 +1,4 @@
-import { newSortableId } from "@skein/thread-core";
+import { newSortableId } from "@skein/thread-core/driver";
 import type { JsonObject } from "./json-value.js";
 
 /**

@@ -1,4 +1,4 @@
-import { ROLES } from "@skein/thread-core";
+import { ROLES } from "@skein/thread-core/driver";
 import { MafDocumentError } from "./errors.js";
 import { checkStringFields, type MessagePlace, propertiesField } from "./field-checks.js";
 import { isEmptyObject, isJsonObject, type Json, type JsonObject, withoutKeys } from "./json-value.js";
