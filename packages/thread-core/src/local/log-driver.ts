@@ -1,3 +1,4 @@
+import type { CatalogueQuery, CountQuery } from "../catalogue/list-query.js";
 import { UnsupportedOperationError } from "../errors.js";
 import { newRandomId } from "../ids.js";
 import type { JsonObject } from "../json.js";
@@ -46,6 +47,20 @@ export interface LogDriver {
   readonly fencedDelete?: boolean;
   /** Record ids in ascending code-unit order, after `cursor` (an id), starting with `prefix`. */
   list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]>;
+
+  /**
+   * Optional: the records `store.list` shows for `query`, in its order, strictly after `query.after`, at most
+   * `query.limit`: only records of exactly `query.scope` (ids that start with it and hold no further scope),
+   * of `query.owner` (`catalogueEntry` says whose a record is), matching `where`, `prefix` and `until`. A
+   * driver implements it with an index, so a page of one owner's newest threads costs O(page) however many
+   * threads the store and the owner hold. Without it, `store.list` scans every record (`scanCatalogue`).
+   */
+  catalogue?(query: CatalogueQuery): Promise<StoredRecord[]>;
+  /**
+   * Optional: how many records `catalogue` would give for `query` without a limit, when the driver can count
+   * them without reading each; undefined when it cannot for this query (`store.count` then refuses).
+   */
+  countCatalogue?(query: CountQuery): Promise<number | undefined>;
 
   segment(id: string): Promise<SegmentInfo | undefined>;
   /**
