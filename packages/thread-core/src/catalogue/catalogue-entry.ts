@@ -34,25 +34,14 @@ export function catalogueEntry(record: StoredRecord): ThreadSummary {
 }
 
 /**
- * The key a record sorts by in `order`, before its id: ISO-8601 timestamps written the same way sort as
- * text; a timestamp written another way is rewritten, and one that is no time (a state without
- * `createdAt`) sorts as "" (before every time).
+ * The key a record sorts by in `order`, before its id: the timestamp as stored (skein writes them all with
+ * `toISOString`, which sorts as text), "" in id order and for a state without `createdAt` (before every
+ * time). Kept as stored, not reparsed, so every store (a database index included) sorts by the same text.
  */
 export function orderKey(
   entry: Pick<ThreadSummary, "id" | "createdAt" | "updatedAt">,
   order: ListOrder,
 ): string {
   if (order === "id") return "";
-  const time = order === "updated" ? entry.updatedAt : entry.createdAt;
-  return sortableTime(time);
-}
-
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** A timestamp as `toISOString` writes it, or "" when it is none. */
-export function sortableTime(time: string | undefined): string {
-  if (time === undefined) return "";
-  if (ISO_UTC.test(time)) return time;
-  const parsed = Date.parse(time);
-  return Number.isNaN(parsed) ? "" : new Date(parsed).toISOString();
+  return (order === "updated" ? entry.updatedAt : entry.createdAt) ?? "";
 }

@@ -5,7 +5,7 @@
  */
 /** The zod that thread-core's schemas are built with: adapters extend `ThreadStateSchema` with it. */
 export { z } from "zod";
-export { catalogueEntry, orderKey, sortableTime } from "../catalogue/catalogue-entry.js";
+export { catalogueEntry, orderKey } from "../catalogue/catalogue-entry.js";
 export { CATALOGUE_KEY, type CatalogueFields, catalogueOf } from "../catalogue/catalogue-fields.js";
 export { scanCatalogue } from "../catalogue/catalogue-scan.js";
 export {
