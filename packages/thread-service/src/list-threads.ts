@@ -1,4 +1,4 @@
-import { type ListOptions, MAX_LIST_LIMIT, type ThreadStore } from "@skein/thread-core";
+import { type ListOptions, MAX_LIST_LIMIT, type ThreadStore, type ThreadSummary } from "@skein/thread-core";
 import { SERVICE_RECORD_KEY } from "./service-record.js";
 
 /** Options of `service.listThreads`: whose threads, in what order, how many, from which cursor. */
@@ -16,18 +16,11 @@ export interface ListServiceThreadsOptions {
   cursor?: string;
 }
 
-/** A service thread as a list of conversations shows it. */
-export interface ServiceThreadSummary {
-  threadId: string;
-  type: string;
-  owner?: string;
-  title?: string;
-  createdAt?: string;
-  updatedAt: string;
-  messageCount?: number;
-  /** The application's metadata (the service's own record left out). */
-  metadata: Record<string, unknown>;
-}
+/**
+ * A service thread as a list of conversations shows it: what `store.list` gives, the id as `threadId` and the
+ * metadata without the service's own record.
+ */
+export type ServiceThreadSummary = Omit<ThreadSummary, "id"> & { threadId: string };
 
 /**
  * The service's threads of the store, a page at a time: other threads the store holds (ones no service
