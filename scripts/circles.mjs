@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Import circles inside each package (STYLE.md: data flows one way; a type several files need lives in its own file
 // below them). Runs madge on every packages/*/src on its own, prints every circle of every package, and exits 1 when
-// any package has one, so `npm run lint` fails on a new circle.
+// any package has one, so `npm run lint` fails on a new circle. Then checks that thread-core's spec/ imports
+// nothing outside itself.
 //
 //   node scripts/circles.mjs             every package
 //   node scripts/circles.mjs adapter-fs  the packages named
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import madge from "madge";
@@ -33,3 +34,27 @@ if (circles > 0) {
   process.exit(1);
 }
 console.log(`No import circles in ${packages.length} packages.`);
+
+// thread-core's spec/ is the contract and reads alone: its files name only each other, and zod (whose types a
+// thread type's schema has). Biome's noRestrictedImports (biome.json) says so in the editor; this also catches
+// the type-only `import("…")` expressions that rule does not see.
+const specDirectory = join(packagesDirectory, "thread-core", "src", "spec");
+if (named.length === 0 || named.includes("thread-core")) {
+  const allowed = (specifier) => /^\.\/[^/]+\.js$/.test(specifier) || specifier === "zod";
+  const leaks = [];
+  for (const file of readdirSync(specDirectory).filter((name) => name.endsWith(".ts"))) {
+    const text = readFileSync(join(specDirectory, file), "utf8");
+    for (const [, specifier] of text.matchAll(
+      /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm,
+    )) {
+      if (!allowed(specifier)) leaks.push(`  packages/thread-core/src/spec/${file} imports ${specifier}`);
+    }
+  }
+  if (leaks.length > 0) {
+    console.log(`thread-core's spec/ imports from outside itself (${leaks.length}):`);
+    for (const leak of leaks) console.log(leak);
+    console.log("Cure: declare the type in spec/, or an interface there that the engine implements.");
+    process.exit(1);
+  }
+  console.log("thread-core's spec/ imports nothing outside itself.");
+}

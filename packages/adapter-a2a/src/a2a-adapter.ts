@@ -5,7 +5,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
-import { rememberSecret } from "@skein/thread-core";
+import { rememberSecret } from "@skein/thread-core/driver";
 import { a2aTaskThreadType } from "./a2a-task-thread-type.js";
 import { a2aThreadType } from "./a2a-thread-type.js";
 import { type A2aAdapter, AgentClients, PACKAGE_NAME } from "./agent-clients.js";

@@ -1,13 +1,11 @@
+import { type RunOptions, type Thread, UnsupportedRunConfigError } from "@skein/thread-core";
 import {
-  type RunOptions,
   refuseTransient,
   requireServedTarget,
   runTarget,
   servedTarget,
-  type Thread,
-  UnsupportedRunConfigError,
   unhonouredSettings,
-} from "@skein/thread-core";
+} from "@skein/thread-core/driver";
 import { A2aThread } from "./a2a-thread.js";
 import { SOURCE, unsupported } from "./errors.js";
 

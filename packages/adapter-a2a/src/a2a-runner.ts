@@ -3,13 +3,13 @@ import { ClientFactory } from "@a2a-js/sdk/client";
 import {
   ConcurrencyError,
   ConflictError,
-  canonicalJson,
   type JsonValue,
   type Message,
   type RunOptions,
   type Thread,
   type ThreadRunner,
 } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import { a2aThreadOf, assertRunnable, servesThread } from "./a2a-run-support.js";
 import type { A2aThread } from "./a2a-thread.js";
 import { AgentClients } from "./agent-clients.js";

@@ -2,7 +2,6 @@ import { Task as WireTask } from "@a2a-js/sdk";
 import {
   type Message,
   type ReadOptions,
-  selectView,
   type Thread,
   type ThreadCapabilities,
   ThreadNotFoundError,
@@ -12,7 +11,7 @@ import {
   type ThreadStore,
   type ViewOptions,
 } from "@skein/thread-core";
-import { z } from "@skein/thread-core/driver";
+import { selectView, z } from "@skein/thread-core/driver";
 import type { TaskJson } from "./a2a-json.js";
 import { readConversation } from "./conversation-reader.js";
 import { unsupported } from "./errors.js";
@@ -48,6 +47,11 @@ const WRITTEN_BY_SERVER = "its A2A server writes the task; talk to the agent thr
 export class A2aTaskThread implements Thread<A2aTaskThreadState> {
   readonly specificationVersion = "v1";
   readonly type = "a2a.task";
+  /**
+   * An A2A server writes this history, so no runner serves it, a2aRunner included: its reach names only `a2a`
+   * (thread-core's `RemoteHistoryThread`).
+   */
+  readonly historyService = "a2a";
   readonly capabilities = CAPABILITIES;
   readonly revision = undefined;
   #state: A2aTaskThreadState;

@@ -1,5 +1,5 @@
-import { type Message, MessageListSchema, type ThreadState, ThreadStateSchema } from "@skein/thread-core";
-import { z } from "@skein/thread-core/driver";
+import { type Message, type ThreadState, ThreadStateSchema } from "@skein/thread-core";
+import { MessageListSchema, z } from "@skein/thread-core/driver";
 import { A2A_TASK_STATES, type A2aTaskState } from "./task-state.js";
 import type { TurnOutcome } from "./turn-outcome.js";
 

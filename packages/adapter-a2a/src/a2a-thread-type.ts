@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { type BindEnvironment, defineThreadType, newSortableId, type ThreadState } from "@skein/thread-core";
+import { defineThreadType, type ThreadState } from "@skein/thread-core";
 import type { z } from "@skein/thread-core/driver";
+import { type BindEnvironment, newSortableId } from "@skein/thread-core/driver";
 import { A2aThread } from "./a2a-thread.js";
 import { type A2aThreadState, A2aThreadStateSchema } from "./a2a-thread-state.js";
 import { findA2aAdapter, PACKAGE_NAME } from "./agent-clients.js";

@@ -6,15 +6,14 @@ import {
   type Message,
   type MessageInput,
   type ReadOptions,
-  selectView,
   type Thread,
   type ThreadCapabilities,
   ThreadExistsError,
   type ThreadSnapshot,
   type ThreadStore,
-  type ThreadUpdate,
   type ViewOptions,
 } from "@skein/thread-core";
+import { selectView, type ThreadUpdate } from "@skein/thread-core/driver";
 import type { TaskJson } from "./a2a-json.js";
 import {
   type A2aThreadState,
@@ -60,6 +59,8 @@ export interface A2aThreadHost {
 export class A2aThread implements Thread<A2aThreadState> {
   readonly specificationVersion = "v1";
   readonly type = "a2a";
+  /** The remote agent keeps this history, so only a2aRunner serves it (thread-core's `RemoteHistoryThread`). */
+  readonly historyService = "a2a";
   readonly capabilities = A2A_CAPABILITIES;
   #state: A2aThreadState;
 

@@ -1,5 +1,5 @@
 import type { Client, ClientFactory } from "@a2a-js/sdk/client";
-import type { SkeinAdapter } from "@skein/thread-core";
+import type { SkeinAdapter } from "@skein/thread-core/driver";
 import { agentError } from "./agent-error.js";
 import { A2aAgentUnavailableError } from "./errors.js";
 import { recordingAnswers } from "./failed-answer.js";

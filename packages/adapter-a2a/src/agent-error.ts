@@ -1,6 +1,11 @@
 import { A2AError } from "@a2a-js/sdk/errors";
-import { isRetryableStatus, redactedError, SkeinError } from "@skein/thread-core";
-import { readServiceHeaders, systemErrorCode } from "@skein/thread-core/driver";
+import { SkeinError } from "@skein/thread-core";
+import {
+  isRetryableStatus,
+  readServiceHeaders,
+  redactedError,
+  systemErrorCode,
+} from "@skein/thread-core/driver";
 import {
   A2aAgentError,
   A2aAgentUnavailableError,

@@ -1,15 +1,18 @@
 import type { Message } from "@skein/thread-core";
 import {
-  isRetryableStatus,
   ServiceCredentialError,
   ServiceError,
-  type ServiceFailureDetails,
   ServiceUnavailableError,
   SkeinError,
   type SkeinErrorOptions,
   UnsupportedOperationError,
 } from "@skein/thread-core";
-import { redactUrl, redactUrlText } from "@skein/thread-core/driver";
+import {
+  isRetryableStatus,
+  redactUrl,
+  redactUrlText,
+  type ServiceFailureDetails,
+} from "@skein/thread-core/driver";
 import type { A2aTaskState } from "./task-state.js";
 
 export const SOURCE = "adapter-a2a";

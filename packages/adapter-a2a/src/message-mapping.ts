@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { type Content, ContentSchema, type Message, MessageSchema } from "@skein/thread-core";
+import type { Content, Message } from "@skein/thread-core";
+import { ContentSchema, MessageSchema } from "@skein/thread-core/driver";
 import type { ArtifactJson, MessageJson, PartJson, TaskJson } from "./a2a-json.js";
 import { contentToPart, partToContent } from "./part-mapping.js";
 

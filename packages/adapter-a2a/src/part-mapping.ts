@@ -1,4 +1,5 @@
-import { type Content, ContentSchema } from "@skein/thread-core";
+import type { Content } from "@skein/thread-core";
+import { ContentSchema } from "@skein/thread-core/driver";
 import type { PartJson } from "./a2a-json.js";
 
 /**

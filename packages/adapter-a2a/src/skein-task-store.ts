@@ -8,13 +8,13 @@ import {
   type TaskStore,
 } from "@a2a-js/sdk/server";
 import {
-  assertThreadId,
   InvalidThreadStateError,
   ThreadNotFoundError,
   type ThreadStore,
   UnknownThreadTypeError,
   UnsupportedVersionError,
 } from "@skein/thread-core";
+import { assertThreadId } from "@skein/thread-core/driver";
 import { A2aTaskThread } from "./a2a-task-thread.js";
 import { a2aTaskThreadType } from "./a2a-task-thread-type.js";
 import { A2aTaskStoreError } from "./errors.js";

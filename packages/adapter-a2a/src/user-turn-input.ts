@@ -1,10 +1,5 @@
-import {
-  ConflictError,
-  type Message,
-  type MessageInput,
-  messageFingerprint,
-  normalizeMessage,
-} from "@skein/thread-core";
+import { ConflictError, type Message, type MessageInput } from "@skein/thread-core";
+import { messageFingerprint, normalizeMessage } from "@skein/thread-core/driver";
 import { SOURCE, unsupported } from "./errors.js";
 
 /** What an `a2a` thread sends: one user message, with whether the caller named its id (a possible retry). */

@@ -1,4 +1,5 @@
 import {
+  isServiceThread,
   messageText,
   openStore,
   type RunConfig,
@@ -74,6 +75,19 @@ describe("a2aRunner.supports and refusals before any request", () => {
     expect(echo.supports(workflow)).toBe(false); // no main sub-thread to run as
     await workflow.addThread("main");
     expect(echo.supports(workflow)).toBe(true);
+  });
+
+  it("a2a threads and stored tasks name A2A as their history's service, as a third-party remote type must", async () => {
+    const thread = await store.open({
+      $type: "a2a",
+      id: "declared",
+      agentUrl: server.agentUrl("echo"),
+      contextId: "ctx-declared",
+    });
+    for (const each of [thread, await storedTask()]) {
+      expect(each).toMatchObject({ historyService: "a2a" });
+      expect(isServiceThread(each)).toBe(true);
+    }
   });
 
   it("refuses a stored a2a.task with UnsupportedOperationError and sends its agent nothing", async () => {

@@ -1,6 +1,6 @@
 import type { AgentsClient, AgentsClientOptionalParams } from "@azure/ai-agents";
 import type { AIProjectClient } from "@azure/ai-projects";
-import type { BindEnvironment, SkeinAdapter } from "@skein/thread-core";
+import type { BindEnvironment, SkeinAdapter } from "@skein/thread-core/driver";
 import { FoundryConfigurationError } from "./errors.js";
 
 export const PACKAGE_NAME = "@skein/adapter-foundry";

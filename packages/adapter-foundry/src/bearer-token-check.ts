@@ -1,6 +1,6 @@
 import type { AgentsClient } from "@azure/ai-agents";
 import { bearerTokenAuthenticationPolicyName, createPipelineRequest } from "@azure/core-rest-pipeline";
-import { rememberSecret } from "@skein/thread-core";
+import { rememberSecret } from "@skein/thread-core/driver";
 import { credentialFailure } from "./credential-guard.js";
 
 /** Resolves once a client's credential gives a token, sending nothing; else rejects with `FoundryCredentialError`. */

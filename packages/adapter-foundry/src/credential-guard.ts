@@ -1,6 +1,6 @@
 import type { AIProjectClient } from "@azure/ai-projects";
 import type { AccessToken, TokenCredential } from "@azure/identity";
-import { redactedError, rememberSecret } from "@skein/thread-core";
+import { redactedError, rememberSecret } from "@skein/thread-core/driver";
 import { FoundryCredentialError } from "./errors.js";
 
 /** The scope of Foundry's tokens, as `AIProjectClient.getOpenAIClient()` asks for it. */

@@ -1,14 +1,13 @@
 import {
-  redactSecrets,
   ServiceConflictError,
   ServiceCredentialError,
   ServiceError,
-  type ServiceFailureDetails,
   ServiceNotFoundError,
   ServiceUnavailableError,
   SkeinError,
   type SkeinErrorOptions,
 } from "@skein/thread-core";
+import { redactSecrets, type ServiceFailureDetails } from "@skein/thread-core/driver";
 
 /** The package named at the start of every message this adapter raises. */
 export const SOURCE = "adapter-foundry";

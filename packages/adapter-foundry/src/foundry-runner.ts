@@ -1,17 +1,19 @@
 import {
-  assertInputWithinBudget,
   createRegistry,
   type Message,
   type RunConfig,
   type RunOptions,
-  refuseTransient,
-  requireServedTarget,
-  servedTarget,
   type Thread,
   type ThreadRunner,
   type ThreadState,
   type ThreadType,
 } from "@skein/thread-core";
+import {
+  assertInputWithinBudget,
+  refuseTransient,
+  requireServedTarget,
+  servedTarget,
+} from "@skein/thread-core/driver";
 import type { FoundryAdapter } from "./adapter-lookup.js";
 import type { AgentThreadRunOptions } from "./classic/agent-thread.js";
 import { FOUNDRY_THREAD } from "./classic/agent-thread-state.js";

@@ -1,7 +1,5 @@
 import {
   type AppendOptions,
-  assertThreadId,
-  type BindEnvironment,
   type Checkpoint,
   type ForkOptions,
   type HistoryEvent,
@@ -11,17 +9,21 @@ import {
   type PointTarget,
   type ReadOptions,
   START,
-  selectView,
   type Thread,
   type ThreadCapabilities,
   ThreadNotFoundError,
   type ThreadSnapshot,
   type ThreadState,
-  type ThreadUpdate,
   UnsupportedOperationError,
   type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
+import {
+  assertThreadId,
+  type BindEnvironment,
+  selectView,
+  type ThreadUpdate,
+} from "@skein/thread-core/driver";
 import type { FoundryAdapter } from "./adapter-lookup.js";
 import { SOURCE } from "./errors.js";
 import {
@@ -61,6 +63,8 @@ export abstract class RemoteThread<State extends ThreadState> implements Thread<
   /** Remote threads keep no revision: Foundry has no compare-and-set on a conversation or thread. */
   readonly revision = undefined;
   abstract readonly type: string;
+  /** Foundry keeps this history, so only foundryRunner serves it (thread-core's `RemoteHistoryThread`). */
+  readonly historyService = "foundry";
   protected state: State;
 
   constructor(

@@ -1,4 +1,5 @@
-import { type RunConfig, UnsupportedRunConfigError, unhonouredSettings } from "@skein/thread-core";
+import { type RunConfig, UnsupportedRunConfigError } from "@skein/thread-core";
+import { unhonouredSettings } from "@skein/thread-core/driver";
 import { SOURCE } from "./errors.js";
 
 /**

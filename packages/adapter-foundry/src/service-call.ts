@@ -1,11 +1,12 @@
+import { PointNotFoundError, SkeinError } from "@skein/thread-core";
 import {
-  PointNotFoundError,
+  type HeaderSource,
+  readServiceHeaders,
   redactedError,
   redactSecrets,
   type ServiceFailureDetails,
-  SkeinError,
-} from "@skein/thread-core";
-import { type HeaderSource, readServiceHeaders, systemErrorCode } from "@skein/thread-core/driver";
+  systemErrorCode,
+} from "@skein/thread-core/driver";
 import {
   FoundryConflictError,
   FoundryCredentialError,

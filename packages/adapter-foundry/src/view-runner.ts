@@ -1,4 +1,5 @@
-import { assertViewWithinBudget, type Message, type RunOptions, type Thread } from "@skein/thread-core";
+import type { Message, RunOptions, Thread } from "@skein/thread-core";
+import { assertViewWithinBudget } from "@skein/thread-core/driver";
 import type { FoundryAdapter, FoundryOpenAIClient } from "./adapter-lookup.js";
 import {
   agentReference,

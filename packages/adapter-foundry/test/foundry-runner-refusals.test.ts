@@ -1,5 +1,6 @@
-import { a2aAdapter } from "@skein/adapter-a2a";
+import { a2aAdapter, a2aRunner } from "@skein/adapter-a2a";
 import {
+  isServiceThread,
   MessageTooLargeError,
   openStore,
   type RunConfig,
@@ -73,6 +74,17 @@ describe("foundryRunner.supports and refusals before any request", () => {
     expect(viewRunner().supports(await a2aThread())).toBe(false);
     const workflow = (await store.create("workflow", { threads: [] })) as WorkflowThread;
     expect(viewRunner().supports(workflow)).toBe(false); // no main sub-thread to run as
+  });
+
+  test("Foundry threads name Foundry as their history's service, so another service's runner refuses them", async () => {
+    const store = await fixture.store();
+    const conversation = await store.create("foundry.conversation", { agentName: "echo" });
+    const classic = await store.create("foundry.thread", { agentId: "asst_echo" });
+    for (const thread of [conversation, classic]) {
+      expect(thread).toMatchObject({ historyService: "foundry" });
+      expect(isServiceThread(thread)).toBe(true);
+      expect(a2aRunner({ agentUrl: "http://127.0.0.1:9/agent" }).supports(thread)).toBe(false);
+    }
   });
 
   test("refuses an a2a thread with UnsupportedOperationError and makes no request", async () => {

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { InvalidStoreUrlError, type Registry, type SkeinAdapter } from "@skein/thread-core";
-import { defineLogStore, type LocalStore } from "@skein/thread-core/driver";
+import { InvalidStoreUrlError, type ThreadTypeRegistry } from "@skein/thread-core";
+import { defineLogStore, type LocalStore, type SkeinAdapter } from "@skein/thread-core/driver";
 import { SOURCE } from "./errors.js";
 import { FsLogDriver } from "./fs-log-driver.js";
 import type { Durability } from "./records/durable-files.js";
@@ -18,7 +18,7 @@ export interface FsStoreOptions {
    */
   create?: boolean;
   /** The registry that parses and binds the store's threads. @default defaultRegistry() */
-  registry?: Registry;
+  registry?: ThreadTypeRegistry;
   /**
    * `"fsync"`: a change is on disk when its call returns. `"batch"`: it has reached the operating system
    * (it survives the process being killed) and is flushed to disk by the OS's own schedule and by
@@ -85,7 +85,7 @@ export interface FsAdapter extends SkeinAdapter {
    */
   openStore(
     url: URL | string,
-    context?: { registry?: Registry; adapters?: readonly SkeinAdapter[] },
+    context?: { registry?: ThreadTypeRegistry; adapters?: readonly SkeinAdapter[] },
   ): Promise<LocalStore>;
 }
 

@@ -1,8 +1,9 @@
 import { open, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
-import { type Message, normalizeMessage } from "@skein/thread-core";
+import type { Message } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
+import { normalizeMessage } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { FsLogDriver } from "../src/index.js";
 import { LINK_LAG } from "../src/segments/id-buckets.js";

@@ -1,6 +1,7 @@
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
-import { type Message, normalizeMessage } from "@skein/thread-core";
+import type { Message } from "@skein/thread-core";
 import type { LogRecord } from "@skein/thread-core/driver";
+import { normalizeMessage } from "@skein/thread-core/driver";
 import { describe, expect, it, vi } from "vitest";
 import { FsLogDriver, fsStore } from "../src/index.js";
 

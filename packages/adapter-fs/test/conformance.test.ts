@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runConformanceSuite } from "@skein/thread-core/testing";
+import { describe, it } from "vitest";
 import { fsStore } from "../src/index.js";
 
 let directory: string | undefined;
@@ -15,4 +16,6 @@ runConformanceSuite({
   cleanup: async () => {
     if (directory) await rm(directory, { recursive: true, force: true });
   },
+  describe,
+  it,
 });

@@ -1,6 +1,7 @@
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
-import { type Message, normalizeMessage } from "@skein/thread-core";
+import type { Message } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
+import { normalizeMessage } from "@skein/thread-core/driver";
 import { expect, it } from "vitest";
 import { FsLogDriver } from "../src/index.js";
 import { MAX_SEGMENT_LEASES } from "../src/segments/segment-file-cache.js";

@@ -1,5 +1,5 @@
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
-import { runLogDriverSuite } from "@skein/thread-core/driver";
+import { runLogDriverSuite } from "@skein/thread-core/testing";
 import { describe, it } from "vitest";
 import { FsLogDriver } from "../src/index.js";
 

@@ -1,7 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
-import { ConcurrencyError, type Message, normalizeMessage } from "@skein/thread-core";
+import { ConcurrencyError, type Message } from "@skein/thread-core";
 import type { LogRecord, SegmentInfo } from "@skein/thread-core/driver";
+import { normalizeMessage } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { SOURCE } from "../src/errors.js";
 import { FsLogDriver } from "../src/index.js";

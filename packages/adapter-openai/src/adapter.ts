@@ -1,4 +1,5 @@
-import { rememberSecret, type SkeinAdapter, type ThreadType } from "@skein/thread-core";
+import type { ThreadType } from "@skein/thread-core";
+import { rememberSecret, type SkeinAdapter } from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import { openaiConversationType } from "./conversation-type.js";
 import { type ClientOptions, PACKAGE_NAME, resolveClient } from "./openai-client.js";

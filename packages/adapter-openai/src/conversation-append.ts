@@ -1,11 +1,5 @@
-import {
-  ConflictError,
-  canonicalJson,
-  type Message,
-  type MessageInput,
-  normalizeMessage,
-  PartialAppendError,
-} from "@skein/thread-core";
+import { ConflictError, type Message, type MessageInput, PartialAppendError } from "@skein/thread-core";
+import { canonicalJson, normalizeMessage } from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import type { ConversationHistory } from "./conversation-history.js";

@@ -1,11 +1,11 @@
 import {
-  assertThreadId,
   type ForkOptions,
   PointNotFoundError,
   START,
   type Thread,
   UnsupportedOperationError,
 } from "@skein/thread-core";
+import { assertThreadId } from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { MAX_ITEMS_PER_REQUEST } from "./conversation-append.js";

@@ -1,6 +1,5 @@
 import {
   type AppendOptions,
-  type BindEnvironment,
   type Checkpoint,
   type ForkOptions,
   type HistoryEvent,
@@ -10,11 +9,11 @@ import {
   type ReadOptions,
   type Thread,
   type ThreadSnapshot,
-  type ThreadUpdate,
   UnsupportedOperationError,
   type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
+import type { BindEnvironment, ThreadUpdate } from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import { appendToConversation } from "./conversation-append.js";
 import { forkConversation } from "./conversation-fork.js";
@@ -40,6 +39,8 @@ import { StateDocument, saveNewState } from "./state-document.js";
 export class OpenAIConversationThread implements Thread<OpenAIConversationState> {
   readonly specificationVersion = "v1";
   readonly type = CONVERSATION_TYPE;
+  /** OpenAI keeps this history, so only openaiRunner serves it (thread-core's `RemoteHistoryThread`). */
+  readonly historyService = "openai";
   readonly capabilities = CONVERSATION_CAPABILITIES;
   readonly #client: OpenAI;
   readonly #environment: BindEnvironment;

@@ -1,12 +1,6 @@
-import {
-  assertThreadId,
-  type BindEnvironment,
-  defineThreadType,
-  type MessageInput,
-  type Thread,
-  type ThreadState,
-} from "@skein/thread-core";
+import { defineThreadType, type MessageInput, type Thread, type ThreadState } from "@skein/thread-core";
 import type { z } from "@skein/thread-core/driver";
+import { assertThreadId, type BindEnvironment } from "@skein/thread-core/driver";
 import type { ConversationCreateParams } from "openai/resources/conversations/conversations";
 import {
   CONVERSATION_TYPE,

@@ -1,16 +1,15 @@
 import {
   type Message,
-  redactSecrets,
   ServiceConflictError,
   ServiceCredentialError,
   ServiceError,
-  type ServiceFailureDetails,
   ServiceNotFoundError,
   ServiceRateLimitError,
   ServiceUnavailableError,
   SkeinError,
   type SkeinErrorOptions,
 } from "@skein/thread-core";
+import { redactSecrets, type ServiceFailureDetails } from "@skein/thread-core/driver";
 
 /** The package named at the start of every message this adapter raises. */
 export const SOURCE = "adapter-openai";

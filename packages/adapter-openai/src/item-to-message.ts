@@ -1,4 +1,5 @@
-import { type Content, type Message, MessageSchema, newSortableId, type Role } from "@skein/thread-core";
+import type { Content, Message, Role } from "@skein/thread-core";
+import { MessageSchema, newSortableId } from "@skein/thread-core/driver";
 
 /** A conversation item, response input item or output item as the service gives it (snake_case). */
 export type ServiceItem = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { type BindEnvironment, rememberSecret, type SkeinAdapter } from "@skein/thread-core";
+import { type BindEnvironment, rememberSecret, type SkeinAdapter } from "@skein/thread-core/driver";
 import OpenAI from "openai";
 import { OpenAIConfigurationError } from "./errors.js";
 

@@ -1,4 +1,5 @@
-import { estimateTokens, type Message, selectView, type ViewOptions } from "@skein/thread-core";
+import { estimateTokens, type Message, type ViewOptions } from "@skein/thread-core";
+import { selectView } from "@skein/thread-core/driver";
 import { MAX_PAGE, type RemoteHistory } from "./remote-history.js";
 
 /**

@@ -3,12 +3,11 @@ import {
   type HistoryEvent,
   type LogPoint,
   type Message,
-  MessageSchema,
   type ThreadCapabilities,
   type ThreadState,
   ThreadStateSchema,
 } from "@skein/thread-core";
-import { z } from "@skein/thread-core/driver";
+import { MessageSchema, z } from "@skein/thread-core/driver";
 
 export const RESPONSES_TYPE = "openai.responses";
 

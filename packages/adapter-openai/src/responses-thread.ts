@@ -1,25 +1,27 @@
 import {
   type AppendOptions,
-  type BindEnvironment,
   type Checkpoint,
   ConcurrencyError,
   type ForkOptions,
   type HistoryEvent,
   type Message,
   type MessageInput,
-  messageConflict,
-  newSortableId,
-  normalizeMessage,
   type PointTarget,
   type ReadOptions,
   type RollbackOptions,
   type Thread,
   type ThreadSnapshot,
-  type ThreadUpdate,
   UnsupportedOperationError,
   type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
+import {
+  type BindEnvironment,
+  messageConflict,
+  newSortableId,
+  normalizeMessage,
+  type ThreadUpdate,
+} from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import { SOURCE } from "./errors.js";
 import { messageToItems } from "./message-to-items.js";
@@ -50,6 +52,8 @@ import { StateDocument, saveNewState } from "./state-document.js";
 export class OpenAIResponsesThread implements Thread<OpenAIResponsesState> {
   readonly specificationVersion = "v1";
   readonly type = RESPONSES_TYPE;
+  /** OpenAI keeps this history, so only openaiRunner serves it (thread-core's `RemoteHistoryThread`). */
+  readonly historyService = "openai";
   readonly capabilities = RESPONSES_CAPABILITIES;
   readonly #client: OpenAI;
   readonly #environment: BindEnvironment;

@@ -1,14 +1,11 @@
+import { defineThreadType, type MessageInput, type Thread, type ThreadState } from "@skein/thread-core";
+import type { z } from "@skein/thread-core/driver";
 import {
   assertThreadId,
   type BindEnvironment,
-  defineThreadType,
-  type MessageInput,
   newSortableId,
   normalizeMessage,
-  type Thread,
-  type ThreadState,
-} from "@skein/thread-core";
-import type { z } from "@skein/thread-core/driver";
+} from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import { messageToItems } from "./message-to-items.js";
 import { clientFromEnvironment, PACKAGE_NAME } from "./openai-client.js";

@@ -1,11 +1,5 @@
-import {
-  type RunConfig,
-  requireServedTarget,
-  servedTarget,
-  type Thread,
-  UnsupportedRunConfigError,
-  unhonouredSettings,
-} from "@skein/thread-core";
+import { type RunConfig, type Thread, UnsupportedRunConfigError } from "@skein/thread-core";
+import { requireServedTarget, servedTarget, unhonouredSettings } from "@skein/thread-core/driver";
 import { CONVERSATION_TYPE } from "./conversation-state.js";
 import { SOURCE } from "./errors.js";
 import { RESPONSES_TYPE } from "./responses-state.js";

@@ -1,14 +1,5 @@
-import {
-  assertInputWithinBudget,
-  assertViewWithinBudget,
-  type Message,
-  type RunConfig,
-  type RunOptions,
-  refuseTransient,
-  type Thread,
-  type ThreadRunner,
-  type ViewOptions,
-} from "@skein/thread-core";
+import type { Message, RunConfig, RunOptions, Thread, ThreadRunner, ViewOptions } from "@skein/thread-core";
+import { assertInputWithinBudget, assertViewWithinBudget, refuseTransient } from "@skein/thread-core/driver";
 import type OpenAI from "openai";
 import type { Response, ResponseCreateParamsNonStreaming, Tool } from "openai/resources/responses/responses";
 import { RunAbortedError, SOURCE } from "./errors.js";

@@ -1,11 +1,11 @@
+import { PointNotFoundError, SkeinError } from "@skein/thread-core";
 import {
-  PointNotFoundError,
+  readServiceHeaders,
   redactedError,
   redactSecrets,
   type ServiceFailureDetails,
-  SkeinError,
-} from "@skein/thread-core";
-import { readServiceHeaders, systemErrorCode } from "@skein/thread-core/driver";
+  systemErrorCode,
+} from "@skein/thread-core/driver";
 import OpenAI from "openai";
 import {
   OpenAIConflictError,

@@ -1,13 +1,12 @@
 import {
-  type BindEnvironment,
   ConcurrencyError,
   ConflictError,
-  canonicalJson,
   type Thread,
   ThreadExistsError,
   ThreadNotFoundError,
   type ThreadState,
 } from "@skein/thread-core";
+import { type BindEnvironment, canonicalJson } from "@skein/thread-core/driver";
 import { SOURCE } from "./errors.js";
 
 /**

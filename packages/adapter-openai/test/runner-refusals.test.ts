@@ -1,9 +1,15 @@
-import { a2aAdapter } from "@skein/adapter-a2a";
+import { a2aAdapter, a2aRunner } from "@skein/adapter-a2a";
 import {
+  createRegistry,
+  defineThreadType,
+  isServiceThread,
   MessageTooLargeError,
   openStore,
+  PlainStateThread,
   type RunConfig,
   type Thread,
+  ThreadStateSchema,
+  type ThreadStore,
   UnsupportedOperationError,
   UnsupportedRunConfigError,
   type WorkflowThread,
@@ -62,6 +68,42 @@ describe("openaiRunner.supports and refusals before any request", () => {
     expect(requests).toBe(0);
     expect(UnsupportedOperationError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ type: "a2a", capability: "runs by openaiRunner" });
+  });
+
+  it.each(["openai.conversation", "openai.responses"])(
+    "%s threads name OpenAI as their history's service, so another service's runner refuses them",
+    async (type) => {
+      const thread = await harness.store.create(type);
+      expect(thread).toMatchObject({ historyService: "openai" });
+      expect(isServiceThread(thread)).toBe(true);
+      expect(a2aRunner({ agentUrl: "http://127.0.0.1:9/agent" }).supports(thread)).toBe(false);
+    },
+  );
+
+  it("refuses a third-party type that names its history's service just as it refuses a built-in one", async () => {
+    // A type of the application's own, bound to a thread that declares where its history lives, exactly as
+    // skein's remote types declare theirs: no list in core tells the two apart.
+    const remoteType = defineThreadType({
+      type: "acme.remote",
+      schema: ThreadStateSchema,
+      bind: (state, environment) =>
+        Object.assign(new PlainStateThread(state, environment.store as ThreadStore), {
+          historyService: "acme",
+        }),
+    });
+    const registry = createRegistry().register(remoteType);
+    const store = await openStore("memory:", { registry });
+    const thirdParty = await store.open({ $type: "acme.remote", id: "acme-1" });
+    expect(runner().supports(thirdParty)).toBe(false);
+    expect(runner().supports(await a2aThread())).toBe(false);
+    let error: unknown;
+    const requests = await countRequests(harness, async () => {
+      error = await caught(runner().run(thirdParty));
+    });
+    expect(requests).toBe(0);
+    const builtIn = await caught(runner().run(await a2aThread()));
+    expect(error).toMatchObject({ type: "acme.remote", capability: "runs by openaiRunner" });
+    expect((error as Error).message.replace("acme.remote", "a2a")).toBe((builtIn as Error).message);
   });
 
   it.each(["openai.conversation", "openai.responses"])(

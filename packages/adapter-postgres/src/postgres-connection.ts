@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { redactedError, SkeinError, StoreClosedError } from "@skein/thread-core";
+import { SkeinError, StoreClosedError } from "@skein/thread-core";
+import { redactedError } from "@skein/thread-core/driver";
 import pg, { type Pool, type PoolClient } from "pg";
 import { postgresError, RETRYABLE_STATES, source } from "./errors.js";
 import { ensureSchema } from "./schema.js";

@@ -1,5 +1,6 @@
 import { databaseUrl, dropSchema, uniqueSchema } from "@skein/test-support/test-postgres";
 import { runConformanceSuite } from "@skein/thread-core/testing";
+import { describe, it } from "vitest";
 import { postgresStore } from "../src/index.js";
 
 let schema = "";
@@ -10,4 +11,6 @@ runConformanceSuite({
     return postgresStore({ url: databaseUrl(), schema });
   },
   cleanup: () => dropSchema(schema),
+  describe,
+  it,
 });

@@ -1,5 +1,5 @@
 import { databaseUrl, dropSchema, uniqueSchema } from "@skein/test-support/test-postgres";
-import { runLogDriverSuite } from "@skein/thread-core/driver";
+import { runLogDriverSuite } from "@skein/thread-core/testing";
 import { describe, it } from "vitest";
 import { postgresStore } from "../src/index.js";
 

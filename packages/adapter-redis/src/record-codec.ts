@@ -1,5 +1,6 @@
-import { cloneJson, type HistoryEvent, SkeinError } from "@skein/thread-core";
+import { type HistoryEvent, SkeinError } from "@skein/thread-core";
 import type { LogChange, LogRecord, SegmentInfo, StoredRecord } from "@skein/thread-core/driver";
+import { cloneJson } from "@skein/thread-core/driver";
 import { fromSortableText } from "./sortable-text.js";
 
 /** A flat `HGETALL` reply as an object. */

@@ -1,4 +1,4 @@
-import type { SkeinAdapter } from "@skein/thread-core";
+import type { SkeinAdapter } from "@skein/thread-core/driver";
 import { type RedisStoreOptions, redisAdapterOf } from "./redis-store.js";
 
 /** Options of `redisAdapter`: those of `redisStore` except what the URL and `openStore` give. */

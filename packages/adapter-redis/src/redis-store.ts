@@ -1,5 +1,11 @@
-import { InvalidStoreUrlError, type Registry, type SkeinAdapter, SkeinError } from "@skein/thread-core";
-import { defineLogStore, type LocalStore, redactUrl, redactUrlText } from "@skein/thread-core/driver";
+import { InvalidStoreUrlError, SkeinError, type ThreadTypeRegistry } from "@skein/thread-core";
+import {
+  defineLogStore,
+  type LocalStore,
+  redactUrl,
+  redactUrlText,
+  type SkeinAdapter,
+} from "@skein/thread-core/driver";
 import { LONGEST_TIMER_MS } from "./call-deadlines.js";
 import { createOwnedClient } from "./create-redis-client.js";
 import { isClusterClient, type RedisAnyClient, RedisConnection } from "./redis-connection.js";
@@ -33,7 +39,7 @@ export interface RedisStoreOptions {
   /** A call that Redis does not answer within this fails with `StoreUnavailableError`. @default 5000 */
   commandTimeoutMs?: number;
   /** @default defaultRegistry() */
-  registry?: Registry;
+  registry?: ThreadTypeRegistry;
   /** Adapters of other thread types the store keeps. @default [] */
   adapters?: readonly SkeinAdapter[];
 }

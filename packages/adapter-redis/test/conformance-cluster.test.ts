@@ -1,5 +1,5 @@
 import { runConformanceSuite } from "@skein/thread-core/testing";
-import { afterAll } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import { clusterUrl, connectCluster, deleteKeys, uniquePrefix } from "./redis-nodes.js";
 
@@ -14,6 +14,8 @@ runConformanceSuite({
     return redisStore({ client: cluster, prefix });
   },
   cleanup: () => deleteKeys(clusterUrl(), prefix),
+  describe,
+  it,
 });
 afterAll(async () => {
   await cluster?.close();

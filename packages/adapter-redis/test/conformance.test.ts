@@ -1,4 +1,5 @@
 import { runConformanceSuite } from "@skein/thread-core/testing";
+import { describe, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import { deleteKeys, singleUrl, uniquePrefix } from "./redis-nodes.js";
 
@@ -11,4 +12,6 @@ runConformanceSuite({
     return redisStore({ url: singleUrl(), prefix });
   },
   cleanup: () => deleteKeys(singleUrl(), prefix),
+  describe,
+  it,
 });

@@ -1,4 +1,4 @@
-import { runLogDriverSuite } from "@skein/thread-core/driver";
+import { runLogDriverSuite } from "@skein/thread-core/testing";
 import { afterAll, describe, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import { clusterUrl, connectCluster, deleteKeys, singleUrl, uniquePrefix } from "./redis-nodes.js";

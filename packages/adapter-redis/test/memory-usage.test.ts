@@ -1,4 +1,5 @@
-import { type LocalThread, newSortableId } from "@skein/thread-core";
+import type { LocalThread } from "@skein/thread-core";
+import { newSortableId } from "@skein/thread-core/driver";
 import { afterAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import type { RedisLogDriver } from "../src/redis-log-driver.js";

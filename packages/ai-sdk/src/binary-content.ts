@@ -1,4 +1,5 @@
-import { type Content, DataContentSchema } from "@skein/thread-core";
+import type { Content } from "@skein/thread-core";
+import { DataContentSchema } from "@skein/thread-core/driver";
 import { MessageMappingError } from "./errors.js";
 import type { Json } from "./namespace.js";
 import { dataUrl } from "./ui-part-to-contents.js";

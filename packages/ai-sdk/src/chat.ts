@@ -1,11 +1,5 @@
-import {
-  ConcurrencyError,
-  isServiceThread,
-  type Message,
-  runTarget,
-  type Thread,
-  UnsupportedOperationError,
-} from "@skein/thread-core";
+import { ConcurrencyError, type Message, type Thread, UnsupportedOperationError } from "@skein/thread-core";
+import { isServiceThread, runTarget } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
 import { assertOptions, assertThread, assertUIMessages, readIfRevision } from "./chat-arguments.js";
 import { SOURCE } from "./errors.js";

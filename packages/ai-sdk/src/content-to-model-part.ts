@@ -1,4 +1,5 @@
-import type { Content, FunctionCallContent, FunctionResultContent } from "@skein/thread-core";
+import type { Content } from "@skein/thread-core";
+import type { FunctionCallContent, FunctionResultContent } from "@skein/thread-core/driver";
 import type { ModelMessage } from "ai";
 import { AI_MAJOR } from "./ai-major.js";
 import { contentToFileData } from "./file-data.js";

@@ -1,4 +1,5 @@
-import type { Content, FunctionCallContent, FunctionResultContent } from "@skein/thread-core";
+import type { Content } from "@skein/thread-core";
+import type { FunctionCallContent, FunctionResultContent } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
 import { AI_MAJOR } from "./ai-major.js";
 import { modelPartAsUIPart } from "./model-parts-as-ui.js";

@@ -1,4 +1,5 @@
-import { type Message, normalizeMessage } from "@skein/thread-core";
+import type { Message } from "@skein/thread-core";
+import { normalizeMessage } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
 import { MessageMappingError } from "./errors.js";
 import { EXTRA, isRecord, type MessageExtra, toJson } from "./namespace.js";

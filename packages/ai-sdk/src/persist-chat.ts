@@ -1,4 +1,5 @@
-import { newSortableId, type Thread } from "@skein/thread-core";
+import type { Thread } from "@skein/thread-core";
+import { newSortableId } from "@skein/thread-core/driver";
 import type { UIMessage, UIMessageStreamOptions } from "ai";
 import { loadChat, saveChat } from "./chat.js";
 import { assertThread, assertUIMessages, describeValue, readIfRevision } from "./chat-arguments.js";

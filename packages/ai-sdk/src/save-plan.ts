@@ -1,4 +1,4 @@
-import { canonicalJson } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
 import { ChatMismatchError, MessageMappingError } from "./errors.js";
 import { fromUIMessages } from "./from-ui-messages.js";

@@ -1,4 +1,5 @@
-import { type Content, DataContentSchema } from "@skein/thread-core";
+import type { Content } from "@skein/thread-core";
+import { DataContentSchema } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
 import { checkUIPart } from "./check-ui-part.js";
 import { MessageMappingError } from "./errors.js";

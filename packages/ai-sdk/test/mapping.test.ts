@@ -1,4 +1,5 @@
-import { type Message, MessageListSchema, normalizeMessage } from "@skein/thread-core";
+import type { Message } from "@skein/thread-core";
+import { MessageListSchema, normalizeMessage } from "@skein/thread-core/driver";
 import { convertToModelMessages, type ModelMessage, type UIMessage, validateUIMessages } from "ai";
 import { describe, expect, it } from "vitest";
 import {

@@ -1,5 +1,6 @@
 import { freshStore, SERVERLESS_STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
-import { ConcurrencyError, normalizeMessage, type Thread } from "@skein/thread-core";
+import { ConcurrencyError, type Thread } from "@skein/thread-core";
+import { normalizeMessage } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChatMismatchError, loadChat, MessageMappingError, saveChat, toUIMessages } from "../src/index.js";

@@ -1,4 +1,5 @@
-import { canonicalJson, openStore } from "@skein/thread-core";
+import { openStore } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 
 /**
  * `count` threads with real histories, as `skein export` writes them (JSON Lines, ids in order): half

@@ -1,10 +1,5 @@
-import {
-  newSortableId,
-  type Thread,
-  ThreadExistsError,
-  ThreadNotFoundError,
-  type ThreadStore,
-} from "@skein/thread-core";
+import { type Thread, ThreadExistsError, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
+import { newSortableId } from "@skein/thread-core/driver";
 import { SessionOptionsError } from "./session-errors.js";
 import { SkeinSession } from "./skein-session.js";
 

@@ -1,6 +1,6 @@
 // The SDK's history rules on plain item lists, which the session applies to what its thread holds.
 import type { AgentInputItem, SessionHistoryMutation } from "@openai/agents-core";
-import { canonicalJson } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import { encodeValue } from "./stored-values.js";
 
 /** An item as canonical JSON: equal items, equal text, whatever their key order. */

@@ -10,12 +10,12 @@ import type {
 } from "@openai/agents-core";
 import {
   ConcurrencyError,
-  canonicalJson,
   type Message,
   PointNotFoundError,
   type Thread,
   UnsupportedOperationError,
 } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import { applyMutations, canonicalItem } from "./history-rules.js";
 import { itemToMessage, messageToItems } from "./item-messages.js";
 import { SessionHistoryError, SOURCE } from "./session-errors.js";

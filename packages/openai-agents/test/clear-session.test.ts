@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { AgentInputItem } from "@openai/agents-core";
 import { freshStore, STORE_KINDS, type TestStore } from "@skein/test-support/fresh-store";
-import { canonicalJson } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSkeinSession, SessionHistoryError, type SkeinSession } from "../src/index.js";
 import { itemToMessage } from "../src/item-messages.js";

@@ -2,7 +2,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { newRandomId, openStore, type ThreadStore } from "@skein/thread-core";
+import { openStore, type ThreadStore } from "@skein/thread-core";
+import { newRandomId } from "@skein/thread-core/driver";
 import { inject } from "vitest";
 // For the `redisUrl` that `inject` reads: the global setup declares what it provides.
 import type {} from "./global-setup.js";

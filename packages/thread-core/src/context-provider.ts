@@ -2,6 +2,7 @@ import { ConcurrencyError } from "./errors.js";
 import { cloneJson, type JsonValue } from "./json.js";
 import { type Message, type MessageInput, normalizeMessage } from "./message.js";
 import type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
+import { assertSpecificationVersion } from "./specification-version.js";
 import type { StateType, TypedState } from "./state-type.js";
 import type { Thread, ViewOptions } from "./thread.js";
 import { runTraced } from "./tracing/traced-runner.js";
@@ -99,6 +100,7 @@ export function withContextProviders(
   runner: ThreadRunner,
   providers: readonly ContextProvider[],
 ): ThreadRunner {
+  assertSpecificationVersion("runner given to withContextProviders", runner.specificationVersion);
   const checked = checkContextProviders(providers);
   return {
     specificationVersion: "v1",

@@ -1,10 +1,8 @@
 import { InvalidThreadStateError } from "./errors.js";
 
-export type JsonPrimitive = string | number | boolean | null;
-/** Any JSON value: what survives `JSON.stringify` and `JSON.parse` unchanged. */
-export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
-/** A JSON object: what thread states, metadata and context are. */
-export type JsonObject = { [key: string]: JsonValue };
+import type { JsonObject, JsonValue } from "./spec/json-value.js";
+
+export type { JsonObject, JsonPrimitive, JsonValue } from "./spec/json-value.js";
 
 /** Deeper documents are refused: they are hostile or broken, and would overflow recursive parsers. */
 export const MAX_JSON_DEPTH = 200;

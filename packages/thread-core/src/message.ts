@@ -2,8 +2,26 @@ import { hash } from "node:crypto";
 import { z } from "zod";
 import { ConflictError, InvalidMessageError } from "./errors.js";
 import { newSortableId } from "./ids.js";
-import { canonicalJson, type JsonValue, jsonData } from "./json.js";
+import { canonicalJson, jsonData } from "./json.js";
+import type {
+  Content,
+  DataContent,
+  ErrorContent,
+  FileContent,
+  FunctionCallContent,
+  FunctionResultContent,
+  Message,
+  ReasoningContent,
+  Role,
+  TextContent,
+  UriContent,
+  UsageContent,
+} from "./spec/message.js";
 import { ISO_UTC_TIMESTAMP, TimestampSchema } from "./timestamp.js";
+
+export type * from "./spec/message.js";
+
+import type { Same } from "./type-equality.js";
 
 const isoTimestamp = TimestampSchema;
 const jsonValue = z.json();
@@ -89,31 +107,8 @@ export const UnknownContentSchema = z
 /** The zod schema of any message content; a content of an unknown `type` is kept as it is. */
 export const ContentSchema = z.union([...knownContentSchemas, UnknownContentSchema]);
 
-/** Plain text, as message content. */
-export type TextContent = z.infer<typeof TextContentSchema>;
-/** A model's reasoning text, as message content. */
-export type ReasoningContent = z.infer<typeof ReasoningContentSchema>;
-/** A model's call of a tool: `callId`, `name` and `arguments`. */
-export type FunctionCallContent = z.infer<typeof FunctionCallContentSchema>;
-/** A tool's answer to a `function_call` with the same `callId`. */
-export type FunctionResultContent = z.infer<typeof FunctionResultContentSchema>;
-/** Inline binary content: a media type and base64 data. */
-export type DataContent = z.infer<typeof DataContentSchema>;
-/** A link to content elsewhere, as message content. */
-export type UriContent = z.infer<typeof UriContentSchema>;
-/** A reference to a file a service holds, as message content. */
-export type FileContent = z.infer<typeof FileContentSchema>;
-/** Token counts of a model call, as message content. */
-export type UsageContent = z.infer<typeof UsageContentSchema>;
-/** An error a model or tool reported, as message content. */
-export type ErrorContent = z.infer<typeof ErrorContentSchema>;
-/** One part of a message: text, reasoning, a tool call or result, data, a URI, a file, usage or an error. */
-export type Content = z.infer<typeof ContentSchema>;
-
 /** Every message role, in the order skein lists them. */
-export const ROLES = ["system", "user", "assistant", "tool"] as const;
-/** Who wrote a message: `system`, `user`, `assistant` or `tool`. */
-export type Role = (typeof ROLES)[number];
+export const ROLES = ["system", "user", "assistant", "tool"] as const satisfies readonly Role[];
 
 /** The zod schema of a stored message. */
 export const MessageSchema = z.looseObject({
@@ -124,8 +119,24 @@ export const MessageSchema = z.looseObject({
   contents: z.array(ContentSchema),
   metadata: z.record(z.string(), jsonValue).optional(),
 });
-/** One message of a thread: id, role, time, optional author and its contents. */
-export type Message = z.infer<typeof MessageSchema>;
+
+// The schemas accept exactly the types the spec declares: a change to one side that the other does not follow
+// fails the build here.
+const schemasMatchSpec: [
+  Same<z.infer<typeof TextContentSchema>, TextContent>,
+  Same<z.infer<typeof ReasoningContentSchema>, ReasoningContent>,
+  Same<z.infer<typeof FunctionCallContentSchema>, FunctionCallContent>,
+  Same<z.infer<typeof FunctionResultContentSchema>, FunctionResultContent>,
+  Same<z.infer<typeof DataContentSchema>, DataContent>,
+  Same<z.infer<typeof UriContentSchema>, UriContent>,
+  Same<z.infer<typeof FileContentSchema>, FileContent>,
+  Same<z.infer<typeof UsageContentSchema>, UsageContent>,
+  Same<z.infer<typeof ErrorContentSchema>, ErrorContent>,
+  Same<z.infer<typeof ContentSchema>, Content>,
+  Same<(typeof ROLES)[number], Role>,
+  Same<z.infer<typeof MessageSchema>, Message>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true];
+void schemasMatchSpec;
 
 const ROLE_SET: ReadonlySet<string> = new Set(ROLES);
 
@@ -171,18 +182,6 @@ export const MessageListSchema = z.array(z.unknown()).check((context) => {
     }
   });
 }) as unknown as z.ZodType<Message[], unknown>;
-
-/** What `append` accepts: a full message, or `{ role, text }` shorthand; `id` and `createdAt` are filled in. */
-export type MessageInput =
-  | (Omit<Message, "id" | "createdAt"> & { id?: string; createdAt?: string })
-  | {
-      id?: string;
-      role: Role;
-      text: string;
-      createdAt?: string;
-      authorName?: string;
-      metadata?: Record<string, JsonValue>;
-    };
 
 /** How deep a message sits in a thread's export (`segments[i].messages[j]`): what append accepts, import takes back. */
 const MESSAGE_DEPTH_IN_EXPORT = 4;

@@ -1,5 +1,6 @@
 import { defaultRegistry } from "./create-registry.js";
-import type { ParsedState, ParseOptions, Registry } from "./registry.js";
+import type { ParsedState, ParseOptions } from "./registry.js";
+import type { ThreadTypeRegistry } from "./spec/thread-store.js";
 
 /**
  * Validates and migrates a thread's JSON and resolves its nested states; the result is state, not bound.
@@ -8,7 +9,7 @@ import type { ParsedState, ParseOptions, Registry } from "./registry.js";
  */
 export function parseThreadState(
   json: unknown,
-  options: ParseOptions & { registry?: Registry } = {},
+  options: ParseOptions & { registry?: ThreadTypeRegistry } = {},
 ): ParsedState {
   return (options.registry ?? defaultRegistry()).parse(json, options);
 }

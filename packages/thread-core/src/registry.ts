@@ -11,8 +11,10 @@ import { assertThreadId } from "./ids.js";
 import { cloneJson, isPlainObject, type JsonObject, jsonData } from "./json.js";
 import { MessageListSchema, MessageSchema } from "./message.js";
 import { OpaqueThreadState } from "./opaque-state.js";
+import type { ParsedState, ParseOptions } from "./spec/parsed-state.js";
 import type { ThreadState } from "./spec/thread-state.js";
-import type { ThreadType } from "./spec/thread-store.js";
+import type { ThreadType, ThreadTypeRegistry } from "./spec/thread-store.js";
+import { assertSpecificationVersion } from "./specification-version.js";
 import { nestedStateSchema, stateFields, walkStateFields } from "./state-fields.js";
 import { stateSchemaTypes } from "./state-schema-marker.js";
 
@@ -52,25 +54,22 @@ const RESERVED_NAMESPACES: Readonly<Record<string, string>> = table({
 /** Where a state sits: the root thread, or nested inside one (a context provider's state, a `stateOf` field). */
 type Place = "root" | "nested";
 
-/** Options of `parseThreadState`: the registry, and whether an unknown `$type` is kept or refused. */
-export interface ParseOptions {
-  /** `"throw"` (default): an unknown `$type` is an `UnknownThreadTypeError`; `"preserve"`: an `OpaqueThreadState`. */
-  unknown?: "throw" | "preserve";
-}
-
-/** What `parseThreadState` returns: a validated state, or an opaque one kept byte for byte. */
-export type ParsedState = ThreadState | OpaqueThreadState;
+export type { ParsedState, ParseOptions } from "./spec/parsed-state.js";
 
 /** The `$type` registry: which thread types this process can read, validate, migrate and bind. */
-export class Registry {
+export class Registry implements ThreadTypeRegistry {
   readonly #types = new Map<string, ThreadType>();
 
   /**
    * Adds a thread type (`defineThreadType`) or nested state type (`defineStateType`); a second registration
-   * of the same type id throws `DuplicateThreadTypeError`, and an id that is skein's own or in another
-   * package's namespace throws `ThreadTypeClashError`.
+   * of the same type id throws `DuplicateThreadTypeError`, an id that is skein's own or in another
+   * package's namespace throws `ThreadTypeClashError`, and a `specificationVersion` other than `"v1"` throws
+   * `UnsupportedSpecificationError`.
    */
   register<State extends ThreadState>(type: ThreadType<State>): this {
+    // A type that declares no version was written before types declared one (or by another installed copy of
+    // thread-core that shares this registry): it is a v1 type. Any other declared version is refused.
+    assertSpecificationVersion(`thread type ${JSON.stringify(type.type)}`, type.specificationVersion ?? "v1");
     if (this.#types.has(type.type)) throw new DuplicateThreadTypeError(type.type);
     this.#checkNamespace(type as unknown as ThreadType);
     this.#types.set(type.type, type as unknown as ThreadType);

@@ -81,7 +81,7 @@ describe("servedTarget", () => {
     expect(servedTarget(local, reach)).toBe(local);
     const own = { type: "test.remote" } as unknown as Thread;
     expect(servedTarget({ type: "test.remote", inner: own } as unknown as Thread, reach)).toBe(own);
-    const openai = { type: "openai.conversation" } as unknown as Thread;
+    const openai = { type: "openai.conversation", historyService: "openai" } as unknown as Thread;
     expect(servedTarget(openai, reach)).toBeUndefined();
     const refusal = () => requireServedTarget(openai, reach);
     expect(refusal).toThrow(UnsupportedOperationError);
@@ -89,6 +89,14 @@ describe("servedTarget", () => {
       /^\[adapter-test\] Thread type "openai.conversation" does not support runs by testRunner: its history lives with another service/,
     );
     expect(servedTarget(local, { ...reach, local: false })).toBeUndefined();
+  });
+
+  it("reads the service from the thread, never from a list of type ids in core", () => {
+    // skein's own remote types declare `historyService` on their threads as a third-party type must: a thread
+    // that names an OpenAI type but no service is judged as any other thread, and is served as a local one.
+    const undeclared = { type: "openai.conversation" } as unknown as Thread;
+    expect(isServiceThread(undeclared)).toBe(false);
+    expect(servedTarget(undeclared, reach)).toBe(undeclared);
   });
 
   it("refuses a third-party type that declares the service keeping its history", () => {

@@ -1,89 +1,10 @@
 import { MessageTooLargeError, UnsupportedOperationError } from "./errors.js";
-import type { JsonValue } from "./json.js";
 import { estimateTokens } from "./local/view.js";
 import type { Message } from "./message.js";
+import type { RemoteHistoryThread, RunConfig, RunOptions, ThreadWrapper } from "./spec/thread-runner.js";
 import type { Thread } from "./thread.js";
 
-/** What a thread runs with: fixed when a thread-service thread is created. */
-export interface RunConfig {
-  systemPrompt?: string;
-  /** The model or agent to call, in the runner's own terms. */
-  model?: string;
-  temperature?: number;
-  thinkingLevel?: "none" | "low" | "medium" | "high";
-  maxInputTokens?: number;
-  maxOutputTokens?: number;
-  /** A JSON Schema the model's final answer must match (the design's `structuredOutputSchema`). */
-  outputSchema?: Record<string, JsonValue>;
-  /** The application's labels for the thread (grouping, billing, telemetry); never sent as content. */
-  tags?: readonly string[];
-  /** The model must read images; a runner whose model cannot refuses the run before any request. */
-  imageCapabilityNeeded?: boolean;
-  /** The run must produce embeddings rather than text; a runner that cannot refuses before any request. */
-  embeddingOutputNeeded?: boolean;
-  /** Anything else the runner understands. */
-  parameters?: Record<string, JsonValue>;
-}
-
-/** Options of `runner.run`: the abort signal, the run's configuration and messages for this run only. */
-export interface RunOptions {
-  /** Aborts the model call; the runner stops and appends nothing more. */
-  signal?: AbortSignal;
-  config?: RunConfig;
-  /**
-   * Messages for this run only (context providers', thread-service's attachments), already shown in the
-   * thread's `view()` just before the new input. A runner that sends the view sends them; one that does not
-   * (a remote conversation, an A2A agent) refuses the run before any request (`refuseTransient`), never
-   * drops them.
-   */
-  transient?: readonly Message[];
-}
-
-/**
- * Drives a model on a thread: sends what the thread holds that the model has not seen (its view for
- * local threads, only the new input for remote ones), appends the model's output as each message
- * completes, and returns the messages it appended.
- */
-export interface ThreadRunner {
-  readonly specificationVersion: "v1";
-  /**
-   * Whether this runner can serve `thread` at all (its type, its service). `run` on a thread it cannot
-   * serve throws `UnsupportedOperationError` before any request is made; callers such as thread-service
-   * ask this when a thread is created, not at its first message.
-   */
-  supports(thread: Thread): boolean;
-  run(thread: Thread, options?: RunOptions): Promise<Message[]>;
-}
-
-/**
- * Thread types whose history a remote service keeps and runs: only that service's runner serves them. Any
- * other runner would send their messages to the wrong service, or append output the type cannot hold.
- * A type not listed here declares it on its threads with `historyService` (see `RemoteHistoryThread`).
- */
-export const SERVICE_THREAD_TYPES: ReadonlySet<string> = new Set([
-  "openai.conversation",
-  "openai.responses",
-  "foundry.conversation",
-  "foundry.thread",
-  "a2a",
-  "a2a.task",
-]);
-
-/**
- * A thread whose history a remote service keeps (a third-party type's, say): it names that service, and only
- * a runner of that service serves it; every other runner refuses it before any request.
- */
-export interface RemoteHistoryThread extends Thread {
-  readonly historyService: string;
-}
-
-/**
- * A thread that stands for another and says which: thread-service's run guard and lease fence, a context
- * provider's view. A wrapper that hides its thread hides its type's behaviour from runners too.
- */
-export interface ThreadWrapper extends Thread {
-  readonly inner: Thread;
-}
+export type * from "./spec/thread-runner.js";
 
 /** How deep wrappers and nested workflows may go before the lookup gives up (a cycle, or a misuse). */
 const MAX_NESTING = 8;
@@ -118,18 +39,15 @@ export function runTarget(thread: Thread): Thread | undefined {
 
 /**
  * The type of the thread a run acts on (`runTarget(thread)?.type`).
- * @example if (!SERVICE_THREAD_TYPES.has(runTargetType(thread) ?? "workflow")) runOnView(thread);
+ * @example if (runTargetType(thread) === "memory") runOnView(thread);
  */
 export function runTargetType(thread: Thread): string | undefined {
   return runTarget(thread)?.type;
 }
 
-/** Whether a remote service keeps `thread`'s history: a listed type, or a thread that names its service. */
+/** Whether a remote service keeps `thread`'s history: the thread names that service (`RemoteHistoryThread`). */
 export function isServiceThread(thread: Thread): boolean {
-  return (
-    SERVICE_THREAD_TYPES.has(thread.type) ||
-    typeof (thread as Partial<RemoteHistoryThread>).historyService === "string"
-  );
+  return typeof (thread as Partial<RemoteHistoryThread>).historyService === "string";
 }
 
 /** Which threads a runner serves: its own service's types, and whether it runs any thread skein keeps. */

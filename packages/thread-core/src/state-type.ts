@@ -12,6 +12,8 @@ export interface StateTypeDefinition<Fields extends Record<string, unknown>> {
   type: string;
   /** The current schema version; states with a lower `$v` are migrated forward. @default 1 */
   version?: number;
+  /** The version of this contract the definition is written to; `register` refuses any other. @default "v1" */
+  specificationVersion?: "v1";
   /** The state's own fields (`$type` and `$v` need not be declared). */
   schema: z.ZodType<Fields, unknown>;
   /** `migrations[n]` turns a version-n state into a version-(n+1) state. */

@@ -1,4 +1,5 @@
-import { redactedError, redactSecrets, SkeinError, type SkeinErrorOptions } from "@skein/thread-core";
+import { SkeinError, type SkeinErrorOptions } from "@skein/thread-core";
+import { redactedError, redactSecrets } from "@skein/thread-core/driver";
 
 export { ThreadNotFoundError } from "@skein/thread-core";
 

@@ -1,4 +1,5 @@
-import { isServiceThread, type Thread, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
+import { type Thread, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
+import { isServiceThread } from "@skein/thread-core/driver";
 import { updateOptimistically } from "./optimistic-update.js";
 
 /**

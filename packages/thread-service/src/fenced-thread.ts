@@ -14,10 +14,10 @@ import {
   ThreadNotFoundError,
   type ThreadSnapshot,
   type ThreadState,
-  type ThreadUpdate,
   type UpdateOptions,
   type ViewOptions,
 } from "@skein/thread-core";
+import type { ThreadUpdate } from "@skein/thread-core/driver";
 import { LeaseLostError } from "./errors.js";
 import { leaseGuarded } from "./lease-guarded-thread.js";
 import { isConcurrencyError } from "./optimistic-update.js";

@@ -1,12 +1,12 @@
 import {
   type ContextProvider,
   type Message,
-  redactSecrets,
   SkeinError,
   type Thread,
   type ThreadRunner,
   type ThreadStore,
 } from "@skein/thread-core";
+import { redactSecrets } from "@skein/thread-core/driver";
 import type { ConfigDocuments } from "./config-document.js";
 import { LeaseLostError, ThreadKilledError, ThreadProcessingError } from "./errors.js";
 import type { EventStream } from "./event-stream.js";

@@ -1,4 +1,5 @@
-import { ConcurrencyError, type Thread, type ThreadUpdate } from "@skein/thread-core";
+import { ConcurrencyError, type Thread } from "@skein/thread-core";
+import type { ThreadUpdate } from "@skein/thread-core/driver";
 import { readServiceRecord, SERVICE_RECORD_KEY, type ServiceRecord } from "./service-record.js";
 
 /** Enough for any realistic contention on one thread; past it the store is misbehaving, and we say so. */

@@ -1,4 +1,5 @@
-import { canonicalJson, type JsonValue, type Message, messageText, SkeinError } from "@skein/thread-core";
+import { type JsonValue, type Message, messageText, SkeinError } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";

@@ -1,13 +1,12 @@
-import {
-  type ContextProvider,
-  type JsonValue,
-  type Message,
-  type MessageInput,
-  normalizeMessage,
-  type Thread,
-  type ThreadRunner,
+import type {
+  ContextProvider,
+  JsonValue,
+  Message,
+  MessageInput,
+  Thread,
+  ThreadRunner,
 } from "@skein/thread-core";
-import { runWithContextProviders } from "@skein/thread-core/driver";
+import { normalizeMessage, runWithContextProviders } from "@skein/thread-core/driver";
 import { LeaseLostError, ThreadProcessingError, ThreadTimeoutError } from "./errors.js";
 import type { OutputValidator } from "./output-validator.js";
 import { RunThread } from "./run-thread.js";

@@ -12,10 +12,10 @@ import type {
   ThreadCapabilities,
   ThreadSnapshot,
   ThreadState,
-  ThreadUpdate,
   UpdateOptions,
   ViewOptions,
 } from "@skein/thread-core";
+import type { ThreadUpdate } from "@skein/thread-core/driver";
 
 /**
  * The thread as one run sees it. Its `view()` shows the run's transient context (provider messages,

@@ -1,4 +1,5 @@
-import { canonicalJson, type JsonValue, type RunConfig, SkeinError } from "@skein/thread-core";
+import { type JsonValue, type RunConfig, SkeinError } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import { Ajv, type ErrorObject } from "ajv";
 import { InvalidThreadConfigError } from "./errors.js";
 import type { OutputValidator } from "./output-validator.js";

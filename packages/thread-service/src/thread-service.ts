@@ -1,15 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import type { ContextProvider, MessageInput, Thread, ThreadRunner, ThreadStore } from "@skein/thread-core";
 import {
-  type ContextProvider,
-  type MessageInput,
+  assertSpecificationVersion,
+  checkContextProviders,
+  initialProviderStates,
   newSortableId,
   normalizeMessage,
-  type Thread,
-  type ThreadRunner,
-  type ThreadStore,
-} from "@skein/thread-core";
-import { checkContextProviders, initialProviderStates } from "@skein/thread-core/driver";
+} from "@skein/thread-core/driver";
 import { AdmissionReads } from "./admission-reads.js";
 import { type Attachment, changeAttachments, type FileAttachment } from "./attachments.js";
 import { type BranchOptions, branchItem } from "./branch-item.js";
@@ -131,6 +129,9 @@ export class ThreadService {
       throw new RangeError("leaseMs must be an integer of 30 or more");
     if (typeof options.runner?.run !== "function" || typeof options.runner.supports !== "function")
       throw new TypeError("runner must be an object with run and supports functions (a ThreadRunner)");
+    assertSpecificationVersion("runner given to the thread service", options.runner.specificationVersion, {
+      source: "thread-service",
+    });
     this.store = options.store;
     this.store.registry.ensure(leaseThreadType);
     this.store.registry.ensure(configThreadType);

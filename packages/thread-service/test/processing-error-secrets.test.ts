@@ -1,7 +1,8 @@
 // A runner's own error may quote a credential a client holds: the service's rejection and its `failed` event
 // carry that error's text and the error as `cause`, and neither may carry the credential.
 import { randomBytes } from "node:crypto";
-import { openStore, rememberSecret } from "@skein/thread-core";
+import { openStore } from "@skein/thread-core";
+import { rememberSecret } from "@skein/thread-core/driver";
 import { expect, it } from "vitest";
 import { createThreadService, type ServiceEvent, ThreadProcessingError } from "../src/index.js";
 

@@ -8,10 +8,10 @@ import {
   ConcurrencyError,
   messageText,
   openStore,
-  runTarget,
   type Thread,
   UnsupportedOperationError,
 } from "@skein/thread-core";
+import { runTarget } from "@skein/thread-core/driver";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FencedThread } from "../src/fenced-thread.js";

@@ -1,4 +1,10 @@
-import { openStore, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
+import {
+  openStore,
+  type ThreadRunner,
+  type ThreadStore,
+  UnsupportedOperationError,
+  UnsupportedSpecificationError,
+} from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createThreadService, type ThreadService } from "../src/index.js";
 import { scriptedRunner } from "./fake-runners.js";
@@ -69,5 +75,24 @@ describe("runner.supports", () => {
     expect(asked).toEqual(["parent"]);
     await expect(store.get("child")).rejects.toThrow(/not found/);
     expect((await service.info("parent")).branches).toEqual([]);
+  });
+});
+
+describe("runner.specificationVersion", () => {
+  it("is read when the service is made: a runner of another contract version is refused, typed", () => {
+    const runner = { ...scriptedRunner(), specificationVersion: "v2" } as unknown as ThreadRunner;
+    let error: unknown;
+    try {
+      createThreadService({ store, runner });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(UnsupportedSpecificationError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({
+      contract: "runner given to the thread service",
+      specificationVersion: "v2",
+    });
+    expect((error as Error).message).toMatch(/^\[thread-service\] .*supports specificationVersion "v1" only/);
+    service = createThreadService({ store, runner: scriptedRunner() });
   });
 });

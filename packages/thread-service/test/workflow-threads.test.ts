@@ -1,4 +1,5 @@
-import { messageText, openStore, runTarget, type Thread } from "@skein/thread-core";
+import { messageText, openStore, type Thread } from "@skein/thread-core";
+import { runTarget } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { FencedThread } from "../src/fenced-thread.js";
 import { createThreadService, LeaseLostError } from "../src/index.js";

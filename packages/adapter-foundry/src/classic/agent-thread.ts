@@ -4,12 +4,11 @@ import {
   type Content,
   type Message,
   type MessageInput,
-  normalizeMessage,
   PartialAppendError,
-  parseMessage,
   type RunConfig,
   UnsupportedOperationError,
 } from "@skein/thread-core";
+import { normalizeMessage, parseMessage } from "@skein/thread-core/driver";
 import { FoundryAgentNotFoundError, FoundryNotFoundError, SOURCE } from "../errors.js";
 import { type MessagePage, type PageRequest, readAll } from "../message-window.js";
 import { type CopyTarget, RemoteThread } from "../remote-thread.js";

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AgentsClient, RunsCreateRunOptionalParams, ThreadRun, ToolOutput } from "@azure/ai-agents";
-import { ConflictError, type Content, type Message, parseMessage } from "@skein/thread-core";
+import { ConflictError, type Content, type Message } from "@skein/thread-core";
+import { parseMessage } from "@skein/thread-core/driver";
 import type { FoundrySettings } from "../adapter-lookup.js";
 import { FoundryRunError, type RunEnding, SOURCE } from "../errors.js";
 import { callService } from "../service-call.js";

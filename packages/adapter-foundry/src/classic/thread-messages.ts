@@ -1,11 +1,6 @@
 import type { MessageInputContent, MessageInputContentBlockUnion, ThreadMessage } from "@azure/ai-agents";
-import {
-  type Content,
-  KNOWN_CONTENT_TYPES,
-  type Message,
-  parseMessage,
-  UnsupportedOperationError,
-} from "@skein/thread-core";
+import { type Content, type Message, UnsupportedOperationError } from "@skein/thread-core";
+import { KNOWN_CONTENT_TYPES, parseMessage } from "@skein/thread-core/driver";
 import { SOURCE } from "../errors.js";
 import { FOUNDRY_THREAD } from "./agent-thread-state.js";
 

@@ -1,4 +1,5 @@
-import { type Content, KNOWN_CONTENT_TYPES, type Message, parseMessage, type Role } from "@skein/thread-core";
+import type { Content, Message, Role } from "@skein/thread-core";
+import { KNOWN_CONTENT_TYPES, parseMessage } from "@skein/thread-core/driver";
 
 /** A conversation item or response output item as the service sends it: snake_case, `type` first. */
 export interface ConversationItem {

@@ -1,4 +1,5 @@
-import { type ThreadState, ThreadStateSchema, type ThreadTypeDefinition } from "@skein/thread-core";
+import { type ThreadState, ThreadStateSchema } from "@skein/thread-core";
+import type { ThreadTypeDefinition } from "@skein/thread-core/driver";
 
 /** The `$type` of Foundry Agent Service conversation threads. */
 export const FOUNDRY_CONVERSATION = "foundry.conversation";

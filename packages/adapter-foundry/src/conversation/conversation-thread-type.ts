@@ -1,9 +1,5 @@
-import {
-  assertThreadId,
-  type BindEnvironment,
-  defineThreadType,
-  type MessageInput,
-} from "@skein/thread-core";
+import { defineThreadType, type MessageInput } from "@skein/thread-core";
+import { assertThreadId, type BindEnvironment } from "@skein/thread-core/driver";
 import { type FoundryAdapter, findFoundryAdapter, PACKAGE_NAME } from "../adapter-lookup.js";
 import { requireText } from "../create-options.js";
 import { assertSameProject } from "../project-check.js";

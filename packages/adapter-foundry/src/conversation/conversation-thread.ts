@@ -2,10 +2,10 @@ import {
   type AppendOptions,
   type Message,
   type MessageInput,
-  normalizeMessage,
   PartialAppendError,
   type RunConfig,
 } from "@skein/thread-core";
+import { normalizeMessage } from "@skein/thread-core/driver";
 import type { FoundryOpenAIClient } from "../adapter-lookup.js";
 import { FoundryAgentNotFoundError, FoundryNotFoundError, SOURCE } from "../errors.js";
 import type { MessagePage, PageRequest } from "../message-window.js";

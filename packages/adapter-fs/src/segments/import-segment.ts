@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
-import { ConflictError, type Message, messageConflict } from "@skein/thread-core";
-import { importConflicts, type SegmentInfo } from "@skein/thread-core/driver";
+import { ConflictError, type Message } from "@skein/thread-core";
+import { importConflicts, messageConflict, type SegmentInfo } from "@skein/thread-core/driver";
 import { SOURCE } from "../errors.js";
 import type { FsStorage } from "../fs-storage.js";
 import { DurableFiles } from "../records/durable-files.js";

@@ -10,7 +10,6 @@ import {
   InvalidThreadStateError,
   MessageTooLargeError,
   PointNotFoundError,
-  rememberSecret,
   ServiceConflictError,
   ServiceNotFoundError,
   ServiceRateLimitError,
@@ -24,7 +23,7 @@ import {
   UnsupportedOperationError,
   UnsupportedVersionError,
 } from "@skein/thread-core";
-import { HeadMovedError } from "@skein/thread-core/driver";
+import { HeadMovedError, rememberSecret } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { CliError, UsageError } from "./cli-error.js";
 import { describeError } from "./describe-error.js";

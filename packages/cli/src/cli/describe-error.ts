@@ -9,7 +9,6 @@ import {
   InvalidThreadStateError,
   MessageTooLargeError,
   PointNotFoundError,
-  redactSecrets,
   SkeinError,
   StoreClosedError,
   StoreUnavailableError,
@@ -18,7 +17,7 @@ import {
   UnknownThreadTypeError,
   UnsupportedVersionError,
 } from "@skein/thread-core";
-import { HeadMovedError } from "@skein/thread-core/driver";
+import { HeadMovedError, redactSecrets } from "@skein/thread-core/driver";
 import { visibleText } from "../format/visible-text.js";
 import { CliError } from "./cli-error.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";

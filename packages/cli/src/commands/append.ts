@@ -1,4 +1,5 @@
-import { type MessageInput, ROLES, type Role } from "@skein/thread-core";
+import type { MessageInput, Role } from "@skein/thread-core";
+import { ROLES } from "@skein/thread-core/driver";
 import { UsageError } from "../cli/cli-error.js";
 import type { Command, CommandContext } from "../cli/command.js";
 import { integerOption, noMoreArguments, requiredArgument, stringOption } from "../cli/option-values.js";

@@ -1,7 +1,8 @@
 import { open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { finished } from "node:stream/promises";
-import { canonicalJson, SkeinError, type ThreadStore } from "@skein/thread-core";
+import { SkeinError, type ThreadStore } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import { CliError, UsageError } from "../cli/cli-error.js";
 import type { Command } from "../cli/command.js";
 import { EXIT_CODES } from "../cli/exit-codes.js";

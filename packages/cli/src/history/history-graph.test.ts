@@ -1,4 +1,5 @@
-import { type LogState, LogStateSchema, openStore } from "@skein/thread-core";
+import { type LogState, openStore } from "@skein/thread-core";
+import { LogStateSchema } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { drawGraph } from "./draw-graph.js";
 import { historyGraph } from "./history-graph.js";

@@ -1,10 +1,5 @@
-import {
-  type LogState,
-  LogStateSchema,
-  type Thread,
-  type ThreadStore,
-  UnsupportedOperationError,
-} from "@skein/thread-core";
+import { type LogState, type Thread, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
+import { LogStateSchema } from "@skein/thread-core/driver";
 import { excerpt } from "../format/contents.js";
 import { asLocalThread } from "../store/local-thread-access.js";
 import { drawGraph } from "./draw-graph.js";

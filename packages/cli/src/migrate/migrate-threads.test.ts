@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { StoreNotFoundError } from "@skein/adapter-fs";
 import {
-  canonicalJson,
   createRegistry,
   InvalidThreadStateError,
   openStore,
   StoreUnavailableError,
   type ThreadStore,
 } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../cli/cli-error.js";
 import { migrateThreads } from "./migrate-threads.js";

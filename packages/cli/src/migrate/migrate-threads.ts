@@ -1,6 +1,5 @@
 import {
   ConflictError,
-  canonicalJson,
   InvalidMessageError,
   InvalidThreadIdError,
   InvalidThreadStateError,
@@ -13,6 +12,7 @@ import {
   UnsupportedOperationError,
   UnsupportedVersionError,
 } from "@skein/thread-core";
+import { canonicalJson } from "@skein/thread-core/driver";
 import { InvalidArgumentError } from "../cli/cli-error.js";
 import { type CliStoreOptions, openCliStore } from "../store/open-cli-store.js";
 

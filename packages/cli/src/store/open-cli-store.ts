@@ -1,6 +1,6 @@
 import { fsAdapter } from "@skein/adapter-fs";
-import { InvalidThreadIdError, openStore, type SkeinAdapter, type ThreadStore } from "@skein/thread-core";
-import { findStoreAdapter } from "@skein/thread-core/driver";
+import { InvalidThreadIdError, openStore, type ThreadStore } from "@skein/thread-core";
+import { findStoreAdapter, type SkeinAdapter } from "@skein/thread-core/driver";
 import { UsageError } from "../cli/cli-error.js";
 
 /** The embedded default: files under ./.skein, no server needed. */

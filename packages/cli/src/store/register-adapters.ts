@@ -1,4 +1,4 @@
-import { AdapterNotInstalledError, type Registry } from "@skein/thread-core";
+import { AdapterNotInstalledError, type ThreadTypeRegistry } from "@skein/thread-core";
 import { findStoreAdapter, SKEIN_STORE_PACKAGES } from "@skein/thread-core/driver";
 
 /**
@@ -6,7 +6,7 @@ import { findStoreAdapter, SKEIN_STORE_PACKAGES } from "@skein/thread-core/drive
  * those `--adapter` loaded), so `skein schema` describes them without opening a store. skein's own store
  * packages that are not installed are left out.
  */
-export async function registerStoreAdapters(registry: Registry): Promise<void> {
+export async function registerStoreAdapters(registry: ThreadTypeRegistry): Promise<void> {
   const seen = new Set<string>();
   for (const scheme of Object.keys(SKEIN_STORE_PACKAGES)) {
     try {

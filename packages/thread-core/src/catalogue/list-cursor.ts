@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { InvalidListOptionsError, quoteUntrusted } from "../errors.js";
 import { canonicalJson } from "../json.js";
-import type { CatalogueQuery, ListPosition } from "./list-query.js";
+import type { CatalogueQuery, ListPosition } from "../spec/log-driver.js";
 
 /** The cursor format's version: a cursor of another is refused, never read as a position it is not. */
 const CURSOR_VERSION = 1;

@@ -1,37 +1,14 @@
 import { InvalidListOptionsError, quoteUntrusted } from "../errors.js";
 import { canonicalJson, findJsonProblem, isPlainObject, type JsonObject } from "../json.js";
 import { describeGiven } from "../option-value.js";
+import type { CatalogueQuery, ListPosition } from "../spec/log-driver.js";
 import type { CountOptions, ListOptions, ListOrder, ThreadSummary } from "../spec/thread-store.js";
 import { MAX_LIST_LIMIT } from "../store/store.js";
 import { ownerProblem } from "./catalogue-fields.js";
 import { decodeCursor } from "./list-cursor.js";
 
-/** A position in a listing: the sort key (empty in id order) and the id, compared in that order. */
-export interface ListPosition {
-  key: string;
-  id: string;
-}
-
-/**
- * What a store's driver is asked for (`LogDriver.catalogue`): the records of one scope that match, in
- * order, strictly after `after`, at most `limit` of them.
- */
-export interface CatalogueQuery {
-  /** The scope's key prefix (`ScopedLogDriver` sets it); "" for the unscoped store: only ids of exactly this scope. */
-  scope: string;
-  owner?: string;
-  where?: JsonObject;
-  prefix?: string;
-  order: ListOrder;
-  direction: "asc" | "desc";
-  after?: ListPosition;
-  /** An ascending walk by last change lists only records whose key is at most this (see `listQuery`). */
-  until?: string;
-  limit: number;
-}
-
-/** The parts of a query that a store counts by (`LogDriver.countCatalogue`). */
-export type CountQuery = Pick<CatalogueQuery, "scope" | "owner" | "where">;
+// The query types are the driver contract's (spec/log-driver.ts); the checks and comparisons live here.
+export type { CatalogueQuery, CountQuery, ListPosition } from "../spec/log-driver.js";
 
 const ORDERS: readonly ListOrder[] = ["id", "updated", "created"];
 

@@ -89,4 +89,6 @@ describe("defineLogStore", () => {
 runConformanceSuite({
   name: "a store made by defineLogStore",
   createStore: () => openStore("acmelog://suite"),
+  describe,
+  it,
 });

@@ -3,7 +3,7 @@ import { InvalidStoreUrlError, SkeinError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
 import { defineLocalThreadType } from "../local/local-thread-type.js";
 import type { LogDriver } from "../local/log-driver.js";
-import type { Registry } from "../registry.js";
+import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import { redactUrlText } from "../store/redact-url.js";
 import type { SkeinAdapter } from "../store/store.js";
 import { registerStoreAdapter } from "../store/store-schemes.js";
@@ -39,7 +39,7 @@ export interface LogStoreDefinition<Options extends object> {
 /** Where a store's threads are parsed and bound. */
 export interface StoreBinding {
   /** @default defaultRegistry() */
-  registry?: Registry;
+  registry?: ThreadTypeRegistry;
   /** Adapters of other thread types the store keeps. @default [] */
   adapters?: readonly SkeinAdapter[];
 }
@@ -51,7 +51,7 @@ export interface LogStoreAdapter extends SkeinAdapter {
 
 /** What `openStore` hands an adapter: the registry and the adapters of other thread types. */
 interface StoreContext {
-  registry: Registry;
+  registry: ThreadTypeRegistry;
   adapters: readonly SkeinAdapter[];
 }
 

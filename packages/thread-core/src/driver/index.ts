@@ -1,7 +1,9 @@
 /**
  * What an adapter author imports: for a store, the `LogDriver` contract and the pieces thread-core builds on it; for
- * a runtime, the context-provider plumbing; the zod thread-core's schemas are built with. Applications import from
- * `@skein/thread-core`; tests from `@skein/thread-core/testing`. Each name has one entry point.
+ * a runner, the checks every runner makes before it spends; for a service adapter, the service-failure helpers; for
+ * a runtime, the context-provider plumbing; the zod schema values of the format and the zod they are built with;
+ * the message, JSON, id and secret machinery adapters share. Applications import from `@skein/thread-core`; tests
+ * from `@skein/thread-core/testing`. Each name has one entry point.
  */
 /** The zod that thread-core's schemas are built with: adapters extend `ThreadStateSchema` with it. */
 export { z } from "zod";
@@ -18,11 +20,28 @@ export {
   matchesWhere,
 } from "../catalogue/list-query.js";
 export {
+  type ContextProviderInvoked,
+  type ContextProviderInvoking,
+  type ContextProviderStart,
   checkContextProviders,
   initialProviderStates,
+  type ProvidedContext,
+  type ProvidedRun,
+  type ProviderState,
+  type ProvidersContext,
   runWithContextProviders,
 } from "../context-provider.js";
 export { HeadMovedError } from "../errors.js";
+export { assertThreadId, newRandomId, newSortableId } from "../ids.js";
+export {
+  assertJsonValue,
+  canonicalJson,
+  cloneJson,
+  findJsonProblem,
+  type JsonCheckOptions,
+  type JsonProblem,
+  MAX_JSON_DEPTH,
+} from "../json.js";
 export { AppendPlan } from "../local/append-plan.js";
 export { importConflicts } from "../local/import-conflicts.js";
 export { LocalStore, type LocalStoreOptions } from "../local/local-store.js";
@@ -38,17 +57,88 @@ export type {
   StoredRecord,
 } from "../local/log-driver.js";
 export { eventSegments, newHeadSegment, OPERATIONS_KEPT } from "../local/log-driver.js";
+export { LogStateSchema } from "../local/log-state.js";
 export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
+export { selectView, type ViewSource } from "../local/view.js";
+export type { ThreadManagerSaveOptions } from "../manager/thread-manager.js";
+export { MemoryThreadStateSchema, memoryThreadType } from "../memory/memory-thread-type.js";
+export {
+  ContentSchema,
+  type DataContent,
+  DataContentSchema,
+  type ErrorContent,
+  ErrorContentSchema,
+  type FileContent,
+  FileContentSchema,
+  type FunctionCallContent,
+  FunctionCallContentSchema,
+  type FunctionResultContent,
+  FunctionResultContentSchema,
+  KNOWN_CONTENT_TYPES,
+  MessageListSchema,
+  MessageSchema,
+  messageConflict,
+  messageFingerprint,
+  normalizeMessage,
+  parseMessage,
+  type ReasoningContent,
+  ReasoningContentSchema,
+  ROLES,
+  type TextContent,
+  TextContentSchema,
+  UnknownContentSchema,
+  type UriContent,
+  UriContentSchema,
+  type UsageContent,
+  UsageContentSchema,
+} from "../message.js";
+export { redactedError, redactSecrets, rememberSecret } from "../redact-secrets.js";
+export {
+  assertInputWithinBudget,
+  assertViewWithinBudget,
+  isServiceThread,
+  type RemoteHistoryThread,
+  type RunnerReach,
+  refuseTransient,
+  requireServedTarget,
+  runTarget,
+  runTargetType,
+  servedTarget,
+  type ThreadWrapper,
+  unhonouredSettings,
+} from "../runner.js";
 export {
   assignServiceFailure,
   type HeaderSource,
+  isRetryableStatus,
   readServiceHeaders,
+  type ServiceFailure,
+  type ServiceFailureDetails,
   systemErrorCode,
 } from "../service-error.js";
+export type { ServiceErrorOptions } from "../service-error-family.js";
+export { assertSpecificationVersion, SUPPORTED_SPECIFICATION_VERSIONS } from "../specification-version.js";
+export type { StateTypeDefinition, TypedState } from "../state-type.js";
 export { findStoreAdapter } from "../store/open-store.js";
+export { PlainStateThread } from "../store/plain-state-thread.js";
 export { redactUrl, redactUrlText } from "../store/redact-url.js";
+export type { SkeinAdapter } from "../store/store.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
-export { type LogDriverSuiteOptions, runLogDriverSuite } from "../testing/log-driver-suite.js";
+export type { ThreadUpdate } from "../thread.js";
+export type { BindEnvironment, ThreadTypeDefinition } from "../thread-type.js";
+export { TimestampSchema } from "../timestamp.js";
+export type { SubThreadMessage } from "../workflow/workflow-fork.js";
+export {
+  ExecutionStateSchema,
+  STEP_STATUSES,
+  type StepStatus,
+  type WorkflowCheckpoint,
+  WorkflowCheckpointSchema,
+  type WorkflowData,
+  WorkflowStateSchema,
+  WorkflowStepSchema,
+} from "../workflow/workflow-state.js";
+export { workflowThreadType } from "../workflow/workflow-thread-type.js";
 export {
   defineLogStore,
   type LogStoreAdapter,

@@ -1,7 +1,7 @@
 import { CATALOGUE_KEY, catalogueOf } from "../catalogue/catalogue-fields.js";
 import { InvalidThreadStateError } from "../errors.js";
 import { cloneJson, isPlainObject, type JsonObject } from "../json.js";
-import type { Registry } from "../registry.js";
+import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import type { ThreadState } from "../thread-type.js";
 import type { LogRecord } from "./log-driver.js";
 
@@ -54,7 +54,10 @@ export function publicContext(context: Record<string, unknown>): Record<string, 
 }
 
 /** Caches by registry, then by the stored object: stores over one driver may have different registries. */
-function cacheOf<Value>(caches: WeakMap<Registry, WeakMap<object, Value>>, registry: Registry) {
+function cacheOf<Value>(
+  caches: WeakMap<ThreadTypeRegistry, WeakMap<object, Value>>,
+  registry: ThreadTypeRegistry,
+) {
   let cache = caches.get(registry);
   if (!cache) {
     cache = new WeakMap();
@@ -63,14 +66,14 @@ function cacheOf<Value>(caches: WeakMap<Registry, WeakMap<object, Value>>, regis
   return cache;
 }
 
-const parsedContexts = new WeakMap<Registry, WeakMap<object, Record<string, unknown>>>();
+const parsedContexts = new WeakMap<ThreadTypeRegistry, WeakMap<object, Record<string, unknown>>>();
 
 /**
  * The context as the application sees it: without the fields key, its nested states (context providers'
  * states) validated and migrated through the registry, those of types not registered here kept as stored.
  * Parsed once per record read.
  */
-export function parsedContext(registry: Registry, record: LogRecord): Record<string, unknown> {
+export function parsedContext(registry: ThreadTypeRegistry, record: LogRecord): Record<string, unknown> {
   const cache = cacheOf(parsedContexts, registry);
   let parsed = cache.get(record.context);
   if (!parsed) {
@@ -81,7 +84,10 @@ export function parsedContext(registry: Registry, record: LogRecord): Record<str
 }
 
 /** `context` with its nested states validated and migrated; unknown ones kept as they are. */
-export function parseContext(registry: Registry, context: Record<string, unknown>): Record<string, unknown> {
+export function parseContext(
+  registry: ThreadTypeRegistry,
+  context: Record<string, unknown>,
+): Record<string, unknown> {
   // Most contexts hold no nested state: skip the walk for them.
   if (!JSON.stringify(context).includes('"$type"')) return context;
   return registry.parseContext(context, { unknown: "preserve" });
@@ -115,13 +121,13 @@ export interface LocalFields {
   fields: Record<string, unknown>;
 }
 
-const readFieldsCache = new WeakMap<Registry, WeakMap<object, LocalFields>>();
+const readFieldsCache = new WeakMap<ThreadTypeRegistry, WeakMap<object, LocalFields>>();
 
 /**
  * A record's fields, validated and migrated to the registered version of its type. A type not registered
  * here gives the fields as stored, at their stored version, so they travel unchanged.
  */
-export function readFields(registry: Registry, record: LogRecord): LocalFields | undefined {
+export function readFields(registry: ThreadTypeRegistry, record: LogRecord): LocalFields | undefined {
   const stored = storedFields(record);
   if (!stored) return undefined;
   const cache = cacheOf(readFieldsCache, registry);
@@ -162,7 +168,11 @@ export function fieldsState(
  * A local thread's JSON as read through the registry: its context's nested states migrated, and for a
  * local type of your own, its type, version and fields in place of the fields key.
  */
-export function withLocalFields(state: ThreadState, record: LogRecord, registry: Registry): ThreadState {
+export function withLocalFields(
+  state: ThreadState,
+  record: LogRecord,
+  registry: ThreadTypeRegistry,
+): ThreadState {
   const context = parsedContext(registry, record);
   const read = readFields(registry, record);
   const { owner, title } = catalogueOf(record.context);

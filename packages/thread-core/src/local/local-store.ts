@@ -17,7 +17,9 @@ import { assertThreadId, newSortableId } from "../ids.js";
 import { withIfRevision } from "../if-revision.js";
 import { cloneJson, type JsonObject, jsonData, jsonObjectField } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
-import { type ParsedState, type ParseOptions, type Registry, SKEIN_TYPE_PACKAGES } from "../registry.js";
+import { type ParsedState, type ParseOptions, SKEIN_TYPE_PACKAGES } from "../registry.js";
+import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import { assertSpecificationVersion } from "../specification-version.js";
 import { PlainStateThread } from "../store/plain-state-thread.js";
 import type {
   CountOptions,
@@ -42,7 +44,7 @@ import { TypedLocalThread } from "./typed-local-thread.js";
 /** Options of a `LocalStore`: its driver, registry, URL and adapters. */
 export interface LocalStoreOptions {
   driver: LogDriver;
-  registry: Registry;
+  registry: ThreadTypeRegistry;
   /** The URL the store was opened with, passwords removed. */
   url: string;
   adapters?: readonly SkeinAdapter[];
@@ -58,12 +60,13 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
   readonly specificationVersion = "v1";
   readonly driver: LogDriver;
   readonly chains: SegmentChains;
-  readonly registry: Registry;
+  readonly registry: ThreadTypeRegistry;
   readonly url: string;
   readonly adapters: readonly SkeinAdapter[];
   readonly #serialize: (record: LogRecord, chains: SegmentChains) => ThreadState;
 
   constructor(options: LocalStoreOptions) {
+    assertSpecificationVersion(`log driver of ${options.driver.source}`, options.driver.specificationVersion);
     this.driver = options.driver;
     this.chains = new SegmentChains(options.driver);
     this.registry = options.registry;

@@ -3,9 +3,11 @@ import { catalogueOf, ownerProblem, titleProblem, withCatalogue } from "../catal
 import { InvalidThreadStateError, quoteUntrusted } from "../errors.js";
 import { cloneJson } from "../json.js";
 import { type Message, MessageListSchema, parseMessage } from "../message.js";
-import type { HistoryEvent, LogPoint } from "../thread.js";
+import type { LogState } from "../spec/log-state.js";
+import type { HistoryEvent, LogPoint } from "../spec/thread.js";
 import { ThreadStateSchema } from "../thread-state-schema.js";
 import { TimestampSchema } from "../timestamp.js";
+import type { Same } from "../type-equality.js";
 import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "./log-driver.js";
 import { readEach, SegmentChains } from "./segment-chain.js";
 
@@ -90,8 +92,11 @@ export const LogStateSchema = ThreadStateSchema.extend({
     .refine((value) => titleProblem(value) === undefined, "a title has at most 1,000 characters")
     .optional(),
 });
-/** The JSON of a local thread's log, as `store.export` gives it and `store.import` takes it. */
-export type LogState = z.infer<typeof LogStateSchema>;
+export type { LogState } from "../spec/log-state.js";
+
+// The schema accepts exactly the type the spec declares; a change to one side alone fails the build here.
+const schemaMatchesSpec: Same<z.infer<typeof LogStateSchema>, LogState> = true;
+void schemaMatchesSpec;
 
 /** A local thread in a store, referred to by id: the `fs` and `redis` types' JSON. */
 export const LogReferenceStateSchema = ThreadStateSchema.extend({

@@ -9,7 +9,7 @@ import { ConcurrencyError, UnsupportedOperationError } from "../errors.js";
 import { withIfRevision } from "../if-revision.js";
 import { jsonObjectField } from "../json.js";
 import { objectArgument } from "../option-value.js";
-import type { Registry } from "../registry.js";
+import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import type { AppendOptions, ThreadUpdate } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
 import {
@@ -25,7 +25,7 @@ import {
 import { LocalThread, type LocalThreadHost } from "./local-thread.js";
 
 export interface TypedLocalThreadHost extends LocalThreadHost {
-  readonly registry: Registry;
+  readonly registry: ThreadTypeRegistry;
 }
 
 /** Enough for any realistic contention on one thread's fields and context; past it the store misbehaves. */

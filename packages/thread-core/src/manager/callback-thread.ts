@@ -2,7 +2,7 @@ import { ConcurrencyError, quoteUntrusted, UnsupportedOperationError } from "../
 import { LocalThread } from "../local/local-thread.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
 import type { Message, MessageInput } from "../message.js";
-import type { Registry } from "../registry.js";
+import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import type {
   AppendOptions,
   Checkpoint,
@@ -68,7 +68,7 @@ export class CallbackThread implements Thread {
   private constructor(
     readonly key: PairKey,
     readonly storage: PairStorage,
-    readonly registry: Registry,
+    readonly registry: ThreadTypeRegistry,
     inner: LocalThread,
   ) {
     this.#inner = inner;
@@ -76,7 +76,11 @@ export class CallbackThread implements Thread {
   }
 
   /** The pair's saved thread, or a new empty one (saved on its first `save`). */
-  static async load(key: PairKey, storage: PairStorage, registry: Registry): Promise<CallbackThread> {
+  static async load(
+    key: PairKey,
+    storage: PairStorage,
+    registry: ThreadTypeRegistry,
+  ): Promise<CallbackThread> {
     const saved = await storage.load(key);
     const inner =
       saved === undefined || saved === null
@@ -278,7 +282,7 @@ function savedRevision(saved: unknown): number | undefined {
 }
 
 /** A saved pair state as a memory thread of its own; it must be the pair's memory thread. */
-async function openSaved(key: PairKey, saved: unknown, registry: Registry): Promise<LocalThread> {
+async function openSaved(key: PairKey, saved: unknown, registry: ThreadTypeRegistry): Promise<LocalThread> {
   const thread = await createMemoryStore({ registry }).open(saved);
   if (!(thread instanceof LocalThread) || thread.type !== "memory" || thread.id !== key.threadId) {
     throw new ThreadManagerError(

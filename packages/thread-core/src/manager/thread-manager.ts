@@ -9,7 +9,7 @@ import {
 } from "../errors.js";
 import { assertThreadId } from "../ids.js";
 import type { Message, MessageInput } from "../message.js";
-import type { Registry } from "../registry.js";
+import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import type { ThreadStore } from "../store/store.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
@@ -66,7 +66,7 @@ interface CommonOptions {
 /** Options of `createThreadManager`: a store, or `load` and `save` callbacks. */
 export type ThreadManagerOptions =
   | ({ store: ThreadStore } & CommonOptions)
-  | (ThreadManagerCallbacks & { registry?: Registry } & CommonOptions);
+  | (ThreadManagerCallbacks & { registry?: ThreadTypeRegistry } & CommonOptions);
 
 /** Pair threads of a chat: one isolated thread per user–agent or agent–agent pair. */
 export interface ThreadManager {
@@ -231,7 +231,7 @@ function storeBackend(store: ThreadStore): Backend {
   };
 }
 
-function callbackBackend(callbacks: ThreadManagerCallbacks & { registry?: Registry }): Backend {
+function callbackBackend(callbacks: ThreadManagerCallbacks & { registry?: ThreadTypeRegistry }): Backend {
   const registry = callbacks.registry ?? defaultRegistry();
   const call = async <T>(name: string, action: () => Promise<T>): Promise<T> => {
     try {

@@ -6,7 +6,7 @@ import { buildLogState, LogStateSchema, neededSegments, recordPoints } from "../
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { chainRanges, SegmentChains } from "../local/segment-chain.js";
 import type { Message } from "../message.js";
-import type { Registry } from "../registry.js";
+import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import { defineThreadType, type ThreadState } from "../thread-type.js";
 import { MemoryLogDriver } from "./memory-log-driver.js";
 
@@ -31,7 +31,7 @@ export const memoryThreadType = defineThreadType({
 
 /** A store that keeps everything in this process; `openStore("memory:")` gives one. */
 export function createMemoryStore(options: {
-  registry: Registry;
+  registry: ThreadTypeRegistry;
   adapters?: LocalStore["adapters"];
 }): LocalStore {
   return new LocalStore({

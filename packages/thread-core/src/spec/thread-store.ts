@@ -1,16 +1,18 @@
 // The contracts a thread type and a store share. One file, because they name each other: a type's `bind` gets
-// the store and its adapters, an adapter carries its types, a store holds the registry of types. `Registry` is
-// still the class in registry.ts, which names `ThreadType` back: moving it below needs a registry contract here
-// in place of the class in `BindEnvironment`, `ThreadStore` and `SkeinAdapter`, a change of public types.
+// the store and its adapters, an adapter carries its types, a store holds the registry of types. The registry is
+// the contract `ThreadTypeRegistry` here; the engine's `Registry` class implements it.
+//
+// `zod` is the one import from outside spec/: a type's schema is a zod schema (SPEC §3), and zod is thread-core's
+// only dependency. Type-only, so the spec still loads nothing.
 import type { z } from "zod";
-import type { LogState } from "../local/log-state.js";
-import type { ParsedState, ParseOptions, Registry } from "../registry.js";
+import type { LogState } from "./log-state.js";
+import type { ParsedState, ParseOptions } from "./parsed-state.js";
 import type { Thread } from "./thread.js";
 import type { ThreadState } from "./thread-state.js";
 
 /** What `bind` receives besides the state: where the thread lives and how nested states are read. */
 export interface BindEnvironment {
-  registry: Registry;
+  registry: ThreadTypeRegistry;
   /** The store that opened the state, when there is one. */
   store?: ThreadStore;
   /** The adapters the store was opened with, holding clients and credentials that states never carry. */
@@ -24,6 +26,11 @@ export interface BindEnvironment {
 
 /** What `defineThreadType` takes: type id, version, zod schema, migrations and an optional `bind`. */
 export interface ThreadTypeDefinition<State extends ThreadState = ThreadState> {
+  /**
+   * The version of this contract the definition is written to; `register` refuses any other with
+   * `UnsupportedSpecificationError`. @default "v1"
+   */
+  specificationVersion?: "v1";
   /** The `$type` id: skein's own are bare words, yours are namespaced (`acme.ticket`). */
   type: string;
   /** The current schema version; states with a lower `$v` are migrated forward. @default 1 */
@@ -60,6 +67,31 @@ export interface ThreadType<State extends ThreadState = ThreadState> extends Thr
   readonly version: number;
   /** `"state"`: a nested state (`defineStateType`), found inside threads, with no id of its own. */
   readonly kind?: "thread" | "state";
+}
+
+/**
+ * The `$type` registry: which thread types a process can read, validate, migrate and bind. `createRegistry()`
+ * and `defaultRegistry()` give the engine's implementation (`Registry`).
+ */
+export interface ThreadTypeRegistry {
+  /**
+   * Adds a thread or nested state type. A second registration of a type id is a `DuplicateThreadTypeError`, an
+   * id of skein's own or of another package's namespace a `ThreadTypeClashError`, and a `specificationVersion`
+   * other than `"v1"` an `UnsupportedSpecificationError`.
+   */
+  register<State extends ThreadState>(type: ThreadType<State>): this;
+  /** Registers `type` unless this very definition (or its package's) is registered already. */
+  ensure<State extends ThreadState>(type: ThreadType<State>): this;
+  get(type: string): ThreadType | undefined;
+  has(type: string): boolean;
+  /** The registered types, sorted by id. */
+  types(): ThreadType[];
+  /** Validates, migrates and resolves nested states; the result is a state, not yet bound to behaviour. */
+  parse(json: unknown, options?: ParseOptions): ParsedState;
+  /** A thread's `context` with every nested state in it validated and migrated. */
+  parseContext(context: Record<string, unknown>, options?: ParseOptions): Record<string, unknown>;
+  /** One JSON Schema (draft 2020-12) of every registered state, for readers in other languages. */
+  jsonSchema(): Record<string, unknown>;
 }
 
 /** Options of `store.create`: the new thread's id, metadata and context. */
@@ -134,7 +166,7 @@ export interface ThreadStore {
   readonly url: string;
   /** The type of the threads `create()` makes here (`memory`, `fs`, `redis`). */
   readonly nativeType: string;
-  readonly registry: Registry;
+  readonly registry: ThreadTypeRegistry;
 
   /** A new local thread native to this store, or, given a type id, one created through its adapter and saved. */
   create(options?: CreateThreadOptions): Promise<Thread>;
@@ -200,6 +232,6 @@ export interface SkeinAdapter {
   readonly types: readonly ThreadType[];
   openStore?(
     url: URL,
-    context: { registry: Registry; adapters: readonly SkeinAdapter[] },
+    context: { registry: ThreadTypeRegistry; adapters: readonly SkeinAdapter[] },
   ): Promise<ThreadStore>;
 }

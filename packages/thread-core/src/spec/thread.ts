@@ -1,6 +1,6 @@
 // The `Thread` contract and the options and results of its methods. Only types: the constant `START` stays in
 // thread.ts, which re-exports these.
-import type { Message, MessageInput } from "../message.js";
+import type { Message, MessageInput } from "./message.js";
 import type { ThreadState } from "./thread-state.js";
 
 /** What a thread type can do. Operations a type lacks throw `UnsupportedOperationError`. */

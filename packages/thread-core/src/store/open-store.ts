@@ -3,7 +3,8 @@ import { pathToFileURL } from "node:url";
 import { defaultRegistry } from "../create-registry.js";
 import { AdapterNotInstalledError, InvalidStoreUrlError, SkeinError } from "../errors.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
-import type { Registry } from "../registry.js";
+import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import { assertSpecificationVersion } from "../specification-version.js";
 import { redactUrl, redactUrlText } from "./redact-url.js";
 import type { SkeinAdapter, ThreadStore } from "./store.js";
 import { registeredStoreAdapter, registeredStoreSchemes, SKEIN_STORE_PACKAGES } from "./store-schemes.js";
@@ -13,7 +14,7 @@ export interface OpenStoreOptions {
   /** Adapters to use: for their thread types, and for URL schemes they open. */
   adapters?: ReadonlyArray<SkeinAdapter | (() => SkeinAdapter)>;
   /** @default the process-wide registry */
-  registry?: Registry;
+  registry?: ThreadTypeRegistry;
 }
 
 /**
@@ -29,11 +30,29 @@ export async function openStore(url: string | URL, options: OpenStoreOptions = {
   const scheme = parsed.protocol.slice(0, -1);
   let opener = adapters.find((adapter) => adapter.schemes.includes(scheme) && adapter.openStore);
   if (!opener && scheme !== "memory") opener = await findStoreAdapter(scheme, parsed);
-  for (const adapter of [...adapters, ...(opener ? [opener] : [])]) {
+  const accepted = [...adapters, ...(opener ? [opener] : [])];
+  // Every adapter is checked before any of its types is registered: a refused one leaves the registry as it was.
+  for (const adapter of accepted)
+    assertSpecificationVersion(adapterName(adapter), adapter.specificationVersion);
+  for (const adapter of accepted) {
     for (const type of adapter.types) registry.ensure(type);
   }
   if (!opener) return createMemoryStore({ registry, adapters });
-  return (opener.openStore as NonNullable<SkeinAdapter["openStore"]>)(parsed, { registry, adapters });
+  const store = await (opener.openStore as NonNullable<SkeinAdapter["openStore"]>)(parsed, {
+    registry,
+    adapters,
+  });
+  if (store.specificationVersion !== "v1") {
+    // Refused, so closed here: the caller never holds it to close.
+    await store.close?.().catch(() => undefined);
+    assertSpecificationVersion(`store that ${adapterName(opener)} opened`, store.specificationVersion);
+  }
+  return store;
+}
+
+/** How errors name an adapter: by its package, which every adapter declares. */
+function adapterName(adapter: SkeinAdapter): string {
+  return `adapter ${typeof adapter.packageName === "string" ? adapter.packageName : "(no packageName)"}`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { assertSpecificationVersion } from "../specification-version.js";
 import type { SkeinAdapter } from "./store.js";
 
 /**
@@ -28,7 +29,9 @@ function schemeTable(): Map<string, () => SkeinAdapter> {
  * @example registerStoreAdapter(postgresAdapter);
  */
 export function registerStoreAdapter(factory: () => SkeinAdapter): void {
-  for (const scheme of factory().schemes) schemeTable().set(scheme, factory);
+  const adapter = factory();
+  assertSpecificationVersion(`adapter ${adapter.packageName}`, adapter.specificationVersion);
+  for (const scheme of adapter.schemes) schemeTable().set(scheme, factory);
 }
 
 /** The adapter registered for a scheme, made fresh, or undefined. */

@@ -7,6 +7,7 @@ export type {
   ThreadPage,
   ThreadStore,
   ThreadSummary,
+  ThreadTypeRegistry,
 } from "../spec/thread-store.js";
 
 /** The most threads one `list` page holds; page on with the cursor for more. Every store refuses more. */

@@ -1,15 +1,13 @@
 import type { ThreadStore } from "../store/store.js";
+import type { SuiteOptions } from "./test-runner.js";
 
-/** Options of `runConformanceSuite`: a name, how to create the store under test, cleanup and what to skip, with why. */
-export interface ConformanceOptions {
-  /** Shown in test names, e.g. "redis (cluster)". */
-  name: string;
+/**
+ * Options of `runConformanceSuite`: a name, how to create the store under test, cleanup, what to skip with why,
+ * and your test runner's `describe` and `it` (the same shape as `runLogDriverSuite`'s, which creates drivers).
+ */
+export interface ConformanceOptions extends SuiteOptions {
   /** Makes a fresh, empty store for each case; the suite closes it afterwards. */
   createStore: () => Promise<ThreadStore>;
-  /** Runs after each case's store is closed (remove a temp directory, flush a database). */
-  cleanup?: () => Promise<void>;
-  /** Cases to skip, by name, each with the reason that is printed with the skip. */
-  skip?: Record<string, string>;
   /** Appends in the concurrency case. @default 500 */
   concurrentAppends?: number;
 }

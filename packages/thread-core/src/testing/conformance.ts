@@ -1,4 +1,3 @@
-import { afterEach, beforeEach, describe } from "vitest";
 import type { ThreadStore } from "../store/store.js";
 import { appendCases } from "./cases/append-cases.js";
 import { argumentCases } from "./cases/argument-cases.js";
@@ -26,22 +25,17 @@ import type { SuiteContext } from "./suite-context.js";
 export type { ConformanceOptions } from "./conformance-options.js";
 
 /**
- * Registers every promise of SPEC §2–5 as vitest cases against a store. A store's whole conformance test:
- * @example runConformanceSuite({ name: "memory", createStore: () => openStore("memory:") });
+ * Registers every promise of SPEC §2–5 as named cases against a store, through your test runner's `describe` and
+ * `it` (the suite imports no runner). A store's whole conformance test:
+ * @example runConformanceSuite({ name: "memory", createStore: () => openStore("memory:"), describe, it });
  */
 export function runConformanceSuite(options: ConformanceOptions): void {
-  describe(`conformance: ${options.name}`, () => {
+  options.describe(`conformance: ${options.name}`, () => {
+    // Each case makes its store (conformanceCase); the context hands it to the case's body.
     const context: SuiteContext = {
       store: undefined as unknown as ThreadStore,
       options,
     };
-    beforeEach(async () => {
-      context.store = await options.createStore();
-    });
-    afterEach(async () => {
-      await context.store?.close();
-      await options.cleanup?.();
-    });
     for (const group of [
       formatCases,
       appendCases,

@@ -1,1 +1,3 @@
 export { type ConformanceOptions, runConformanceSuite } from "./conformance.js";
+export { type LogDriverSuiteOptions, runLogDriverSuite } from "./log-driver-suite.js";
+export type { SuiteOptions, TestFunction } from "./test-runner.js";

@@ -10,19 +10,15 @@ import {
 import { type LogDriver, type LogRecord, newHeadSegment, type SegmentInfo } from "../local/log-driver.js";
 import { type Message, normalizeMessage } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
+import { registerCase, type SuiteOptions } from "./test-runner.js";
 
-/** The test functions of your runner (vitest, jest, mocha, node:test): the suite imports none. */
-export interface LogDriverSuiteOptions {
-  /** Shown in test names, e.g. "postgres". */
-  name: string;
+/**
+ * Options of `runLogDriverSuite`: the same shape as `runConformanceSuite`'s (a name, cleanup, what to skip with
+ * why, your test runner's `describe` and `it`), with a driver instead of a store for each case.
+ */
+export interface LogDriverSuiteOptions extends SuiteOptions {
   /** A driver on a fresh, empty store for each case; the suite closes it afterwards. */
   createDriver: () => Promise<LogDriver> | LogDriver;
-  /** Runs after each case's driver is closed (remove a temp directory, drop a schema). */
-  cleanup?: () => Promise<void>;
-  describe: (name: string, body: () => void) => unknown;
-  it: (name: string, body: () => Promise<void>, timeout?: number) => unknown;
-  /** Cases to skip, by name, each with the reason; needs `skip` of your runner's `it`. */
-  skip?: Record<string, string>;
 }
 
 type Case = (driver: LogDriver) => Promise<void>;
@@ -35,19 +31,12 @@ type Case = (driver: LogDriver) => Promise<void>;
 export function runLogDriverSuite(options: LogDriverSuiteOptions): void {
   options.describe(`log driver: ${options.name}`, () => {
     for (const [name, body] of Object.entries(CASES)) {
-      const reason = options.skip?.[name];
-      if (reason !== undefined) {
-        options.it(`${name} (skipped: ${reason})`, async () => {});
-        continue;
-      }
-      // A `function` with a rest parameter: the runner passes its test context (vitest, node:test) or binds
-      // it to `this` (mocha), and a length of 0 keeps mocha from taking it for a callback-style test.
-      options.it(name, async function (this: unknown, ...args: unknown[]) {
+      registerCase(options, name, async (control) => {
         const driver = await options.createDriver();
         try {
           const missing = NEEDS[name]?.(driver);
           if (missing !== undefined) {
-            skipHere(`${options.name}: ${missing}`, this, args[0]);
+            control.skip(`${options.name}: ${missing}`);
             return;
           }
           await body(driver);
@@ -58,20 +47,6 @@ export function runLogDriverSuite(options: LogDriverSuiteOptions): void {
       });
     }
   });
-}
-
-/**
- * Marks the running case skipped with its reason, through the runner's own dynamic skip: `context.skip`
- * (vitest, which throws to stop the case; node:test, which does not) or mocha's `this.skip()`. A runner
- * without one (jest) cannot skip a case once it runs: the case passes and the reason is written as a warning.
- */
-function skipHere(reason: string, self: unknown, context: unknown): void {
-  type Skips = { skip?: (note?: string) => void };
-  const withSkip = [context, self].find(
-    (candidate): candidate is Skips => typeof (candidate as Skips | undefined)?.skip === "function",
-  );
-  if (withSkip?.skip) withSkip.skip(reason);
-  else console.warn(`log driver case skipped: ${reason}`);
 }
 
 /** Cases that hold only for drivers declaring an optional capability: the reason a driver without it skips. */

@@ -1,6 +1,6 @@
-import { it } from "vitest";
 import type { ThreadStore } from "../store/store.js";
 import type { ConformanceOptions } from "./conformance-options.js";
+import { type CaseControl, registerCase } from "./test-runner.js";
 
 export interface SuiteContext {
   /** The store of the running case. */
@@ -8,19 +8,31 @@ export interface SuiteContext {
   options: ConformanceOptions;
 }
 
-/** Registers a named case, or a skip that carries the reason the store gave for it. */
+/**
+ * Registers a named case on a fresh store (closed, and the options' cleanup run, after it), or a skip that
+ * carries the reason the store gave for it.
+ */
 export function conformanceCase(
   context: SuiteContext,
   name: string,
-  body: () => Promise<void>,
+  body: (control: CaseControl) => Promise<void>,
   timeout?: number,
 ) {
-  const reason = context.options.skip?.[name];
-  if (reason !== undefined) {
-    it.skip(`${name} (skipped: ${reason})`, body);
-    return;
-  }
-  it(name, body, timeout);
+  registerCase(
+    context.options,
+    name,
+    async (control) => {
+      context.store = undefined as unknown as ThreadStore;
+      try {
+        context.store = await context.options.createStore();
+        await body(control);
+      } finally {
+        await context.store?.close();
+        await context.options.cleanup?.();
+      }
+    },
+    timeout,
+  );
 }
 
 /** Awaits `promise` and returns what it threw, failing if it resolved. */

@@ -1,5 +1,6 @@
 import type { Message } from "../message.js";
 import type { RunOptions, ThreadRunner } from "../runner.js";
+import { assertSpecificationVersion } from "../specification-version.js";
 import type { Thread } from "../thread.js";
 import { SPAN_ATTRIBUTES, threadAttributes } from "./span-attributes.js";
 import { callInSpan } from "./traced-call.js";
@@ -49,6 +50,7 @@ export function runTraced(runner: ThreadRunner, thread: Thread, options?: RunOpt
  * @example const runner = tracedRunner(openaiRunner({ client, model: "gpt-5" })); await runner.run(thread);
  */
 export function tracedRunner(runner: ThreadRunner): ThreadRunner {
+  assertSpecificationVersion("runner given to tracedRunner", runner.specificationVersion);
   return {
     specificationVersion: "v1",
     [TRACED_RUNNER]: true,

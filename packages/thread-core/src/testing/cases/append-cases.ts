@@ -1,5 +1,5 @@
-import { expect } from "vitest";
 import { ConcurrencyError, ConflictError, InvalidMessageError } from "../../errors.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 /** SPEC §4: appends are atomic, lose nothing, never duplicate, and honour `ifRevision`. */

@@ -1,9 +1,9 @@
-import { expect } from "vitest";
 import { InvalidOptionError } from "../../errors.js";
 import type { Message } from "../../message.js";
 import type { ThreadStore } from "../../store/store.js";
 import type { ReadOptions, Thread, ThreadSnapshot, ViewOptions } from "../../thread.js";
 import type { WorkflowThread } from "../../workflow/workflow-thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const ids = (messages: Message[]) => messages.map((message) => message.id);

@@ -1,7 +1,7 @@
-import { expect } from "vitest";
 import { SkeinError, UnsupportedOperationError } from "../../errors.js";
 import type { ThreadStore, ThreadSummary } from "../../store/store.js";
 import type { Thread } from "../../thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 /** Lets the clock move on, so threads changed one after another have different times. */
@@ -91,7 +91,7 @@ export function catalogueCases(context: SuiteContext): void {
       });
       expect(item.messageCount).toBe(2);
       expect(Date.parse(item.updatedAt)).toBeGreaterThan(Date.parse(item.createdAt as string));
-      expect(page.items[2]).not.toHaveProperty("messageCount", 2);
+      expect(page.items[2]?.messageCount).toBe(0);
 
       expect(await listedIds(store, { owner: "u-1", order: "created" })).toEqual(["a-3", "a-2", "a-1"]);
       expect(await listedIds(store, { owner: "u-1", order: "created", direction: "asc" })).toEqual([

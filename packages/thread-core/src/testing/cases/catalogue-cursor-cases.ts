@@ -1,6 +1,6 @@
-import { expect } from "vitest";
 import { InvalidListOptionsError, SkeinError } from "../../errors.js";
 import type { ListOptions, ThreadStore } from "../../store/store.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 import { nextMillisecond } from "./catalogue-cases.js";
 

@@ -1,4 +1,3 @@
-import { expect } from "vitest";
 import {
   ConcurrencyError,
   ConflictError,
@@ -10,6 +9,7 @@ import { OPERATIONS_KEPT } from "../../local/log-driver.js";
 import type { Message } from "../../message.js";
 import type { Thread } from "../../thread.js";
 import type { WorkflowThread } from "../../workflow/workflow-thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const ids = async (thread: Pick<Thread, "messages">) =>

@@ -1,4 +1,3 @@
-import { expect } from "vitest";
 import {
   ConcurrencyError,
   ThreadNotFoundError,
@@ -8,6 +7,7 @@ import {
 import type { LogDriver } from "../../local/log-driver.js";
 import type { ThreadStore } from "../../store/store.js";
 import type { Thread } from "../../thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const say = (id: string) => ({ id, role: "user" as const, text: id });

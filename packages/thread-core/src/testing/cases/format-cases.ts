@@ -1,6 +1,6 @@
-import { expect } from "vitest";
 import { SkeinError, ThreadNotFoundError } from "../../errors.js";
 import { parseThreadState } from "../../parse-thread-state.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 /** SPEC §2: the JSON format of a store's threads. */

@@ -1,7 +1,7 @@
-import { expect } from "vitest";
 import { ConcurrencyError, PointNotFoundError } from "../../errors.js";
 import type { Message } from "../../message.js";
 import type { Thread } from "../../thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const ids = async (thread: Pick<Thread, "messages">) =>

@@ -1,8 +1,8 @@
-import { expect } from "vitest";
 import { ConcurrencyError, InvalidOptionError } from "../../errors.js";
 import type { LogDriver } from "../../local/log-driver.js";
 import type { ThreadStore } from "../../store/store.js";
 import type { WorkflowThread } from "../../workflow/workflow-thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const say = (id: string) => ({ id, role: "user" as const, text: id });

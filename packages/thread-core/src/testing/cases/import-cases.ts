@@ -1,6 +1,6 @@
-import { expect } from "vitest";
 import { ConflictError } from "../../errors.js";
 import type { HistoryEvent } from "../../thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const AT = "2026-01-01T00:00:00.000Z";

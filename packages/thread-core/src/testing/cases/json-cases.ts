@@ -1,7 +1,7 @@
-import { expect } from "vitest";
 import { MAX_CHECKPOINT_LABEL } from "../../checkpoint-label.js";
 import { InvalidMessageError, InvalidThreadStateError } from "../../errors.js";
 import type { Thread } from "../../thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 /** The nesting limit README and RELIABILITY.md document (`MAX_JSON_DEPTH`), counted in the thread's export. */

@@ -1,6 +1,6 @@
-import { expect } from "vitest";
 import { createThreadManager } from "../../manager/thread-manager.js";
 import type { Message } from "../../message.js";
+import { expect } from "../expect.js";
 import { conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const texts = (messages: Message[]) =>

@@ -1,4 +1,3 @@
-import { expect } from "vitest";
 import { z } from "zod";
 import { contextOf, defineContextProvider, withContextProviders } from "../../context-provider.js";
 import { createRegistry } from "../../create-registry.js";
@@ -13,11 +12,12 @@ import {
 import { LocalStore } from "../../local/local-store.js";
 import type { LogDriver } from "../../local/log-driver.js";
 import type { TypedLocalThread } from "../../local/typed-local-thread.js";
-import type { Registry } from "../../registry.js";
 import type { ThreadRunner } from "../../runner.js";
+import type { ThreadTypeRegistry } from "../../spec/thread-store.js";
 import { defineStateType, stateOf } from "../../state-type.js";
 import type { ThreadStore } from "../../store/store.js";
 import { defineThreadType, type ThreadState, ThreadStateSchema } from "../../thread-type.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 // Types of the conformance suite's own namespace, so they never meet an application's in the shared registry.
@@ -71,7 +71,7 @@ const ticketType = defineThreadType({
 
 type Ticket = { subject: string; priority: "low" | "normal" | "high"; notes?: unknown[] };
 
-function registerOwnTypes(registry: Registry): void {
+function registerOwnTypes(registry: ThreadTypeRegistry): void {
   for (const type of [receiptType, memoryStateType, noteType, ticketType]) registry.ensure(type);
 }
 
@@ -79,7 +79,7 @@ function registerOwnTypes(registry: Registry): void {
  * The same storage seen through another registry (an older process with other type versions): a store
  * over the case store's driver. Every store of the suite is a `LocalStore`; its driver is shared, not closed.
  */
-function sameStorage(store: ThreadStore, registry: Registry): ThreadStore {
+function sameStorage(store: ThreadStore, registry: ThreadTypeRegistry): ThreadStore {
   const driver = (store as unknown as { driver: LogDriver }).driver;
   return new LocalStore({ driver, registry, url: store.url });
 }

@@ -1,5 +1,5 @@
-import { expect } from "vitest";
 import { PointNotFoundError, ThreadNotFoundError } from "../../errors.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 /** SPEC §5: `store.scope(tenant)` isolates tenants completely. */

@@ -1,4 +1,3 @@
-import { expect } from "vitest";
 import {
   InvalidListOptionsError,
   InvalidThreadIdError,
@@ -7,6 +6,7 @@ import {
 } from "../../errors.js";
 import { createMemoryStore } from "../../memory/memory-thread-type.js";
 import { MAX_LIST_LIMIT } from "../../store/store.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const HOSTILE_BUT_VALID_IDS = [

@@ -1,8 +1,8 @@
-import { expect, it } from "vitest";
 import { createRegistry } from "../../create-registry.js";
 import { LocalStore } from "../../local/local-store.js";
 import { MemoryLogDriver } from "../../memory/memory-log-driver.js";
-import type { SuiteContext } from "../suite-context.js";
+import { expect } from "../expect.js";
+import { conformanceCase, type SuiteContext } from "../suite-context.js";
 
 interface FinishedSpan {
   name: string;
@@ -59,12 +59,7 @@ const UNMASKED_PASSWORD =
 /** thread-core's README, "Tracing": every store's operations are spans that name the store and hold no text. */
 export function tracingCases(context: SuiteContext): void {
   const name = "operations are OpenTelemetry spans naming the store, never holding a message's text";
-  const reason = context.options.skip?.[name];
-  if (reason !== undefined) {
-    it.skip(`${name} (skipped: ${reason})`);
-    return;
-  }
-  it(name, async (test) => {
+  conformanceCase(context, name, async (test) => {
     const tracing = await startTracing();
     if (typeof tracing === "string") {
       test.skip(tracing);
@@ -119,12 +114,7 @@ export function tracingCases(context: SuiteContext): void {
   // password in its user info and in its query, on a store of thread-core's (every store of `defineLogStore`
   // puts its URL on its spans the same way).
   const withPassword = "a password in the store's URL never reaches a span";
-  const passwordSkip = context.options.skip?.[withPassword];
-  if (passwordSkip !== undefined) {
-    it.skip(`${withPassword} (skipped: ${passwordSkip})`);
-    return;
-  }
-  it(withPassword, async (test) => {
+  conformanceCase(context, withPassword, async (test) => {
     const tracing = await startTracing();
     if (typeof tracing === "string") {
       test.skip(tracing);

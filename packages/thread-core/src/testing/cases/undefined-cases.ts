@@ -1,7 +1,7 @@
-import { expect } from "vitest";
 import { InvalidMessageError, InvalidThreadStateError, SkeinError } from "../../errors.js";
 import type { Thread } from "../../thread.js";
 import type { WorkflowThread } from "../../workflow/workflow-thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 /** `{ gone: undefined, ...kept }`: an object holding an `undefined` property next to the data that stays. */

@@ -1,5 +1,5 @@
-import { expect } from "vitest";
 import type { Message, MessageInput } from "../../message.js";
+import { expect } from "../expect.js";
 import { conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const call = (id: string, callId: string): MessageInput => ({

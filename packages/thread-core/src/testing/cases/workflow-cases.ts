@@ -1,4 +1,3 @@
-import { expect } from "vitest";
 import {
   ConcurrencyError,
   PointNotFoundError,
@@ -11,6 +10,7 @@ import type { ThreadStore } from "../../store/store.js";
 import type { Thread } from "../../thread.js";
 import type { WorkflowRollbackReport } from "../../workflow/workflow-checkpoints.js";
 import type { WorkflowThread } from "../../workflow/workflow-thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 /** The texts of a thread's messages, or of a thread's past. */

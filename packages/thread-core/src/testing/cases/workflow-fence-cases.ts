@@ -1,10 +1,10 @@
-import { expect } from "vitest";
 import { ConcurrencyError, ThreadNotFoundError, UnsupportedOperationError } from "../../errors.js";
 import type { LogDriver } from "../../local/log-driver.js";
 import type { ThreadStore } from "../../store/store.js";
 import type { Checkpoint, Thread } from "../../thread.js";
 import { WorkflowPartlyDeletedError } from "../../workflow/workflow-delete-error.js";
 import type { WorkflowThread } from "../../workflow/workflow-thread.js";
+import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
 const KEYS = ["main", "planner"];

@@ -1,0 +1,231 @@
+// The `LogDriver` contract: the storage primitives a local thread store implements, and the records and changes
+// they exchange with thread-core. Only types: the helpers built on them (`newHeadSegment`, `deleteRecord`, …)
+// and `OPERATIONS_KEPT` live in ../local/log-driver.ts, which re-exports these.
+import type { JsonObject } from "./json-value.js";
+import type { Message } from "./message.js";
+import type { HistoryEvent } from "./thread.js";
+import type { ListOrder } from "./thread-store.js";
+
+/**
+ * The storage primitives a local thread store implements (memory, fs, redis). Everything else — forks,
+ * checkpoints, rollbacks, views, import and export — is built once on top of them in `LocalThread`.
+ *
+ * The model: a thread's messages are a chain of append-only segments. A segment holds its own messages and
+ * points at a prefix of another (`base`). A thread record points at its head segment, which only that thread
+ * appends to. Segments never change except by appending to a head, so any prefix of a segment is immutable
+ * and can be shared by forks and checkpoints.
+ */
+export interface LogDriver {
+  readonly specificationVersion: "v1";
+  /** The package that implements the driver, named in its errors (`adapter-fs`). */
+  readonly source: string;
+  /** The thread type of the store's local threads (`memory`, `fs`, `redis`). */
+  readonly nativeType: string;
+
+  /**
+   * The record stored under `id`, a local thread's log head or a saved state, or undefined. `known` is the
+   * caller's last copy of it: a driver whose record still has that revision and head may answer with it
+   * (the same object) instead of reading metadata, context and events, so a refresh costs the same however
+   * many events the thread has.
+   */
+  read(id: string, known?: LogRecord): Promise<StoredRecord | undefined>;
+  /** Creates a local thread and its (new, empty) head segment; `ThreadExistsError` if `id` is taken. */
+  createLog(record: LogRecord, head: SegmentInfo): Promise<void>;
+  /** Applies one change atomically; see `LogChange` for the order of steps. */
+  commit(id: string, change: LogChange): Promise<CommitResult>;
+  /** Writes a state document under `id`; `ConflictError` if `id` holds a local thread's log. */
+  putState(id: string, state: JsonObject, options?: { ifRevision?: number }): Promise<StateRecord>;
+  /**
+   * Removes the record; segments no record reaches any more are reclaimed as the driver documents. With
+   * `ifRevision` (only passed when `fencedDelete` is true), a record at another revision is a
+   * `ConcurrencyError` and nothing is removed: checked in the same atomic step as the removal.
+   */
+  delete(id: string, options?: { ifRevision?: number }): Promise<boolean>;
+  /**
+   * True when `delete` checks `{ ifRevision }` atomically. Without it, a delete with `ifRevision` is an
+   * `UnsupportedOperationError` rather than a delete that ignores the revision.
+   */
+  readonly fencedDelete?: boolean;
+  /** Record ids in ascending code-unit order, after `cursor` (an id), starting with `prefix`. */
+  list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]>;
+
+  /**
+   * Optional: the records `store.list` shows for `query`, in its order, strictly after `query.after`, at most
+   * `query.limit`: only records of exactly `query.scope` (ids that start with it and hold no further scope),
+   * of `query.owner` (`catalogueEntry` says whose a record is), matching `where`, `prefix` and `until`. A
+   * driver implements it with an index, so a page of one owner's newest threads costs O(page) however many
+   * threads the store and the owner hold. Without it, `store.list` scans every record (`scanCatalogue`).
+   * A log's `events` may be left out of what it returns: listing reads none.
+   */
+  catalogue?(query: CatalogueQuery): Promise<StoredRecord[]>;
+  /**
+   * Optional: how many records `catalogue` would give for `query` without a limit, when the driver can count
+   * them without reading each; undefined when it cannot for this query (`store.count` then refuses).
+   */
+  countCatalogue?(query: CountQuery): Promise<number | undefined>;
+
+  segment(id: string): Promise<SegmentInfo | undefined>;
+  /**
+   * The segment's own messages with offsets in [from, to), in a new array the caller owns: callers hand it on
+   * (a one-page read is returned to the application as is) and may change it, so a driver never returns an
+   * array it keeps.
+   */
+  readSegment(id: string, from: number, to: number): Promise<Message[]>;
+  /** Where `messageId` is among the segment's first `before` own messages. */
+  locate(id: string, messageId: string, before: number): Promise<{ offset: number } | undefined>;
+  /**
+   * Own offsets, below `before`, of the segment's system messages, so views keep them without a full read.
+   * Expected in ascending order (every built-in driver gives them so); another order is accepted and sorted.
+   */
+  systemOffsets(id: string, before: number): Promise<number[]>;
+  /**
+   * Writes `messages` at own offsets `from…` of a segment that is no thread's head, creating it if absent.
+   * Offsets already present must hold the same message ids (else `ConflictError`); a live head is never extended.
+   */
+  importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void>;
+  /**
+   * Optional: whole segments (each from offset 0), bases before the segments that continue them, each by the
+   * rules of `importSegment`. A driver that can write many segments cheaper together than one by one (fs: one
+   * fsync barrier per batch instead of several fsyncs per segment) implements it; `importLog` uses it when present.
+   */
+  importSegments?(segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>): Promise<void>;
+  /** A new segment id for `threadId`'s head; lets a store place it beside the thread (a Redis hash slot). */
+  newSegmentId?(threadId: string): string;
+  close(): Promise<void>;
+}
+
+/** One segment of a local thread's log: the prefix it continues and where it starts. */
+export interface SegmentInfo {
+  id: string;
+  /** The prefix this segment continues, or null for a thread's first segment. */
+  base: { segment: string; offset: number } | null;
+  /** How many messages come before the segment's first own message. */
+  start: number;
+  createdAt: string;
+}
+
+/** A local thread's record as a driver stores it: revision, head segment, length and history. */
+export interface LogRecord {
+  kind: "log";
+  id: string;
+  type: string;
+  createdAt: string;
+  updatedAt: string;
+  revision: number;
+  metadata: Record<string, unknown>;
+  context: Record<string, unknown>;
+  head: string;
+  /** The number of messages in the thread. */
+  length: number;
+  /** Checkpoints, rollbacks and the fork the thread came from, oldest first. */
+  events: HistoryEvent[];
+  /**
+   * The last `OPERATIONS_KEPT` (100) changes made with an `operationId`, oldest first; absent when none was. A
+   * driver stores it as it stores `metadata`: thread-core computes it and hands it over in `LogChange`.
+   */
+  operations?: AppliedOperation[];
+}
+
+/** A change applied under the caller's operation id, kept so that a retry of it is a no-op. */
+export interface AppliedOperation {
+  id: string;
+  /** The thread's revision after the change. */
+  revision: number;
+  /** The end of the log right after the change; `messages` are read back from the chain ending here. */
+  end: { segment: string; offset: number };
+  /** The ids of the messages the change returned, in order. */
+  messages: string[];
+}
+
+/** A stored state that is not a log (a plain state type), as a driver keeps it. */
+export interface StateRecord {
+  kind: "state";
+  id: string;
+  revision: number;
+  updatedAt: string;
+  state: JsonObject;
+}
+
+/** Either kind of record a driver keeps: a thread's log or a plain state. */
+export type StoredRecord = LogRecord | StateRecord;
+
+/** A record as a driver lists it: id, type and when it last changed. */
+export interface RecordSummary {
+  id: string;
+  type: string;
+  updatedAt: string;
+}
+
+/**
+ * One atomic change to a local thread. The driver, holding the thread's lock or in one server-side step:
+ * 1. throws `ThreadNotFoundError` if there is no log record; `ConcurrencyError` if `ifRevision` differs;
+ *    `HeadMovedError` if the head is not `expectHead` (the caller re-reads and retries);
+ * 2. for a rollback event, fills `event.from` with the current end, then makes `newHead` the head
+ *    (length = newHead.start);
+ * 3. appends `append`. thread-core plans it (`AppendPlan`): each id comes once, and none is held by an
+ *    ancestor segment. If the head's own messages hold any of its ids (a retry, or a concurrent writer),
+ *    the driver writes nothing at all (no step runs) and answers `{ held }`, the stored messages under
+ *    those ids; thread-core compares them (equal: skipped, different: `ConflictError`) and commits the rest;
+ * 4. for a checkpoint event, fills `event.checkpoint.point` with the end after the append;
+ * 5. replaces metadata / context / operations when given; and if anything changed (a change that carries
+ *    `operations` always does), bumps `revision`, sets `updatedAt`, fills `event.revision` and records the event.
+ *
+ * A rollback that also appends (`newHead` and `append`) writes the messages into the new head, which is
+ * empty: no `held` answer. A change with `operations` always has `ifRevision`, so thread-core knows the log
+ * it was planned on is the one it lands on.
+ */
+export interface LogChange {
+  ifRevision?: number;
+  expectHead: string;
+  newHead?: SegmentInfo;
+  append?: Message[];
+  event?: HistoryEvent;
+  metadata?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  /** The record's operations after the change, to store in place of its current ones. */
+  operations?: AppliedOperation[];
+  /**
+   * The record the caller planned the change on (its last read or commit). A driver whose record still
+   * has this revision and head may build the result from it instead of reading metadata, context and
+   * events back, so a commit costs the same however many events the thread has. Its arrays are shared,
+   * never changed.
+   */
+  known?: LogRecord;
+}
+
+/** What a driver's `commit` answers: the record after the change and the messages as stored. */
+export interface CommitResult {
+  /** The record after the change; with `held`, unchanged (a driver may give back the caller's `known`). */
+  record: LogRecord;
+  /** The appended messages as stored, in input order. */
+  messages: Message[];
+  /** When present, nothing was written: the messages the head holds under ids of `append` (step 3). */
+  held?: Message[];
+}
+
+/** A position in a listing: the sort key (empty in id order) and the id, compared in that order. */
+export interface ListPosition {
+  key: string;
+  id: string;
+}
+
+/**
+ * What a store's driver is asked for (`LogDriver.catalogue`): the records of one scope that match, in
+ * order, strictly after `after`, at most `limit` of them.
+ */
+export interface CatalogueQuery {
+  /** The scope's key prefix (`ScopedLogDriver` sets it); "" for the unscoped store: only ids of exactly this scope. */
+  scope: string;
+  owner?: string;
+  where?: JsonObject;
+  prefix?: string;
+  order: ListOrder;
+  direction: "asc" | "desc";
+  after?: ListPosition;
+  /** An ascending walk by last change lists only records whose key is at most this. */
+  until?: string;
+  limit: number;
+}
+
+/** The parts of a query that a store counts by (`LogDriver.countCatalogue`). */
+export type CountQuery = Pick<CatalogueQuery, "scope" | "owner" | "where">;
