@@ -1,5 +1,4 @@
 import {
-  isServiceThread,
   messageText,
   openStore,
   type RunConfig,
@@ -10,6 +9,7 @@ import {
   type WorkflowThread,
   withContextProviders,
 } from "@skein/thread-core";
+import { isServiceThread } from "@skein/thread-core/driver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type A2aThread, a2aAdapter, a2aRunner } from "../src/index.js";
 import { type AgentServer, startAgentServer } from "./agent-server.js";

@@ -1,6 +1,5 @@
 import { a2aAdapter, a2aRunner } from "@skein/adapter-a2a";
 import {
-  isServiceThread,
   MessageTooLargeError,
   openStore,
   type RunConfig,
@@ -10,6 +9,7 @@ import {
   type WorkflowThread,
   withContextProviders,
 } from "@skein/thread-core";
+import { isServiceThread } from "@skein/thread-core/driver";
 import { describe, expect, test } from "vitest";
 import {
   type FoundryAgentThread,

@@ -1,7 +1,7 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
-import { type HistoryEvent, type LocalThread, ThreadNotFoundError } from "@skein/thread-core";
+import { type HistoryEvent, type LogThread, ThreadNotFoundError } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { CorruptStoreError, type FsLogDriver, fsStore, UnsupportedStoreFormatError } from "../src/index.js";
 
@@ -13,7 +13,7 @@ describe("a thread's history file", () => {
   it("is not read by commits and reads on the current record", async () => {
     const directory = await temporaryDirectory();
     const store = fsStore({ directory });
-    const thread = (await store.create({ id: "t" })) as LocalThread;
+    const thread = (await store.create({ id: "t" })) as LogThread;
     await thread.checkpoint("one");
     await writeFile(eventsPath(directory, "t"), "damaged\n");
     // The handle holds the current record: neither an append nor an update needs the history.
@@ -57,7 +57,7 @@ describe("a thread's history file", () => {
     const writer = await writerStore.create({ id: "t" });
     await writer.append(say("a"));
     const readerStore = fsStore({ directory });
-    const reader = (await readerStore.get("t")) as LocalThread;
+    const reader = (await readerStore.get("t")) as LogThread;
     // Another writer commits between the reader's read of the record and its read of the head's tail.
     const segments = (readerStore as unknown as { driver: FsLogDriver }).driver.segments;
     const info = segments.info.bind(segments);
@@ -90,7 +90,7 @@ describe("a thread's history file", () => {
     await writer.append([say("a"), say("b"), say("c")]);
     await writer.checkpoint("the record holds the latest revision");
     const readerStore = fsStore({ directory });
-    const reader = (await readerStore.get("t")) as LocalThread;
+    const reader = (await readerStore.get("t")) as LogThread;
     const records = (readerStore as unknown as { driver: FsLogDriver }).driver.records;
     const read = records.read.bind(records);
     let interleave = true;

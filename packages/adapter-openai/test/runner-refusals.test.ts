@@ -2,10 +2,8 @@ import { a2aAdapter, a2aRunner } from "@skein/adapter-a2a";
 import {
   createRegistry,
   defineThreadType,
-  isServiceThread,
   MessageTooLargeError,
   openStore,
-  PlainStateThread,
   type RunConfig,
   type Thread,
   ThreadStateSchema,
@@ -15,6 +13,7 @@ import {
   type WorkflowThread,
   withContextProviders,
 } from "@skein/thread-core";
+import { isServiceThread, PlainStateThread } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiAdapter, openaiRunner } from "../src/index.js";
 import { caught, countRequests, type Harness, startHarness } from "./harness.js";

@@ -1,4 +1,4 @@
-import { ConflictError, type LocalThread } from "@skein/thread-core";
+import { ConflictError, type LogThread } from "@skein/thread-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import { connectSingle, deleteKeys, keysWithPrefix, singleUrl, uniquePrefix } from "./redis-nodes.js";
@@ -12,7 +12,7 @@ describe("what a commit reads back", () => {
   it("an append or a read on the current record reads no history back, however long it is", async () => {
     prefix = uniquePrefix("known");
     const store = redisStore({ url: singleUrl(), prefix });
-    const thread = (await store.create()) as LocalThread;
+    const thread = (await store.create()) as LogThread;
     for (let index = 0; index < 20; index++) await thread.checkpoint(`c${index}`);
     const events = thread.record.events;
     await thread.append(say("a"));
@@ -39,7 +39,7 @@ describe("what a commit reads back", () => {
     await first.append(say("mine"));
     expect(first.metadata).toEqual({ step: 2 });
     expect(first.revision).toBe(3);
-    expect((first as LocalThread).record.events.map((event) => event.kind)).toEqual(["checkpoint"]);
+    expect((first as LogThread).record.events.map((event) => event.kind)).toEqual(["checkpoint"]);
     await first.rollback(checkpoint.id);
     expect(await first.messages()).toEqual([]);
     await store.close();

@@ -1,4 +1,4 @@
-import type { LocalThread } from "@skein/thread-core";
+import type { LogThread } from "@skein/thread-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import type { RedisLogDriver } from "../src/redis-log-driver.js";
@@ -39,7 +39,7 @@ describe("hostile ids on Redis Cluster", () => {
       Number(await cluster.sendCommand(key, true, ["CLUSTER", "KEYSLOT", key]));
     const slots = new Set<number>();
     for (const id of HOSTILE_IDS) {
-      const thread = (await store.create({ id })) as LocalThread;
+      const thread = (await store.create({ id })) as LogThread;
       await thread.append({ id: messageId(id), role: "user", text: `I am ${id}` });
       const record = layout.record(thread.id);
       const head = layout.segment(thread.record.head);

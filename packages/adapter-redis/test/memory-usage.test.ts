@@ -1,4 +1,4 @@
-import type { LocalThread } from "@skein/thread-core";
+import type { LogThread } from "@skein/thread-core";
 import { newSortableId } from "@skein/thread-core/driver";
 import { afterAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
@@ -21,7 +21,7 @@ function chatMessage(index: number) {
 describe("Redis memory", () => {
   it("holds a thread of 1,000 messages in at most 1.5x their JSON bytes", async () => {
     const store = redisStore({ url: singleUrl(), prefix });
-    const thread = (await store.create({ id: "memory" })) as LocalThread;
+    const thread = (await store.create({ id: "memory" })) as LogThread;
     for (let batch = 0; batch < 10; batch++) {
       await thread.append(Array.from({ length: 100 }, (_, index) => chatMessage(batch * 100 + index)));
     }

@@ -1,4 +1,4 @@
-import type { LocalThread } from "@skein/thread-core";
+import type { LogThread } from "@skein/thread-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import type { RedisLogDriver } from "../src/redis-log-driver.js";
@@ -17,7 +17,7 @@ describe("retention (ttlSeconds) on Redis Cluster", () => {
     const ttlOf = async (key: string) => Number(await cluster.sendCommand(key, true, ["TTL", key]));
     const store = redisStore({ client: cluster, prefix, ttlSeconds: TTL });
     const layout = (store.driver as RedisLogDriver).layout;
-    const thread = (await store.create({ id: "kept" })) as LocalThread;
+    const thread = (await store.create({ id: "kept" })) as LogThread;
     await thread.append([say("a"), { id: "s", role: "system", text: "rules" }]);
     const record = layout.record(thread.id);
     const head = layout.segment(thread.record.head);
@@ -40,7 +40,7 @@ describe("retention (ttlSeconds) on Redis Cluster", () => {
     const ttlOf = async (key: string) => Number(await cluster.sendCommand(key, true, ["TTL", key]));
     const store = redisStore({ client: cluster, prefix, ttlSeconds: TTL });
     const layout = (store.driver as RedisLogDriver).layout;
-    const parent = (await store.create({ id: "parent" })) as LocalThread;
+    const parent = (await store.create({ id: "parent" })) as LogThread;
     await parent.append([say("a"), say("b")]);
     const parentHead = layout.segment(parent.record.head);
     const fork = await parent.fork({ id: "fork" });

@@ -4,8 +4,6 @@ export { AdapterLoadError, InvalidConfigError } from "./cli/config-errors.js";
 export { EXIT_CODES, type ExitCode } from "./cli/exit-codes.js";
 export { type CliIo, runCli } from "./cli/run-cli.js";
 export { ALL_COMMANDS } from "./commands/all-commands.js";
-export { type ForkTip, type HistoryNode, historyGraph } from "./history/history-graph.js";
-export { forkTipOf, readLogState } from "./history/thread-log.js";
 export { type MigrateOptions, type MigrateReport, migrateThreads } from "./migrate/migrate-threads.js";
 export { type CliConfig, CONFIG_FILE_NAME, readCliConfig } from "./store/cli-config.js";
 export { asLocalThread, messageCount } from "./store/local-thread-access.js";

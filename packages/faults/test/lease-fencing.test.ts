@@ -7,7 +7,7 @@ import { messageText, openStore, type ThreadRunner, type ThreadStore } from "@sk
 import { createThreadService } from "@skein/thread-service";
 import { describe, expect, it } from "vitest";
 import { encodeName } from "../../adapter-fs/src/records/file-names.js";
-import { leaseIdOf } from "../../thread-service/src/lease-thread.js";
+import { leaseIdOf } from "../../thread-service/src/lease-document.js";
 import { fileStore, redisStore, type SharedStore } from "./support/backends.js";
 import { exited, printed, startChild, until } from "./support/child-processes.js";
 import { chooseSeed, seededRandom } from "./support/seeded-random.js";

@@ -13,7 +13,7 @@ afterAll(async () => {
  * A handle that has not seen the newest messages (another process appended them) rolls back to one of
  * them. The thread holds the message and is at the revision the caller names, so the rollback must land.
  *
- * Regression: `LocalThread.rollback` once resolved its target only against the record the handle last read,
+ * Regression: `LogThread.rollback` once resolved its target only against the record the handle last read,
  * so it threw PointNotFoundError for a message or checkpoint made since; it now reads again on a miss.
  */
 describe.each([

@@ -13,6 +13,7 @@ export {
   withContextProviders,
 } from "./context-provider.js";
 export { createRegistry, defaultRegistry } from "./create-registry.js";
+export { DelegatingThread } from "./delegating-thread.js";
 export {
   AdapterNotInstalledError,
   ConcurrencyError,
@@ -44,8 +45,8 @@ export {
 } from "./errors.js";
 export { MAX_THREAD_ID_LENGTH } from "./ids.js";
 export type { JsonObject, JsonValue } from "./json.js";
-export { LocalThread } from "./local/local-thread.js";
 export type { LogState } from "./local/log-state.js";
+export { LocalThread, LogThread } from "./local/log-thread.js";
 export { TypedLocalThread } from "./local/typed-local-thread.js";
 export { estimateTokens } from "./local/view.js";
 export { type PairKey, type PairParticipants, pairKey } from "./manager/pair-key.js";

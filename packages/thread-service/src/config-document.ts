@@ -3,14 +3,10 @@ import {
   ConcurrencyError,
   defineThreadType,
   InvalidThreadStateError,
-  type Message,
-  type Thread,
-  type ThreadCapabilities,
   ThreadNotFoundError,
   type ThreadState,
   ThreadStateSchema,
   type ThreadStore,
-  UnsupportedOperationError,
 } from "@skein/thread-core";
 import { incarnationOf, type ServiceRecord } from "./service-record.js";
 import { deepFreeze, type ThreadConfig } from "./thread-config.js";
@@ -54,7 +50,7 @@ export class ConfigDocuments {
   /** Writes the document of a thread just created (replacing one a deleted thread of that id left). */
   async write(threadId: string, record: ServiceRecord): Promise<void> {
     const state = documentOf(threadId, record);
-    await this.store.save(new ConfigDocumentThread(state));
+    await this.store.save(state);
     this.#remember(threadId, state);
   }
 
@@ -84,14 +80,16 @@ export class ConfigDocuments {
    */
   async #replace(threadId: string, record: ServiceRecord): Promise<Readonly<ThreadConfig>> {
     const state = documentOf(threadId, record);
-    await this.store.save(new ConfigDocumentThread(state));
+    await this.store.save(state);
     return this.#remember(threadId, state);
   }
 
   async #read(threadId: string): Promise<ConfigDocumentState | undefined> {
     try {
-      const document = await this.store.get(configIdOf(threadId));
-      return document instanceof ConfigDocumentThread ? document.toJSON() : undefined;
+      const document = await this.store.getState(configIdOf(threadId));
+      return document.$type === CONFIG_THREAD_TYPE
+        ? checkConfigState(document as ConfigDocumentState)
+        : undefined;
     } catch (error) {
       if (ThreadNotFoundError.isInstance(error)) return undefined;
       throw error;
@@ -101,7 +99,7 @@ export class ConfigDocuments {
   async #adopt(threadId: string, record: ServiceRecord): Promise<Readonly<ThreadConfig>> {
     const state = documentOf(threadId, record);
     try {
-      await this.store.save(new ConfigDocumentThread(state), { ifRevision: 0 });
+      await this.store.save(state, { ifRevision: 0 });
       return this.#remember(threadId, state);
     } catch (error) {
       if (!ConcurrencyError.isInstance(error)) throw error;
@@ -139,89 +137,16 @@ function cacheKey(threadId: string, record: { createdAt: string; incarnation?: s
   return `${incarnationOf(record)}\n${threadId}`;
 }
 
-const NO_CAPABILITIES: ThreadCapabilities = Object.freeze({
-  fork: "none",
-  checkpoints: false,
-  rollback: false,
-  timeTravel: false,
-  views: false,
-  revisions: false,
-});
-
-/** A configuration document bound as a thread, so every store saves it; it holds no messages and never changes. */
-export class ConfigDocumentThread implements Thread<ConfigDocumentState> {
-  readonly specificationVersion = "v1";
-  readonly type = CONFIG_THREAD_TYPE;
-  readonly capabilities = NO_CAPABILITIES;
-  readonly revision = undefined;
-  readonly #state: ConfigDocumentState;
-
-  constructor(state: ConfigDocumentState) {
-    this.#state = state;
-  }
-
-  get id(): string {
-    return this.#state.id;
-  }
-  get metadata(): Readonly<Record<string, unknown>> {
-    return {};
-  }
-  get context(): Readonly<Record<string, unknown>> {
-    return {};
-  }
-
-  append(): Promise<Message[]> {
-    return unsupported("messages");
-  }
-  messages(): Promise<Message[]> {
-    return unsupported("messages");
-  }
-  view(): Promise<Message[]> {
-    return unsupported("views");
-  }
-  fork(): Promise<Thread> {
-    return unsupported("fork");
-  }
-  checkpoint(): Promise<never> {
-    return unsupported("checkpoints");
-  }
-  rollback(): Promise<never> {
-    return unsupported("rollback");
-  }
-  at(): Promise<never> {
-    return unsupported("time travel");
-  }
-  history(): Promise<never> {
-    return unsupported("time travel");
-  }
-  update(): Promise<void> {
-    return unsupported("update", "a thread's configuration is fixed when the thread is created.");
-  }
-  async refresh(): Promise<void> {}
-  toJSON(): ConfigDocumentState {
-    return structuredClone(this.#state);
-  }
-  delete(): Promise<void> {
-    return unsupported("delete", "it is the configuration of a thread; it stays as long as the store does.");
-  }
-}
-
-async function unsupported(capability: string, detail?: string): Promise<never> {
-  throw new UnsupportedOperationError(
-    CONFIG_THREAD_TYPE,
-    capability,
-    detail ?? "a configuration document holds no messages.",
-    { source: "thread-service" },
-  );
-}
-
-/** The configuration document type, registered in a service's store registry so the store reads them back. */
-export const configThreadType = defineThreadType<ConfigDocumentState>({
+/**
+ * The configuration document type, registered in a service's store registry so the store reads and writes
+ * them. A plain state type (no `bind`): read with `store.getState`, written with `store.save(state)`; it
+ * holds no messages and never changes once its thread is created.
+ */
+export const configDocumentType = defineThreadType<ConfigDocumentState>({
   type: CONFIG_THREAD_TYPE,
   version: 1,
   schema: ThreadStateSchema as never,
   packageName: "@skein/thread-service",
-  bind: (state) => new ConfigDocumentThread(checkConfigState(state)),
 });
 
 function checkConfigState(state: ConfigDocumentState): ConfigDocumentState {

@@ -1,4 +1,4 @@
-import { type Thread, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
+import { type Thread, ThreadNotFoundError, type ThreadStore, WorkflowThread } from "@skein/thread-core";
 import { isServiceThread } from "@skein/thread-core/driver";
 import { updateOptimistically } from "./optimistic-update.js";
 
@@ -21,12 +21,11 @@ export async function fenceOffFormerHolder(store: ThreadStore, threadId: string)
     if (ThreadNotFoundError.isInstance(error)) return;
     throw error;
   }
-  const workflow = thread as Partial<{ thread(key: string): Thread; keys(): string[] }>;
   const targets: Thread[] = [];
-  if (thread.type === "workflow" && typeof workflow.keys === "function" && workflow.thread) {
-    for (const key of workflow.keys()) {
+  if (WorkflowThread.isInstance(thread)) {
+    for (const key of thread.keys()) {
       try {
-        targets.push(workflow.thread(key));
+        targets.push(thread.thread(key));
       } catch {
         // A sub-thread whose adapter is not installed here: remote, so not one this commit could move.
       }

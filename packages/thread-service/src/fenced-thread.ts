@@ -2,6 +2,7 @@ import {
   type AppendOptions,
   type Checkpoint,
   ConcurrencyError,
+  DelegatingThread,
   type ForkOptions,
   type HistoryEvent,
   type Message,
@@ -10,12 +11,11 @@ import {
   type ReadOptions,
   type RollbackOptions,
   type Thread,
-  type ThreadCapabilities,
   ThreadNotFoundError,
   type ThreadSnapshot,
-  type ThreadState,
   type UpdateOptions,
   type ViewOptions,
+  WorkflowThread,
 } from "@skein/thread-core";
 import type { ThreadUpdate } from "@skein/thread-core/driver";
 import { LeaseLostError } from "./errors.js";
@@ -64,9 +64,7 @@ const MAX_ATTEMPTS = 100;
  * when the lease has run out by this process's clock, just before they are sent; a process frozen after that
  * check may still send them.
  */
-export class FencedThread implements Thread {
-  readonly specificationVersion = "v1";
-  readonly #thread: Thread;
+export class FencedThread extends DelegatingThread {
   readonly #lease: HeldLease;
   readonly #messageId: string;
   /** The revision the next write must find; undefined for a thread without revisions. */
@@ -76,8 +74,6 @@ export class FencedThread implements Thread {
   #inner: Thread | undefined;
   /** The fences of the sub-threads this thread handed out, by sub-thread id (a workflow has a few). */
   readonly #subFences = new Map<string, FencedThread>();
-  /** One message by id, read in turn: there when the thread's type looks messages up, absent otherwise. */
-  readonly message?: (id: string) => Promise<Message | undefined>;
   /**
    * For a thread object kept from an earlier run under the same lease: when someone wrote the thread before
    * this fence's first write, the write is not retried, and this error is thrown instead, so the caller
@@ -93,33 +89,17 @@ export class FencedThread implements Thread {
     turns: Turns = { tail: Promise.resolve() },
     movedBeforeFirstWrite?: () => unknown,
   ) {
+    super(thread);
     this.#movedBeforeFirstWrite = movedBeforeFirstWrite;
-    this.#thread = thread;
     this.#lease = lease;
     this.#messageId = messageId;
     this.#turns = turns;
     this.#fence = thread.capabilities.revisions ? thread.revision : undefined;
-    const lookup = thread.message;
-    if (lookup) this.message = (id) => this.#inTurn(() => lookup.call(thread, id));
   }
 
-  get id(): string {
-    return this.#thread.id;
-  }
-  get type(): string {
-    return this.#thread.type;
-  }
-  get capabilities(): ThreadCapabilities {
-    return this.#thread.capabilities;
-  }
-  get revision(): number | undefined {
-    return this.#thread.revision;
-  }
-  get metadata(): Readonly<Record<string, unknown>> {
-    return this.#thread.metadata;
-  }
-  get context(): Readonly<Record<string, unknown>> {
-    return this.#thread.context;
+  /** One message by id, read in turn (present when the thread's type looks messages up). */
+  protected override lookUpMessage(id: string): Promise<Message | undefined> {
+    return this.#inTurn(() => super.lookUpMessage(id));
   }
 
   /**
@@ -128,7 +108,7 @@ export class FencedThread implements Thread {
    */
   get inner(): Thread {
     this.#inner ??= leaseGuarded(
-      this.#thread,
+      this.delegate,
       this,
       () => this.#assertHeld(),
       (sub) => this.#fenceOf(sub),
@@ -136,7 +116,7 @@ export class FencedThread implements Thread {
     return this.#inner;
   }
 
-  append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
+  override append(input: MessageInput | MessageInput[], options: AppendOptions = {}): Promise<Message[]> {
     // A workflow appends to its main sub-thread: the fence is that thread's revision, not the workflow's.
     let main: FencedThread | undefined;
     try {
@@ -146,31 +126,33 @@ export class FencedThread implements Thread {
     }
     if (main) return main.append(input, options);
     return this.#fenced(options.ifRevision, (ifRevision) =>
-      this.#thread.append(input, { ...options, ...ifRevision }),
+      this.delegate.append(input, { ...options, ...ifRevision }),
     );
   }
 
-  update(patch: ThreadUpdate, options: AppendOptions = {}): Promise<void> {
+  override update(patch: ThreadUpdate, options: AppendOptions = {}): Promise<void> {
     return this.#fenced(options.ifRevision, (ifRevision) =>
-      this.#thread.update(patch, { ...options, ...ifRevision }),
+      this.delegate.update(patch, { ...options, ...ifRevision }),
     );
   }
 
-  rollback(target: PointTarget, options: RollbackOptions = {}): Promise<unknown> {
+  override rollback(target: PointTarget, options: RollbackOptions = {}): Promise<unknown> {
     return this.#fenced(options.ifRevision, (ifRevision) =>
-      this.#thread.rollback(target, { ...options, ...ifRevision }),
+      this.delegate.rollback(target, { ...options, ...ifRevision }),
     );
   }
 
-  checkpoint(label?: string, options: UpdateOptions = {}): Promise<Checkpoint> {
+  override checkpoint(label?: string, options: UpdateOptions = {}): Promise<Checkpoint> {
     return this.#fenced(options.ifRevision, (ifRevision) =>
-      this.#thread.checkpoint(label, { ...options, ...ifRevision }),
+      this.delegate.checkpoint(label, { ...options, ...ifRevision }),
     );
   }
 
   /** A fork writes nothing to this thread; fenced, it is refused once another writer has moved it. */
-  fork(options: ForkOptions = {}): Promise<Thread> {
-    return this.#fenced(options.ifRevision, (ifRevision) => this.#thread.fork({ ...options, ...ifRevision }));
+  override fork(options: ForkOptions = {}): Promise<Thread> {
+    return this.#fenced(options.ifRevision, (ifRevision) =>
+      this.delegate.fork({ ...options, ...ifRevision }),
+    );
   }
 
   /**
@@ -178,34 +160,30 @@ export class FencedThread implements Thread {
    * a thread whose type cannot check a revision on delete (remote threads with revisions: `openai.responses`,
    * `a2a`) refuses it with `UnsupportedOperationError` and is not deleted.
    */
-  delete(options: UpdateOptions = {}): Promise<void> {
+  override delete(options: UpdateOptions = {}): Promise<void> {
     return this.#fenced(options.ifRevision, (ifRevision) =>
-      this.#thread.delete({ ...options, ...ifRevision }),
+      this.delegate.delete({ ...options, ...ifRevision }),
     );
   }
 
-  messages(options?: ReadOptions): Promise<Message[]> {
-    return this.#inTurn(() => this.#thread.messages(options));
+  override messages(options?: ReadOptions): Promise<Message[]> {
+    return this.#inTurn(() => this.delegate.messages(options));
   }
 
-  view(options?: ViewOptions): Promise<Message[]> {
-    return this.#inTurn(() => this.#thread.view(options));
+  override view(options?: ViewOptions): Promise<Message[]> {
+    return this.#inTurn(() => this.delegate.view(options));
   }
 
-  at(target: PointTarget): Promise<ThreadSnapshot> {
-    return this.#inTurn(() => this.#thread.at(target));
+  override at(target: PointTarget): Promise<ThreadSnapshot> {
+    return this.#inTurn(() => this.delegate.at(target));
   }
 
-  history(): Promise<HistoryEvent[]> {
-    return this.#inTurn(() => this.#thread.history());
+  override history(): Promise<HistoryEvent[]> {
+    return this.#inTurn(() => this.delegate.history());
   }
 
-  refresh(): Promise<void> {
-    return this.#inTurn(() => this.#thread.refresh());
-  }
-
-  toJSON(): ThreadState {
-    return this.#thread.toJSON();
+  override refresh(): Promise<void> {
+    return this.#inTurn(() => this.delegate.refresh());
   }
 
   /**
@@ -228,7 +206,7 @@ export class FencedThread implements Thread {
         try {
           const result = await write({ ifRevision: this.#fence });
           // One at a time: the revision the thread holds now is the one this write made.
-          this.#fence = this.#thread.revision;
+          this.#fence = this.delegate.revision;
           this.#written = true;
           return result;
         } catch (error) {
@@ -244,8 +222,8 @@ export class FencedThread implements Thread {
 
   /** For a workflow, the fence of the main sub-thread its appends land on; undefined for any other thread. */
   #mainFence(): FencedThread | undefined {
-    const workflow = this.#thread as Partial<{ thread(key?: string): Thread }>;
-    if (this.#thread.type !== "workflow" || typeof workflow.thread !== "function") return undefined;
+    const workflow = this.delegate;
+    if (!WorkflowThread.isInstance(workflow)) return undefined;
     this.#assertHeld();
     return this.#fenceOf(workflow.thread("main"));
   }
@@ -271,7 +249,7 @@ export class FencedThread implements Thread {
    */
   async #confirm(): Promise<void> {
     this.#throwIfMovedBeforeFirstWrite();
-    await this.#thread.refresh().catch((error: unknown) => {
+    await this.delegate.refresh().catch((error: unknown) => {
       // Gone after a refused write: deleted since this run last saw it, by whoever holds the thread now
       // (or part-deleted by this run's own refused delete). Either way this run's turn is over.
       if (ThreadNotFoundError.isInstance(error)) this.#lost();
@@ -279,7 +257,7 @@ export class FencedThread implements Thread {
     });
     this.#assertHeld();
     if (!(await this.#lease.confirm())) this.#lost();
-    this.#fence = this.#thread.revision;
+    this.#fence = this.delegate.revision;
   }
 
   #throwIfMovedBeforeFirstWrite(): void {

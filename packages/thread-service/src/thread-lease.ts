@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { SkeinError, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
 import { fenceOffFormerHolder } from "./fence-off-former-holder.js";
-import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "./lease-thread.js";
+import { LEASE_THREAD_TYPE, type LeaseState, leaseIdOf, readLeaseDocument } from "./lease-document.js";
 import { isConcurrencyError } from "./optimistic-update.js";
 
 /** How many released leases' revisions an instance remembers; past it, the oldest is read again when taken. */
@@ -91,7 +91,7 @@ export class ThreadLeases {
   async #take(threadId: string, revision: number): Promise<HeldLease | undefined> {
     const sentAt = performance.now();
     try {
-      await this.store.save(new LeaseThread(this.#state(threadId, revision + 1, this.holder)), {
+      await this.store.save(this.#state(threadId, revision + 1, this.holder), {
         ifRevision: revision,
       });
     } catch (error) {
@@ -117,13 +117,7 @@ export class ThreadLeases {
 
   /** The thread's lease document, if there is one. */
   async read(threadId: string): Promise<LeaseState | undefined> {
-    try {
-      const lease = await this.store.get(leaseIdOf(threadId));
-      return lease instanceof LeaseThread ? lease.toJSON() : undefined;
-    } catch (error) {
-      if (ThreadNotFoundError.isInstance(error)) return undefined;
-      throw error;
-    }
+    return readLeaseDocument(this.store, threadId);
   }
 
   /** Whether another instance appears to hold the thread (by wall clock: a hint for `status()`, not a decision). */
@@ -136,7 +130,7 @@ export class ThreadLeases {
 
   /** Writes the lease at `revision` (expected to be stored at `revision - 1`); throws `ConcurrencyError` if not. */
   async write(threadId: string, revision: number, holder: string | null): Promise<void> {
-    await this.store.save(new LeaseThread(this.#state(threadId, revision, holder)), {
+    await this.store.save(this.#state(threadId, revision, holder), {
       ifRevision: revision - 1,
     });
   }

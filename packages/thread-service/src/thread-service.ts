@@ -12,7 +12,7 @@ import { AdmissionReads } from "./admission-reads.js";
 import { type Attachment, changeAttachments, type FileAttachment } from "./attachments.js";
 import { type BranchOptions, branchItem } from "./branch-item.js";
 import { ConcurrencyGate } from "./concurrency-gate.js";
-import { ConfigDocuments, configThreadType } from "./config-document.js";
+import { ConfigDocuments, configDocumentType } from "./config-document.js";
 import {
   InvalidThreadConfigError,
   ServiceClosedError,
@@ -20,7 +20,7 @@ import {
   ThreadPausedError,
 } from "./errors.js";
 import { EventStream, type ServiceEvent } from "./event-stream.js";
-import { leaseThreadType } from "./lease-thread.js";
+import { leaseDocumentType } from "./lease-document.js";
 import {
   type ListServiceThreadsOptions,
   listServiceThreads,
@@ -133,8 +133,8 @@ export class ThreadService {
       source: "thread-service",
     });
     this.store = options.store;
-    this.store.registry.ensure(leaseThreadType);
-    this.store.registry.ensure(configThreadType);
+    this.store.registry.ensure(leaseDocumentType);
+    this.store.registry.ensure(configDocumentType);
     this.instanceId = options.instanceId ?? `${hostname()}#${process.pid}#${randomBytes(4).toString("hex")}`;
     const leases = new ThreadLeases(this.store, this.instanceId, leaseMs);
     this.#context = {

@@ -8,7 +8,7 @@ import {
   type ThreadStore,
 } from "@skein/thread-core";
 import { configIdOf } from "./config-document.js";
-import { leaseIdOf } from "./lease-thread.js";
+import { leaseIdOf } from "./lease-document.js";
 import { createThreadService } from "./thread-service.js";
 
 export interface ThroughputOptions {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { openStore, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
 import { describe, expect, inject, it, vi } from "vitest";
-import { configIdOf } from "../src/config-document.js";
+import { CONFIG_THREAD_TYPE, configIdOf } from "../src/config-document.js";
 import { createThreadService, SERVICE_RECORD_KEY, type ServiceRecord } from "../src/index.js";
 import { scriptedRunner } from "./fake-runners.js";
 
@@ -59,14 +59,18 @@ describe.each(stores)("the configuration on a %s store", (_name, open) => {
     }
   });
 
-  it("is kept in a document that refuses changes", async () => {
+  it("is kept in a plain state document of its own, read with getState, not a thread", async () => {
     const store = await open();
     const id = `immutable-${randomBytes(4).toString("hex")}`;
     try {
       const service = createThreadService({ store, runner: scriptedRunner() });
       await service.createThread({ id, config: { model: "m" } });
-      const document = await store.get(configIdOf(id));
-      await expect(document.update({ metadata: {} })).rejects.toSatisfy((error: unknown) =>
+      expect(await store.getState(configIdOf(id))).toMatchObject({
+        $type: CONFIG_THREAD_TYPE,
+        threadId: id,
+        config: { model: "m" },
+      });
+      await expect(store.get(configIdOf(id))).rejects.toSatisfy((error: unknown) =>
         UnsupportedOperationError.isInstance(error),
       );
       await service.close();
@@ -95,11 +99,11 @@ describe.each(stores)("the configuration on a %s store", (_name, open) => {
       await other.close();
 
       let reads = 0;
-      const get = store.get.bind(store);
-      store.get = async (threadId: string) => {
+      const getState = store.getState.bind(store);
+      store.getState = (async (threadId: string) => {
         if (threadId === configIdOf(id)) reads++;
-        return get(threadId);
-      };
+        return getState(threadId);
+      }) as typeof store.getState;
       const infos = [await service.info(id), await service.info(id), await service.info(id)];
       expect(infos.map((info) => info.config)).toEqual(Array(3).fill({ model: "new-model" }));
       expect(reads).toBe(1);

@@ -15,13 +15,7 @@ import type { LogDriver } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LeaseLostError } from "../src/errors.js";
 import { fenceOffFormerHolder } from "../src/fence-off-former-holder.js";
-import {
-  LEASE_THREAD_TYPE,
-  type LeaseState,
-  LeaseThread,
-  leaseIdOf,
-  leaseThreadType,
-} from "../src/lease-thread.js";
+import { LEASE_THREAD_TYPE, type LeaseState, leaseDocumentType, leaseIdOf } from "../src/lease-document.js";
 import { ThreadLeases } from "../src/thread-lease.js";
 import { createThreadService, type ThreadService } from "../src/thread-service.js";
 import { heldRunner } from "./fake-runners.js";
@@ -69,7 +63,7 @@ async function takeLease(threadId: string, ifRevision: number): Promise<void> {
     renewedAt: new Date().toISOString(),
     expiresAt: new Date(Date.now() + 150).toISOString(),
   };
-  await store.save(new LeaseThread(state), { ifRevision });
+  await store.save(state, { ifRevision });
 }
 
 const OPERATIONS: Record<string, (thread: Thread) => Promise<unknown>> = {
@@ -94,7 +88,7 @@ describe.each(historyStores)("a leased run's checkpoint, fork and delete (%s sto
       const { threadId } = await service.createThread();
       const sending = service.send(threadId, "work");
       const call = await runner.nextCall();
-      const lease = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+      const lease = await store.getState<LeaseState>(leaseIdOf(threadId));
       await takeLease(threadId, lease.revision);
       await (await store.get(threadId)).append({ role: "user", text: "the usurper's turn" });
       const before = await store.get(threadId);
@@ -191,7 +185,7 @@ describe.each(historyStores)("a takeover of a workflow's lease (%s store)", (_na
   });
 
   it("move only the revisions of the workflow and its local sub-threads; their content stays as it was", async () => {
-    store.registry.ensure(leaseThreadType);
+    store.registry.ensure(leaseDocumentType);
     const workflow = (await store.create("workflow", { threads: ["main", "planner"] })) as Workflow;
     await workflow.thread("planner").append({ role: "assistant", text: "plan" });
     await workflow.update({ metadata: { ...workflow.metadata, topic: "t" }, context: { step: 1 } });
@@ -239,7 +233,7 @@ describe("a leased run whose refused write finds the thread deleted", () => {
     const { threadId } = await service.createThread();
     const sending = service.send(threadId, "work");
     const call = await runner.nextCall();
-    const lease = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    const lease = await store.getState<LeaseState>(leaseIdOf(threadId));
     await takeLease(threadId, lease.revision);
     // The new holder writes just before the run's checkpoint reaches the store, and deletes the thread
     // right after the store refused it: the run reads the thread again and finds it gone.
@@ -299,7 +293,7 @@ async function workflowRun() {
   const checkpoint = (await workflow.checkpoint("planned")) as Checkpoint;
   const sending = service.send(threadId, "work");
   const call = await runner.nextCall();
-  const lease = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+  const lease = await store.getState<LeaseState>(leaseIdOf(threadId));
   await takeLease(threadId, lease.revision);
   /** The new holder's write to one sub-thread: it never moves the workflow's own revision. */
   const usurp = async (key: string) =>

@@ -2,13 +2,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { openStore } from "@skein/thread-core";
 import { expect, it } from "vitest";
 import { ConcurrencyGate } from "../src/concurrency-gate.js";
-import { leaseThreadType } from "../src/lease-thread.js";
+import { leaseDocumentType } from "../src/lease-document.js";
 import { ThreadLeases } from "../src/thread-lease.js";
 import { ThreadQueues } from "../src/thread-queues.js";
 
 it("stops timing another instance's lease once this instance has no more work for the thread", async () => {
   const store = await openStore("memory:");
-  store.registry.ensure(leaseThreadType);
+  store.registry.ensure(leaseDocumentType);
   const thread = await store.create();
   const elsewhere = await new ThreadLeases(store, "instance-2", 60_000).tryAcquire(thread.id);
   if (!elsewhere) throw new Error("the lease of a new thread is free");

@@ -16,7 +16,7 @@ import {
 } from "@skein/thread-core";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { createThreadService, LeaseLostError, type ThreadService } from "../src/index.js";
-import { LEASE_THREAD_TYPE, type LeaseState, LeaseThread, leaseIdOf } from "../src/lease-thread.js";
+import { LEASE_THREAD_TYPE, type LeaseState, leaseIdOf } from "../src/lease-document.js";
 import { ThreadLeases } from "../src/thread-lease.js";
 import { heldRunner, lastUserText } from "./fake-runners.js";
 
@@ -78,15 +78,18 @@ async function writeLease(threadId: string, holder: string, ifRevision: number):
     // cannot see it expire before the test asks.
     expiresAt: new Date(Date.now() + 60_000).toISOString(),
   };
-  await store.save(new LeaseThread(state), { ifRevision });
+  await store.save(state, { ifRevision });
 }
 
 /** The thread's lease written free by someone else, so the next taker reads it first. */
 async function writeFreeLease(threadId: string): Promise<void> {
-  const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
-  await store.save(new LeaseThread({ ...current, holder: null, revision: current.revision + 1 }), {
-    ifRevision: current.revision,
-  });
+  const current = await store.getState<LeaseState>(leaseIdOf(threadId));
+  await store.save(
+    { ...current, holder: null, revision: current.revision + 1 },
+    {
+      ifRevision: current.revision,
+    },
+  );
 }
 
 /** A runner that answers with its name and every message's text it reads in the thread. */
@@ -125,8 +128,8 @@ function lateWriteBefore(
       return async (id: string) => {
         const thread: Thread = await value.call(target, id);
         if (moment === "takeover") {
-          const lease = await target.get(leaseIdOf(id)).catch(() => undefined);
-          if ((lease?.toJSON() as LeaseState | undefined)?.holder === "taker") await once();
+          const lease = await target.getState<LeaseState>(leaseIdOf(id)).catch(() => undefined);
+          if (lease?.holder === "taker") await once();
           return thread;
         }
         const append = thread.append.bind(thread);
@@ -176,7 +179,7 @@ async function runStoppingRenewals(type?: string) {
     (error: unknown) => error,
   );
   const call = await runner.nextCall();
-  const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+  const current = await store.getState<LeaseState>(leaseIdOf(threadId));
   await writeLease(threadId, "ghost", current.revision);
   return { call, sending, threadId };
 }
@@ -267,7 +270,7 @@ describe("leases between service instances on one store", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
     expect(messageText(result.messages[0] as never)).toBe("taken over");
     await service.whenIdle();
-    const lease = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    const lease = await store.getState<LeaseState>(leaseIdOf(threadId));
     expect(lease).toMatchObject({ holder: null, threadId });
     // Taken at 2 and freed at 3, or later if a slow run renewed it in between.
     expect(lease.revision).toBeGreaterThanOrEqual(3);
@@ -279,7 +282,7 @@ describe("leases between service instances on one store", () => {
     const { threadId } = await service.createThread();
     const sending = service.send(threadId, "work");
     const call = await runner.nextCall();
-    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    const current = await store.getState<LeaseState>(leaseIdOf(threadId));
     await writeLease(threadId, "usurper", current.revision);
     await expect(sending).rejects.toBeInstanceOf(LeaseLostError);
     expect(call.signal?.reason).toBeInstanceOf(LeaseLostError);
@@ -316,7 +319,7 @@ describe("leases between service instances on one store", () => {
     refusal = new StoreUnavailableError("[test] refused by the store", { source: "test" });
     // While the lease is this instance's, the store's error is the run's, as it is.
     await expect(call.thread.append({ role: "assistant", text: "early" })).rejects.toBe(refusal);
-    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    const current = await store.getState<LeaseState>(leaseIdOf(threadId));
     await writeLease(threadId, "usurper", current.revision);
     const late = await call.thread
       .append({ role: "assistant", text: "late" })
@@ -346,16 +349,23 @@ describe("leases between service instances on one store", () => {
     (await runner.nextCall()).release();
     await second;
     await other.whenIdle();
-    expect((await store.get(leaseIdOf(threadId))).toJSON()).toMatchObject({ holder: null });
+    expect(await store.getState(leaseIdOf(threadId))).toMatchObject({ holder: null });
   });
 
-  it("are documents of their own type that hold no messages", async () => {
+  it("are plain state documents of their own type, read with getState, not threads", async () => {
     const service = start(heldRunner());
     const { threadId } = await service.createThread();
     await writeLease(threadId, "someone", 0);
-    const lease = await store.get(leaseIdOf(threadId));
-    expect(lease.type).toBe(LEASE_THREAD_TYPE);
-    await expect(lease.messages()).rejects.toMatchObject({ name: "UnsupportedOperationError" });
+    expect(await store.getState(leaseIdOf(threadId))).toMatchObject({
+      $type: LEASE_THREAD_TYPE,
+      threadId,
+      holder: "someone",
+      revision: 1,
+    });
+    await expect(store.get(leaseIdOf(threadId))).rejects.toMatchObject({
+      name: "UnsupportedOperationError",
+      message: expect.stringContaining("store.getState"),
+    });
     expect(leaseIdOf("x".repeat(256)).length).toBeLessThan(80);
     expect(leaseIdOf("a")).not.toBe(leaseIdOf("b"));
   });
@@ -374,7 +384,7 @@ describe.each(fencedStores)("the lease fence of a run (%s store)", (_name, open)
     const { threadId } = await service.createThread();
     const sending = service.send(threadId, "work");
     const call = await runner.nextCall();
-    const current = (await store.get(leaseIdOf(threadId))).toJSON() as LeaseState;
+    const current = await store.getState<LeaseState>(leaseIdOf(threadId));
     await writeLease(threadId, "usurper", current.revision);
     await (await store.get(threadId)).append({ role: "user", text: "the usurper's turn" });
     const before = (await store.get(threadId)).revision;

@@ -16,7 +16,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FencedThread } from "../src/fenced-thread.js";
 import { createThreadService, LeaseLostError } from "../src/index.js";
-import { leaseThreadType } from "../src/lease-thread.js";
+import { leaseDocumentType } from "../src/lease-document.js";
 import { ThreadLeases } from "../src/thread-lease.js";
 
 // Loaded by URL: these servers are other packages' test code, outside this package's TypeScript program.
@@ -115,7 +115,7 @@ describe("thread-service with foundryRunner", () => {
 
   it("refuses a call through the fence's inner thread once the lease is lost, before the agent runs", async () => {
     const store = await openStore("memory:", { adapters: [foundry.adapter()] });
-    store.registry.ensure(leaseThreadType);
+    store.registry.ensure(leaseDocumentType);
     const thread = await store.create("foundry.conversation", { agentName: "echo" });
     const lease = await new ThreadLeases(store, "instance-1", 60_000).tryAcquire(thread.id);
     if (!lease) throw new Error("the lease of a new thread is free");
@@ -135,7 +135,7 @@ describe("thread-service with foundryRunner", () => {
 describe("the lease fence's inner thread", () => {
   it("guards a workflow's main sub-thread too, and sends its writes through the fence", async () => {
     const store = await openStore("memory:");
-    store.registry.ensure(leaseThreadType);
+    store.registry.ensure(leaseDocumentType);
     const workflow = await store.create("workflow", { threads: ["main"] });
     const lease = await new ThreadLeases(store, "instance-1", 60_000).tryAcquire(workflow.id);
     if (!lease) throw new Error("the lease of a new thread is free");

@@ -6,9 +6,9 @@ import {
   type ThreadRunner,
   type ThreadStore,
 } from "@skein/thread-core";
+import { PlainStateThread } from "@skein/thread-core/driver";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createThreadService, type ThreadService } from "../src/index.js";
-import { LEASE_THREAD_TYPE, LeaseThread } from "../src/lease-thread.js";
 import { RunThread } from "../src/run-thread.js";
 
 let store: ThreadStore;
@@ -63,18 +63,9 @@ describe("the thread a run is given", () => {
   });
 
   it("has no message(id) when its thread's type has none, as the thread itself", () => {
-    const lease = new LeaseThread({
-      $type: LEASE_THREAD_TYPE,
-      $v: 1,
-      id: "lease-of-t",
-      threadId: "t",
-      holder: null,
-      revision: 1,
-      leaseMs: 1000,
-      renewedAt: new Date().toISOString(),
-      expiresAt: new Date().toISOString(),
-    });
-    expect((lease as Thread).message).toBeUndefined();
-    expect(new RunThread(lease, [], "", () => {}).message).toBeUndefined();
+    // A state of a type registered without behaviour: a thread that cannot look messages up.
+    const plain = new PlainStateThread({ $type: "acme.note", id: "note" }, store);
+    expect((plain as Thread).message).toBeUndefined();
+    expect(new RunThread(plain, [], "", () => {}).message).toBeUndefined();
   });
 });

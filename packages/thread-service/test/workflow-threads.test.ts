@@ -3,7 +3,7 @@ import { runTarget } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { FencedThread } from "../src/fenced-thread.js";
 import { createThreadService, LeaseLostError } from "../src/index.js";
-import { leaseThreadType } from "../src/lease-thread.js";
+import { leaseDocumentType } from "../src/lease-document.js";
 import { ThreadLeases } from "../src/thread-lease.js";
 import { scriptedRunner } from "./fake-runners.js";
 
@@ -37,7 +37,7 @@ describe("thread-service with a workflow thread", () => {
 
   it("refuses a stale holder's write to the main sub-thread it reached through the fence", async () => {
     const store = await openStore("memory:");
-    store.registry.ensure(leaseThreadType);
+    store.registry.ensure(leaseDocumentType);
     const workflow = (await store.create("workflow", { threads: ["main"] })) as Workflow;
     const leases = new ThreadLeases(store, "instance-1", 60_000);
     const lease = await leases.tryAcquire(workflow.id);

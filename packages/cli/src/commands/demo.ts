@@ -1,9 +1,9 @@
 import type { Message } from "@skein/thread-core";
+import { forkTipOf, historyGraph, readLogState } from "@skein/thread-core/driver";
 import type { Command } from "../cli/command.js";
 import { noMoreArguments } from "../cli/option-values.js";
 import { describeContents } from "../format/contents.js";
-import { historyGraph } from "../history/history-graph.js";
-import { forkTipOf, logLines, readLogState } from "../history/thread-log.js";
+import { logLines } from "../history/thread-log.js";
 
 export const demoCommand: Command = {
   name: "demo",

@@ -9,6 +9,7 @@ import { EXIT_CODES } from "../cli/exit-codes.js";
 import { booleanOption, stringOption } from "../cli/option-values.js";
 import { Output } from "../cli/output.js";
 import { plural } from "../format/plural.js";
+import { exportMaf } from "./export-maf.js";
 
 /** How many threads are read at once during `--all`, written in list order. */
 const EXPORT_BATCH = 32;
@@ -16,7 +17,7 @@ const EXPORT_BATCH = 32;
 export const exportCommand: Command = {
   name: "export",
   summary: "Write threads as portable JSON (JSON Lines), to stdout or a file",
-  usage: "export (<id>… | --all) [--out FILE] [--pretty]",
+  usage: "export (<id>… | --all) [--out FILE] [--pretty] [--to maf-python|maf-dotnet]",
   description: [
     "A local thread (fs, redis, memory) becomes `memory` JSON with its whole history: every segment it reaches, its checkpoints, rollbacks and fork origin, and its revision. Other thread states are written as they are stored.",
     "Format: JSON Lines, one thread per line, keys sorted, so equal threads give equal bytes whatever store they came from (`diff` two exports to compare stores). --pretty writes one indented JSON object, or an indented JSON array for several threads. `skein import` reads all of these.",
@@ -29,11 +30,17 @@ export const exportCommand: Command = {
       description: "write to FILE (atomically: it appears complete or not at all)",
     },
     pretty: { type: "boolean", description: "indented JSON: an object, or an array for several threads" },
+    to: {
+      type: "string",
+      placeholder: "FORMAT",
+      description: "one thread as a Microsoft Agent Framework session: maf-python or maf-dotnet",
+    },
   },
   examples: [
     "skein export support-42 > support-42.json",
     "skein export --all --out backup.jsonl",
     "skein --store redis://localhost:6379 export --all | skein --store file:./copy import -",
+    "skein export --to maf-python sess_1 > sess_1.json",
   ],
   async run(context) {
     const all = booleanOption(context, "all");
@@ -43,6 +50,16 @@ export const exportCommand: Command = {
     const ids = all ? allIds(store) : listed(context.positionals);
     const out = stringOption(context, "out");
     const pretty = booleanOption(context, "pretty");
+    const target = stringOption(context, "to");
+    if (target !== undefined) {
+      if (all) throw new UsageError("--to maf-… writes one thread, not --all");
+      const session = await exportMaf(context, target, context.positionals);
+      const text = pretty ? JSON.stringify(JSON.parse(session), null, 2) : session;
+      if (out === undefined) return context.stdout.data(text);
+      await writeFileAtomically(out, (output) => output.data(text));
+      if (context.json) return context.stdout.json({ file: out, threads: 1 });
+      return context.stderr.line(`exported 1 thread to ${out}`);
+    }
     if (out === undefined) {
       await writeExports(store, ids, context.stdout, pretty);
       return;

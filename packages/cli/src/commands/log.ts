@@ -1,7 +1,7 @@
+import { type HistoryNode, historyGraph, readLogState } from "@skein/thread-core/driver";
 import type { Command } from "../cli/command.js";
 import { booleanOption, noMoreArguments, requiredArgument } from "../cli/option-values.js";
-import { type HistoryNode, historyGraph } from "../history/history-graph.js";
-import { findForks, logLines, readLogState } from "../history/thread-log.js";
+import { findForks, logLines } from "../history/thread-log.js";
 
 export const logCommand: Command = {
   name: "log",

@@ -1,10 +1,16 @@
-import { type Message, type Thread, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
+import {
+  LogThread,
+  type Message,
+  type Thread,
+  type ThreadStore,
+  UnsupportedOperationError,
+} from "@skein/thread-core";
 import { UsageError } from "../cli/cli-error.js";
 import type { Command, CommandContext } from "../cli/command.js";
 import { integerOption, noMoreArguments, requiredArgument, stringOption } from "../cli/option-values.js";
 import { plural } from "../format/plural.js";
 import { formatTime, transcriptEntry } from "../format/transcript.js";
-import { asLocalThread, messageCount } from "../store/local-thread-access.js";
+import { messageCount } from "../store/local-thread-access.js";
 
 const PAGE_SIZE = 500;
 
@@ -90,7 +96,7 @@ async function reader(thread: Thread, at: string | undefined): Promise<Reader> {
     const snapshot = await thread.at(at);
     return { length: snapshot.point.position, pages: (from) => onePage(snapshot.messages(), from) };
   }
-  const local = asLocalThread(thread);
+  const local = LogThread.isInstance(thread) ? thread : undefined;
   const length = await messageCount(thread);
   return {
     length,

@@ -1,8 +1,7 @@
 import { type LogState, openStore } from "@skein/thread-core";
-import { LogStateSchema } from "@skein/thread-core/driver";
+import { historyGraph, LogStateSchema } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { drawGraph } from "./draw-graph.js";
-import { historyGraph } from "./history-graph.js";
 
 describe("historyGraph", () => {
   it("draws rollbacks as abandoned branches and forks as tips, HEAD first", async () => {

@@ -1,29 +1,10 @@
-import { type LogState, type Thread, type ThreadStore, UnsupportedOperationError } from "@skein/thread-core";
-import { LogStateSchema } from "@skein/thread-core/driver";
+import type { ThreadStore } from "@skein/thread-core";
+import { type ForkTip, forkTipOf, type HistoryNode } from "@skein/thread-core/driver";
 import { excerpt } from "../format/contents.js";
-import { asLocalThread } from "../store/local-thread-access.js";
 import { drawGraph } from "./draw-graph.js";
-import type { ForkTip, HistoryNode } from "./history-graph.js";
 
 /** Threads read at once while looking for forks. */
 const SCAN_BATCH = 32;
-
-/** The thread's export as a log of segments; other thread types keep no such history. */
-export async function readLogState(store: ThreadStore, id: string): Promise<LogState> {
-  const exported = await store.export(id);
-  const parsed = LogStateSchema.safeParse(exported);
-  if (!parsed.success) {
-    throw new UnsupportedOperationError(
-      exported.$type,
-      "log",
-      "its history is not a log of segments kept in this store.",
-      {
-        source: "cli",
-      },
-    );
-  }
-  return parsed.data;
-}
 
 /** Every local thread of the store whose fork event names `parentId`. Reads every thread. */
 export async function findForks(store: ThreadStore, parentId: string): Promise<ForkTip[]> {
@@ -41,17 +22,6 @@ export async function findForks(store: ThreadStore, parentId: string): Promise<F
     cursor = page.cursor;
   } while (cursor !== undefined);
   return forks;
-}
-
-/** `thread` as a branch tip of `parentId`'s log, if it was forked from it. */
-export async function forkTipOf(thread: Thread, parentId: string): Promise<ForkTip | undefined> {
-  const local = asLocalThread(thread);
-  if (!local) return undefined;
-  await local.refresh();
-  const origin = local.record.events.find((event) => event.kind === "fork");
-  if (origin?.kind !== "fork" || origin.parentId !== parentId) return undefined;
-  const [last] = await thread.messages({ last: 1 });
-  return { id: thread.id, from: origin.from, length: local.length, ...(last ? { last } : {}) };
 }
 
 /** The graph as text lines: `* #5 (HEAD, cp_… "answered") assistant: Yes: 24°C and clear.` */

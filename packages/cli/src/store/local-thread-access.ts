@@ -1,19 +1,15 @@
-import type { LocalThread, Thread } from "@skein/thread-core";
+import { LogThread, type Thread } from "@skein/thread-core";
 
 /**
- * The thread as a local thread (memory, fs, redis: a log of segments), or undefined for other types.
- * Checked by shape, not `instanceof`, so it holds across two installed copies of thread-core.
+ * The thread as a log thread (memory, fs, redis, postgres: a log of segments), or undefined for other types.
+ * @deprecated use `LogThread.isInstance(thread)` from `@skein/thread-core`, which holds across installed copies.
  */
-export function asLocalThread(thread: Thread): LocalThread | undefined {
-  const candidate = thread as Partial<LocalThread>;
-  return typeof candidate.iterate === "function" && typeof candidate.record === "object"
-    ? (thread as LocalThread)
-    : undefined;
+export function asLocalThread(thread: Thread): LogThread | undefined {
+  return LogThread.isInstance(thread) ? thread : undefined;
 }
 
-/** How many messages the thread holds: from the record for local threads, by reading for others. */
+/** How many messages the thread holds: from the record for log threads, by reading for others. */
 export async function messageCount(thread: Thread): Promise<number> {
-  const local = asLocalThread(thread);
-  if (local) return local.length;
+  if (LogThread.isInstance(thread)) return thread.length;
   return (await thread.messages()).length;
 }

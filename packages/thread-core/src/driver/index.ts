@@ -2,8 +2,9 @@
  * What an adapter author imports: for a store, the `LogDriver` contract and the pieces thread-core builds on it; for
  * a runner, the checks every runner makes before it spends; for a service adapter, the service-failure helpers; for
  * a runtime, the context-provider plumbing; the zod schema values of the format and the zod they are built with;
- * the message, JSON, id and secret machinery adapters share. Applications import from `@skein/thread-core`; tests
- * from `@skein/thread-core/testing`. Each name has one entry point.
+ * the message, JSON, id and secret machinery adapters share; for a tool that draws a store's threads (the CLI, the
+ * UI), the reading of a log's history graph. Applications import from `@skein/thread-core`; tests from
+ * `@skein/thread-core/testing`. Each name has one entry point.
  */
 /** The zod that thread-core's schemas are built with: adapters extend `ThreadStateSchema` with it. */
 export { z } from "zod";
@@ -32,6 +33,8 @@ export {
   runWithContextProviders,
 } from "../context-provider.js";
 export { HeadMovedError } from "../errors.js";
+export { type ForkTip, type HistoryNode, historyGraph } from "../history/history-graph.js";
+export { forkTipOf, readLogState } from "../history/log-history.js";
 export { assertThreadId, newRandomId, newSortableId } from "../ids.js";
 export {
   assertJsonValue,

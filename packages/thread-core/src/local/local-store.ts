@@ -34,9 +34,9 @@ import type { ThreadState, ThreadType } from "../thread-type.js";
 import { STORE_SPANS, THREAD_SPANS } from "../tracing/store-spans.js";
 import { traceMethods } from "../tracing/trace-methods.js";
 import { assertNoFieldsKey, FIELDS_KEY, ownFields, parseContext, withLocalFields } from "./local-fields.js";
-import { LocalThread, type LocalThreadHost } from "./local-thread.js";
 import { deleteRecord, type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
 import { exportLog, importLog, type LogState, LogStateSchema } from "./log-state.js";
+import { LogThread, type LogThreadHost } from "./log-thread.js";
 import { ScopedLogDriver } from "./scoped-log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
 import { TypedLocalThread } from "./typed-local-thread.js";
@@ -56,7 +56,7 @@ export interface LocalStoreOptions {
  * A `ThreadStore` over a `LogDriver`: the memory, fs and redis stores are this class with their driver.
  * Local threads live in the driver's logs; threads of other types are kept as state documents.
  */
-export class LocalStore implements ThreadStore, LocalThreadHost {
+export class LocalStore implements ThreadStore, LogThreadHost {
   readonly specificationVersion = "v1";
   readonly driver: LogDriver;
   readonly chains: SegmentChains;
@@ -252,8 +252,8 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
   }
 
   async #saveThread(thread: Thread, options: { ifRevision?: number }): Promise<{ revision: number }> {
-    if (thread instanceof LocalThread && thread.host === this) return { revision: thread.revision }; // persisted as it changed
-    if (thread instanceof LocalThread && thread.type !== "memory") {
+    if (thread instanceof LogThread && thread.host === this) return { revision: thread.revision }; // persisted as it changed
+    if (thread instanceof LogThread && thread.type !== "memory") {
       throw new UnsupportedOperationError(
         thread.type,
         "saving into another store",
@@ -434,7 +434,7 @@ export class LocalStore implements ThreadStore, LocalThreadHost {
 
 // Spans for every store and local-thread operation when an application traces with OpenTelemetry.
 traceMethods(LocalStore.prototype, STORE_SPANS);
-traceMethods(LocalThread.prototype, THREAD_SPANS);
+traceMethods(LogThread.prototype, THREAD_SPANS);
 
 function referenceState(record: LogRecord): ThreadState {
   return {

@@ -22,9 +22,9 @@ import {
   publicContext,
   readFields,
 } from "./local-fields.js";
-import { LocalThread, type LocalThreadHost } from "./local-thread.js";
+import { LogThread, type LogThreadHost } from "./log-thread.js";
 
-export interface TypedLocalThreadHost extends LocalThreadHost {
+export interface TypedLocalThreadHost extends LogThreadHost {
   readonly registry: ThreadTypeRegistry;
 }
 
@@ -39,7 +39,7 @@ const MAX_ATTEMPTS = 100;
  */
 export class TypedLocalThread<
   Fields extends Record<string, unknown> = Record<string, unknown>,
-> extends LocalThread {
+> extends LogThread {
   declare readonly host: TypedLocalThreadHost;
 
   /** The typed fields, migrated to the registered version of the type. */

@@ -1,22 +1,16 @@
+import { DelegatingThread } from "../delegating-thread.js";
 import { ConcurrencyError, quoteUntrusted, UnsupportedOperationError } from "../errors.js";
-import { LocalThread } from "../local/local-thread.js";
+import { LogThread } from "../local/log-thread.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
 import type { Message, MessageInput } from "../message.js";
 import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import type {
   AppendOptions,
   Checkpoint,
-  ForkOptions,
-  HistoryEvent,
   PointTarget,
-  ReadOptions,
   RollbackOptions,
-  Thread,
-  ThreadCapabilities,
-  ThreadSnapshot,
   ThreadUpdate,
   UpdateOptions,
-  ViewOptions,
 } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
 import { type PairKey, pairMetadata } from "./pair-key.js";
@@ -56,11 +50,10 @@ interface Base {
  * was loaded or last saved. `save` replaces that revision only (a compare-and-set by the callback); when
  * another writer saved first, it reloads the newer state and re-appends this object's unsaved messages
  * (idempotent by id) on top, so no saved message is ever overwritten. Changes other than appends (rollback,
- * checkpoint, update) cannot be merged that way: their save is a `ConcurrencyError`.
+ * checkpoint, update) cannot be merged that way: their save is a `ConcurrencyError`. A fork is a memory
+ * thread of its own, not kept by the callbacks.
  */
-export class CallbackThread implements Thread {
-  readonly specificationVersion = "v1";
-  #inner: LocalThread;
+export class CallbackThread extends DelegatingThread<LogThread> {
   #base: Base;
   /** Changes and saves run one at a time, so a save never misses an append made while it merges. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -69,9 +62,9 @@ export class CallbackThread implements Thread {
     readonly key: PairKey,
     readonly storage: PairStorage,
     readonly registry: ThreadTypeRegistry,
-    inner: LocalThread,
+    inner: LogThread,
   ) {
-    this.#inner = inner;
+    super(inner);
     this.#base = snapshot(inner);
   }
 
@@ -87,38 +80,19 @@ export class CallbackThread implements Thread {
         ? ((await createMemoryStore({ registry }).create({
             id: key.threadId,
             metadata: pairMetadata(key),
-          })) as LocalThread)
+          })) as LogThread)
         : await openSaved(key, saved, registry);
     return new CallbackThread(key, storage, registry, inner);
   }
 
-  get id(): string {
-    return this.#inner.id;
-  }
-  get type(): string {
-    return this.#inner.type;
-  }
-  get capabilities(): ThreadCapabilities {
-    return this.#inner.capabilities;
-  }
-  get revision(): number {
-    return this.#inner.revision;
-  }
-  get metadata(): Readonly<Record<string, unknown>> {
-    return this.#inner.metadata;
-  }
-  get context(): Readonly<Record<string, unknown>> {
-    return this.#inner.context;
-  }
-
-  append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]> {
-    return this.#exclusive(() => this.#inner.append(input, options));
+  override append(input: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]> {
+    return this.#exclusive(() => this.delegate.append(input, options));
   }
 
   /** Appends and saves in one step; see `ThreadManager.appendAndSave`. */
   appendAndSave(input: MessageInput | MessageInput[]): Promise<Message[]> {
     return this.#exclusive(async () => {
-      const appended = await this.#inner.append(input);
+      const appended = await this.delegate.append(input);
       await this.#save();
       return appended;
     });
@@ -129,48 +103,23 @@ export class CallbackThread implements Thread {
     return this.#exclusive(() => this.#save());
   }
 
-  messages(options?: ReadOptions): Promise<Message[]> {
-    return this.#inner.messages(options);
+  override checkpoint(label?: string, options?: UpdateOptions): Promise<Checkpoint> {
+    return this.#exclusive(() => this.delegate.checkpoint(label, options));
   }
 
-  message(id: string): Promise<Message | undefined> {
-    return this.#inner.message(id);
+  override rollback(target: PointTarget, options?: RollbackOptions): Promise<Message[]> {
+    return this.#exclusive(() => this.delegate.rollback(target, options));
   }
 
-  view(options?: ViewOptions): Promise<Message[]> {
-    return this.#inner.view(options);
-  }
-
-  /** A memory thread forked from this one; it is not kept by the callbacks. */
-  fork(options?: ForkOptions): Promise<Thread> {
-    return this.#inner.fork(options);
-  }
-
-  checkpoint(label?: string, options?: UpdateOptions): Promise<Checkpoint> {
-    return this.#exclusive(() => this.#inner.checkpoint(label, options));
-  }
-
-  rollback(target: PointTarget, options?: RollbackOptions): Promise<Message[]> {
-    return this.#exclusive(() => this.#inner.rollback(target, options));
-  }
-
-  at(target: PointTarget): Promise<ThreadSnapshot> {
-    return this.#inner.at(target);
-  }
-
-  history(): Promise<HistoryEvent[]> {
-    return this.#inner.history();
-  }
-
-  update(patch: ThreadUpdate, options?: AppendOptions): Promise<void> {
-    return this.#exclusive(() => this.#inner.update(patch, options));
+  override update(patch: ThreadUpdate, options?: AppendOptions): Promise<void> {
+    return this.#exclusive(() => this.delegate.update(patch, options));
   }
 
   /**
    * Loads the saved state; when another writer saved a newer one, this object becomes it, with its own
    * unsaved messages appended on top (a `ConcurrencyError` if it has unsaved changes other than appends).
    */
-  refresh(): Promise<void> {
+  override refresh(): Promise<void> {
     return this.#exclusive(async () => {
       const saved = await this.storage.load(this.key);
       if (saved === undefined || saved === null || savedRevision(saved) === this.#base.revision) return;
@@ -178,11 +127,7 @@ export class CallbackThread implements Thread {
     });
   }
 
-  toJSON(): ThreadState {
-    return this.#inner.toJSON();
-  }
-
-  async delete(): Promise<void> {
+  override async delete(): Promise<void> {
     throw new UnsupportedOperationError(
       "thread manager",
       "delete",
@@ -192,11 +137,11 @@ export class CallbackThread implements Thread {
 
   async #save(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const state = this.#inner.toJSON() as ThreadState & { revision: number };
+      const state = this.delegate.toJSON() as ThreadState & { revision: number };
       if (state.revision === this.#base.revision) return; // nothing new since the last load or save
       const expectedRevision = this.#base.revision;
       if (await this.storage.save(this.key, state, { expectedRevision })) {
-        this.#base = snapshot(this.#inner);
+        this.#base = snapshot(this.delegate);
         return;
       }
       // Stepped back first, so that the state loaded next is as fresh as it can be when the save tries again.
@@ -218,7 +163,7 @@ export class CallbackThread implements Thread {
 
   /** Becomes the newer saved state, re-appending the messages this object has not saved yet. */
   async #rebase(saved: unknown): Promise<void> {
-    const record = this.#inner.record;
+    const record = this.delegate.record;
     const base = this.#base;
     const revision = savedRevision(saved) ?? 0;
     if (revision < base.revision) {
@@ -242,11 +187,11 @@ export class CallbackThread implements Thread {
       });
     }
     const unsaved = record.length - base.length;
-    const pending = unsaved > 0 ? await this.#inner.messages({ last: unsaved }) : [];
+    const pending = unsaved > 0 ? await this.delegate.messages({ last: unsaved }) : [];
     const next = await openSaved(this.key, saved, this.registry);
     const nextBase = snapshot(next);
     if (pending.length > 0) await next.append(pending);
-    this.#inner = next;
+    this.delegate = next;
     this.#base = nextBase;
   }
 
@@ -264,7 +209,7 @@ function stepBack(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
 
-function snapshot(thread: LocalThread): Base {
+function snapshot(thread: LogThread): Base {
   const record = thread.record;
   return {
     revision: record.revision,
@@ -282,9 +227,9 @@ function savedRevision(saved: unknown): number | undefined {
 }
 
 /** A saved pair state as a memory thread of its own; it must be the pair's memory thread. */
-async function openSaved(key: PairKey, saved: unknown, registry: ThreadTypeRegistry): Promise<LocalThread> {
+async function openSaved(key: PairKey, saved: unknown, registry: ThreadTypeRegistry): Promise<LogThread> {
   const thread = await createMemoryStore({ registry }).open(saved);
-  if (!(thread instanceof LocalThread) || thread.type !== "memory" || thread.id !== key.threadId) {
+  if (!(thread instanceof LogThread) || thread.type !== "memory" || thread.id !== key.threadId) {
     throw new ThreadManagerError(
       `The thread manager's load callback returned a ${quoteUntrusted(thread.type)} thread ${quoteUntrusted(thread.id)} for pair thread ${JSON.stringify(key.threadId)}: load must return the state save was given for that key.`,
     );

@@ -8,7 +8,7 @@ import type { ListOrder } from "./thread-store.js";
 
 /**
  * The storage primitives a local thread store implements (memory, fs, redis). Everything else — forks,
- * checkpoints, rollbacks, views, import and export — is built once on top of them in `LocalThread`.
+ * checkpoints, rollbacks, views, import and export — is built once on top of them in `LogThread`.
  *
  * The model: a thread's messages are a chain of append-only segments. A segment holds its own messages and
  * points at a prefix of another (`base`). A thread record points at its head segment, which only that thread

@@ -10,7 +10,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createRegistry } from "../create-registry.js";
-import { LocalThread } from "../local/local-thread.js";
+import { LogThread } from "../local/log-thread.js";
 import { type Message, type MessageInput, normalizeMessage } from "../message.js";
 import { openStore } from "../store/open-store.js";
 import type { Thread } from "../thread.js";
@@ -182,11 +182,11 @@ describe("traced methods", () => {
   });
 
   it("keeps a method's length", () => {
-    const original = (LocalThread.prototype.append as { [UNTRACED_METHOD]?: { length: number } })[
+    const original = (LogThread.prototype.append as { [UNTRACED_METHOD]?: { length: number } })[
       UNTRACED_METHOD
     ];
     expect(original?.length).toBeGreaterThan(0);
-    expect(LocalThread.prototype.append.length).toBe(original?.length);
+    expect(LogThread.prototype.append.length).toBe(original?.length);
   });
 
   it("a sync method that throws still throws at once when traced", async () => {

@@ -8,6 +8,7 @@ import {
 } from "../errors.js";
 import { assertThreadId, newSortableId } from "../ids.js";
 import { withIfRevision } from "../if-revision.js";
+import { carriesMarker } from "../instance-marker.js";
 import { cloneJson, type JsonValue, jsonObjectField } from "../json.js";
 import type { Message, MessageInput } from "../message.js";
 import { OpaqueThreadState } from "../opaque-state.js";
@@ -57,13 +58,18 @@ export const MAIN_THREAD = "main";
 
 export type { SubThread } from "./sub-thread.js";
 
+/** What `WorkflowThread.isInstance` looks for; `Symbol.for`, so every installed copy of thread-core agrees. */
+const workflowThreadMarker = Symbol.for("skein.thread-core.WorkflowThread");
+
 /**
  * A multi-agent workflow: sub-threads of any type by key, plus execution state (steps taken, running,
  * queued), saved as one state document with optimistic revisions. Sub-threads keep their own logs, so
- * agents append to them concurrently without touching the workflow's revision.
+ * agents append to them concurrently without touching the workflow's revision. Tell one apart with
+ * `WorkflowThread.isInstance`.
  */
 export class WorkflowThread implements Thread<WorkflowState> {
   readonly specificationVersion = "v1";
+  readonly [workflowThreadMarker] = true;
   readonly type = "workflow";
   readonly capabilities: ThreadCapabilities = Object.freeze({
     fork: "copy",
@@ -90,6 +96,15 @@ export class WorkflowThread implements Thread<WorkflowState> {
     this.#state = state;
     this.#threads = threads;
     this.#stored = stored;
+  }
+
+  /**
+   * Whether `value` is a workflow thread: `instanceof` that also holds across duplicate installs of
+   * thread-core.
+   * @example if (WorkflowThread.isInstance(thread)) for (const key of thread.keys()) …
+   */
+  static isInstance(value: unknown): value is WorkflowThread {
+    return carriesMarker(value, workflowThreadMarker);
   }
 
   get id(): string {

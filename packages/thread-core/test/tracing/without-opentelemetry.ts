@@ -1,12 +1,12 @@
 // Run by src/tracing/without-opentelemetry.test.ts in a process where @opentelemetry/api cannot be resolved.
 import { openStore, withContextProviders } from "../../src/index.js";
 import { LocalStore } from "../../src/local/local-store.js";
-import { LocalThread } from "../../src/local/local-thread.js";
+import { LogThread } from "../../src/local/log-thread.js";
 import { UNTRACED_METHOD } from "../../src/tracing/trace-methods.js";
 import { loadTracingApi } from "../../src/tracing/tracing-api.js";
 
 const wrapped = () =>
-  [LocalThread.prototype.append, LocalStore.prototype.get].map((method) => UNTRACED_METHOD in method);
+  [LogThread.prototype.append, LocalStore.prototype.get].map((method) => UNTRACED_METHOD in method);
 
 const before = wrapped();
 const store = await openStore("memory:");

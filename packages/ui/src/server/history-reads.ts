@@ -1,5 +1,13 @@
-import { asLocalThread, type ForkTip, forkTipOf, historyGraph, readLogState } from "@skein/cli";
-import type { HistoryEvent, LogPoint, LogState, Message, Thread, ThreadStore } from "@skein/thread-core";
+import {
+  type HistoryEvent,
+  type LogPoint,
+  type LogState,
+  LogThread,
+  type Message,
+  type Thread,
+  type ThreadStore,
+} from "@skein/thread-core";
+import { type ForkTip, forkTipOf, historyGraph, readLogState } from "@skein/thread-core/driver";
 import type { Comparison, GraphNode, HistoryGraphData } from "../api-types.js";
 import { layoutColumns } from "./graph-layout.js";
 import type { Readable } from "./thread-address.js";
@@ -159,5 +167,5 @@ export async function compareSides(a: ComparedSide, b: ComparedSide): Promise<Co
 
 /** The id under which a thread's log lives in the store (a workflow's sub-thread has its own). */
 export function logIdOf(thread: Thread): string | undefined {
-  return asLocalThread(thread) ? thread.id : undefined;
+  return LogThread.isInstance(thread) ? thread.id : undefined;
 }

@@ -1,5 +1,5 @@
 import type { LogPoint, Thread, ThreadSnapshot, ThreadStore } from "@skein/thread-core";
-import { OpaqueThreadState, type WorkflowThread } from "@skein/thread-core";
+import { OpaqueThreadState, WorkflowThread } from "@skein/thread-core";
 import { UiRequestError } from "../errors.js";
 
 /** Which thread a request is about: an id in a scope, and optionally a workflow's sub-thread by key. */
@@ -27,17 +27,12 @@ export function scopedStore(store: ThreadStore, scope: string | undefined): Thre
 export async function openThread(store: ThreadStore, address: ThreadAddress): Promise<Thread> {
   const thread = await scopedStore(store, address.scope).get(address.id);
   if (address.sub === undefined) return thread;
-  if (!isWorkflow(thread))
+  if (!WorkflowThread.isInstance(thread))
     throw new UiRequestError(
       400,
       `Thread ${JSON.stringify(address.id)} is a ${thread.type}, not a workflow.`,
     );
   return thread.thread(address.sub);
-}
-
-/** By type id, not `instanceof`, so a second installed copy of thread-core still counts. */
-export function isWorkflow(thread: Thread): thread is WorkflowThread {
-  return thread.type === "workflow" && typeof (thread as Partial<WorkflowThread>).keys === "function";
 }
 
 /** A point of the log from the `at` query parameter (a `LogPoint` as JSON), if any. */

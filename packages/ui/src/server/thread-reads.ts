@@ -1,12 +1,12 @@
-import { asLocalThread } from "@skein/cli";
 import {
   type Checkpoint,
   estimateTokens,
+  LogThread,
   SkeinError,
   type Thread,
   type ThreadStore,
   type WorkflowState,
-  type WorkflowThread,
+  WorkflowThread,
 } from "@skein/thread-core";
 import type {
   ContextView,
@@ -18,7 +18,7 @@ import type {
   WorkflowInfo,
 } from "../api-types.js";
 import { UiRequestError } from "../errors.js";
-import { isOpaque, isWorkflow, type Readable, scopedStore } from "./thread-address.js";
+import { isOpaque, type Readable, scopedStore } from "./thread-address.js";
 
 /** The most messages one page request returns, whatever it asks for. */
 export const MAX_PAGE = 200;
@@ -42,8 +42,7 @@ export async function listThreads(
     page.items.map(async (item): Promise<ThreadRow> => {
       // A local thread's count is in its small record; anything else would mean reading it whole.
       const thread = await scoped.get(item.id).catch(() => undefined);
-      const local = thread ? asLocalThread(thread) : undefined;
-      return { ...item, messageCount: local ? local.length : null };
+      return { ...item, messageCount: LogThread.isInstance(thread) ? thread.length : null };
     }),
   );
   return { items, ...(page.cursor ? { cursor: page.cursor } : {}) };
@@ -51,12 +50,12 @@ export async function listThreads(
 
 /** The thread's length where it is known without reading every message: local threads keep it in their record. */
 export function knownLength(thread: Thread): number | null {
-  return asLocalThread(thread)?.length ?? null;
+  return LogThread.isInstance(thread) ? thread.length : null;
 }
 
 /** What the live poll compares: any change to the thread changes it. */
 export async function signatureOf(thread: Thread): Promise<string> {
-  if (isWorkflow(thread)) {
+  if (WorkflowThread.isInstance(thread)) {
     const parts = [`w${thread.revision}`];
     for (const key of thread.keys()) {
       const sub = subThread(thread, key);
@@ -64,8 +63,7 @@ export async function signatureOf(thread: Thread): Promise<string> {
     }
     return parts.join("|");
   }
-  const local = asLocalThread(thread);
-  if (local) return `${local.revision}:${local.length}`;
+  if (LogThread.isInstance(thread)) return `${thread.revision}:${thread.length}`;
   // A remote thread has no revision here: its newest message is the cheapest change to look at.
   const [last] = await thread.messages({ last: 1 });
   return `remote:${last?.id ?? ""}`;
@@ -85,7 +83,7 @@ export async function threadInfo(thread: Thread): Promise<ThreadInfo> {
     length: knownLength(thread),
     metadata: { ...thread.metadata },
     signature: await signatureOf(thread),
-    ...(isWorkflow(thread) ? { workflow: workflowInfo(thread) } : {}),
+    ...(WorkflowThread.isInstance(thread) ? { workflow: workflowInfo(thread) } : {}),
     checkpoints,
   };
 }

@@ -13,6 +13,7 @@ import {
 } from "../errors.js";
 import { assertThreadId, newRandomId, newSortableId } from "../ids.js";
 import { withIfRevision } from "../if-revision.js";
+import { carriesMarker } from "../instance-marker.js";
 import { cloneJson, jsonObjectField } from "../json.js";
 import { type Message, type MessageInput, messageConflict, normalizeMessage } from "../message.js";
 import { describeGiven, objectArgument } from "../option-value.js";
@@ -50,7 +51,7 @@ import { eventPoints } from "./log-state.js";
 import { type ChainRange, SegmentChains } from "./segment-chain.js";
 
 /** What a local thread needs from the store it lives in. */
-export interface LocalThreadHost {
+export interface LogThreadHost {
   readonly driver: LogDriver;
   readonly chains: SegmentChains;
   /** Binds a record read from the driver (used for forks). */
@@ -74,21 +75,34 @@ const HEAD_MOVED_RETRIES = 50;
 /** The target before the first message (`START` in thread.ts; repeated here to keep that file types only). */
 const START_TARGET = "start";
 
+/** What `LogThread.isInstance` looks for; `Symbol.for`, so every installed copy of thread-core agrees. */
+const logThreadMarker = Symbol.for("skein.thread-core.LogThread");
+
 /**
- * A thread whose messages are a log of segments in a store (memory, files, Redis). Every operation
- * reads the small record and the segments it needs, never the whole log, so its cost does not grow
- * with the thread's length.
+ * A thread whose log skein keeps, wherever (memory, files, Redis, PostgreSQL): its messages are a log of
+ * segments in a store. Every operation reads the small record and the segments it needs, never the whole
+ * log, so its cost does not grow with the thread's length. Tell one apart with `LogThread.isInstance`.
  */
-export class LocalThread implements Thread {
+export class LogThread implements Thread {
   readonly specificationVersion = "v1";
+  readonly [logThreadMarker] = true;
   readonly capabilities = LOCAL_CAPABILITIES;
   #record: LogRecord;
 
   constructor(
-    readonly host: LocalThreadHost,
+    readonly host: LogThreadHost,
     record: LogRecord,
   ) {
     this.#record = record;
+  }
+
+  /**
+   * Whether `value` is a log thread (typed local threads included): `instanceof` that also holds across
+   * duplicate installs of thread-core.
+   * @example if (LogThread.isInstance(thread)) console.log(thread.length);
+   */
+  static isInstance(value: unknown): value is LogThread {
+    return carriesMarker(value, logThreadMarker);
   }
 
   get id(): string {
@@ -623,3 +637,14 @@ function sameSlot(a: ChainRange[], b: ChainRange[], at: number): boolean {
   const left = slot(a);
   return left !== undefined && left === slot(b);
 }
+
+/**
+ * The former name of `LogThread`, kept for one release.
+ * @deprecated use `LogThread`: a thread whose log skein keeps, wherever.
+ */
+export const LocalThread = LogThread;
+/**
+ * The former name of `LogThread`, kept for one release.
+ * @deprecated use `LogThread`: a thread whose log skein keeps, wherever.
+ */
+export type LocalThread = LogThread;

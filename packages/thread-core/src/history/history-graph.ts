@@ -1,4 +1,6 @@
-import type { HistoryEvent, LogState, Message } from "@skein/thread-core";
+import type { LogState } from "../local/log-state.js";
+import type { Message } from "../message.js";
+import type { HistoryEvent } from "../thread.js";
 
 type Segment = LogState["segments"][number];
 type Place = { segment: string; offset: number; position?: number };
