@@ -9,7 +9,9 @@ import {
   ThreadNotFoundError,
 } from "@skein/thread-core";
 import {
+  type CatalogueQuery,
   type CommitResult,
+  type CountQuery,
   eventSegments,
   HeadMovedError,
   importConflicts,
@@ -23,6 +25,7 @@ import {
   type StoredRecord,
 } from "@skein/thread-core/driver";
 import type { PoolClient } from "pg";
+import { type CatalogueConnection, catalogueCount, cataloguePage } from "./catalogue-rows.js";
 import { SOURCE, source } from "./errors.js";
 import { idFromKey, idKey, prefixEnd } from "./id-keys.js";
 import { fromJsonb, toJsonb } from "./jsonb-value.js";
@@ -308,6 +311,23 @@ export class PostgresLogDriver implements LogDriver {
       ],
     );
     return rows.map((row) => ({ id: idFromKey(row.key), type: row.type, updatedAt: row.updated_at }));
+  }
+
+  /** A page of `store.list` from the indexes of schema 4 (see catalogue-rows.ts). */
+  catalogue(query: CatalogueQuery): Promise<StoredRecord[]> {
+    return cataloguePage(this.#catalogueConnection(), query);
+  }
+
+  countCatalogue(query: CountQuery): Promise<number> {
+    return catalogueCount(this.#catalogueConnection(), query);
+  }
+
+  #catalogueConnection(): CatalogueConnection {
+    return {
+      query: (text, values) => this.connection.query(text, values ?? []),
+      records: this.#records,
+      table: this.connection.names.records,
+    };
   }
 
   async segment(id: string): Promise<SegmentInfo | undefined> {

@@ -1,5 +1,5 @@
 import type { HistoryEvent, JsonObject } from "@skein/thread-core";
-import type { LogRecord, StateRecord } from "@skein/thread-core/driver";
+import { catalogueEntry, catalogueOf, type LogRecord, type StateRecord } from "@skein/thread-core/driver";
 import type { PoolClient } from "pg";
 import { idFromKey, idKey } from "./id-keys.js";
 import { fromJsonb, toJsonb } from "./jsonb-value.js";
@@ -44,8 +44,8 @@ export class RecordRows {
     const { rowCount } = await client.query(
       `INSERT INTO ${this.names.records}
          (key, id, kind, type, revision, created_at, updated_at, metadata, context, head, length,
-          metadata_text, context_text, operations, head_start)
-       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13::jsonb, $14)
+          metadata_text, context_text, operations, head_start, owner)
+       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13::jsonb, $14, $15)
        ON CONFLICT (key) DO NOTHING`,
       [
         idKey(record.id),
@@ -62,6 +62,7 @@ export class RecordRows {
         JSON.stringify(record.context),
         record.operations === undefined ? null : toJsonb(record.operations),
         headStart,
+        catalogueOf(record.context).owner ?? null,
       ],
     );
     return rowCount === 1;
@@ -102,6 +103,11 @@ export class RecordRows {
       values.push(toJsonb(value), JSON.stringify(value));
       set += `, ${column} = $${values.length - 1}::jsonb, ${column}_text = $${values.length}`;
     }
+    if (context) {
+      // The owner lives in the context (see schema 4): a context change is where it changes.
+      values.push(catalogueOf(next.context).owner ?? null);
+      set += `, owner = $${values.length}`;
+    }
     if (operations) {
       values.push(toJsonb(next.operations ?? null));
       set += `, operations = $${values.length}::jsonb`;
@@ -123,20 +129,34 @@ export class RecordRows {
     updatedAt: string,
     ifRevision: number | undefined,
   ): Promise<number | undefined> {
-    const values = [idKey(id), id, String(state.$type), updatedAt, toJsonb(state), JSON.stringify(state)];
-    const insert = `INSERT INTO ${this.names.records} (key, id, kind, type, revision, updated_at, state, state_text)
-      VALUES ($1, $2, 'state', $3, 1, $4, $5::jsonb, $6)`;
+    // The state's owner and creation time, as store.list shows them, kept in columns for its indexes.
+    const listed = catalogueEntry({ kind: "state", id, revision: 0, updatedAt, state });
+    const values = [
+      idKey(id),
+      id,
+      String(state.$type),
+      updatedAt,
+      toJsonb(state),
+      JSON.stringify(state),
+      listed.owner ?? null,
+      listed.createdAt ?? null,
+    ];
+    const insert = `INSERT INTO ${this.names.records}
+        (key, id, kind, type, revision, updated_at, state, state_text, owner, created_at)
+      VALUES ($1, $2, 'state', $3, 1, $4, $5::jsonb, $6, $7, $8)`;
     let text: string;
     if (ifRevision === 0) text = `${insert} ON CONFLICT (key) DO NOTHING RETURNING revision`;
     else if (ifRevision === undefined) {
       text = `${insert} ON CONFLICT (key) DO UPDATE
         SET revision = ${this.names.records}.revision + 1, type = EXCLUDED.type,
-            updated_at = EXCLUDED.updated_at, state = EXCLUDED.state, state_text = EXCLUDED.state_text
+            updated_at = EXCLUDED.updated_at, state = EXCLUDED.state, state_text = EXCLUDED.state_text,
+            owner = EXCLUDED.owner, created_at = EXCLUDED.created_at
         WHERE ${this.names.records}.kind = 'state' RETURNING revision`;
     } else {
       text = `UPDATE ${this.names.records}
-        SET revision = revision + 1, type = $3, updated_at = $4, state = $5::jsonb, state_text = $6
-        WHERE key = $1 AND $2::text IS NOT NULL AND kind = 'state' AND revision = $7 RETURNING revision`;
+        SET revision = revision + 1, type = $3, updated_at = $4, state = $5::jsonb, state_text = $6,
+            owner = $7, created_at = $8
+        WHERE key = $1 AND $2::text IS NOT NULL AND kind = 'state' AND revision = $9 RETURNING revision`;
       values.push(String(ifRevision));
     }
     const { rows } = await client.query(text, values);

@@ -114,7 +114,32 @@ const MIGRATIONS: Array<(names: TableNames) => string> = [
     ALTER TABLE ${names.records} ADD COLUMN head_start bigint;
     UPDATE ${names.records} r SET head_start = s.start FROM ${names.segments} s WHERE s.key = r.head;
   `,
+  // 4: the catalogue (store.list by owner, order and metadata). \`owner\` is written with the record (a local
+  // thread's from its context's "$catalogue", a state's from its top-level "owner"), \`scope\` is the id's
+  // scope prefix (up to its last U+001F), and a state's \`created_at\` is its "createdAt". Each order has an
+  // index per owner and per scope, so a page of one owner's newest threads reads that page; \`where\` is served
+  // by a GIN index on the metadata. Existing rows are filled in here.
+  (names) => `
+    ALTER TABLE ${names.records} ADD COLUMN owner text,
+      ADD COLUMN scope text GENERATED ALWAYS AS (COALESCE(substring(id from E'^(.*\\037)'), '')) STORED;
+    UPDATE ${names.records} SET owner = context -> '$catalogue' ->> 'owner'
+      WHERE kind = 'log' AND jsonb_typeof(context -> '$catalogue' -> 'owner') = 'string';
+    UPDATE ${names.records} SET owner = state ->> 'owner'
+      WHERE kind = 'state' AND jsonb_typeof(state -> 'owner') = 'string';
+    UPDATE ${names.records} SET created_at = state ->> 'createdAt'
+      WHERE kind = 'state' AND jsonb_typeof(state -> 'createdAt') = 'string';
+    CREATE INDEX ON ${names.records} (scope, owner, updated_at COLLATE "C", key);
+    CREATE INDEX ON ${names.records} (scope, owner, (COALESCE(created_at, '')) COLLATE "C", key);
+    CREATE INDEX ON ${names.records} (scope, owner, key);
+    CREATE INDEX ON ${names.records} (scope, updated_at COLLATE "C", key);
+    CREATE INDEX ON ${names.records} (scope, (COALESCE(created_at, '')) COLLATE "C", key);
+    CREATE INDEX ON ${names.records} (scope, key);
+    CREATE INDEX ON ${names.records} USING gin ((${LISTED_METADATA}) jsonb_path_ops);
+  `,
 ];
+
+/** The metadata \`where\` compares: a local thread's, or a saved state's own \`metadata\` field. */
+export const LISTED_METADATA = "CASE WHEN kind = 'log' THEN metadata ELSE state -> 'metadata' END";
 
 /** The newest version this package writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,4 +1,4 @@
-import { databaseUrl, dropSchema, uniqueSchema } from "@skein/test-support/test-postgres";
+import { databaseUrl } from "@skein/test-support/test-postgres";
 import {
   ConcurrencyError,
   type Message,
@@ -14,26 +14,11 @@ import {
   SCHEMA_VERSION,
   UnsupportedSchemaVersionError,
 } from "../src/index.js";
+import { sql, testSchemas } from "./test-sql.js";
 
-const schemas: string[] = [];
-function schema(name: string): string {
-  const made = uniqueSchema(name);
-  schemas.push(made);
-  return made;
-}
-afterAll(async () => {
-  for (const made of schemas) await dropSchema(made);
-});
-
-async function sql<Row = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client(databaseUrl());
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as Row[];
-  } finally {
-    await client.end();
-  }
-}
+const schemas = testSchemas();
+const schema = schemas.schema;
+afterAll(() => schemas.dropAll());
 
 describe("postgres store", () => {
   it("creates its tables on first open, records the schema version, and refuses tables of a newer one", async () => {
@@ -70,8 +55,16 @@ describe("postgres store", () => {
     await rolled.append({ role: "user", text: "b" });
     await rolled.rollback(point);
     await store.close();
-    // What version 2 left: no head_start column.
-    await sql(`ALTER TABLE "${name}"."skein_records" DROP COLUMN head_start`);
+    // What version 2 left: no head_start column, nor version 4's owner and scope (and their indexes).
+    await sql(
+      `ALTER TABLE "${name}"."skein_records" DROP COLUMN head_start, DROP COLUMN owner, DROP COLUMN scope`,
+    );
+    for (const index of await sql<{ indexname: string }>(
+      "SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexdef LIKE '%gin%'",
+      [name],
+    )) {
+      await sql(`DROP INDEX "${name}"."${index.indexname}"`);
+    }
     await sql(`UPDATE "${name}"."skein_meta" SET value = '2' WHERE name = 'schema_version'`);
     const migrated = postgresStore({ url: databaseUrl(), schema: name });
     const old = await migrated.get("old");

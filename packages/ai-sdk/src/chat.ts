@@ -10,10 +10,14 @@ import { groupUIMessages, toUIMessages } from "./to-ui-messages.js";
 /** How often a save that replaces part of the thread reads it again when another writer changed it meanwhile. */
 const SAVE_RETRIES = 8;
 
-/** Options of `saveChat`: the thread's revision to check, so a concurrent save is refused. */
+/** Options of `saveChat`: the thread's revision to check, so a concurrent save is refused; its owner and title. */
 export interface SaveChatOptions {
   /** Write only if the thread is still at this revision, else `ConcurrencyError` and nothing is written. */
   ifRevision?: number;
+  /** The chat's owner (the signed-in user), set on the thread when it has another. */
+  owner?: string;
+  /** The chat's title, set on the thread when it has another (a sidebar shows it; `listChats`). */
+  title?: string;
 }
 
 /** What `saveChat` wrote: the messages it appended, where it replaced the thread's tail (if it did) and the revision after. */
@@ -61,6 +65,39 @@ export async function saveChat(
       { source: SOURCE },
     );
   }
+  // Owner and title first: one the store refuses (too long, empty) is refused before any message is written.
+  const moved = await updateOwnerAndTitle(thread, options, ifRevision);
+  // The update moved the revision the caller checked: the messages are then checked against the update's.
+  const saved = await saveMessages(thread, uiMessages, moved ? thread.revision : ifRevision);
+  return { ...saved, revision: thread.revision };
+}
+
+/**
+ * Sets the owner and title given that the thread does not hold already (so a repeated save writes nothing),
+ * under `ifRevision`; true when it wrote.
+ */
+async function updateOwnerAndTitle(
+  thread: Thread,
+  options: SaveChatOptions,
+  ifRevision: number | undefined,
+): Promise<boolean> {
+  if (options.owner === undefined && options.title === undefined) return false;
+  await thread.refresh();
+  const current = thread as Thread & { owner?: string; title?: string };
+  const change = {
+    ...(options.owner !== undefined && options.owner !== current.owner ? { owner: options.owner } : {}),
+    ...(options.title !== undefined && options.title !== current.title ? { title: options.title } : {}),
+  };
+  if (Object.keys(change).length === 0) return false;
+  await thread.update(change, ifRevision === undefined ? {} : { ifRevision });
+  return ifRevision !== undefined;
+}
+
+async function saveMessages(
+  thread: Thread,
+  uiMessages: readonly UIMessage[],
+  ifRevision: number | undefined,
+): Promise<SaveChatResult> {
   for (let attempt = 0; ; attempt++) {
     const { stored, seen } = await readStoredChat(thread, uiMessages);
     const plan = planSave(thread.id, stored, uiMessages);

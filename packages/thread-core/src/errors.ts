@@ -329,7 +329,7 @@ export class StoreClosedError extends SkeinError {
 export class InvalidListOptionsError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.InvalidListOptionsError";
   constructor(
-    readonly option: "limit" | "cursor",
+    readonly option: "limit" | "cursor" | "owner" | "where" | "order" | "direction",
     readonly detail: string,
     options?: SkeinErrorOptions,
   ) {

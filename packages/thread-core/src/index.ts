@@ -4,6 +4,7 @@
  * suites in `@skein/thread-core/testing`. Each name has one entry point; the surface is recorded in api/*.api.md
  * and checked by `npm test`.
  */
+export { MAX_OWNER_LENGTH, MAX_TITLE_LENGTH } from "./catalogue/catalogue-fields.js";
 export { MAX_CHECKPOINT_LABEL } from "./checkpoint-label.js";
 export {
   type ContextProvider,

@@ -21,6 +21,11 @@ import {
 } from "./errors.js";
 import { EventStream, type ServiceEvent } from "./event-stream.js";
 import { leaseDocumentType } from "./lease-document.js";
+import {
+  type ListServiceThreadsOptions,
+  listServiceThreads,
+  type ServiceThreadSummary,
+} from "./list-threads.js";
 import { messageItem, type ServiceContext } from "./message-item.js";
 import { changeServiceRecord, updateOptimistically } from "./optimistic-update.js";
 import { OutputValidator } from "./output-validator.js";
@@ -76,6 +81,10 @@ export interface CreateServiceThreadOptions {
   id?: string;
   /** The application's own metadata; the key "@skein/thread-service" is reserved. */
   metadata?: Record<string, unknown>;
+  /** Who the thread belongs to (a user); `listThreads({ owner })` finds it. */
+  owner?: string;
+  /** The thread's title, as a list of conversations shows it. */
+  title?: string;
 }
 
 /** Everything the service knows about a thread. */
@@ -173,6 +182,18 @@ export class ThreadService {
     if (initial.length > 0) await thread.append(initial);
     this.#emitStatus(thread.id, "idle");
     return { threadId: thread.id };
+  }
+
+  /**
+   * The service's threads, most recently changed first unless `order` says otherwise: one owner's, by
+   * metadata, a page at a time (`{ threads, cursor }`).
+   * @example const { threads } = await service.listThreads({ owner: "u-7", limit: 20 })
+   */
+  listThreads(
+    options: ListServiceThreadsOptions = {},
+  ): Promise<{ threads: ServiceThreadSummary[]; cursor?: string }> {
+    this.#assertOpen();
+    return listServiceThreads(this.store, options);
   }
 
   /**
@@ -319,6 +340,7 @@ export class ThreadService {
     const context = await this.#initialContext(id, record.config);
     const thread = await this.store.create({
       id,
+      ...ownerAndTitle(options),
       metadata: { ...options.metadata, [SERVICE_RECORD_KEY]: record },
       ...(Object.keys(context).length === 0 ? {} : { context }),
     });
@@ -330,6 +352,7 @@ export class ThreadService {
   async #createOfType(options: CreateServiceThreadOptions, record: ServiceRecord): Promise<Thread> {
     const thread = await this.store.create(options.type as string, {
       ...options.typeOptions,
+      ...ownerAndTitle(options),
       ...(options.id === undefined ? {} : { id: options.id }),
       ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
     });
@@ -384,4 +407,12 @@ export class ThreadService {
   #assertOpen(): void {
     if (this.#closed) throw new ServiceClosedError();
   }
+}
+
+/** The owner and title given to `createThread`, as `store.create` takes them. */
+function ownerAndTitle(options: CreateServiceThreadOptions): { owner?: string; title?: string } {
+  return {
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+    ...(options.title === undefined ? {} : { title: options.title }),
+  };
 }

@@ -20,7 +20,7 @@ export interface UiInfo {
 }
 
 /** One row of the threads list. `messageCount` is null where counting would read a remote thread whole. */
-export interface ThreadRow extends ThreadSummary {
+export interface ThreadRow extends Omit<ThreadSummary, "messageCount"> {
   messageCount: number | null;
 }
 

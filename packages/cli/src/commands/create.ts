@@ -4,7 +4,7 @@ import { jsonObjectOption, noMoreArguments, stringOption } from "../cli/option-v
 export const createCommand: Command = {
   name: "create",
   summary: "Create an empty thread of the store's own type, or of another registered type",
-  usage: "create [--id ID] [--metadata JSON] [--type T]",
+  usage: "create [--id ID] [--metadata JSON] [--owner O] [--title T] [--type TYPE]",
   description:
     "By default a local thread native to the store (fs for file:, redis for redis://, memory for memory:). --type creates a thread of another registered type through its adapter (workflow: a workflow with one local sub-thread, main) and saves its state here. Prints the new id.",
   options: {
@@ -14,14 +14,17 @@ export const createCommand: Command = {
       placeholder: "JSON",
       description: "the application's metadata, a JSON object",
     },
+    owner: { type: "string", placeholder: "O", description: "who the thread belongs to (a user id)" },
+    title: { type: "string", placeholder: "T", description: "the thread's title" },
     type: {
       type: "string",
-      placeholder: "T",
+      placeholder: "TYPE",
       description: "a registered thread type that can create threads (workflow)",
     },
   },
   examples: [
     `skein create --id support-42 --metadata '{"user":"u-7"}'`,
+    'skein create --owner u-7 --title "Trip to Lyon"',
     "skein create --type workflow --id trip-7",
   ],
   async run(context) {
@@ -29,7 +32,14 @@ export const createCommand: Command = {
     const id = stringOption(context, "id");
     const metadata = jsonObjectOption(context, "metadata");
     const type = stringOption(context, "type");
-    const settings = { ...(id === undefined ? {} : { id }), ...(metadata ? { metadata } : {}) };
+    const owner = stringOption(context, "owner");
+    const title = stringOption(context, "title");
+    const settings = {
+      ...(id === undefined ? {} : { id }),
+      ...(metadata ? { metadata } : {}),
+      ...(owner === undefined ? {} : { owner }),
+      ...(title === undefined ? {} : { title }),
+    };
     const store = await context.store({ create: true });
     const thread = type === undefined ? await store.create(settings) : await store.create(type, settings);
     if (context.json)

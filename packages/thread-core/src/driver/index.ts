@@ -8,6 +8,18 @@
  */
 /** The zod that thread-core's schemas are built with: adapters extend `ThreadStateSchema` with it. */
 export { z } from "zod";
+export { catalogueEntry, orderKey } from "../catalogue/catalogue-entry.js";
+export { CATALOGUE_KEY, type CatalogueFields, catalogueOf } from "../catalogue/catalogue-fields.js";
+export { scanCatalogue } from "../catalogue/catalogue-scan.js";
+export {
+  type CatalogueQuery,
+  type CountQuery,
+  comparePositions,
+  isAfterCursor,
+  type ListPosition,
+  matchesQuery,
+  matchesWhere,
+} from "../catalogue/list-query.js";
 export {
   type ContextProviderInvoked,
   type ContextProviderInvoking,

@@ -1,3 +1,4 @@
+import { CATALOGUE_KEY, catalogueOf } from "../catalogue/catalogue-fields.js";
 import { InvalidThreadStateError } from "../errors.js";
 import { cloneJson, isPlainObject, type JsonObject } from "../json.js";
 import type { ThreadTypeRegistry } from "../spec/thread-store.js";
@@ -34,6 +35,8 @@ const THREAD_KEYS = new Set([
   "end",
   "segments",
   "events",
+  "owner",
+  "title",
 ]);
 
 /** A state's own fields: what its type declares beyond the keys of every local thread. */
@@ -43,10 +46,10 @@ export function ownFields(state: Record<string, unknown>): Record<string, unknow
   return fields;
 }
 
-/** The context as stored, without the fields key. */
+/** The context as stored, without the fields key and the owner and title (`CATALOGUE_KEY`). */
 export function publicContext(context: Record<string, unknown>): Record<string, unknown> {
-  if (!(FIELDS_KEY in context)) return context;
-  const { [FIELDS_KEY]: _fields, ...rest } = context;
+  if (!(FIELDS_KEY in context) && !(CATALOGUE_KEY in context)) return context;
+  const { [FIELDS_KEY]: _fields, [CATALOGUE_KEY]: _catalogue, ...rest } = context;
   return rest;
 }
 
@@ -172,10 +175,13 @@ export function withLocalFields(
 ): ThreadState {
   const context = parsedContext(registry, record);
   const read = readFields(registry, record);
-  if (!read && context === record.context) return state;
+  const { owner, title } = catalogueOf(record.context);
+  if (!read && context === record.context && owner === undefined && title === undefined) return state;
   return {
     ...state,
     ...(read ? { ...cloneJson(read.fields), $type: record.type, $v: read.version } : {}),
+    ...(owner === undefined ? {} : { owner }),
+    ...(title === undefined ? {} : { title }),
     context: cloneJson(context),
   } as ThreadState;
 }

@@ -1,7 +1,11 @@
+import { catalogueEntry, orderKey } from "../catalogue/catalogue-entry.js";
+import { assertNoCatalogueKey, changedCatalogue, withCatalogue } from "../catalogue/catalogue-fields.js";
+import { scanCatalogue } from "../catalogue/catalogue-scan.js";
+import { encodeCursor } from "../catalogue/list-cursor.js";
+import { type CatalogueQuery, countQuery, listQuery } from "../catalogue/list-query.js";
 import {
   ConcurrencyError,
   ConflictError,
-  InvalidListOptionsError,
   InvalidThreadStateError,
   quoteUntrusted,
   ThreadExistsError,
@@ -17,29 +21,23 @@ import { type ParsedState, type ParseOptions, SKEIN_TYPE_PACKAGES } from "../reg
 import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
 import { PlainStateThread } from "../store/plain-state-thread.js";
-import {
-  type CreateThreadOptions,
-  type ListOptions,
-  MAX_LIST_LIMIT,
-  type SkeinAdapter,
-  type ThreadPage,
-  type ThreadStore,
+import type {
+  CountOptions,
+  CreateThreadOptions,
+  ListOptions,
+  SkeinAdapter,
+  ThreadPage,
+  ThreadStore,
 } from "../store/store.js";
 import type { Thread } from "../thread.js";
 import type { ThreadState, ThreadType } from "../thread-type.js";
 import { STORE_SPANS, THREAD_SPANS } from "../tracing/store-spans.js";
 import { traceMethods } from "../tracing/trace-methods.js";
 import { assertNoFieldsKey, FIELDS_KEY, ownFields, parseContext, withLocalFields } from "./local-fields.js";
-import {
-  deleteRecord,
-  type LogDriver,
-  type LogRecord,
-  newHeadSegment,
-  type RecordSummary,
-} from "./log-driver.js";
+import { deleteRecord, type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
 import { exportLog, importLog, type LogState, LogStateSchema } from "./log-state.js";
 import { LogThread, type LogThreadHost } from "./log-thread.js";
-import { AFTER_SCOPED_KEYS, SCOPE_SEPARATOR, ScopedLogDriver } from "./scoped-log-driver.js";
+import { ScopedLogDriver } from "./scoped-log-driver.js";
 import { SegmentChains } from "./segment-chain.js";
 import { TypedLocalThread } from "./typed-local-thread.js";
 
@@ -105,14 +103,18 @@ export class LocalStore implements ThreadStore, LogThreadHost {
 
   /** A local thread of an application's own type: the store's local thread with the type's fields. */
   async #createLocal(type: ThreadType, options: Record<string, unknown>): Promise<Thread> {
-    const { id, metadata, context, ...fields } = options as CreateThreadOptions & Record<string, unknown>;
+    const { id, metadata, context, owner, title, ...fields } = options as CreateThreadOptions &
+      Record<string, unknown>;
     const settings = {
+      ...(owner === undefined ? {} : { owner }),
+      ...(title === undefined ? {} : { title }),
       id: id ?? newSortableId(),
       metadata: jsonObjectField(metadata ?? {}, "metadata"),
       context: jsonObjectField(context ?? {}, "context"),
     };
     assertThreadId(settings.id);
     assertNoFieldsKey(settings.context);
+    assertNoCatalogueKey(settings.context);
     // Validated and migrated as the whole state before anything is written, so errors name the field.
     const parsed = this.registry.parse(
       {
@@ -139,6 +141,8 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     const metadata = jsonObjectField(settings.metadata ?? {}, "metadata");
     const context = jsonObjectField(settings.context ?? {}, "context");
     if (type === this.nativeType) assertNoFieldsKey(context);
+    assertNoCatalogueKey(context);
+    const catalogue = changedCatalogue({}, { owner: settings.owner, title: settings.title });
     const now = new Date().toISOString();
     const head = newHeadSegment(this.driver, id, null, 0);
     const record: LogRecord = {
@@ -150,7 +154,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       revision: 0,
       metadata: cloneJson(metadata),
       // Nested states (context providers' states) validated and migrated before anything is written.
-      context: cloneJson(parseContext(this.registry, context)),
+      context: withCatalogue(cloneJson(parseContext(this.registry, context)), catalogue),
       head: head.id,
       length: 0,
       events: [],
@@ -351,30 +355,42 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     return withLocalFields(await exportLog(this.chains, record), record, this.registry) as LogState;
   }
 
+  /**
+   * A page of threads: by id (the default), by last change or by creation, one owner's or all, filtered
+   * by metadata. Served by the driver's index when it keeps one (`LogDriver.catalogue`), else by a scan.
+   */
   async list(options: ListOptions = {}): Promise<ThreadPage> {
-    const limit = options.limit ?? 100;
-    // Capped, so no backend is asked for a page it cannot count (Redis refuses 1e300 with a plain error).
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-      throw new InvalidListOptionsError(
-        "limit",
-        `${quoteUntrusted(limit)} is not a positive integer up to ${MAX_LIST_LIMIT}; give 1 to ${MAX_LIST_LIMIT} and page on with the cursor, or leave it out for 100.`,
+    const query = listQuery(options);
+    if (query.order === "updated" && query.direction === "asc" && query.until === undefined) {
+      query.until = await walkStart();
+    }
+    // One more than the page, to know whether a next page exists.
+    const asked: CatalogueQuery = { ...query, limit: query.limit + 1 };
+    const records = this.driver.catalogue
+      ? await this.driver.catalogue(asked)
+      : await scanCatalogue(this.driver, asked);
+    const items = records.slice(0, query.limit).map((record) => catalogueEntry(record));
+    const last = items[items.length - 1];
+    if (records.length <= query.limit || !last) return { items };
+    return { items, cursor: encodeCursor(query, { key: orderKey(last, query.order), id: last.id }) };
+  }
+
+  /**
+   * How many threads `list` gives for `owner` and `where`, where the driver counts without reading every
+   * thread; else `UnsupportedOperationError`.
+   */
+  async count(options: CountOptions = {}): Promise<number> {
+    const query = { scope: "", ...countQuery(options) };
+    const counted = await this.driver.countCatalogue?.(query);
+    if (counted === undefined) {
+      throw new UnsupportedOperationError(
+        this.nativeType,
+        "store.count",
+        `the ${this.driver.source} store cannot count ${query.where ? "by metadata" : "threads"} without reading every thread; page through store.list instead`,
+        { source: this.driver.source },
       );
     }
-    const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    // Scoped keys sort first; start past them so a store never lists its scopes' threads. A scope whose name
-    // sorts past that bound still shows up in pages, so keep reading until the page is full or the ids end.
-    let after = cursor === undefined || cursor < AFTER_SCOPED_KEYS ? AFTER_SCOPED_KEYS : cursor;
-    const items: RecordSummary[] = [];
-    while (items.length <= limit) {
-      const batch = await this.driver.list({ prefix: options.prefix, after, limit: limit + 1 });
-      items.push(...batch.filter((item) => !item.id.startsWith(SCOPE_SEPARATOR)));
-      const last = batch[batch.length - 1];
-      if (batch.length < limit + 1 || !last) break;
-      after = last.id;
-    }
-    const page = items.slice(0, limit);
-    const last = page[page.length - 1];
-    return items.length > limit && last ? { items: page, cursor: encodeCursor(last.id) } : { items: page };
+    return counted;
   }
 
   /** The same store seen by one tenant: its threads are invisible to, and unreachable from, every other scope. */
@@ -438,17 +454,13 @@ function asJson(state: unknown): ThreadState {
   return JSON.parse(JSON.stringify(state)) as ThreadState;
 }
 
-function encodeCursor(id: string): string {
-  return Buffer.from(id, "utf8").toString("base64url");
-}
-
-function decodeCursor(cursor: unknown): string {
-  const id = typeof cursor === "string" ? Buffer.from(cursor, "base64url").toString("utf8") : undefined;
-  if (id === undefined || encodeCursor(id) !== cursor) {
-    throw new InvalidListOptionsError(
-      "cursor",
-      `${quoteUntrusted(cursor)} is not a cursor list() returned; pass a page's cursor as it came, or leave it out to start at the first page.`,
-    );
-  }
-  return id;
+/**
+ * Where an ascending walk by last change ends: the time it starts, once the clock has moved past it, so
+ * every change made after the first page is read is stamped later and stays out of the walk (a thread that
+ * moves while a client pages appears at most once). Waits at most about a millisecond.
+ */
+async function walkStart(): Promise<string> {
+  const start = Date.now();
+  while (Date.now() <= start) await new Promise((resolve) => setTimeout(resolve, 1));
+  return new Date(start).toISOString();
 }

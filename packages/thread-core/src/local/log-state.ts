@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { catalogueOf, ownerProblem, titleProblem, withCatalogue } from "../catalogue/catalogue-fields.js";
 import { InvalidThreadStateError, quoteUntrusted } from "../errors.js";
 import { cloneJson } from "../json.js";
 import { type Message, MessageListSchema, parseMessage } from "../message.js";
@@ -77,6 +78,19 @@ export const LogStateSchema = ThreadStateSchema.extend({
   events: z.array(HistoryEventSchema).default([]),
   /** The last changes made with an operation id (absent when none was), so retries stay no-ops after an import. */
   operations: z.array(AppliedOperationSchema).optional(),
+  /** Who the thread belongs to; absent in threads written before owners existed, which read as they are. */
+  owner: z
+    .string()
+    .refine(
+      (value) => ownerProblem(value) === undefined,
+      "an owner has 1 to 256 characters, no control characters",
+    )
+    .optional(),
+  /** What a sidebar shows for the thread. */
+  title: z
+    .string()
+    .refine((value) => titleProblem(value) === undefined, "a title has at most 1,000 characters")
+    .optional(),
 });
 export type { LogState } from "../spec/log-state.js";
 
@@ -142,6 +156,7 @@ export function buildLogState(
     id: record.id,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    ...catalogueOf(record.context),
     metadata: cloneJson(record.metadata) as LogState["metadata"],
     context: cloneJson(record.context) as LogState["context"],
     revision: record.revision,
@@ -234,7 +249,12 @@ export async function importLog(
     updatedAt: state.updatedAt ?? now,
     revision: state.revision,
     metadata: cloneJson(state.metadata),
-    context: cloneJson(state.context),
+    // The owner and title travel at the top of the JSON; the record keeps them in its context.
+    context: withCatalogue(cloneJson(state.context), {
+      ...catalogueOf(state.context),
+      ...(state.owner === undefined ? {} : { owner: state.owner }),
+      ...(state.title === undefined ? {} : { title: state.title }),
+    }),
     head: head.id,
     length,
     events: cloneJson(state.events) as HistoryEvent[],

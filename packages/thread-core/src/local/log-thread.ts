@@ -1,3 +1,4 @@
+import { catalogueOf, changedCatalogue, withCatalogue } from "../catalogue/catalogue-fields.js";
 import { assertCheckpointLabel } from "../checkpoint-label.js";
 import {
   ConcurrencyError,
@@ -119,6 +120,14 @@ export class LogThread implements Thread {
   get context(): Readonly<Record<string, unknown>> {
     return this.#record.context;
   }
+  /** Who the thread belongs to, as last read; undefined when it has no owner. */
+  get owner(): string | undefined {
+    return catalogueOf(this.#record.context).owner;
+  }
+  /** The thread's title, as last read; undefined when it has none. */
+  get title(): string | undefined {
+    return catalogueOf(this.#record.context).title;
+  }
   /** How many messages the thread held when last read. */
   get length(): number {
     return this.#record.length;
@@ -218,6 +227,8 @@ export class LogThread implements Thread {
     const id = options.id ?? newSortableId();
     assertThreadId(id);
     const metadata = options.metadata === undefined ? {} : jsonObjectField(options.metadata, "metadata");
+    // The parent's owner and title unless the fork is given its own.
+    const catalogue = changedCatalogue(catalogueOf(this.#record.context), options);
     if (options.ifRevision !== undefined) {
       // Checked again in a commit that changes nothing, atomically: the chain forked above was read at this
       // revision and the thread is still there, so the fork is this thread as of `ifRevision`, and a refusal
@@ -234,7 +245,7 @@ export class LogThread implements Thread {
       updatedAt: now,
       revision: 0,
       metadata: { ...cloneJson(this.#record.metadata), ...metadata },
-      context: cloneJson(this.#record.context),
+      context: withCatalogue(cloneJson(this.#record.context), catalogue),
       head: head.id,
       length: point.position,
       events: [{ kind: "fork", parentId: this.id, from: point, at: now, revision: 0 }],

@@ -1,3 +1,4 @@
+import type { CatalogueQuery, CountQuery } from "../catalogue/list-query.js";
 import { SkeinError } from "../errors.js";
 import { assertThreadId, newRandomId } from "../ids.js";
 import type { JsonObject } from "../json.js";
@@ -99,6 +100,26 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     return items
       .filter((item) => item.id.startsWith(this.#prefix))
       .map((item) => ({ ...item, id: this.#out(item.id) }));
+  }
+
+  /** The inner driver's catalogue, asked for this scope's records; absent when the inner driver has none. */
+  get catalogue(): ((query: CatalogueQuery) => Promise<StoredRecord[]>) | undefined {
+    const inner = this.inner;
+    if (!inner.catalogue) return undefined;
+    return async (query) => {
+      const records = await inner.catalogue?.({
+        ...query,
+        scope: this.#prefix + query.scope,
+        ...(query.after ? { after: { ...query.after, id: this.#in(query.after.id) } } : {}),
+      });
+      return (records ?? []).map((record) => this.#recordOut(record) as StoredRecord);
+    };
+  }
+
+  get countCatalogue(): ((query: CountQuery) => Promise<number | undefined>) | undefined {
+    const inner = this.inner;
+    if (!inner.countCatalogue) return undefined;
+    return async (query) => inner.countCatalogue?.({ ...query, scope: this.#prefix + query.scope });
   }
 
   async segment(id: string): Promise<SegmentInfo | undefined> {

@@ -1,3 +1,10 @@
+import {
+  assertNoCatalogueKey,
+  CATALOGUE_KEY,
+  type CatalogueFields,
+  catalogueOf,
+  changedCatalogue,
+} from "../catalogue/catalogue-fields.js";
 import { ConcurrencyError, UnsupportedOperationError } from "../errors.js";
 import { withIfRevision } from "../if-revision.js";
 import { jsonObjectField } from "../json.js";
@@ -59,8 +66,11 @@ export class TypedLocalThread<
       "thread.update",
       "patch",
       patch,
-      "an object with metadata, context and/or fields",
+      "an object with metadata, context, owner, title and/or fields",
     );
+    // Checked before anything is read or written: a bad owner or title changes nothing.
+    const catalogueChange = { owner: checked.owner, title: checked.title };
+    changedCatalogue({}, catalogueChange);
     patch = {
       ...(checked.metadata === undefined ? {} : { metadata: jsonObjectField(checked.metadata, "metadata") }),
       ...(checked.context === undefined ? {} : { context: jsonObjectField(checked.context, "context") }),
@@ -69,6 +79,7 @@ export class TypedLocalThread<
         : { fields: jsonObjectField(checked.fields, "fields") as Partial<Fields> }),
     };
     if (patch.context !== undefined) assertNoFieldsKey(patch.context);
+    if (patch.context !== undefined) assertNoCatalogueKey(patch.context);
     for (let attempt = 1; ; attempt++) {
       const record = this.record;
       const current = readFields(this.host.registry, record as never);
@@ -93,7 +104,14 @@ export class TypedLocalThread<
         stored = { $v: type?.version ?? 1, ...ownFields(parsed) };
       }
       const visible = parseContext(this.host.registry, patch.context ?? publicContext(record.context));
-      const context = stored === undefined ? visible : { ...visible, [FIELDS_KEY]: stored };
+      const catalogue: CatalogueFields = changedCatalogue(catalogueOf(record.context), catalogueChange);
+      const context = {
+        ...visible,
+        ...(stored === undefined ? {} : { [FIELDS_KEY]: stored }),
+        ...(catalogue.owner === undefined && catalogue.title === undefined
+          ? {}
+          : { [CATALOGUE_KEY]: catalogue }),
+      };
       // Fields and context are one stored object: unless the caller guards the change, guard it here and
       // retry on a fresh read, so a concurrent change to the part not patched is kept.
       const guarded = options.ifRevision ?? record.revision;

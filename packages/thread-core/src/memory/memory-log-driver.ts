@@ -1,3 +1,4 @@
+import type { CatalogueQuery, CountQuery } from "../catalogue/list-query.js";
 import {
   ConcurrencyError,
   ConflictError,
@@ -22,6 +23,7 @@ import {
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { type Message, messageConflict } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
+import { MemoryCatalogue } from "./memory-catalogue.js";
 import {
   copyRecord,
   deepFreeze,
@@ -41,6 +43,8 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   readonly #records = new Map<string, StoredRecord>();
   readonly #segments = new Map<string, MemorySegment>();
   readonly #references = new Map<string, number>();
+  /** Every record by owner and order, for `store.list`. */
+  readonly #catalogue = new MemoryCatalogue();
   /** Recently read messages, parsed: bounded per store (see ParsedMessages). */
   readonly parsed = new ParsedMessages();
   #closed = false;
@@ -60,11 +64,13 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     this.#assertOpen();
     if (this.#records.has(record.id)) throw new ThreadExistsError(record.id);
     this.#addSegment(head);
-    this.#records.set(record.id, {
+    const stored: LogRecord = {
       ...copyRecord(record),
       events: freezeEvents(cloneJson(record.events)),
       ...(record.operations ? { operations: deepFreeze(cloneJson(record.operations)) } : {}),
-    });
+    };
+    this.#records.set(record.id, stored);
+    this.#catalogue.put(stored);
     this.#retainRecord(record);
   }
 
@@ -121,6 +127,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       if (change.newHead) this.#retain(change.newHead.id);
       if (change.newHead) this.#release(stored.head);
       this.#records.set(id, record);
+      this.#catalogue.put(record, stored);
     }
     return { record: copyRecord(record), messages };
   }
@@ -145,6 +152,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       state: cloneJson(state),
     };
     this.#records.set(id, record);
+    this.#catalogue.put(record, existing);
     return cloneJson(record);
   }
 
@@ -158,6 +166,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       throw new ConcurrencyError(id, options.ifRevision, record.revision);
     }
     this.#records.delete(id);
+    this.#catalogue.remove(record);
     if (record.kind === "log") {
       this.#release(record.head);
       for (const event of record.events) this.#releaseEvent(event);
@@ -180,6 +189,16 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
         type: record.kind === "log" ? record.type : String(record.state.$type),
         updatedAt: record.updatedAt,
       }));
+  }
+
+  async catalogue(query: CatalogueQuery): Promise<StoredRecord[]> {
+    this.#assertOpen();
+    return this.#catalogue.page(query, (id) => this.#records.get(id)).map((record) => copyRecord(record));
+  }
+
+  async countCatalogue(query: CountQuery): Promise<number> {
+    this.#assertOpen();
+    return this.#catalogue.count(query, (id) => this.#records.get(id));
   }
 
   async segment(id: string): Promise<SegmentInfo | undefined> {

@@ -4,6 +4,7 @@
 import type { JsonObject } from "./json-value.js";
 import type { Message } from "./message.js";
 import type { HistoryEvent } from "./thread.js";
+import type { ListOrder } from "./thread-store.js";
 
 /**
  * The storage primitives a local thread store implements (memory, fs, redis). Everything else — forks,
@@ -47,6 +48,21 @@ export interface LogDriver {
   readonly fencedDelete?: boolean;
   /** Record ids in ascending code-unit order, after `cursor` (an id), starting with `prefix`. */
   list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]>;
+
+  /**
+   * Optional: the records `store.list` shows for `query`, in its order, strictly after `query.after`, at most
+   * `query.limit`: only records of exactly `query.scope` (ids that start with it and hold no further scope),
+   * of `query.owner` (`catalogueEntry` says whose a record is), matching `where`, `prefix` and `until`. A
+   * driver implements it with an index, so a page of one owner's newest threads costs O(page) however many
+   * threads the store and the owner hold. Without it, `store.list` scans every record (`scanCatalogue`).
+   * A log's `events` may be left out of what it returns: listing reads none.
+   */
+  catalogue?(query: CatalogueQuery): Promise<StoredRecord[]>;
+  /**
+   * Optional: how many records `catalogue` would give for `query` without a limit, when the driver can count
+   * them without reading each; undefined when it cannot for this query (`store.count` then refuses).
+   */
+  countCatalogue?(query: CountQuery): Promise<number | undefined>;
 
   segment(id: string): Promise<SegmentInfo | undefined>;
   /**
@@ -186,3 +202,30 @@ export interface CommitResult {
   /** When present, nothing was written: the messages the head holds under ids of `append` (step 3). */
   held?: Message[];
 }
+
+/** A position in a listing: the sort key (empty in id order) and the id, compared in that order. */
+export interface ListPosition {
+  key: string;
+  id: string;
+}
+
+/**
+ * What a store's driver is asked for (`LogDriver.catalogue`): the records of one scope that match, in
+ * order, strictly after `after`, at most `limit` of them.
+ */
+export interface CatalogueQuery {
+  /** The scope's key prefix (`ScopedLogDriver` sets it); "" for the unscoped store: only ids of exactly this scope. */
+  scope: string;
+  owner?: string;
+  where?: JsonObject;
+  prefix?: string;
+  order: ListOrder;
+  direction: "asc" | "desc";
+  after?: ListPosition;
+  /** An ascending walk by last change lists only records whose key is at most this. */
+  until?: string;
+  limit: number;
+}
+
+/** The parts of a query that a store counts by (`LogDriver.countCatalogue`). */
+export type CountQuery = Pick<CatalogueQuery, "scope" | "owner" | "where">;

@@ -46,5 +46,9 @@ export interface LogState {
   events: HistoryEvent[];
   /** The last changes made with an operation id (absent when none was). */
   operations?: LogStateOperation[] | undefined;
+  /** Who the thread belongs to; absent in threads written before owners existed. */
+  owner?: string | undefined;
+  /** What a sidebar shows for the thread. */
+  title?: string | undefined;
   [field: string]: unknown;
 }

@@ -100,23 +100,56 @@ export interface CreateThreadOptions {
   id?: string;
   metadata?: Record<string, unknown>;
   context?: Record<string, unknown>;
+  /** Who the thread belongs to (a user, a tenant member): 1–256 characters, no control characters. */
+  owner?: string;
+  /** What a sidebar shows for it: at most 1,000 characters. */
+  title?: string;
 }
 
-/** Options of `store.list`: an id prefix, a cursor from the previous page and a page size. */
+/** The order of `store.list`: by id, by last change (append, rollback, update…) or by creation. */
+export type ListOrder = "id" | "updated" | "created";
+
+/** Options of `store.list`: which threads, in what order, from which cursor, how many. */
 export interface ListOptions {
-  /** Only ids that start with this. */
+  /** Only ids that start with this (with `order: "id"` only). */
   prefix?: string;
-  /** The `cursor` of the previous page. */
+  /** Only this owner's threads. */
+  owner?: string;
+  /** Only threads whose top-level metadata keys equal these JSON values (`{ agent: "planner" }`). */
+  where?: Record<string, unknown>;
+  /** @default "id" */
+  order?: ListOrder;
+  /** @default "asc" for `order: "id"`, "desc" (newest first) for the others */
+  direction?: "asc" | "desc";
+  /**
+   * The `cursor` of the previous page, given with the same `owner`, `where`, `order`, `direction` and `prefix`.
+   * A thread that changes while a client pages appears at most once in that walk.
+   */
   cursor?: string;
   /** A whole number from 1 to `MAX_LIST_LIMIT` (1000); else `InvalidListOptionsError`. @default 100 */
   limit?: number;
 }
 
-/** A thread as `store.list` shows it: id, type and when it last changed. */
+/** Options of `store.count`: which threads to count. */
+export interface CountOptions {
+  owner?: string;
+  where?: Record<string, unknown>;
+}
+
+/** A thread as `store.list` shows it: what a sidebar renders, read without reading its messages. */
 export interface ThreadSummary {
   id: string;
   type: string;
+  /** Absent when the thread has no owner. */
+  owner?: string;
+  /** Absent when the thread has no title. */
+  title?: string;
+  /** Absent for a saved state that carries none. */
+  createdAt?: string;
   updatedAt: string;
+  /** How many messages a local thread holds; absent for other types, whose messages live elsewhere. */
+  messageCount?: number;
+  metadata: Record<string, unknown>;
 }
 
 /** One page of `store.list`: the threads, and a cursor when there are more. */
@@ -168,6 +201,11 @@ export interface ThreadStore {
   /** The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. */
   export(id: string): Promise<LogState | ThreadState>;
   list(options?: ListOptions): Promise<ThreadPage>;
+  /**
+   * How many threads `list` would give for these options, where the store can count them without reading
+   * every thread; else `UnsupportedOperationError`, saying so.
+   */
+  count(options?: CountOptions): Promise<number>;
   /**
    * Deletes what is stored under `id`; false when nothing was. `ifRevision` deletes only if the stored
    * thread or state is still at that revision, checked in the same atomic step (else `ConcurrencyError`).

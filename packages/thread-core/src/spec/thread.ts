@@ -74,6 +74,10 @@ export interface ForkOptions extends UpdateOptions {
   id?: string;
   /** Merged over a copy of the parent's metadata. */
   metadata?: Record<string, unknown>;
+  /** The fork's owner. @default the parent's */
+  owner?: string;
+  /** The fork's title. @default the parent's */
+  title?: string;
 }
 
 /** A place in a local thread's log: `offset` messages of `segment`'s own, after everything before it. */
@@ -117,6 +121,10 @@ export interface ThreadSnapshot {
 export interface ThreadUpdate {
   metadata?: Record<string, unknown>;
   context?: Record<string, unknown>;
+  /** A new owner, or `null` to clear it (local threads). */
+  owner?: string | null;
+  /** A new title, or `null` to clear it (local threads). */
+  title?: string | null;
 }
 
 /** A thread bound to its behaviour. `JSON.stringify(thread)` gives its state. */

@@ -1,6 +1,8 @@
 export type {
+  CountOptions,
   CreateThreadOptions,
   ListOptions,
+  ListOrder,
   SkeinAdapter,
   ThreadPage,
   ThreadStore,

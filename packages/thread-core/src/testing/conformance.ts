@@ -1,6 +1,8 @@
 import type { ThreadStore } from "../store/store.js";
 import { appendCases } from "./cases/append-cases.js";
 import { argumentCases } from "./cases/argument-cases.js";
+import { catalogueCases } from "./cases/catalogue-cases.js";
+import { catalogueCursorCases } from "./cases/catalogue-cursor-cases.js";
 import { editCases } from "./cases/edit-cases.js";
 import { fenceCases } from "./cases/fence-cases.js";
 import { formatCases } from "./cases/format-cases.js";
@@ -38,6 +40,8 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       formatCases,
       appendCases,
       storeCases,
+      catalogueCases,
+      catalogueCursorCases,
       jsonCases,
       undefinedCases,
       importCases,

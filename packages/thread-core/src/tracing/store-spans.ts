@@ -56,6 +56,11 @@ export const STORE_SPANS: Readonly<Record<string, MethodSpan>> = Object.freeze({
       return Array.isArray(items) ? { [SPAN_ATTRIBUTES.threadsCount]: items.length } : undefined;
     },
   },
+  count: {
+    name: "skein.store.count",
+    start: (store) => storeAttributes(urlOf(store), {}),
+    end: (count) => (typeof count === "number" ? { [SPAN_ATTRIBUTES.threadsCount]: count } : undefined),
+  },
 });
 
 /** The thread's id and type, and its store's scheme and URL (a local thread's `host`). */

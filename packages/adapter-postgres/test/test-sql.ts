@@ -1,0 +1,31 @@
+import { databaseUrl, dropSchema, uniqueSchema } from "@skein/test-support/test-postgres";
+import pg from "pg";
+
+/** One statement on a connection of its own, outside any store: what a test sets up or inspects. */
+export async function sql<Row = Record<string, unknown>>(
+  text: string,
+  values: unknown[] = [],
+): Promise<Row[]> {
+  const client = new pg.Client(databaseUrl());
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Unique schema names for a test file, each dropped by `dropAll` (call it in `afterAll`). */
+export function testSchemas() {
+  const made: string[] = [];
+  return {
+    schema(name: string): string {
+      const schema = uniqueSchema(name);
+      made.push(schema);
+      return schema;
+    },
+    async dropAll(): Promise<void> {
+      for (const schema of made) await dropSchema(schema);
+    },
+  };
+}
