@@ -10,5 +10,7 @@ runConformanceSuite({
     prefix = uniquePrefix("conformance");
     return redisStore({ url: singleUrl(), prefix });
   },
+  // Another connection to the same data.
+  openSecondStore: async () => redisStore({ url: singleUrl(), prefix }),
   cleanup: () => deleteKeys(singleUrl(), prefix),
 });

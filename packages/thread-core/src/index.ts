@@ -3,6 +3,7 @@
  * local-store building blocks), tests `@skein/thread-core/testing`. Each name has one entry point; the surface is
  * recorded in api/*.api.md and checked by `npm test`.
  */
+export { MessageNotFoundError, MessageOffBranchError, NotAnAnswerError } from "./branch-errors.js";
 export { MAX_CHECKPOINT_LABEL } from "./checkpoint-label.js";
 export {
   type ContextProvider,

@@ -1,5 +1,7 @@
 export type {
+  Alternative,
   AppendOptions,
+  BranchChange,
   Checkpoint,
   ForkOptions,
   HistoryEvent,

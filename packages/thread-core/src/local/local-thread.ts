@@ -18,6 +18,7 @@ import { describeGiven, objectArgument } from "../option-value.js";
 import { checkPointTarget } from "../point-target.js";
 import { checkMessageId } from "../read-options.js";
 import type {
+  Alternative,
   AppendOptions,
   Checkpoint,
   ForkOptions,
@@ -47,6 +48,7 @@ import {
 } from "./log-driver.js";
 import { eventPoints } from "./log-state.js";
 import { type ChainRange, SegmentChains } from "./segment-chain.js";
+import { ThreadBranches } from "./thread-branches.js";
 
 /** What a local thread needs from the store it lives in. */
 export interface LocalThreadHost {
@@ -82,6 +84,7 @@ export class LocalThread implements Thread {
   readonly specificationVersion = "v1";
   readonly capabilities = LOCAL_CAPABILITIES;
   #record: LogRecord;
+  #branchOperations: ThreadBranches | undefined;
 
   constructor(
     readonly host: LocalThreadHost,
@@ -323,6 +326,90 @@ export class LocalThread implements Thread {
     return plan.stored(result.messages);
   }
 
+  /**
+   * Continues the thread from before `messageId` with `replacement` in its place, in one atomic change; the
+   * old version and what followed it stay an alternative (`alternatives`, `switchTo`, `history()`). O(1) in
+   * the thread's length: a new head segment on the kept prefix. `messageId` may also be a version of a message
+   * on the current branch (an alternative), so two concurrent edits of one message both land as versions.
+   * @example const edited = await thread.edit(question.id, { role: "user", text: "What about Lyon?" });
+   */
+  async edit(messageId: string, replacement: MessageInput, options?: AppendOptions): Promise<Message> {
+    checkMessageId("thread.edit", "messageId", messageId);
+    options = withIfRevision(
+      "thread.edit",
+      options,
+      'edit(id, { role: "user", text: "…" }, { ifRevision: 3 })',
+    );
+    const message = singleInput("thread.edit", "replacement", replacement);
+    const [stored] = await this.#once(options, (record, ifRevision) =>
+      this.#branches.change(
+        record,
+        { reason: "edit", messageId, replacement: message },
+        ifRevision,
+        options.operationId,
+      ),
+    );
+    return stored as Message;
+  }
+
+  /**
+   * Drops the assistant message `messageId` (and what followed) from the current branch, keeping it as an
+   * alternative; `reply`, or a later append, becomes the new answer. Resolves to the reply as stored.
+   */
+  async regenerate(
+    messageId: string,
+    reply?: MessageInput,
+    options?: AppendOptions,
+  ): Promise<Message | undefined> {
+    checkMessageId("thread.regenerate", "messageId", messageId);
+    options = withIfRevision("thread.regenerate", options, "regenerate(id, reply, { ifRevision: 3 })");
+    const message = reply === undefined ? undefined : singleInput("thread.regenerate", "reply", reply);
+    const [stored] = await this.#once(options, (record, ifRevision) =>
+      this.#branches.change(
+        record,
+        { reason: "regenerate", messageId, ...(message ? { replacement: message } : {}) },
+        ifRevision,
+        options.operationId,
+      ),
+    );
+    return stored;
+  }
+
+  /**
+   * The versions of the message at `messageId`'s position, in the order they were made (the original, each
+   * edit or regeneration), each with the branch behind it. One read per version, whatever the thread's length.
+   */
+  async alternatives(messageId: string): Promise<Alternative[]> {
+    checkMessageId("thread.alternatives", "messageId", messageId);
+    await this.refresh();
+    return this.#branches.alternatives(this.#record, messageId);
+  }
+
+  /**
+   * Makes the branch behind version `alternativeId` current again; the branch left becomes an alternative in
+   * its turn (nothing is lost). Resolves to that version. O(1) in the thread's length.
+   */
+  async switchTo(alternativeId: string, options?: AppendOptions): Promise<Message> {
+    checkMessageId("thread.switchTo", "alternativeId", alternativeId);
+    options = withIfRevision("thread.switchTo", options, "switchTo(id, { ifRevision: 3 })");
+    const [stored] = await this.#once(options, (record, ifRevision) =>
+      this.#branches.switchTo(record, alternativeId, ifRevision, options.operationId),
+    );
+    return stored as Message;
+  }
+
+  get #branches(): ThreadBranches {
+    this.#branchOperations ??= new ThreadBranches({
+      threadId: this.id,
+      host: this.host,
+      chainOf: async (record) => this.host.chains.chain(record.head, await this.#headOffset(record)),
+      commit: (change) => this.#commit(change),
+      operationChange: (record, operationId, end, messages) =>
+        this.#operationChange(record, operationId, end, messages),
+    });
+    return this.#branchOperations;
+  }
+
   async at(target: PointTarget): Promise<ThreadSnapshot> {
     checkPointTarget("thread.at", "target", target);
     const point = await this.#resolvePoint(await this.#currentChain(), target);
@@ -475,7 +562,7 @@ export class LocalThread implements Thread {
   }
 
   /**
-   * Runs a change under an operation id: a fresh read first; an id the thread applied already answers with
+   * Runs a change under an operation id (or a branch change, always so): a fresh read first; an id the thread applied already answers with
    * that application's result and writes nothing. Otherwise the change is pinned to the revision read (the
    * caller's `ifRevision`, when given), so no other change, nor another try of this one, lands in between;
    * when another writer did move the thread, it reads again and retries.
@@ -484,13 +571,18 @@ export class LocalThread implements Thread {
     options: AppendOptions,
     change: (record: LogRecord, ifRevision: number) => Promise<Message[]>,
   ): Promise<Message[]> {
-    const operationId = options.operationId as string;
-    if (typeof operationId !== "string" || operationId.length === 0 || operationId.length > 256) {
+    const operationId = options.operationId;
+    const invalid = typeof operationId !== "string" || operationId.length === 0 || operationId.length > 256;
+    // Without an id (a branch change, always pinned to the revision it was planned on) nothing is looked up.
+    if (operationId !== undefined && invalid) {
       throw new InvalidOperationIdError(operationId, { source: this.host.driver.source });
     }
     for (let attempt = 0; ; attempt++) {
       await this.refresh();
-      const applied = this.#record.operations?.find((operation) => operation.id === operationId);
+      const applied =
+        operationId === undefined
+          ? undefined
+          : this.#record.operations?.find((operation) => operation.id === operationId);
       if (applied) return this.#replay(applied);
       try {
         return await change(this.#record, options.ifRevision ?? this.#record.revision);
@@ -581,7 +673,9 @@ export class LocalThread implements Thread {
     const source = { source: this.host.driver.source };
     if (typeof target !== "string" && !("id" in target)) {
       // Only points this thread has recorded: a point is never a way into another thread's segments.
-      const known = eventPoints(this.#record.events).find(
+      // The current end counts too: `alternatives()` names it as the current version's branch.
+      const end = this.host.chains.pointAt(ranges, SegmentChains.length(ranges));
+      const known = [end, ...eventPoints(this.#record.events)].find(
         (point) => point.segment === target.segment && point.offset === target.offset,
       );
       if (!known) throw new PointNotFoundError(this.id, `${target.segment}:${target.offset}`, source);
@@ -596,6 +690,14 @@ export class LocalThread implements Thread {
     if (!found) throw new PointNotFoundError(this.id, target, source);
     return this.host.chains.pointAt(ranges, found.position + 1);
   }
+}
+
+/** One message input: a branch change writes one version, never a list. */
+function singleInput(method: string, option: string, input: MessageInput): Message {
+  if (Array.isArray(input)) {
+    throw new InvalidOptionError(method, option, "one message, as append takes it", "a list of messages");
+  }
+  return normalizeMessage(input, [option]);
 }
 
 function normalizeInputs(input: MessageInput | MessageInput[]): Message[] {

@@ -10,6 +10,11 @@ export interface ConformanceOptions {
   cleanup?: () => Promise<void>;
   /** Cases to skip, by name, each with the reason that is printed with the skip. */
   skip?: Record<string, string>;
+  /**
+   * A second store on the same data as `store` (another connection, another handle on the directory), for
+   * cases that write through two stores at once. Absent (the memory store): two handles of one store.
+   */
+  openSecondStore?: (store: ThreadStore) => Promise<ThreadStore>;
   /** Appends in the concurrency case. @default 500 */
   concurrentAppends?: number;
 }

@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe } from "vitest";
 import type { ThreadStore } from "../store/store.js";
 import { appendCases } from "./cases/append-cases.js";
 import { argumentCases } from "./cases/argument-cases.js";
+import { branchCases } from "./cases/branch-cases.js";
+import { branchRetryCases } from "./cases/branch-retry-cases.js";
 import { editCases } from "./cases/edit-cases.js";
 import { fenceCases } from "./cases/fence-cases.js";
 import { formatCases } from "./cases/format-cases.js";
@@ -49,6 +51,8 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       importCases,
       historyCases,
       editCases,
+      branchCases,
+      branchRetryCases,
       fenceCases,
       ifRevisionCases,
       viewCases,
