@@ -3,6 +3,7 @@ export type {
   AppendOptions,
   BranchChange,
   Checkpoint,
+  EditOptions,
   ForkOptions,
   HistoryEvent,
   LogPoint,

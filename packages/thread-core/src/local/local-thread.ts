@@ -21,6 +21,7 @@ import type {
   Alternative,
   AppendOptions,
   Checkpoint,
+  EditOptions,
   ForkOptions,
   HistoryEvent,
   LogPoint,
@@ -333,7 +334,7 @@ export class LocalThread implements Thread {
    * on the current branch (an alternative), so two concurrent edits of one message both land as versions.
    * @example const edited = await thread.edit(question.id, { role: "user", text: "What about Lyon?" });
    */
-  async edit(messageId: string, replacement: MessageInput, options?: AppendOptions): Promise<Message> {
+  async edit(messageId: string, replacement: MessageInput, options?: EditOptions): Promise<Message> {
     checkMessageId("thread.edit", "messageId", messageId);
     options = withIfRevision(
       "thread.edit",
@@ -341,10 +342,11 @@ export class LocalThread implements Thread {
       'edit(id, { role: "user", text: "…" }, { ifRevision: 3 })',
     );
     const message = singleInput("thread.edit", "replacement", replacement);
+    const follow = options.append === undefined ? [] : normalizeInputs(options.append);
     const [stored] = await this.#once(options, (record, ifRevision) =>
       this.#branches.change(
         record,
-        { reason: "edit", messageId, replacement: message },
+        { reason: "edit", messageId, replacement: message, follow },
         ifRevision,
         options.operationId,
       ),
@@ -359,15 +361,24 @@ export class LocalThread implements Thread {
   async regenerate(
     messageId: string,
     reply?: MessageInput,
-    options?: AppendOptions,
+    options?: EditOptions,
   ): Promise<Message | undefined> {
     checkMessageId("thread.regenerate", "messageId", messageId);
     options = withIfRevision("thread.regenerate", options, "regenerate(id, reply, { ifRevision: 3 })");
     const message = reply === undefined ? undefined : singleInput("thread.regenerate", "reply", reply);
+    if (message === undefined && options.append !== undefined) {
+      throw new InvalidOptionError(
+        "thread.regenerate",
+        "append",
+        "messages that follow a reply: give the reply too",
+        "append without a reply",
+      );
+    }
+    const follow = options.append === undefined ? [] : normalizeInputs(options.append);
     const [stored] = await this.#once(options, (record, ifRevision) =>
       this.#branches.change(
         record,
-        { reason: "regenerate", messageId, ...(message ? { replacement: message } : {}) },
+        { reason: "regenerate", messageId, ...(message ? { replacement: message, follow } : {}) },
         ifRevision,
         options.operationId,
       ),

@@ -40,6 +40,8 @@ export interface VersionRequest {
   messageId: string;
   /** The new version (regenerate: the reply), absent for a regenerate that waits for a later append. */
   replacement?: Message;
+  /** Messages that follow the new version on its branch, written in the same change. */
+  follow?: Message[];
 }
 
 /** A message's spot on the current branch, the message there now, and the stored version named. */
@@ -84,10 +86,10 @@ export class ThreadBranches {
     }
     const done = await this.#alreadyDone(spot, request);
     if (done) return this.#settled(record, done, ifRevision, operationId);
-    if (replacement) await this.#checkFreeId(spot, replacement);
+    const append = replacement ? [replacement, ...(request.follow ?? [])] : [];
+    if (replacement) await this.#checkFreeIds(spot, append);
     const to = this.access.host.chains.pointAt(spot.ranges, spot.position);
     const newHead = newHeadSegment(this.access.host.driver, this.access.threadId, to, spot.position);
-    const append = replacement ? [replacement] : [];
     const end = { segment: newHead.id, offset: append.length, position: spot.position + append.length };
     const result = await this.access.commit({
       expectHead: record.head,
@@ -237,9 +239,23 @@ export class ThreadBranches {
     const { replacement } = request;
     if (replacement) {
       if (spot.current?.id !== replacement.id) return undefined;
-      const conflict = messageConflict(spot.current, replacement, this.access.host.driver.source);
-      if (conflict) throw conflict;
-      return [spot.current];
+      const written = [replacement, ...(request.follow ?? [])];
+      const end = Math.min(SegmentChains.length(spot.ranges), spot.position + written.length);
+      const held = await this.access.host.chains.read(spot.ranges, spot.position, end);
+      // Compared message by message: a retry finds what it wrote; other content under those ids is a conflict.
+      for (const [index, message] of written.entries()) {
+        const stored = held[index];
+        const conflict =
+          stored === undefined || stored.id !== message.id
+            ? new ConflictError(
+                `The thread holds version ${JSON.stringify(replacement.id)} already, followed by other messages than these; nothing was written.`,
+                message.id,
+                this.#source,
+              )
+            : messageConflict(stored, message, this.access.host.driver.source);
+        if (conflict) throw conflict;
+      }
+      return held;
     }
     const last = spot.events[spot.events.length - 1];
     const unanswered = spot.current === undefined && last?.branch.reason === "regenerate";
@@ -267,16 +283,30 @@ export class ThreadBranches {
     return messages;
   }
 
-  /** A new version's id is neither an earlier message's nor another version's at the spot. */
-  async #checkFreeId(spot: Located, replacement: Message): Promise<void> {
-    const found = await this.access.host.chains.locate(spot.ranges, replacement.id);
-    const earlier = found !== undefined && found.position < spot.position;
-    if (earlier || versionIds(spot.events).includes(replacement.id)) {
-      throw new ConflictError(
-        `Message ${JSON.stringify(replacement.id)} is already ${earlier ? "earlier in the thread" : "a version of this message (switch to it with thread.switchTo)"}; give the new version another id. Nothing was written.`,
-        replacement.id,
-        this.#source,
-      );
+  /**
+   * The new version's id is neither an earlier message's nor another version's at the spot, and the ids of the
+   * messages written with it come once and are not earlier in the thread.
+   */
+  async #checkFreeIds(spot: Located, messages: Message[]): Promise<void> {
+    const seen = new Set<string>();
+    for (const [index, message] of messages.entries()) {
+      const found = await this.access.host.chains.locate(spot.ranges, message.id);
+      const earlier = found !== undefined && found.position < spot.position;
+      const version = index === 0 && versionIds(spot.events).includes(message.id);
+      const twice = seen.has(message.id);
+      seen.add(message.id);
+      if (earlier || version || twice) {
+        const where = earlier
+          ? "earlier in the thread"
+          : version
+            ? "a version of this message (switch to it with thread.switchTo)"
+            : "given twice";
+        throw new ConflictError(
+          `Message ${JSON.stringify(message.id)} is already ${where}; give it another id. Nothing was written.`,
+          message.id,
+          this.#source,
+        );
+      }
     }
   }
 

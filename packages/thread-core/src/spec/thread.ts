@@ -32,6 +32,12 @@ export interface AppendOptions extends UpdateOptions {
   operationId?: string;
 }
 
+/** Options of `thread.edit` and `thread.regenerate`: a revision, an operation id and messages to follow the new version. */
+export interface EditOptions extends AppendOptions {
+  /** Messages that follow the new version on its branch (an edited question's answer), in the same atomic change. */
+  append?: MessageInput | MessageInput[];
+}
+
 /** Options of `thread.rollback`: the revision to check, an operation id and messages to append after the rollback. */
 export interface RollbackOptions extends AppendOptions {
   /**
@@ -206,12 +212,12 @@ export interface Thread<State extends ThreadState = ThreadState> {
    * old branch (that message and what followed) stays an alternative. Resolves to the replacement as stored.
    * Optional: local threads have it.
    */
-  edit?(messageId: string, replacement: MessageInput, options?: AppendOptions): Promise<Message>;
+  edit?(messageId: string, replacement: MessageInput, options?: EditOptions): Promise<Message>;
   /**
    * Drops the assistant message `messageId` and what followed from the current branch, keeping them as an
    * alternative; `reply` (or a later append) is the new answer. Resolves to the reply as stored.
    */
-  regenerate?(messageId: string, reply?: MessageInput, options?: AppendOptions): Promise<Message | undefined>;
+  regenerate?(messageId: string, reply?: MessageInput, options?: EditOptions): Promise<Message | undefined>;
   /** The versions of the message at `messageId`'s position, in the order they were made. */
   alternatives?(messageId: string): Promise<Alternative[]>;
   /** Makes the branch of a version current again; the branch left becomes an alternative. Resolves to that version. */

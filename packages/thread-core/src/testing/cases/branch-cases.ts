@@ -187,6 +187,40 @@ export function branchCases(context: SuiteContext): void {
 
   conformanceCase(
     context,
+    "edit and regenerate with { append } write the new version and what follows it in one change",
+    async () => {
+      const thread = await chat(context);
+      const before = thread.revision;
+      await thread.edit("u2", user("u2b"), { append: [answer("a2b"), user("u3b")] });
+      expect(await ids(thread)).toEqual(["u1", "a1", "u2b", "a2b", "u3b"]);
+      expect(thread.revision).toBe(before + 1);
+      // A retry finds all of it written; other content under those ids is a conflict, nothing written.
+      await thread.edit("u2", user("u2b"), { append: [answer("a2b"), user("u3b")] });
+      expect(thread.revision).toBe(before + 1);
+      expect(
+        await caught(thread.edit("u2", user("u2b"), { append: [answer("a2b", "other")] })),
+      ).toBeInstanceOf(ConflictError);
+      // Ids earlier in the thread or given twice are conflicts too.
+      expect(await caught(thread.edit("u2b", user("u2c"), { append: [answer("a1")] }))).toBeInstanceOf(
+        ConflictError,
+      );
+      expect(
+        await caught(thread.edit("u2b", user("u2c"), { append: [answer("x"), answer("x")] })),
+      ).toBeInstanceOf(ConflictError);
+      await thread.refresh();
+      expect(thread.revision).toBe(before + 1);
+      await thread.regenerate("a2b", answer("a2c"), { append: user("u3c") });
+      expect(await ids(thread)).toEqual(["u1", "a1", "u2b", "a2c", "u3c"]);
+      expect(await versions(thread, "a2c")).toEqual([
+        ["a2b", false, 5],
+        ["a2c", true, 5],
+      ]);
+      expect(thread.revision).toBe(before + 2);
+    },
+  );
+
+  conformanceCase(
+    context,
     "a stale ifRevision refuses edit, regenerate and switchTo, writing nothing",
     async () => {
       const thread = await chat(context);
