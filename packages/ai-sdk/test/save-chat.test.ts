@@ -2,7 +2,14 @@ import { freshStore, SERVERLESS_STORE_KINDS, type TestStore } from "@skein/test-
 import { ConcurrencyError, normalizeMessage, type Thread } from "@skein/thread-core";
 import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ChatMismatchError, loadChat, MessageMappingError, saveChat, toUIMessages } from "../src/index.js";
+import {
+  ChatMismatchError,
+  loadChat,
+  MessageMappingError,
+  saveChat,
+  switchBranch,
+  toUIMessages,
+} from "../src/index.js";
 import { everyUIPart } from "./fixtures.js";
 
 const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
@@ -94,7 +101,21 @@ describe.each(VARIANTS)("saveChat and loadChat on a $kind store, reading $reads"
     await saveChat(thread, [user("u1", "hi"), assistant("a1", { type: "text", text: "hello" })]);
     const regenerated = [user("u1", "hi"), assistant("a2", { type: "text", text: "hey" })];
     expect((await saveChat(thread, regenerated)).replacedFrom).toBe("a1");
-    expect(await loadChat(thread)).toEqual(regenerated);
+    // The answer replaced is a version of the new one: loadChat says which of how many is shown.
+    const loaded = await loadChat(thread);
+    expect(loaded).toEqual([
+      regenerated[0],
+      { ...regenerated[1], metadata: { skein: { index: 1, count: 2 } } },
+    ]);
+    // Saving the chat as loaded writes nothing: skein's metadata is read from the thread, never stored.
+    expect((await saveChat(thread, loaded)).appended).toEqual([]);
+    // Either version is shown on request, the other kept.
+    const first = await switchBranch({ store, chatId: thread.id, messageId: "a2", to: 0 });
+    expect(first).toEqual([
+      user("u1", "hi"),
+      { ...assistant("a1", { type: "text", text: "hello" }), metadata: { skein: { index: 0, count: 2 } } },
+    ]);
+    expect(await switchBranch({ store, chatId: thread.id, messageId: "a1", to: "a2" })).toEqual(loaded);
     const edited = [user("u1", "hi there"), assistant("a3", { type: "text", text: "hey there" })];
     expect((await saveChat(thread, edited)).replacedFrom).toBe("u1");
     expect(await loadChat(thread)).toEqual(edited);
