@@ -74,7 +74,7 @@ export async function markVersions(
   if (positions.size === 0) return messages;
   // The skein position of each group's first message: groups are runs of consecutive messages.
   const firsts = new Map<string, number>();
-  stored.forEach((message, index) => firsts.set(message.id, index));
+  for (const [index, message] of stored.entries()) firsts.set(message.id, index);
   return Promise.all(
     groups.map(async (group) => {
       const position = firsts.get(group.first);
