@@ -29,10 +29,10 @@ export function versionedThread(thread: Thread): VersionedThread | undefined {
 
 /**
  * Replaces the message `from` and everything after it with `messages` as a new version of it, when the thread
- * keeps versions and the first new message is another message of the same role (a regenerated answer, a
- * question edited under a new id): `regenerate` for an answer, `edit` otherwise, in one change. Undefined when
- * the replacement is not a new version (the same id with new parts: a continuation, a tool approval, an
- * edit that kept the message's id), which the caller writes as a rollback.
+ * keeps versions and the first new message has the same role: a regenerated answer (another id:
+ * `regenerate`), or an edited question (`sendMessage({ messageId })` keeps the id; `edit`), in one change.
+ * Undefined for an assistant message re-sent under its id with new parts (a continuation, a tool approval or
+ * result: the same answer going on, not another one), which the caller writes as a rollback.
  */
 export async function replaceAsVersion(
   thread: Thread,
@@ -42,7 +42,8 @@ export async function replaceAsVersion(
 ): Promise<Message[] | undefined> {
   const versioned = versionedThread(thread);
   const [first, ...rest] = messages;
-  if (!versioned || !first || first.id === plan.from || first.role !== plan.fromRole) return undefined;
+  if (!versioned || !first || first.role !== plan.fromRole) return undefined;
+  if (first.id === plan.from && plan.fromRole === "assistant") return undefined;
   const options = {
     ...(ifRevision === undefined ? {} : { ifRevision }),
     ...(rest.length ? { append: rest } : {}),
@@ -139,6 +140,6 @@ export async function switchTo(options: SwitchBranchOptions): Promise<VersionedT
       JSON.stringify(options.to),
     );
   }
-  await versioned.switchTo(target.id);
+  await versioned.switchTo(target.id, { index: target.index });
   return versioned;
 }

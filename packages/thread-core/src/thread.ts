@@ -10,6 +10,7 @@ export type {
   PointTarget,
   ReadOptions,
   RollbackOptions,
+  SwitchOptions,
   Thread,
   ThreadCapabilities,
   ThreadSnapshot,

@@ -62,24 +62,50 @@ export function spotsOf(events: readonly HistoryEvent[], messageId: string): Ver
   return spots;
 }
 
-/** The ids of a spot's versions in the order they were made: the original first, then each edit or answer. */
-export function versionIds(events: readonly BranchEvent[]): string[] {
-  const ids: string[] = [];
+/** Where a message is stored: its segment and its index among that segment's own messages. */
+export type Slot = NonNullable<BranchChange["leftAt"]>;
+
+/** One version of a message: its id and where it is stored (versions of one message may share an id). */
+export interface Version {
+  id: string;
+  slot: Slot;
+}
+
+/** The slot of the message at `position` of a chain, or undefined past its end. */
+export function slotAt(ranges: ChainRange[], position: number): Slot | undefined {
+  const range = ranges.find(
+    (candidate) => position >= candidate.start && position < candidate.start + candidate.count,
+  );
+  return range && { segment: range.segment, offset: position - range.start };
+}
+
+export function sameVersion(a: Slot | undefined, b: Slot | undefined): boolean {
+  return a !== undefined && b !== undefined && a.segment === b.segment && a.offset === b.offset;
+}
+
+/** A spot's versions in the order they were made: the original first, then each edit or answer. */
+export function versionsOf(events: readonly BranchEvent[]): Version[] {
+  const versions: Version[] = [];
+  const add = (id: string | undefined, slot: Slot | undefined) => {
+    if (id === undefined || slot === undefined) return;
+    if (!versions.some((version) => sameVersion(version.slot, slot))) versions.push({ id, slot });
+  };
   for (const { branch } of events) {
-    for (const id of [branch.left, branch.entered]) if (id !== undefined && !ids.includes(id)) ids.push(id);
+    add(branch.left, branch.leftAt);
+    add(branch.entered, branch.enteredAt);
   }
-  return ids;
+  return versions;
 }
 
 /**
  * Where the branch behind a version ended when it was last seen at its spot: the end it was left at, or, when
  * it was entered last, the end it had then (a plain rollback elsewhere may have left it since, unrecorded here).
  */
-export function versionEnd(events: readonly BranchEvent[], messageId: string): LogPoint | undefined {
+export function versionEnd(events: readonly BranchEvent[], slot: Slot): LogPoint | undefined {
   for (let index = events.length - 1; index >= 0; index--) {
     const event = events[index] as BranchEvent;
-    if (event.branch.left === messageId) return event.from;
-    if (event.branch.entered === messageId) return event.branch.end;
+    if (sameVersion(event.branch.leftAt, slot)) return event.from;
+    if (sameVersion(event.branch.enteredAt, slot)) return event.branch.end;
   }
   return undefined;
 }

@@ -28,6 +28,7 @@ import type {
   PointTarget,
   ReadOptions,
   RollbackOptions,
+  SwitchOptions,
   Thread,
   ThreadCapabilities,
   ThreadSnapshot,
@@ -400,11 +401,20 @@ export class LocalThread implements Thread {
    * Makes the branch behind version `alternativeId` current again; the branch left becomes an alternative in
    * its turn (nothing is lost). Resolves to that version. O(1) in the thread's length.
    */
-  async switchTo(alternativeId: string, options?: AppendOptions): Promise<Message> {
+  async switchTo(alternativeId: string, options?: SwitchOptions): Promise<Message> {
     checkMessageId("thread.switchTo", "alternativeId", alternativeId);
     options = withIfRevision("thread.switchTo", options, "switchTo(id, { ifRevision: 3 })");
+    const { index } = options;
+    if (index !== undefined && !(Number.isSafeInteger(index) && index >= 0)) {
+      throw new InvalidOptionError(
+        "thread.switchTo",
+        "index",
+        "a whole number of 0 or more",
+        describeGiven(index),
+      );
+    }
     const [stored] = await this.#once(options, (record, ifRevision) =>
-      this.#branches.switchTo(record, alternativeId, ifRevision, options.operationId),
+      this.#branches.switchTo(record, alternativeId, index, ifRevision, options.operationId),
     );
     return stored as Message;
   }

@@ -40,7 +40,9 @@ const BranchChangeSchema = z.object({
   position: z.number().int().nonnegative(),
   after: SlotSchema.nullable(),
   left: z.string().min(1).optional(),
+  leftAt: SlotSchema.optional(),
   entered: z.string().min(1).optional(),
+  enteredAt: SlotSchema.optional(),
   end: LogPointSchema,
 });
 export const HistoryEventSchema = z.discriminatedUnion("kind", [

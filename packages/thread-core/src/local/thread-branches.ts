@@ -1,16 +1,21 @@
 import { MessageNotFoundError, MessageOffBranchError, NotAnAnswerError } from "../branch-errors.js";
-import { ConcurrencyError, ConflictError, SkeinError } from "../errors.js";
+import { ConcurrencyError, ConflictError, InvalidOptionError, SkeinError } from "../errors.js";
 import { type Message, messageConflict, messageText } from "../message.js";
+import { describeGiven } from "../option-value.js";
 import type { Alternative, BranchChange, HistoryEvent, LogPoint } from "../thread.js";
 import {
   type BranchEvent,
   chainHasSpot,
+  type Slot,
+  sameVersion,
+  slotAt,
   slotBefore,
   spotEvents,
   spotsOf,
+  type Version,
   type VersionSpot,
   versionEnd,
-  versionIds,
+  versionsOf,
 } from "./branch-versions.js";
 import type { LocalThreadHost } from "./local-thread.js";
 import type { AppliedOperation, CommitResult, LogChange, LogRecord } from "./log-driver.js";
@@ -48,6 +53,8 @@ export interface VersionRequest {
 interface Located extends VersionSpot {
   ranges: ChainRange[];
   current: Message | undefined;
+  /** Where the current message at the spot is stored. */
+  currentSlot: Slot | undefined;
   events: BranchEvent[];
   /** Whether the message named is the one at the spot on the current branch. */
   onBranch: boolean;
@@ -77,17 +84,10 @@ export class ThreadBranches {
     if (request.reason === "regenerate" && named && named.role !== "assistant") {
       throw new NotAnAnswerError(this.access.threadId, request.messageId, named.role, this.#source);
     }
-    if (replacement?.id === request.messageId) {
-      throw new ConflictError(
-        `The replacement of message ${JSON.stringify(request.messageId)} has that message's id; give it an id of its own, or none. Nothing was written.`,
-        replacement.id,
-        this.#source,
-      );
-    }
     const done = await this.#alreadyDone(spot, request);
     if (done) return this.#settled(record, done, ifRevision, operationId);
     const append = replacement ? [replacement, ...(request.follow ?? [])] : [];
-    if (replacement) await this.#checkFreeIds(spot, append);
+    if (replacement) await this.#checkFreeIds(spot, append, request.messageId);
     const to = this.access.host.chains.pointAt(spot.ranges, spot.position);
     const newHead = newHeadSegment(this.access.host.driver, this.access.threadId, to, spot.position);
     const end = { segment: newHead.id, offset: append.length, position: spot.position + append.length };
@@ -99,7 +99,7 @@ export class ThreadBranches {
       event: this.#event(request.messageId, to, to, {
         reason: request.reason,
         ...this.#spotFields(spot),
-        ...(replacement ? { entered: replacement.id } : {}),
+        ...(replacement ? { entered: replacement.id, enteredAt: { segment: newHead.id, offset: 0 } } : {}),
         end,
       }),
       ...this.access.operationChange(record, operationId, end, append),
@@ -111,15 +111,19 @@ export class ThreadBranches {
   async switchTo(
     record: LogRecord,
     alternativeId: string,
+    index: number | undefined,
     ifRevision: number,
     operationId: string | undefined,
   ): Promise<Message[]> {
     this.#checkRevision(record, ifRevision);
     const spot = await this.#locate(record, alternativeId);
-    if (spot.onBranch) return this.#settled(record, [spot.current as Message], ifRevision, operationId);
-    const stored = versionEnd(spot.events, alternativeId) as LogPoint;
+    const target = this.#target(spot, alternativeId, index);
+    if (sameVersion(target.slot, spot.currentSlot)) {
+      return this.#settled(record, [spot.current as Message], ifRevision, operationId);
+    }
+    const stored = versionEnd(spot.events, target.slot) as LogPoint;
     const ranges = await this.access.host.chains.chain(stored.segment, stored.offset);
-    const message = await this.#messageAt(ranges, spot.position, alternativeId);
+    const message = await this.#messageAt(ranges, spot.position, target);
     // Based on the segment holding the branch's last message, so switching back and forth never stacks
     // empty heads into a longer chain.
     const end = this.access.host.chains.pointAt(ranges, SegmentChains.length(ranges));
@@ -132,6 +136,7 @@ export class ThreadBranches {
         reason: "switch",
         ...this.#spotFields(spot),
         entered: alternativeId,
+        enteredAt: target.slot,
         end,
       }),
       ...this.access.operationChange(record, operationId, { segment: newHead.id, offset: 0 }, [message]),
@@ -142,21 +147,51 @@ export class ThreadBranches {
   /** The versions at the spot of `messageId` (on the current branch, or a version at a spot on it). */
   async alternatives(record: LogRecord, messageId: string): Promise<Alternative[]> {
     const spot = await this.#locate(record, messageId);
-    const ids = versionIds(spot.events);
-    if (spot.current && !ids.includes(spot.current.id)) ids.push(spot.current.id);
     const chains = this.access.host.chains;
     return Promise.all(
-      ids.map(async (id, index) => {
-        if (id === spot.current?.id) {
+      this.#versions(spot).map(async (version, index) => {
+        if (sameVersion(version.slot, spot.currentSlot)) {
           const length = SegmentChains.length(spot.ranges);
-          return describe(spot.current, index, true, chains.pointAt(spot.ranges, length));
+          return describe(spot.current as Message, index, true, chains.pointAt(spot.ranges, length));
         }
         // The end as history recorded it, so `at(end)` and `fork({ at: end })` take it as a known point.
-        const stored = versionEnd(spot.events, id) as LogPoint;
+        const stored = versionEnd(spot.events, version.slot) as LogPoint;
         const ranges = await chains.chain(stored.segment, stored.offset);
-        return describe(await this.#messageAt(ranges, spot.position, id), index, false, stored);
+        return describe(await this.#messageAt(ranges, spot.position, version), index, false, stored);
       }),
     );
+  }
+
+  /** The spot's versions, the current one included even when no version change recorded it (a plain append). */
+  #versions(spot: Located): Version[] {
+    const versions = versionsOf(spot.events);
+    const { current, currentSlot } = spot;
+    if (current && currentSlot && !versions.some((version) => sameVersion(version.slot, currentSlot))) {
+      versions.push({ id: current.id, slot: currentSlot });
+    }
+    return versions;
+  }
+
+  /**
+   * The version `switchTo` names: by index when given (it must carry the id), else the newest version with
+   * the id that is not current (edits that kept a message's id share it), else the current one.
+   */
+  #target(spot: Located, alternativeId: string, index: number | undefined): Version {
+    const versions = this.#versions(spot);
+    if (index !== undefined) {
+      const chosen = versions[index];
+      if (chosen?.id === alternativeId) return chosen;
+      const indexes = versions.flatMap((version, at) => (version.id === alternativeId ? [at] : []));
+      throw new InvalidOptionError(
+        "thread.switchTo",
+        "index",
+        `the index of a version with id ${JSON.stringify(alternativeId)} in thread.alternatives(): ${indexes.join(" or ")}`,
+        describeGiven(index),
+      );
+    }
+    const named = versions.filter((version) => version.id === alternativeId);
+    const other = named.filter((version) => !sameVersion(version.slot, spot.currentSlot));
+    return (other[other.length - 1] ?? named[0]) as Version;
   }
 
   get #source() {
@@ -169,11 +204,11 @@ export class ThreadBranches {
     }
   }
 
-  #spotFields(spot: Located): Pick<BranchChange, "position" | "after" | "left"> {
+  #spotFields(spot: Located): Pick<BranchChange, "position" | "after" | "left" | "leftAt"> {
     return {
       position: spot.position,
       after: spot.after,
-      ...(spot.current ? { left: spot.current.id } : {}),
+      ...(spot.current && spot.currentSlot ? { left: spot.current.id, leftAt: spot.currentSlot } : {}),
     };
   }
 
@@ -204,26 +239,29 @@ export class ThreadBranches {
       ...spot,
       ranges,
       current,
+      currentSlot: current && slotAt(ranges, spot.position),
       events: spotEvents(record.events, spot),
       onBranch: found !== undefined,
     };
   }
 
-  /** The stored version `messageId` at a spot, read from the branch behind it. */
+  /** The newest stored version `messageId` at a spot, read from the branch behind it. */
   async #versionMessage(spot: Located, messageId: string): Promise<Message> {
-    const stored = versionEnd(spot.events, messageId) as LogPoint;
+    const named = this.#versions(spot).filter((version) => version.id === messageId);
+    const version = named[named.length - 1] as Version;
+    const stored = versionEnd(spot.events, version.slot) as LogPoint;
     const ranges = await this.access.host.chains.chain(stored.segment, stored.offset);
-    return this.#messageAt(ranges, spot.position, messageId);
+    return this.#messageAt(ranges, spot.position, version);
   }
 
-  async #messageAt(ranges: ChainRange[], position: number, messageId: string): Promise<Message> {
+  async #messageAt(ranges: ChainRange[], position: number, version: Version): Promise<Message> {
     const [message] =
       position < SegmentChains.length(ranges)
         ? await this.access.host.chains.read(ranges, position, position + 1)
         : [];
-    if (message?.id !== messageId) {
+    if (message?.id !== version.id || !sameVersion(slotAt(ranges, position), version.slot)) {
       throw new SkeinError(
-        `Version ${JSON.stringify(messageId)} of thread ${JSON.stringify(this.access.threadId)} is not where its history puts it: the store is damaged.`,
+        `Version ${JSON.stringify(version.id)} of thread ${JSON.stringify(this.access.threadId)} is not where its history puts it: the store is damaged.`,
         this.#source,
       );
     }
@@ -239,6 +277,10 @@ export class ThreadBranches {
     const { replacement } = request;
     if (replacement) {
       if (spot.current?.id !== replacement.id) return undefined;
+      // Other content under the id of the message edited is a new version of it (an edit that keeps the id);
+      // under another id it is a conflict, as for an append.
+      const changed = messageConflict(spot.current, replacement, this.access.host.driver.source);
+      if (changed && replacement.id === request.messageId) return undefined;
       const written = [replacement, ...(request.follow ?? [])];
       const end = Math.min(SegmentChains.length(spot.ranges), spot.position + written.length);
       const held = await this.access.host.chains.read(spot.ranges, spot.position, end);
@@ -287,12 +329,14 @@ export class ThreadBranches {
    * The new version's id is neither an earlier message's nor another version's at the spot, and the ids of the
    * messages written with it come once and are not earlier in the thread.
    */
-  async #checkFreeIds(spot: Located, messages: Message[]): Promise<void> {
+  async #checkFreeIds(spot: Located, messages: Message[], edited: string): Promise<void> {
     const seen = new Set<string>();
+    const versions = this.#versions(spot);
     for (const [index, message] of messages.entries()) {
       const found = await this.access.host.chains.locate(spot.ranges, message.id);
       const earlier = found !== undefined && found.position < spot.position;
-      const version = index === 0 && versionIds(spot.events).includes(message.id);
+      const version =
+        index === 0 && message.id !== edited && versions.some((candidate) => candidate.id === message.id);
       const twice = seen.has(message.id);
       seen.add(message.id);
       if (earlier || version || twice) {

@@ -38,6 +38,12 @@ export interface EditOptions extends AppendOptions {
   append?: MessageInput | MessageInput[];
 }
 
+/** Options of `thread.switchTo`: a revision, an operation id, and which version when several share the id. */
+export interface SwitchOptions extends AppendOptions {
+  /** The version's index in `alternatives()`, for versions that share an id (edits that kept the message's id). */
+  index?: number;
+}
+
 /** Options of `thread.rollback`: the revision to check, an operation id and messages to append after the rollback. */
 export interface RollbackOptions extends AppendOptions {
   /**
@@ -118,8 +124,12 @@ export interface BranchChange {
   after: { segment: string; offset: number } | null;
   /** The message at `position` on the branch left; absent when that branch had none (an unanswered regenerate). */
   left?: string;
+  /** Where `left` is stored (its segment and index among the segment's own messages): versions may share an id. */
+  leftAt?: { segment: string; offset: number };
   /** The message at `position` on the branch entered; absent when it has none yet (a regenerate without reply). */
   entered?: string;
+  /** Where `entered` is stored. */
+  enteredAt?: { segment: string; offset: number };
   /** Where the branch entered ended right after the change. */
   end: LogPoint;
 }
@@ -221,7 +231,7 @@ export interface Thread<State extends ThreadState = ThreadState> {
   /** The versions of the message at `messageId`'s position, in the order they were made. */
   alternatives?(messageId: string): Promise<Alternative[]>;
   /** Makes the branch of a version current again; the branch left becomes an alternative. Resolves to that version. */
-  switchTo?(alternativeId: string, options?: AppendOptions): Promise<Message>;
+  switchTo?(alternativeId: string, options?: SwitchOptions): Promise<Message>;
   /** Replaces metadata and/or context state. */
   update(patch: ThreadUpdate, options?: UpdateOptions): Promise<void>;
   /** Reads the latest revision, metadata and context from where the thread lives. */

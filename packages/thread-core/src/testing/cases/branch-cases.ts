@@ -178,10 +178,50 @@ export function branchCases(context: SuiteContext): void {
       // A replacement under an earlier message's id, or another version's, is a conflict.
       expect(await caught(thread.edit("u2b", user("u1")))).toBeInstanceOf(ConflictError);
       expect(await caught(thread.edit("u2b", user("u2")))).toBeInstanceOf(ConflictError);
-      expect(await caught(thread.edit("u2b", user("u2b", "same id")))).toBeInstanceOf(ConflictError);
       await thread.refresh();
       expect(thread.revision).toBe(revision);
       expect(await ids(thread)).toEqual(["u1", "a1", "u2b"]);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "an edit that keeps the message's id is a new version; switchTo({ index }) picks among versions sharing it",
+    async () => {
+      const thread = await chat(context);
+      const edited = await thread.edit("u2", user("u2", "a table for three"), { append: answer("a2b") });
+      expect(edited.contents).toEqual([{ type: "text", text: "a table for three" }]);
+      expect(await ids(thread)).toEqual(["u1", "a1", "u2", "a2b"]);
+      // A retry of that edit finds it done; the same id with yet other content is a third version.
+      const revision = thread.revision;
+      await thread.edit("u2", user("u2", "a table for three"), { append: answer("a2b") });
+      expect(thread.revision).toBe(revision);
+      await thread.edit("u2", user("u2", "a table for four"));
+      const listed = await thread.alternatives("u2");
+      expect(listed.map((version) => [version.id, version.index, version.current, version.preview])).toEqual([
+        ["u2", 0, false, "u2"],
+        ["u2", 1, false, "a table for three"],
+        ["u2", 2, true, "a table for four"],
+      ]);
+      // Without an index, the newest other version with the id; with one, that version.
+      await thread.switchTo("u2");
+      expect((await thread.messages()).map((message) => message.contents)).toEqual([
+        [{ type: "text", text: "u1" }],
+        [{ type: "text", text: "a1" }],
+        [{ type: "text", text: "a table for three" }],
+        [{ type: "text", text: "a2b" }],
+      ]);
+      await thread.switchTo("u2", { index: 0 });
+      expect(await ids(thread)).toEqual(["u1", "a1", "u2", "a2"]);
+      expect((await thread.alternatives("u2")).map((version) => version.current)).toEqual([
+        true,
+        false,
+        false,
+      ]);
+      const wrong = await caught(thread.switchTo("u2", { index: 5 }));
+      expect(wrong.name).toBe("InvalidOptionError");
+      // Another message's id under other content is still a conflict, as for an append.
+      expect(await caught(thread.edit("u2", user("a1", "other")))).toBeInstanceOf(ConflictError);
     },
   );
 
