@@ -17,8 +17,7 @@ import {
   versionEnd,
   versionsOf,
 } from "./branch-versions.js";
-import type { LocalThreadHost } from "./local-thread.js";
-import type { AppliedOperation, CommitResult, LogChange, LogRecord } from "./log-driver.js";
+import type { AppliedOperation, CommitResult, LogChange, LogDriver, LogRecord } from "./log-driver.js";
 import { newHeadSegment } from "./log-driver.js";
 import { eventPoints } from "./log-state.js";
 import { type ChainRange, SegmentChains } from "./segment-chain.js";
@@ -26,7 +25,8 @@ import { type ChainRange, SegmentChains } from "./segment-chain.js";
 /** What the branch operations need of the thread they work on. */
 export interface BranchAccess {
   readonly threadId: string;
-  readonly host: LocalThreadHost;
+  /** The store's driver and segment chains (the thread's `LocalThreadHost`). */
+  readonly host: { readonly driver: LogDriver; readonly chains: SegmentChains };
   /** The messages of the log as `record` ends it. */
   chainOf(record: LogRecord): Promise<ChainRange[]>;
   commit(change: LogChange): Promise<CommitResult>;
