@@ -13,6 +13,7 @@ runConformanceSuite({
     directory = await mkdtemp(join(tmpdir(), "skein-fs-conformance-"));
     return fsStore({ directory });
   },
+  openSecondStore: async () => fsStore({ directory: directory as string }),
   cleanup: async () => {
     if (directory) await rm(directory, { recursive: true, force: true });
   },

@@ -10,6 +10,8 @@ runConformanceSuite({
     schema = uniqueSchema("conformance");
     return postgresStore({ url: databaseUrl(), schema });
   },
+  // Another pool on the same schema.
+  openSecondStore: async () => postgresStore({ url: databaseUrl(), schema }),
   cleanup: () => dropSchema(schema),
   describe,
   it,

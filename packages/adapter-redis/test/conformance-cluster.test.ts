@@ -13,6 +13,8 @@ runConformanceSuite({
     prefix = uniquePrefix("cluster");
     return redisStore({ client: cluster, prefix });
   },
+  // Another cluster connection to the same data.
+  openSecondStore: async () => redisStore({ url: clusterUrl(), cluster: true, prefix }),
   cleanup: () => deleteKeys(clusterUrl(), prefix),
   describe,
   it,

@@ -11,6 +11,8 @@ runConformanceSuite({
     prefix = uniquePrefix("conformance");
     return redisStore({ url: singleUrl(), prefix });
   },
+  // Another connection to the same data.
+  openSecondStore: async () => redisStore({ url: singleUrl(), prefix }),
   cleanup: () => deleteKeys(singleUrl(), prefix),
   describe,
   it,

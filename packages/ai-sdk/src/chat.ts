@@ -2,10 +2,11 @@ import { ConcurrencyError, type Message, type Thread, UnsupportedOperationError 
 import { isServiceThread, runTarget } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
 import { assertOptions, assertThread, assertUIMessages, readIfRevision } from "./chat-arguments.js";
+import { markVersions, replaceAsVersion, type SwitchBranchOptions, switchTo } from "./chat-branches.js";
 import { SOURCE } from "./errors.js";
 import { fromUIMessages } from "./from-ui-messages.js";
 import { planSave, type StoredChat } from "./save-plan.js";
-import { groupUIMessages, toUIMessages } from "./to-ui-messages.js";
+import { groupUIMessages } from "./to-ui-messages.js";
 
 /** How often a save that replaces part of the thread reads it again when another writer changed it meanwhile. */
 const SAVE_RETRIES = 8;
@@ -36,7 +37,19 @@ export interface SaveChatResult {
  */
 export async function loadChat(thread: Thread): Promise<UIMessage[]> {
   assertThread("loadChat", thread);
-  return toUIMessages(await thread.messages());
+  const messages = await thread.messages();
+  return markVersions(thread, messages, groupUIMessages(messages));
+}
+
+/**
+ * Shows another version of a message (an edit or a regenerated answer): makes its branch the chat's current one
+ * and returns the chat's UI messages on it, as `loadChat` does. `to` is a version's index (`metadata.skein.index`
+ * of the message, from `loadChat`) or its id; the branch left stays a version.
+ * @example setMessages(await switchBranch({ store, chatId, messageId: message.id, to: index - 1 }))
+ */
+export async function switchBranch(options: SwitchBranchOptions): Promise<UIMessage[]> {
+  assertOptions("switchBranch", options);
+  return loadChat(await switchTo(options));
 }
 
 /**
@@ -116,10 +129,13 @@ async function saveMessages(
       );
     }
     try {
-      const appended = (await thread.rollback(plan.target, {
-        append: messages,
-        ifRevision: ifRevision ?? seen,
-      })) as Message[];
+      // A regenerated answer (or a question edited under a new id) is kept as a version of the one it replaces.
+      const appended =
+        (await replaceAsVersion(thread, plan, messages, ifRevision ?? seen)) ??
+        ((await thread.rollback(plan.target, {
+          append: messages,
+          ifRevision: ifRevision ?? seen,
+        })) as Message[]);
       return { appended, replacedFrom: plan.from, revision: thread.revision };
     } catch (error) {
       const retry = ifRevision === undefined && seen !== undefined && attempt < SAVE_RETRIES;

@@ -1,6 +1,7 @@
 import type { Message } from "@skein/thread-core";
 import { normalizeMessage } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
+import { withoutVersions } from "./chat-branches.js";
 import { MessageMappingError } from "./errors.js";
 import { EXTRA, isRecord, type MessageExtra, toJson } from "./namespace.js";
 import { uiPartsToContents } from "./ui-part-to-contents.js";
@@ -27,7 +28,9 @@ function fromUIMessage(uiMessage: UIMessage, index: number): Message {
     throw new MessageMappingError("a UI message needs a non-empty string id", [index, "id"]);
   }
   const extra: MessageExtra = { from: "ui" };
-  if (uiMessage.metadata !== undefined) extra.metadata = toJson(uiMessage.metadata);
+  // What loadChat adds under metadata.skein ({ index, count } of versions) is read from the thread, never stored.
+  const metadata = withoutVersions(uiMessage.metadata);
+  if (metadata !== undefined) extra.metadata = toJson(metadata);
   return normalizeMessage(
     {
       id: uiMessage.id,

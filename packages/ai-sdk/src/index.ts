@@ -1,4 +1,5 @@
-export { loadChat, type SaveChatOptions, type SaveChatResult, saveChat } from "./chat.js";
+export { loadChat, type SaveChatOptions, type SaveChatResult, saveChat, switchBranch } from "./chat.js";
+export type { ChatVersions, SwitchBranchOptions } from "./chat-branches.js";
 export { ChatArgumentError, ChatMismatchError, MessageMappingError } from "./errors.js";
 export { fromModelMessages } from "./from-model-messages.js";
 export { fromUIMessages } from "./from-ui-messages.js";

@@ -14,7 +14,7 @@ export const START = "start";
 export type SavePlan =
   | { kind: "none" }
   | { kind: "append"; messages: UIMessage[] }
-  | { kind: "replace"; target: string; from: string; messages: UIMessage[] };
+  | { kind: "replace"; target: string; from: string; fromRole: UIMessage["role"]; messages: UIMessage[] };
 
 /**
  * The part of a thread a save is planned on: its UI messages from some message on (all of them, or from the
@@ -60,7 +60,13 @@ export function planSave(threadId: string, stored: StoredChat, uiMessages: reado
   if (kept === groups.length) return { kind: "append", messages: rest };
   const replaced = groups[kept] as UIMessageGroup;
   const target = kept === 0 ? (stored.before ?? START) : (groups[kept - 1] as UIMessageGroup).last;
-  return { kind: "replace", target, from: replaced.message.id, messages: rest };
+  return {
+    kind: "replace",
+    target,
+    from: replaced.message.id,
+    fromRole: replaced.message.role,
+    messages: rest,
+  };
 }
 
 /** Equal as the thread would give the client's message back: compared after the same mapping, key order aside. */

@@ -3,7 +3,14 @@ import { ConcurrencyError, type Thread } from "@skein/thread-core";
 import { normalizeMessage } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ChatMismatchError, loadChat, MessageMappingError, saveChat, toUIMessages } from "../src/index.js";
+import {
+  ChatMismatchError,
+  loadChat,
+  MessageMappingError,
+  saveChat,
+  switchBranch,
+  toUIMessages,
+} from "../src/index.js";
 import { everyUIPart } from "./fixtures.js";
 
 const user = (id: string, text: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text }] });
@@ -95,10 +102,32 @@ describe.each(VARIANTS)("saveChat and loadChat on a $kind store, reading $reads"
     await saveChat(thread, [user("u1", "hi"), assistant("a1", { type: "text", text: "hello" })]);
     const regenerated = [user("u1", "hi"), assistant("a2", { type: "text", text: "hey" })];
     expect((await saveChat(thread, regenerated)).replacedFrom).toBe("a1");
-    expect(await loadChat(thread)).toEqual(regenerated);
+    // The answer replaced is a version of the new one: loadChat says which of how many is shown.
+    const loaded = await loadChat(thread);
+    expect(loaded).toEqual([
+      regenerated[0],
+      { ...regenerated[1], metadata: { skein: { index: 1, count: 2 } } },
+    ]);
+    // Saving the chat as loaded writes nothing: skein's metadata is read from the thread, never stored.
+    expect((await saveChat(thread, loaded)).appended).toEqual([]);
+    // Either version is shown on request, the other kept.
+    const first = await switchBranch({ store, chatId: thread.id, messageId: "a2", to: 0 });
+    expect(first).toEqual([
+      user("u1", "hi"),
+      { ...assistant("a1", { type: "text", text: "hello" }), metadata: { skein: { index: 0, count: 2 } } },
+    ]);
+    expect(await switchBranch({ store, chatId: thread.id, messageId: "a1", to: "a2" })).toEqual(loaded);
+    // An edited question keeps its id (sendMessage({ messageId })): the question asked before is a version too.
     const edited = [user("u1", "hi there"), assistant("a3", { type: "text", text: "hey there" })];
     expect((await saveChat(thread, edited)).replacedFrom).toBe("u1");
-    expect(await loadChat(thread)).toEqual(edited);
+    expect(await loadChat(thread)).toEqual([
+      { ...edited[0], metadata: { skein: { index: 1, count: 2 } } },
+      edited[1],
+    ]);
+    expect(await switchBranch({ store, chatId: thread.id, messageId: "u1", to: 0 })).toEqual([
+      { ...user("u1", "hi"), metadata: { skein: { index: 0, count: 2 } } },
+      { ...assistant("a2", { type: "text", text: "hey" }), metadata: { skein: { index: 1, count: 2 } } },
+    ]);
   });
 
   it("append a list of only new messages, and refuse one that starts with a new message before stored ones", async () => {
@@ -144,7 +173,11 @@ describe.each(VARIANTS)("saveChat and loadChat on a $kind store, reading $reads"
     // Planned on the stale read, the save would have kept the other writer's u1 under the client's answer; planned
     // again, the thread holds what the client holds, and the other version stays in history.
     expect(result.replacedFrom).toBe("u1");
-    expect(await loadChat(thread)).toEqual(edited);
+    // The other writer's question is the version the client's edit replaced.
+    expect(await loadChat(thread)).toEqual([
+      { ...edited[0], metadata: { skein: { index: 1, count: 2 } } },
+      edited[1],
+    ]);
     const rollbacks = (await thread.history()).filter((event) => event.kind === "rollback");
     expect(rollbacks).toHaveLength(2);
     const last = rollbacks[1];

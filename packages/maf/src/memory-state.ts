@@ -1,5 +1,4 @@
-import type { LogState } from "@skein/thread-core";
-import { newSortableId } from "@skein/thread-core/driver";
+import { type LogState, newSortableId } from "@skein/thread-core/driver";
 import { type JsonPath, MafDocumentError } from "./errors.js";
 import type { JsonObject } from "./json-value.js";
 

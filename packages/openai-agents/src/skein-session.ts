@@ -252,6 +252,18 @@ export class SkeinSession
       return;
     }
     const first = tail.messages.length - messageCount;
+    // A thread that keeps versions keeps the replaced items as an alternative of the first new message's place
+    // (`thread.alternatives`, `switchTo`); a plain rollback would leave them in history() only.
+    const edit = (this.thread as Partial<Pick<Thread, "edit">>).edit;
+    const [version, ...rest] = append;
+    if (version && typeof edit === "function") {
+      const replaced = (tail.messages[first] as Message).id;
+      await edit.call(this.thread, replaced, version, {
+        ...options,
+        ...(rest.length ? { append: rest } : {}),
+      });
+      return;
+    }
     const target = first > 0 ? (tail.messages[first - 1] as Message).id : (tail.previous ?? "start");
     await this.thread.rollback(target, { ...options, append });
   }

@@ -4,6 +4,8 @@
  * suites in `@skein/thread-core/testing`. Each name has one entry point; the surface is recorded in api/*.api.md
  * and checked by `npm test`.
  */
+
+export { MessageNotFoundError, MessageOffBranchError, NotAnAnswerError } from "./branch-errors.js";
 export { MAX_OWNER_LENGTH, MAX_TITLE_LENGTH } from "./catalogue/catalogue-fields.js";
 export { MAX_CHECKPOINT_LABEL } from "./checkpoint-label.js";
 export {
@@ -45,11 +47,10 @@ export {
 } from "./errors.js";
 export { MAX_THREAD_ID_LENGTH } from "./ids.js";
 export type { JsonObject, JsonValue } from "./json.js";
-export type { LogState } from "./local/log-state.js";
 export { LocalThread, LogThread } from "./local/log-thread.js";
 export { TypedLocalThread } from "./local/typed-local-thread.js";
 export { estimateTokens } from "./local/view.js";
-export { type PairKey, type PairParticipants, pairKey } from "./manager/pair-key.js";
+export { type PairKey, pairKey } from "./manager/pair-key.js";
 export {
   createThreadManager,
   type PairState,
@@ -62,7 +63,7 @@ export { createMemoryStore } from "./memory/memory-thread-type.js";
 export { type Content, type Message, type MessageInput, messageText, type Role } from "./message.js";
 export { OpaqueThreadState } from "./opaque-state.js";
 export { parseThreadState, serializeThread } from "./parse-thread-state.js";
-export { type ParsedState, type ParseOptions, Registry } from "./registry.js";
+export { Registry } from "./registry.js";
 export type { RunConfig, RunOptions, ThreadRunner } from "./runner.js";
 export { ServiceCredentialError, ServiceError } from "./service-error.js";
 export {
@@ -84,14 +85,17 @@ export type {
 } from "./store/store.js";
 export { MAX_LIST_LIMIT } from "./store/store.js";
 export type {
+  Alternative,
   AppendOptions,
   Checkpoint,
+  EditOptions,
   ForkOptions,
   HistoryEvent,
   LogPoint,
   PointTarget,
   ReadOptions,
   RollbackOptions,
+  SwitchOptions,
   Thread,
   ThreadCapabilities,
   ThreadSnapshot,
@@ -102,10 +106,9 @@ export { START } from "./thread.js";
 export { defineThreadType, type ThreadState, ThreadStateSchema, type ThreadType } from "./thread-type.js";
 export { SPAN_ATTRIBUTES } from "./tracing/span-attributes.js";
 export { tracedRunner } from "./tracing/traced-runner.js";
-export type { WorkflowRollbackReport } from "./workflow/workflow-checkpoints.js";
 export { WorkflowPartlyDeletedError } from "./workflow/workflow-delete-error.js";
 export type { WorkflowForkOptions } from "./workflow/workflow-fork.js";
 export type { WorkflowSnapshot } from "./workflow/workflow-snapshot.js";
-export type { ExecutionState, WorkflowState, WorkflowStep } from "./workflow/workflow-state.js";
+export type { WorkflowState, WorkflowStep } from "./workflow/workflow-state.js";
 export { MAIN_THREAD, type SubThread, WorkflowThread } from "./workflow/workflow-thread.js";
 export type { CreateWorkflowOptions } from "./workflow/workflow-thread-type.js";

@@ -4,7 +4,17 @@ import type { Thread } from "@skein/thread-core";
 const SYNC_METHODS = new Set<PropertyKey>(["toJSON", "thread", "keys"]);
 
 /** The writes a fence makes itself, with its `ifRevision`, rather than let through with a lease check only. */
-const FENCED_WRITES = new Set<PropertyKey>(["append", "update", "rollback", "checkpoint", "fork", "delete"]);
+const FENCED_WRITES = new Set<PropertyKey>([
+  "append",
+  "update",
+  "rollback",
+  "checkpoint",
+  "fork",
+  "delete",
+  "edit",
+  "regenerate",
+  "switchTo",
+]);
 
 /**
  * `thread` as a leased run's runner reaches it through `FencedThread.inner` (thread-core's `runTarget`), for
@@ -23,8 +33,9 @@ export function leaseGuarded(
   return new Proxy(thread, {
     get(target, key) {
       if (FENCED_WRITES.has(key)) {
-        const write = Reflect.get(fence, key, fence) as (...args: unknown[]) => unknown;
-        return write.bind(fence);
+        // A write the fence does not make (a local thread's edit) is absent here, never let through unfenced.
+        const write = Reflect.get(fence, key, fence) as ((...args: unknown[]) => unknown) | undefined;
+        return typeof write === "function" ? write.bind(fence) : undefined;
       }
       const value = Reflect.get(target, key, target) as unknown;
       if (typeof value !== "function") return value;

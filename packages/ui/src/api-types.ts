@@ -1,12 +1,6 @@
 // The JSON the server answers and the browser reads: one set of types for both ends.
-import type {
-  Checkpoint,
-  ExecutionState,
-  LogPoint,
-  Message,
-  ThreadCapabilities,
-  ThreadSummary,
-} from "@skein/thread-core";
+import type { Checkpoint, LogPoint, Message, ThreadCapabilities, ThreadSummary } from "@skein/thread-core";
+import type { ExecutionState } from "@skein/thread-core/driver";
 
 export type { Checkpoint, LogPoint, Message, ThreadCapabilities };
 

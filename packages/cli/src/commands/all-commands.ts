@@ -1,9 +1,11 @@
 import type { Command } from "../cli/command.js";
+import { alternativesCommand } from "./alternatives.js";
 import { appendCommand } from "./append.js";
 import { checkpointCommand } from "./checkpoint.js";
 import { createCommand } from "./create.js";
 import { deleteCommand } from "./delete.js";
 import { demoCommand } from "./demo.js";
+import { editCommand } from "./edit.js";
 import { exportCommand } from "./export.js";
 import { forkCommand } from "./fork.js";
 import { importCommand } from "./import.js";
@@ -13,6 +15,7 @@ import { migrateCommand } from "./migrate.js";
 import { rollbackCommand } from "./rollback.js";
 import { schemaCommand } from "./schema.js";
 import { showCommand } from "./show.js";
+import { switchCommand } from "./switch.js";
 import { uiCommand } from "./ui.js";
 import { viewCommand } from "./view.js";
 
@@ -25,6 +28,9 @@ export const ALL_COMMANDS: readonly Command[] = [
   forkCommand,
   checkpointCommand,
   rollbackCommand,
+  editCommand,
+  alternativesCommand,
+  switchCommand,
   logCommand,
   viewCommand,
   deleteCommand,

@@ -1,5 +1,5 @@
-import { type LogState, openStore } from "@skein/thread-core";
-import { historyGraph, LogStateSchema } from "@skein/thread-core/driver";
+import { openStore } from "@skein/thread-core";
+import { historyGraph, type LogState, LogStateSchema } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { drawGraph } from "./draw-graph.js";
 

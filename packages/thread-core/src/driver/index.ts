@@ -60,10 +60,11 @@ export type {
   StoredRecord,
 } from "../local/log-driver.js";
 export { eventSegments, newHeadSegment, OPERATIONS_KEPT } from "../local/log-driver.js";
-export { LogStateSchema } from "../local/log-state.js";
+export { type LogState, LogStateSchema } from "../local/log-state.js";
 export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
 export { selectView, type ViewSource } from "../local/view.js";
-export type { ThreadManagerSaveOptions } from "../manager/thread-manager.js";
+export type { PairParticipants } from "../manager/pair-key.js";
+export type { PairState, ThreadManagerSaveOptions } from "../manager/thread-manager.js";
 export { MemoryThreadStateSchema, memoryThreadType } from "../memory/memory-thread-type.js";
 export {
   ContentSchema,
@@ -96,6 +97,7 @@ export {
   UsageContentSchema,
 } from "../message.js";
 export { redactedError, redactSecrets, rememberSecret } from "../redact-secrets.js";
+export type { ParsedState, ParseOptions } from "../registry.js";
 export {
   assertInputWithinBudget,
   assertViewWithinBudget,
@@ -127,10 +129,12 @@ export { PlainStateThread } from "../store/plain-state-thread.js";
 export { redactUrl, redactUrlText } from "../store/redact-url.js";
 export type { SkeinAdapter } from "../store/store.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
-export type { ThreadUpdate } from "../thread.js";
+export type { BranchChange, ThreadUpdate } from "../thread.js";
 export type { BindEnvironment, ThreadTypeDefinition } from "../thread-type.js";
 export { TimestampSchema } from "../timestamp.js";
+export type { WorkflowRollbackReport } from "../workflow/workflow-checkpoints.js";
 export type { SubThreadMessage } from "../workflow/workflow-fork.js";
+export type { ExecutionState } from "../workflow/workflow-state.js";
 export {
   ExecutionStateSchema,
   STEP_STATUSES,

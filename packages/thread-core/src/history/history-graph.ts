@@ -88,6 +88,16 @@ function labelEvent(
   if (event.kind === "checkpoint") {
     const { id, label } = event.checkpoint;
     place(event.checkpoint.point, recency).labels.push(label === undefined ? id : `${id} "${label}"`);
+  } else if (event.kind === "rollback" && event.branch) {
+    // An edit, regenerate or switch: the branch left is a version of a message, reachable by `skein switch`.
+    const { reason, left, entered, position } = event.branch;
+    const verb = reason === "switch" ? "switched" : reason === "edit" ? "edited" : "regenerated";
+    const leftName = left === undefined ? "an empty branch" : `version ${left}`;
+    place(event.from, recency).labels.push(`r${event.revision}: ${leftName} of #${position + 1} (${verb})`);
+    if (reason !== "switch") {
+      const name = entered === undefined ? "" : ` to ${entered}`;
+      place(event.to, recency).labels.push(`r${event.revision}: #${position + 1} ${verb}${name} here`);
+    }
   } else if (event.kind === "rollback") {
     place(event.from, recency).labels.push(`r${event.revision}: abandoned`);
     place(event.to, recency).labels.push(`r${event.revision}: rolled back here from #${event.from.position}`);

@@ -36,6 +36,18 @@ const CheckpointSchema = z.object({
   createdAt: timestamp,
 });
 const revision = z.number().int().nonnegative();
+const SlotSchema = z.object({ segment: SegmentIdSchema, offset: z.number().int().nonnegative() });
+/** What a rollback made by edit, regenerate or switchTo records (`BranchChange`). */
+const BranchChangeSchema = z.object({
+  reason: z.enum(["edit", "regenerate", "switch"]),
+  position: z.number().int().nonnegative(),
+  after: SlotSchema.nullable(),
+  left: z.string().min(1).optional(),
+  leftAt: SlotSchema.optional(),
+  entered: z.string().min(1).optional(),
+  enteredAt: SlotSchema.optional(),
+  end: LogPointSchema,
+});
 export const HistoryEventSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("checkpoint"), checkpoint: CheckpointSchema, at: timestamp, revision }),
   z.object({
@@ -45,6 +57,7 @@ export const HistoryEventSchema = z.discriminatedUnion("kind", [
     target: z.string(),
     at: timestamp,
     revision,
+    branch: BranchChangeSchema.optional(),
   }),
   z.object({ kind: z.literal("fork"), parentId: z.string(), from: LogPointSchema, at: timestamp, revision }),
 ]);
@@ -111,7 +124,10 @@ export function eventPoints(events: HistoryEvent[]): LogPoint[] {
     event.kind === "checkpoint"
       ? [event.checkpoint.point]
       : event.kind === "rollback"
-        ? [event.from, event.to]
+        ? // A branch's end lies on the head the change made, which later rollbacks' `from` keep: no new segment.
+          event.branch
+          ? [event.from, event.to, event.branch.end]
+          : [event.from, event.to]
         : [event.from],
   );
 }

@@ -20,14 +20,17 @@ import { describeGiven, objectArgument } from "../option-value.js";
 import { checkPointTarget } from "../point-target.js";
 import { checkMessageId } from "../read-options.js";
 import type {
+  Alternative,
   AppendOptions,
   Checkpoint,
+  EditOptions,
   ForkOptions,
   HistoryEvent,
   LogPoint,
   PointTarget,
   ReadOptions,
   RollbackOptions,
+  SwitchOptions,
   Thread,
   ThreadCapabilities,
   ThreadSnapshot,
@@ -49,6 +52,7 @@ import {
 } from "./log-driver.js";
 import { eventPoints } from "./log-state.js";
 import { type ChainRange, SegmentChains } from "./segment-chain.js";
+import { ThreadBranches } from "./thread-branches.js";
 
 /** What a local thread needs from the store it lives in. */
 export interface LogThreadHost {
@@ -88,6 +92,7 @@ export class LogThread implements Thread {
   readonly [logThreadMarker] = true;
   readonly capabilities = LOCAL_CAPABILITIES;
   #record: LogRecord;
+  #branchOperations: ThreadBranches | undefined;
 
   constructor(
     readonly host: LogThreadHost,
@@ -348,6 +353,109 @@ export class LogThread implements Thread {
     return plan.stored(result.messages);
   }
 
+  /**
+   * Continues the thread from before `messageId` with `replacement` in its place, in one atomic change; the
+   * old version and what followed it stay an alternative (`alternatives`, `switchTo`, `history()`). O(1) in
+   * the thread's length: a new head segment on the kept prefix. `messageId` may also be a version of a message
+   * on the current branch (an alternative), so two concurrent edits of one message both land as versions.
+   * @example const edited = await thread.edit(question.id, { role: "user", text: "What about Lyon?" });
+   */
+  async edit(messageId: string, replacement: MessageInput, options?: EditOptions): Promise<Message> {
+    checkMessageId("thread.edit", "messageId", messageId);
+    options = withIfRevision(
+      "thread.edit",
+      options,
+      'edit(id, { role: "user", text: "…" }, { ifRevision: 3 })',
+    );
+    const message = singleInput("thread.edit", "replacement", replacement);
+    const follow = options.append === undefined ? [] : normalizeInputs(options.append);
+    const [stored] = await this.#once(options, (record, ifRevision) =>
+      this.#branches.change(
+        record,
+        { reason: "edit", messageId, replacement: message, follow },
+        ifRevision,
+        options.operationId,
+      ),
+    );
+    return stored as Message;
+  }
+
+  /**
+   * Drops the assistant message `messageId` (and what followed) from the current branch, keeping it as an
+   * alternative; `reply`, or a later append, becomes the new answer. Resolves to the reply as stored.
+   */
+  async regenerate(
+    messageId: string,
+    reply?: MessageInput,
+    options?: EditOptions,
+  ): Promise<Message | undefined> {
+    checkMessageId("thread.regenerate", "messageId", messageId);
+    options = withIfRevision("thread.regenerate", options, "regenerate(id, reply, { ifRevision: 3 })");
+    const message = reply === undefined ? undefined : singleInput("thread.regenerate", "reply", reply);
+    if (message === undefined && options.append !== undefined) {
+      throw new InvalidOptionError(
+        "thread.regenerate",
+        "append",
+        "messages that follow a reply: give the reply too",
+        "append without a reply",
+      );
+    }
+    const follow = options.append === undefined ? [] : normalizeInputs(options.append);
+    const [stored] = await this.#once(options, (record, ifRevision) =>
+      this.#branches.change(
+        record,
+        { reason: "regenerate", messageId, ...(message ? { replacement: message, follow } : {}) },
+        ifRevision,
+        options.operationId,
+      ),
+    );
+    return stored;
+  }
+
+  /**
+   * The versions of the message at `messageId`'s position, in the order they were made (the original, each
+   * edit or regeneration), each with the branch behind it. One read per version, whatever the thread's length.
+   */
+  async alternatives(messageId: string): Promise<Alternative[]> {
+    checkMessageId("thread.alternatives", "messageId", messageId);
+    await this.refresh();
+    return this.#branches.alternatives(this.#record, messageId);
+  }
+
+  /**
+   * Makes the branch behind version `alternativeId` current again; the branch left becomes an alternative in
+   * its turn (nothing is lost). Resolves to that version. O(1) in the thread's length.
+   */
+  async switchTo(alternativeId: string, options?: SwitchOptions): Promise<Message> {
+    checkMessageId("thread.switchTo", "alternativeId", alternativeId);
+    options = withIfRevision("thread.switchTo", options, "switchTo(id, { ifRevision: 3 })");
+    const { index } = options;
+    if (index !== undefined && !(Number.isSafeInteger(index) && index >= 0)) {
+      throw new InvalidOptionError(
+        "thread.switchTo",
+        "index",
+        "a whole number of 0 or more",
+        describeGiven(index),
+      );
+    }
+    const [stored] = await this.#once(options, (record, ifRevision) =>
+      this.#branches.switchTo(record, alternativeId, index, ifRevision, options.operationId),
+    );
+    return stored as Message;
+  }
+
+  get #branches(): ThreadBranches {
+    this.#branchOperations ??= new ThreadBranches({
+      threadId: this.id,
+      host: this.host,
+      chainOf: async (record) => this.host.chains.chain(record.head, await this.#headOffset(record)),
+      commit: (change) => this.#commit(change),
+      operationChange: (record, operationId, end, messages) =>
+        this.#operationChange(record, operationId, end, messages),
+    });
+    return this.#branchOperations;
+  }
+
   async at(target: PointTarget): Promise<ThreadSnapshot> {
     checkPointTarget("thread.at", "target", target);
     const point = await this.#resolvePoint(await this.#currentChain(), target);
@@ -500,7 +608,7 @@ export class LogThread implements Thread {
   }
 
   /**
-   * Runs a change under an operation id: a fresh read first; an id the thread applied already answers with
+   * Runs a change under an operation id (or a branch change, always so): a fresh read first; an id the thread applied already answers with
    * that application's result and writes nothing. Otherwise the change is pinned to the revision read (the
    * caller's `ifRevision`, when given), so no other change, nor another try of this one, lands in between;
    * when another writer did move the thread, it reads again and retries.
@@ -509,13 +617,18 @@ export class LogThread implements Thread {
     options: AppendOptions,
     change: (record: LogRecord, ifRevision: number) => Promise<Message[]>,
   ): Promise<Message[]> {
-    const operationId = options.operationId as string;
-    if (typeof operationId !== "string" || operationId.length === 0 || operationId.length > 256) {
+    const operationId = options.operationId;
+    const invalid = typeof operationId !== "string" || operationId.length === 0 || operationId.length > 256;
+    // Without an id (a branch change, always pinned to the revision it was planned on) nothing is looked up.
+    if (operationId !== undefined && invalid) {
       throw new InvalidOperationIdError(operationId, { source: this.host.driver.source });
     }
     for (let attempt = 0; ; attempt++) {
       await this.refresh();
-      const applied = this.#record.operations?.find((operation) => operation.id === operationId);
+      const applied =
+        operationId === undefined
+          ? undefined
+          : this.#record.operations?.find((operation) => operation.id === operationId);
       if (applied) return this.#replay(applied);
       try {
         return await change(this.#record, options.ifRevision ?? this.#record.revision);
@@ -606,7 +719,9 @@ export class LogThread implements Thread {
     const source = { source: this.host.driver.source };
     if (typeof target !== "string" && !("id" in target)) {
       // Only points this thread has recorded: a point is never a way into another thread's segments.
-      const known = eventPoints(this.#record.events).find(
+      // The current end counts too: `alternatives()` names it as the current version's branch.
+      const end = this.host.chains.pointAt(ranges, SegmentChains.length(ranges));
+      const known = [end, ...eventPoints(this.#record.events)].find(
         (point) => point.segment === target.segment && point.offset === target.offset,
       );
       if (!known) throw new PointNotFoundError(this.id, `${target.segment}:${target.offset}`, source);
@@ -621,6 +736,14 @@ export class LogThread implements Thread {
     if (!found) throw new PointNotFoundError(this.id, target, source);
     return this.host.chains.pointAt(ranges, found.position + 1);
   }
+}
+
+/** One message input: a branch change writes one version, never a list. */
+function singleInput(method: string, option: string, input: MessageInput): Message {
+  if (Array.isArray(input)) {
+    throw new InvalidOptionError(method, option, "one message, as append takes it", "a list of messages");
+  }
+  return normalizeMessage(input, [option]);
 }
 
 function normalizeInputs(input: MessageInput | MessageInput[]): Message[] {

@@ -32,6 +32,18 @@ export interface AppendOptions extends UpdateOptions {
   operationId?: string;
 }
 
+/** Options of `thread.edit` and `thread.regenerate`: a revision, an operation id and messages to follow the new version. */
+export interface EditOptions extends AppendOptions {
+  /** Messages that follow the new version on its branch (an edited question's answer), in the same atomic change. */
+  append?: MessageInput | MessageInput[];
+}
+
+/** Options of `thread.switchTo`: a revision, an operation id, and which version when several share the id. */
+export interface SwitchOptions extends AppendOptions {
+  /** The version's index in `alternatives()`, for versions that share an id (edits that kept the message's id). */
+  index?: number;
+}
+
 /** Options of `thread.rollback`: the revision to check, an operation id and messages to append after the rollback. */
 export interface RollbackOptions extends AppendOptions {
   /**
@@ -103,11 +115,60 @@ export interface Checkpoint {
   createdAt: string;
 }
 
+/**
+ * What a rollback that changed one message's version recorded (`thread.edit`, `regenerate`, `switchTo`): the
+ * position, the messages before it, and the versions left and entered there. Versions of one message share
+ * `position` and `after`.
+ */
+export interface BranchChange {
+  reason: "edit" | "regenerate" | "switch";
+  /** How many messages come before the message whose versions these are. */
+  position: number;
+  /** The point right after the message before it (`null` at the start of the thread). */
+  after: { segment: string; offset: number } | null;
+  /** The message at `position` on the branch left; absent when that branch had none (an unanswered regenerate). */
+  left?: string;
+  /** Where `left` is stored (its segment and index among the segment's own messages): versions may share an id. */
+  leftAt?: { segment: string; offset: number };
+  /** The message at `position` on the branch entered; absent when it has none yet (a regenerate without reply). */
+  entered?: string;
+  /** Where `entered` is stored. */
+  enteredAt?: { segment: string; offset: number };
+  /** Where the branch entered ended right after the change. */
+  end: LogPoint;
+}
+
 /** One entry of a local thread's history: a checkpoint, a rollback or the fork it came from. */
 export type HistoryEvent =
   | { kind: "checkpoint"; checkpoint: Checkpoint; at: string; revision: number }
-  | { kind: "rollback"; from: LogPoint; to: LogPoint; target: string; at: string; revision: number }
+  | {
+      kind: "rollback";
+      from: LogPoint;
+      to: LogPoint;
+      target: string;
+      at: string;
+      revision: number;
+      /** Present when the rollback changed a message's version (edit, regenerate, switchTo). */
+      branch?: BranchChange;
+    }
   | { kind: "fork"; parentId: string; from: LogPoint; at: string; revision: number };
+
+/** One version of a message: the original, an edit or a regeneration, with the branch behind it. */
+export interface Alternative {
+  /** The version's message id; `thread.switchTo(id)` makes its branch current. */
+  id: string;
+  /** Its place among the versions, in the order they were made (0: the original). */
+  index: number;
+  /** Whether it is on the current branch. */
+  current: boolean;
+  role: Message["role"];
+  /** The start of its text, at most 120 characters. */
+  preview: string;
+  /** How many messages the branch behind it has (this version and everything before and after it). */
+  length: number;
+  /** Where that branch ends: `thread.at(end)` reads it. */
+  end: LogPoint;
+}
 
 /** A read-only thread at a point in the past. */
 export interface ThreadSnapshot {
@@ -164,6 +225,21 @@ export interface Thread<State extends ThreadState = ThreadState> {
   /** A read-only view of the thread at a checkpoint, after a message, or at a point from `history()`. */
   at(target: PointTarget): Promise<ThreadSnapshot>;
   history(): Promise<HistoryEvent[]>;
+  /**
+   * Continues the thread from before `messageId` with `replacement` in its place, in one atomic change; the
+   * old branch (that message and what followed) stays an alternative. Resolves to the replacement as stored.
+   * Optional: local threads have it.
+   */
+  edit?(messageId: string, replacement: MessageInput, options?: EditOptions): Promise<Message>;
+  /**
+   * Drops the assistant message `messageId` and what followed from the current branch, keeping them as an
+   * alternative; `reply` (or a later append) is the new answer. Resolves to the reply as stored.
+   */
+  regenerate?(messageId: string, reply?: MessageInput, options?: EditOptions): Promise<Message | undefined>;
+  /** The versions of the message at `messageId`'s position, in the order they were made. */
+  alternatives?(messageId: string): Promise<Alternative[]>;
+  /** Makes the branch of a version current again; the branch left becomes an alternative. Resolves to that version. */
+  switchTo?(alternativeId: string, options?: SwitchOptions): Promise<Message>;
   /** Replaces metadata and/or context state. */
   update(patch: ThreadUpdate, options?: UpdateOptions): Promise<void>;
   /** Reads the latest revision, metadata and context from where the thread lives. */

@@ -8,6 +8,11 @@ import type { SuiteOptions } from "./test-runner.js";
 export interface ConformanceOptions extends SuiteOptions {
   /** Makes a fresh, empty store for each case; the suite closes it afterwards. */
   createStore: () => Promise<ThreadStore>;
+  /**
+   * A second store on the same data as `store` (another connection, another handle on the directory), for
+   * cases that write through two stores at once. Absent (the memory store): two handles of one store.
+   */
+  openSecondStore?: (store: ThreadStore) => Promise<ThreadStore>;
   /** Appends in the concurrency case. @default 500 */
   concurrentAppends?: number;
 }

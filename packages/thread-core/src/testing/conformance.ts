@@ -1,6 +1,8 @@
 import type { ThreadStore } from "../store/store.js";
 import { appendCases } from "./cases/append-cases.js";
 import { argumentCases } from "./cases/argument-cases.js";
+import { branchCases } from "./cases/branch-cases.js";
+import { branchRetryCases } from "./cases/branch-retry-cases.js";
 import { catalogueCases } from "./cases/catalogue-cases.js";
 import { catalogueCursorCases } from "./cases/catalogue-cursor-cases.js";
 import { editCases } from "./cases/edit-cases.js";
@@ -47,6 +49,8 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       importCases,
       historyCases,
       editCases,
+      branchCases,
+      branchRetryCases,
       fenceCases,
       ifRevisionCases,
       viewCases,

@@ -11,6 +11,7 @@ import { withContextProviders } from "../context-provider.js";
 import { createRegistry } from "../create-registry.js";
 import { ConflictError, ThreadNotFoundError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
+import type { LogThread } from "../local/log-thread.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
 import type { Message, MessageInput } from "../message.js";
 import { normalizeMessage } from "../message.js";
@@ -72,7 +73,7 @@ describe("OpenTelemetry spans", () => {
   it("a store's and its threads' operations each make a span with ids, type, store and counts", async () => {
     const store = await openStore("memory:");
     const thread = await store.create({ id: "support-42" });
-    await thread.append([
+    const [first] = await thread.append([
       { role: "user", text: "one" },
       { role: "user", text: "two" },
     ]);
@@ -82,6 +83,12 @@ describe("OpenTelemetry spans", () => {
     await thread.view({ maxMessages: 1 });
     const fork = await thread.fork();
     await thread.rollback(checkpoint);
+    const edited = await (thread as LogThread).edit(first?.id as string, {
+      role: "user",
+      text: "one again",
+    });
+    await (thread as LogThread).alternatives(edited.id);
+    await (thread as LogThread).switchTo(first?.id as string);
     await store.get("support-42");
     await store.export("support-42");
     await store.list();
@@ -99,6 +106,9 @@ describe("OpenTelemetry spans", () => {
     expect(only("skein.thread.checkpoint").attributes).toEqual({ ...memory, ...support });
     expect(only("skein.thread.fork").attributes[SPAN_ATTRIBUTES.forkId]).toBe(fork.id);
     expect(only("skein.thread.rollback").attributes).toMatchObject(support);
+    for (const name of ["edit", "alternatives", "switchTo"]) {
+      expect(only(`skein.thread.${name}`).attributes).toEqual({ ...memory, ...support });
+    }
     expect(only("skein.store.get").attributes).toEqual({ ...memory, ...support });
     expect(only("skein.store.export").attributes).toEqual({ ...memory, ...support });
     expect(only("skein.store.list").attributes).toEqual({ ...memory, [SPAN_ATTRIBUTES.threadsCount]: 2 });

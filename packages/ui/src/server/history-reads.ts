@@ -1,13 +1,18 @@
 import {
   type HistoryEvent,
   type LogPoint,
-  type LogState,
   LogThread,
   type Message,
   type Thread,
   type ThreadStore,
 } from "@skein/thread-core";
-import { type ForkTip, forkTipOf, historyGraph, readLogState } from "@skein/thread-core/driver";
+import {
+  type ForkTip,
+  forkTipOf,
+  historyGraph,
+  type LogState,
+  readLogState,
+} from "@skein/thread-core/driver";
 import type { Comparison, GraphNode, HistoryGraphData } from "../api-types.js";
 import { layoutColumns } from "./graph-layout.js";
 import type { Readable } from "./thread-address.js";
