@@ -64,7 +64,7 @@ export { type LogState, LogStateSchema } from "../local/log-state.js";
 export { SEGMENT_INFO_CACHE_SIZE, SegmentInfoCache } from "../local/segment-info-cache.js";
 export { selectView, type ViewSource } from "../local/view.js";
 export type { PairParticipants } from "../manager/pair-key.js";
-export type { PairState, ThreadManagerSaveOptions } from "../manager/thread-manager.js";
+export type { ThreadManagerSaveOptions } from "../manager/thread-manager.js";
 export { MemoryThreadStateSchema, memoryThreadType } from "../memory/memory-thread-type.js";
 export {
   ContentSchema,
