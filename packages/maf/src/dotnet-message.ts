@@ -2,12 +2,16 @@ import { ROLES } from "@skein/thread-core/driver";
 import { checkDotnetContent, dotnetContentToSkein } from "./dotnet-content-read.js";
 import { skeinContentToDotnet } from "./dotnet-content-write.js";
 import { MafDocumentError } from "./errors.js";
-import { checkStringFields, type MessagePlace, propertiesField } from "./field-checks.js";
+import {
+  checkRole,
+  checkStringFields,
+  contentList,
+  type MessagePlace,
+  propertiesField,
+} from "./field-checks.js";
 import { isEmptyObject, isJsonObject, type Json, type JsonObject, withoutKeys } from "./json-value.js";
 import { type MessageStamps, readStamps, writeStamps } from "./message-stamps.js";
 import { SKEIN_KEY } from "./python-content-fields.js";
-
-const ROLE_SET: ReadonlySet<string> = new Set(ROLES);
 
 /**
  * A Microsoft.Extensions.AI `ChatMessage` (ChatMessage.cs at dotnet/extensions 5862342c: `authorName`,
@@ -19,15 +23,8 @@ export function dotnetMessageToSkein(value: Json, place: MessagePlace, stamps: M
   const { document, path } = place;
   if (!isJsonObject(value)) throw new MafDocumentError(document, path, "a message is a JSON object");
   const role = value.role ?? "user";
-  if (typeof role !== "string" || !ROLE_SET.has(role))
-    throw new MafDocumentError(
-      document,
-      [...path, "role"],
-      `role ${JSON.stringify(role)} has no skein equivalent (system, user, assistant, tool)`,
-    );
-  const contents = value.contents ?? [];
-  if (!Array.isArray(contents))
-    throw new MafDocumentError(document, [...path, "contents"], "contents is a list");
+  checkRole(role, place);
+  const contents = contentList(value.contents, place);
   const checked = contents.map((content, index) =>
     checkDotnetContent(content, { document, path: [...path, "contents", index] }),
   );

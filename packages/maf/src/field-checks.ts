@@ -1,5 +1,6 @@
+import { ROLES } from "@skein/thread-core/driver";
 import { type JsonPath, MafDocumentError } from "./errors.js";
-import { isJsonObject, type JsonObject } from "./json-value.js";
+import { isJsonObject, type Json, type JsonObject } from "./json-value.js";
 
 /** Where a message sits: the document's name for errors, and its JSON path. */
 export interface MessagePlace {
@@ -21,4 +22,25 @@ export function propertiesField(value: JsonObject, key: string, place: MessagePl
   if (!isJsonObject(properties))
     throw new MafDocumentError(place.document, [...place.path, key], `${key} is an object`);
   return properties;
+}
+
+const SKEIN_ROLES: ReadonlySet<string> = new Set(ROLES);
+
+/** A message's role, refused unless skein has it. */
+export function checkRole(role: Json, place: MessagePlace): string {
+  if (typeof role !== "string" || !SKEIN_ROLES.has(role))
+    throw new MafDocumentError(
+      place.document,
+      [...place.path, "role"],
+      `role ${JSON.stringify(role)} has no skein equivalent (system, user, assistant, tool)`,
+    );
+  return role;
+}
+
+/** A message's contents: absent is none, anything but a list is refused. */
+export function contentList(contents: Json | undefined, place: MessagePlace): Json[] {
+  const list = contents ?? [];
+  if (!Array.isArray(list))
+    throw new MafDocumentError(place.document, [...place.path, "contents"], "contents is a list");
+  return list;
 }

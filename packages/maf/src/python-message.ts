@@ -1,13 +1,17 @@
 import { ROLES } from "@skein/thread-core/driver";
 import { MafDocumentError } from "./errors.js";
-import { checkStringFields, type MessagePlace, propertiesField } from "./field-checks.js";
+import {
+  checkRole,
+  checkStringFields,
+  contentList,
+  type MessagePlace,
+  propertiesField,
+} from "./field-checks.js";
 import { isEmptyObject, isJsonObject, type Json, type JsonObject, withoutKeys } from "./json-value.js";
 import { type MessageStamps, readStamps, writeStamps } from "./message-stamps.js";
 import { MESSAGE_KEYS, SKEIN_KEY } from "./python-content-fields.js";
 import { checkPythonContent, pythonContentToSkein } from "./python-content-read.js";
 import { skeinContentToPython } from "./python-content-write.js";
-
-const ROLE_SET: ReadonlySet<string> = new Set(ROLES);
 
 /**
  * A MAF Python `Message.to_dict()` as a skein message, checked as `Message.from_dict` checks it (unknown keys,
@@ -37,15 +41,8 @@ export function pythonMessageToSkein(value: Json, place: MessagePlace, stamps: M
       [...path, "role"],
       "a message needs a role (MAF's reader refuses one without)",
     );
-  if (typeof role !== "string" || !ROLE_SET.has(role))
-    throw new MafDocumentError(
-      document,
-      [...path, "role"],
-      `role ${JSON.stringify(role)} has no skein equivalent (system, user, assistant, tool)`,
-    );
-  const contents = value.contents ?? [];
-  if (!Array.isArray(contents))
-    throw new MafDocumentError(document, [...path, "contents"], "contents is a list");
+  checkRole(role, place);
+  const contents = contentList(value.contents, place);
   contents.forEach((content, index) => {
     checkPythonContent(content, { document, path: [...path, "contents", index] });
   });
