@@ -1,4 +1,3 @@
-import { ROLES } from "@skein/thread-core/driver";
 import { checkDotnetContent, dotnetContentToSkein } from "./dotnet-content-read.js";
 import { skeinContentToDotnet } from "./dotnet-content-write.js";
 import { MafDocumentError } from "./errors.js";

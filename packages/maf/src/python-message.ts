@@ -1,4 +1,3 @@
-import { ROLES } from "@skein/thread-core/driver";
 import { MafDocumentError } from "./errors.js";
 import {
   checkRole,
