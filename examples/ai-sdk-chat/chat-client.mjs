@@ -33,8 +33,12 @@ class PlainChatState {
 /**
  * An AI SDK chat with the example's route: `api` is the route's URL, `user` the signed-in user, `messages` the
  * chat as `loadChat` gives it. `fetch` replaces the global one (the page's forms call the route in process).
+ * @extends {AbstractChat<import("ai").UIMessage>}
  */
 export class ExampleChat extends AbstractChat {
+  /**
+   * @param {{ id: string, api: string, user: string, messages?: import("ai").UIMessage[], fetch?: typeof fetch }} options
+   */
   constructor({ id, api, user, messages = [], fetch }) {
     const url = new URL(api);
     url.searchParams.set("user", user);
@@ -52,7 +56,11 @@ export class ExampleChat extends AbstractChat {
     });
   }
 
-  /** Runs one of the SDK's flows and fails as it did: the SDK keeps a request's error on the chat. */
+  /**
+   * Runs one of the SDK's flows and fails as it did: the SDK keeps a request's error on the chat.
+   * @param {(chat: ExampleChat) => Promise<void>} flow
+   * @returns {Promise<import("ai").UIMessage[]>}
+   */
   async run(flow) {
     await flow(this);
     if (this.error) throw this.error;

@@ -98,9 +98,12 @@ function titleOf(message) {
 
 /** The chat's thread if `user` may see it; another user's chat reads as missing. */
 export async function userChat(store, id, user) {
-  const thread = await store.get(id);
+  return ownChat(await store.get(id), user);
+}
+
+function ownChat(thread, user) {
   const owner = thread.toJSON().owner;
-  if (owner !== undefined && owner !== user) throw new ThreadNotFoundError(id);
+  if (owner !== undefined && owner !== user) throw new ThreadNotFoundError(thread.id);
   return thread;
 }
 
@@ -115,11 +118,14 @@ export async function userChat(store, id, user) {
 export async function handleChat(request, { store, model }) {
   const user = userOf(request);
   const { id, message } = await request.json();
-  const thread = await userChat(store, id, user).catch((error) => {
-    if (ThreadNotFoundError.isInstance(error))
-      return store.create({ id, owner: user, title: titleOf(message) });
-    throw error;
-  });
+  const thread = ownChat(
+    await store.get(id).catch((error) => {
+      if (ThreadNotFoundError.isInstance(error))
+        return store.create({ id, owner: user, title: titleOf(message) });
+      throw error;
+    }),
+    user,
+  );
   const stored = await loadChat(thread);
   const held = stored.findIndex((storedMessage) => storedMessage.id === message.id);
   const messages = await validateUIMessages({

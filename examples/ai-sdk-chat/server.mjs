@@ -78,6 +78,8 @@ async function pageFlow(request, flow) {
   const form = await request.formData();
   const user = userOf(request);
   const chatId = form.get("chat") || randomUUID();
+  // An empty message field sends nothing.
+  if (form.has("text") && !String(form.get("text")).trim()) return backToPage(request, form.get("chat"));
   const messages = form.get("chat") ? await loadChat(await userChat(store, chatId, user)) : [];
   const chat = new ExampleChat({
     id: chatId,
@@ -91,7 +93,8 @@ async function pageFlow(request, flow) {
 }
 
 function backToPage(request, chatId) {
-  const location = `/?user=${encodeURIComponent(userOf(request))}&chat=${encodeURIComponent(chatId)}`;
+  const chat = chatId ? `&chat=${encodeURIComponent(chatId)}` : "";
+  const location = `/?user=${encodeURIComponent(userOf(request))}${chat}`;
   return new Response(null, { status: 303, headers: { location } });
 }
 

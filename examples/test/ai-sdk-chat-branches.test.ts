@@ -21,7 +21,7 @@ function fileStore(): string {
 /** A browser's chat of `user` against one server: the AI SDK's own chat, with the chat as that server loads it. */
 async function openChat(server: ChatServer, user: string, id: string): Promise<ExampleChat> {
   const response = await fetch(`${server.url}/api/chat?user=${user}&id=${id}`);
-  const messages = response.status === 404 ? [] : await json<UIMessage[]>(response);
+  const messages: UIMessage[] = response.status === 404 ? [] : await json<UIMessage[]>(response);
   return new ExampleChat({ id, api: `${server.url}/api/chat`, user, messages });
 }
 
@@ -81,8 +81,19 @@ describe("AI SDK chat example: sidebar and branch picker across two processes", 
     expect(page.indexOf("Plan a weekend in Porto")).toBeGreaterThan(0);
     expect(page.indexOf("Plan a weekend in Porto")).toBeLessThan(page.indexOf("And one in Lisbon"));
     expect(page).not.toContain("Someone else");
-    // Another user's chat is not theirs to read.
+    // Another user's chat is not theirs to read, nor to write to.
     expect((await fetch(`${second.url}/api/chat?user=u-7&id=theirs`)).status).toBe(404);
+    const intrusion = await fetch(`${second.url}/api/chat?user=u-7`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "theirs",
+        message: { id: "x", role: "user", parts: [{ type: "text", text: "hi" }] },
+      }),
+    });
+    expect(intrusion.status).toBe(404);
+    const theirs = await json<Sidebar>(await fetch(`${first.url}/api/chats?user=u-8`));
+    expect(theirs.chats).toMatchObject([{ id: "theirs", title: "Someone else's chat", messageCount: 2 }]);
 
     expect(await stopServer(first)).toBe(0);
     expect(await stopServer(second)).toBe(0);
