@@ -45,10 +45,11 @@ function messageHtml(action, chatId, message) {
 }
 
 /**
- * The page of `user`: `chats` is `listChats`'s page, `chatId` and `messages` the open chat (`loadChat`).
- * @example renderPage({ user: "u-7", chats, chatId: "c-1", messages: await loadChat(thread) })
+ * The page of `user`: `chats` and `cursor` are `listChats`'s page, `chatId` and `messages` the open chat
+ * (`loadChat`).
+ * @example renderPage({ user: "u-7", chats, cursor, chatId: "c-1", messages: await loadChat(thread) })
  */
-export function renderPage({ user, chats, chatId, messages }) {
+export function renderPage({ user, chats, cursor, chatId, messages }) {
   const action = (path) => `${path}?user=${encodeURIComponent(user)}`;
   const link = (id) => `/?user=${encodeURIComponent(user)}&amp;chat=${encodeURIComponent(id)}`;
   const sidebar = chats
@@ -57,6 +58,10 @@ export function renderPage({ user, chats, chatId, messages }) {
         `<li${chat.id === chatId ? ' class="open"' : ""}><a href="${link(chat.id)}">${escapeHtml(chat.title ?? chat.id)}</a> <time>${escapeHtml(chat.updatedAt)}</time></li>`,
     )
     .join("");
+  // The next page of the sidebar, from where this one ended (`listChats`'s cursor).
+  const more = cursor
+    ? `<p><a href="${action("/")}&amp;from=${encodeURIComponent(cursor)}">Older chats</a></p>`
+    : "";
   const chat = chatId
     ? messages.map((message) => messageHtml(action, chatId, message)).join("")
     : "<p>Start a chat below.</p>";
@@ -64,7 +69,7 @@ export function renderPage({ user, chats, chatId, messages }) {
 <html lang="en"><head><meta charset="utf-8"><title>skein chat</title>
 <style>body{display:flex;font-family:sans-serif;margin:0}nav{width:16rem;padding:1rem;background:#f4f4f4}main{flex:1;padding:1rem}article{border-bottom:1px solid #ddd;padding:.5rem 0}.versions{display:inline}li.open a{font-weight:bold}</style>
 </head><body>
-<nav><h2>Chats of ${escapeHtml(user)}</h2><ul id="chats">${sidebar}</ul><a href="${action("/")}">New chat</a></nav>
+<nav><h2>Chats of ${escapeHtml(user)}</h2><ul id="chats">${sidebar}</ul>${more}<a href="${action("/")}">New chat</a></nav>
 <main id="chat">${chat}
 <form method="post" action="${action("/send")}">${chatId ? hidden("chat", chatId) : ""}<input name="text" placeholder="Message"><button>Send</button></form>
 </main></body></html>

@@ -62,10 +62,12 @@ const routes = {
 
 async function page(request) {
   const user = userOf(request);
-  const chatId = new URL(request.url).searchParams.get("chat");
-  const { chats } = await listChats({ store, owner: user });
+  const address = new URL(request.url);
+  const chatId = address.searchParams.get("chat");
+  const from = address.searchParams.get("from");
+  const { chats, cursor } = await listChats({ store, owner: user, ...(from ? { cursor: from } : {}) });
   const messages = chatId ? await loadChat(await userChat(store, chatId, user)) : [];
-  return new Response(renderPage({ user, chats, chatId, messages }), {
+  return new Response(renderPage({ user, chats, cursor, chatId, messages }), {
     headers: { "content-type": "text/html; charset=utf-8" },
   });
 }

@@ -160,7 +160,7 @@ describe("AI SDK chat example: sidebar and branch picker across two processes", 
     expect(await stopServer(second)).toBe(0);
   });
 
-  it("edits, regenerates and switches from the page's forms, which show the picker", async () => {
+  it("edits, regenerates and switches from the page's forms, which show the picker and page the sidebar", async () => {
     const store = fileStore();
     const server = await startServer(store, cleanups);
     const post = async (path: string, form: Record<string, string>) => {
@@ -196,6 +196,19 @@ describe("AI SDK chat example: sidebar and branch picker across two processes", 
     expect(back[1]?.id).toBe(answer?.id);
     const switchedPage = await (await fetch(`${server.url}${location}`)).text();
     expect(switchedPage).toContain("<span>1 / 2</span>");
+
+    // The sidebar pages: 20 chats a page, then a link to the older ones, from where the page ended.
+    for (let chat = 2; chat <= 21; chat++) await post("/send", { text: `Chat ${chat}` });
+    const newest = await (await fetch(`${server.url}/?user=u-7`)).text();
+    expect(newest.match(/<li/g)).toHaveLength(20);
+    expect(newest).toContain("Chat 21");
+    expect(newest).not.toContain("Soup or");
+    const older = /href="(\/\?user=u-7&amp;from=[^"]+)">Older chats/.exec(newest)?.[1] as string;
+    expect(older).toBeDefined();
+    const oldest = await (await fetch(`${server.url}${older.replaceAll("&amp;", "&")}`)).text();
+    expect(oldest.match(/<li/g)).toHaveLength(1);
+    expect(oldest).toContain("Soup or salad?");
+    expect(oldest).not.toContain("Older chats");
     expect(await stopServer(server)).toBe(0);
   });
 });
