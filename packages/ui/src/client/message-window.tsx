@@ -1,9 +1,11 @@
-import type { LogPoint, Message } from "@skein/thread-core";
+import type { LogPoint } from "@skein/thread-core";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { BranchShown, MessagePage, VersionMark } from "../api-types.js";
+import type { MessagePage } from "../api-types.js";
 import { errorText, getJson } from "./api-client.js";
 import { BranchBanner } from "./branch-banner.js";
 import { MessageItem, pairCalls } from "./message-item.js";
+import { type BranchChoice, type Slice, sliceOf } from "./message-slice.js";
+import { WindowBar } from "./window-bar.js";
 
 /** Messages fetched per request. */
 const PAGE = 50;
@@ -31,44 +33,6 @@ interface MessageWindowProps {
   onWritten?: () => void;
 }
 
-interface Slice {
-  from: number;
-  length: number;
-  messages: Message[];
-  /** A remote thread's slice: the id to read the messages before it by (`MessagePage.earlier`). */
-  earlier?: string;
-  /** Versions of the messages held, by id. */
-  versions: Record<string, VersionMark>;
-  /** The version whose branch is shown, when it is not the current one. */
-  branch?: BranchShown;
-  /** The oldest revision the pages held were read at: a write decided on them carries it. */
-  revision: number | null;
-}
-
-/** A version's branch to show instead of the current one: asked by a message at `position` and an index. */
-interface BranchChoice {
-  messageId: string;
-  index: number;
-  position: number;
-}
-
-/** A page as the window holds it; `held` is what it keeps from before (its versions, its oldest revision). */
-function sliceOf(page: MessagePage, held?: Slice): Slice {
-  const revision =
-    held && held.revision !== null && page.revision !== null
-      ? Math.min(held.revision, page.revision)
-      : page.revision;
-  return {
-    from: page.from,
-    length: page.length,
-    messages: page.messages,
-    ...(page.earlier === undefined ? {} : { earlier: page.earlier }),
-    versions: { ...held?.versions, ...page.versions },
-    ...(page.branch ? { branch: page.branch } : {}),
-    revision,
-  };
-}
-
 /**
  * A thread's messages as a chat, virtualised: it opens on the last page, reads earlier or later pages as
  * the reader scrolls to an edge (one page per read, whatever the thread's length), and keeps at most
@@ -85,7 +49,6 @@ export function MessageWindow({
 }: MessageWindowProps) {
   const [slice, setSlice] = useState<Slice | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  const [jump, setJump] = useState("");
   const container = useRef<HTMLDivElement>(null);
   const loading = useRef(false);
   const anchor = useRef<{ position: number; offset: number } | "bottom" | undefined>(undefined);
@@ -267,39 +230,19 @@ export function MessageWindow({
   const end = slice ? slice.from + slice.messages.length : 0;
   return (
     <div class={`message-window${compact ? " compact" : ""}`}>
-      <div class="window-bar">
-        <span class="muted">
-          {!slice
+      <WindowBar
+        summary={
+          !slice
             ? "loading…"
             : slice.earlier !== undefined
               ? `the last ${slice.messages.length} messages`
-              : `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`}
-        </span>
-        {compact ? null : (
-          <form
-            class="jump"
-            onSubmit={(event) => {
-              event.preventDefault();
-              const position = Number(jump);
-              if (Number.isSafeInteger(position) && position > 0) loadAt(position - 1);
-            }}
-          >
-            <input
-              aria-label="go to message number"
-              placeholder="#"
-              value={jump}
-              onInput={(event) => setJump((event.target as HTMLInputElement).value)}
-            />
-            <button type="submit">go</button>
-          </form>
-        )}
-        <button type="button" onClick={() => loadAt(0)}>
-          first
-        </button>
-        <button type="button" onClick={() => loadEnd()}>
-          newest
-        </button>
-      </div>
+              : `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`
+        }
+        compact={Boolean(compact)}
+        onJump={(position) => loadAt(position)}
+        onFirst={() => loadAt(0)}
+        onNewest={() => loadEnd()}
+      />
       {slice?.branch && branch.current ? (
         <BranchBanner
           thread={thread}
