@@ -122,11 +122,12 @@ describe("skein ui in chromium", () => {
       ["Lisbon weather", "support-42-booking"],
     ]);
 
+    // Choosing an order applies the whole form at once.
     await page.locator('input[name="owner"]').fill("");
-    await page.locator('select[name="order"]').selectOption("id");
     await page.locator('input[name="prefix"]').fill("support");
-    await page.getByRole("button", { name: "search" }).click();
+    await page.locator('select[name="order"]').selectOption("id");
     await page.waitForFunction(() => document.querySelectorAll("a.thread-link").length === 2);
+    expect(await page.evaluate(() => location.hash)).toBe("#/?prefix=support&order=id");
     expect(await ids()).toEqual(["support-42", "support-42-booking"]);
     expect(await page.locator("tbody tr").first().locator("td").allTextContents()).toEqual([
       "Lisbon weather",

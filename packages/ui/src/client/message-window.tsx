@@ -283,8 +283,17 @@ export function MessageWindow({
             calls={pairs.calls}
             dropped={kept ? !kept.has(message.id) : false}
             versions={slice.versions[message.id]}
-            onFlip={(chosen) =>
-              void flip(slice.from + index, message.id, chosen, slice.versions[message.id]?.current ?? -1)
+            // The context view and a point of the past are about the current branch: they show, not flip.
+            onFlip={
+              kept || point
+                ? undefined
+                : (chosen) =>
+                    void flip(
+                      slice.from + index,
+                      message.id,
+                      chosen,
+                      slice.versions[message.id]?.current ?? -1,
+                    )
             }
           />
         ))}

@@ -61,16 +61,20 @@ export function ThreadsList({ initial }: { initial: ListFilters }) {
 
   const field = (name: "prefix" | "owner" | "scope") => (event: Event) =>
     setForm({ ...form, [name]: (event.target as HTMLInputElement).value });
+  /** Shows the list the form describes, from its first page, and keeps it in the address. */
+  const apply = (filters: ListFilters) => {
+    const next = { ...filters, scope: filters.scope.trim(), owner: filters.owner.trim() };
+    setCursors([undefined]);
+    setApplied(next);
+    location.hash = href("threads", { ...next, order: next.order === "updated" ? "" : next.order });
+  };
   return (
     <section class="threads">
       <form
         class="filters"
         onSubmit={(event) => {
           event.preventDefault();
-          const next = { ...form, scope: form.scope.trim(), owner: form.owner.trim() };
-          setCursors([undefined]);
-          setApplied(next);
-          location.hash = href("threads", { ...next, order: next.order === "updated" ? "" : next.order });
+          apply(form);
         }}
       >
         <label>
@@ -85,8 +89,7 @@ export function ThreadsList({ initial }: { initial: ListFilters }) {
             onChange={(event) => {
               const next = { ...form, order: listOrderOf((event.target as HTMLSelectElement).value) };
               setForm(next);
-              setCursors([undefined]);
-              setApplied({ ...applied, order: next.order });
+              apply(next);
             }}
           >
             {LIST_ORDERS.map((choice) => (
