@@ -64,6 +64,7 @@ async function writeAndList(
         }
       }),
     );
+    if (!seen) continue;
     // A listing taken while the other client writes never shows a thread twice or under another owner.
     for (const owner of OWNERS) {
       const items = (await store.list({ owner, order: "updated", limit: 100 })).items;
@@ -96,10 +97,36 @@ describe.each([
       ),
     );
     const again = await Promise.all(created.map((thread) => second.store.get(thread.id)));
+    await Promise.all([writeAndList(first.store, created, 1), writeAndList(second.store, again, 2)]);
+
+    // Before anything lists: each thread's entry says what its record says, and nothing else is indexed.
+    const keys = (first.store.driver as RedisLogDriver).layout.catalogue("");
+    const send = (args: string[]) =>
+      cluster
+        ? (first.client as Awaited<ReturnType<typeof connectCluster>>).sendCommand(keys.order, true, args)
+        : (first.client as Awaited<ReturnType<typeof connectSingle>>).sendCommand(args);
+    const entries = (await send(["HGETALL", keys.entries])) as unknown;
+    const flat = Array.isArray(entries) ? (entries as string[]) : Object.entries(entries as object).flat();
+    const indexed = new Map<string, unknown>();
+    for (let index = 0; index < flat.length; index += 2)
+      indexed.set(String(flat[index]), JSON.parse(String(flat[index + 1])));
+    for (const thread of created) {
+      const stored = await first.store.get(thread.id);
+      expect(indexed.get(thread.id), thread.id).toEqual([
+        stored.revision,
+        stored.owner ?? "",
+        (stored as unknown as { record: { updatedAt: string } }).record.updatedAt,
+        (stored as unknown as { record: { createdAt: string } }).record.createdAt,
+      ]);
+    }
+    expect(indexed.size).toBe(THREADS);
+    expect(Number(await send(["ZCARD", keys.order]))).toBe(THREADS * 6);
+
+    // Two clients again, listing while the other writes.
     const wrong: string[] = [];
     await Promise.all([
-      writeAndList(first.store, created, 1, wrong),
-      writeAndList(second.store, again, 2, wrong),
+      writeAndList(first.store, created, 3, wrong),
+      writeAndList(second.store, again, 4, wrong),
     ]);
     expect(wrong).toEqual([]);
 

@@ -38,7 +38,11 @@ async function countedSingle(prefix: string): Promise<Counted> {
     return (send as (...all: unknown[]) => Promise<unknown>)(args, ...rest);
   }) as typeof client.sendCommand;
   const store = redisStore({ client, prefix });
-  return { store, sent, close: async () => (await store.close(), await client.close()) };
+  const close = async () => {
+    await store.close();
+    await client.close();
+  };
+  return { store, sent, close };
 }
 
 async function countedCluster(prefix: string): Promise<Counted> {
@@ -50,7 +54,11 @@ async function countedCluster(prefix: string): Promise<Counted> {
     return (send as (...all: unknown[]) => Promise<unknown>)(key, readonly, args, ...rest);
   }) as typeof cluster.sendCommand;
   const store = redisStore({ client: cluster, prefix });
-  return { store, sent, close: async () => (await store.close(), await cluster.close()) };
+  const close = async () => {
+    await store.close();
+    await cluster.close();
+  };
+  return { store, sent, close };
 }
 
 /** `total` threads, `owned` of them owner "u-7"'s, each with one message, made 100 at a time. */
