@@ -1,5 +1,7 @@
 import { type CatalogueQuery, catalogueEntry, type StoredRecord } from "@skein/thread-core/driver";
-import { fromSortableText, toSortableText } from "./sortable-text.js";
+import { fromSortableText, PAST_EVERY_CHARACTER, toSortableText } from "./sortable-text.js";
+
+type ListOrder = CatalogueQuery["order"];
 
 /**
  * How the catalogue orders records in one sorted set per scope, all scores 0, so Redis orders members by
@@ -13,17 +15,13 @@ import { fromSortableText, toSortableText } from "./sortable-text.js";
  * ```
  *
  * Ids and keys are in sortable form (UTF-8 bytes in code-unit order, sortable-text.ts). Owners and ids hold
- * no control character, so a group ends at its first NUL. A key may (a saved state's `createdAt` is any
+ * no NUL (a scope separator is 0x1f), so a group ends at its first NUL. A key may (a saved state's `createdAt` is any
  * text), so its NULs are written NUL 2: as NUL 1 ends the key and sorts below NUL 2 and every other
  * character, a key sorts before the keys it is a prefix of, as thread-core compares them.
  */
-type ListOrder = CatalogueQuery["order"];
-
 const NUL = "\u0000";
 const KEY_END = "\u0000\u0001";
 const ESCAPED_NUL = "\u0000\u0002";
-/** Above every byte of UTF-8, so `start + 0xff` bounds every member that begins with `start`. */
-const PAST_EVERY_CHARACTER = Buffer.from([0xff]);
 
 const ORDER_LETTER: Record<ListOrder, string> = { id: "i", updated: "u", created: "c" };
 

@@ -55,14 +55,30 @@ local function catalogue_remove(entries, order, sid)
   return 1
 end
 -- A commit's move: the last change becomes \`updated\` and the owner \`owner\` (false: kept). A record
--- the catalogue does not hold yet (written before it existed) is left to the catalogue's build.
+-- the catalogue does not hold yet (written before it existed) is left to the catalogue's build. An
+-- append, the common change, moves only the last-change members: four calls, no table of members.
 local function catalogue_commit(entries, order, sid, revision, updated, owner)
   local stored = redis.call('HGET', entries, sid)
   if not stored then return end
   local entry = cjson.decode(stored)
+  if owner and owner ~= entry[2] then
+    catalogue_put(entries, order, sid, { revision, owner, updated, entry[4] })
+    return
+  end
   entry[1] = revision
-  entry[3] = updated
-  if owner then entry[2] = owner end
-  catalogue_put(entries, order, sid, entry)
+  if entry[3] ~= updated then
+    local old, new = entry[3] .. CATALOGUE_KEY_END .. sid, updated .. CATALOGUE_KEY_END .. sid
+    local scope = '*' .. CATALOGUE_NUL .. 'u' .. CATALOGUE_NUL
+    if entry[2] == '' then
+      redis.call('ZREM', order, scope .. old)
+      redis.call('ZADD', order, 0, scope .. new)
+    else
+      local own = '=' .. entry[2] .. CATALOGUE_NUL .. 'u' .. CATALOGUE_NUL
+      redis.call('ZREM', order, scope .. old, own .. old)
+      redis.call('ZADD', order, 0, scope .. new, 0, own .. new)
+    end
+    entry[3] = updated
+  end
+  redis.call('HSET', entries, sid, cjson.encode(entry))
 end
 `;
