@@ -94,7 +94,10 @@ export class RedisCatalogue {
         const entry = catalogueEntry(record);
         // An entry that no longer says where the record is (on Cluster, a commit whose catalogue step is
         // still on its way, or one a failure left behind) is not listed here: its own entry is.
-        if (orderKey(entry, query.order) !== position.key || entry.owner !== (query.owner ?? entry.owner)) {
+        if (
+          orderKey(entry, query.order) !== position.key ||
+          (query.owner !== undefined && entry.owner !== query.owner)
+        ) {
           await this.repairEntry(position.id);
           continue;
         }
