@@ -55,6 +55,7 @@ export interface LogDriver {
    * of `query.owner` (`catalogueEntry` says whose a record is), matching `where`, `prefix` and `until`. A
    * driver implements it with an index, so a page of one owner's newest threads costs O(page) however many
    * threads the store and the owner hold. Without it, `store.list` scans every record (`scanCatalogue`).
+   * `query.prefix` is of the id within the scope: a record stored as `scope + id` matches when `id` starts with it.
    * A log's `events` may be left out of what it returns: listing reads none.
    */
   catalogue?(query: CatalogueQuery): Promise<StoredRecord[]>;
