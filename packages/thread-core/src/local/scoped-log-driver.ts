@@ -155,6 +155,12 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     return (segment, listener) => inner.watch?.(this.#in(segment), listener) ?? (() => undefined);
   }
 
+  get notify(): ((segment: string) => Promise<void>) | undefined {
+    const inner = this.inner;
+    if (!inner.notify) return undefined;
+    return async (segment) => inner.notify?.(this.#in(segment));
+  }
+
   newSegmentId(threadId: string): string {
     // The inner driver may place the id by its thread (a Redis hash tag); the scope prefix is added on top.
     const inner = this.inner.newSegmentId?.(this.#in(threadId));

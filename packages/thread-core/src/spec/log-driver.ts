@@ -97,6 +97,11 @@ export interface LogDriver {
    * poll. A call carries nothing: a missed one costs a poll interval, an extra one a read.
    */
   watch?(segment: string, listener: () => void): () => void | Promise<void>;
+  /**
+   * Optional: tells the `watch`ers of every process that `segment` got messages, for stores whose writes
+   * wake nobody by themselves (Redis pub/sub, PostgreSQL NOTIFY). Called after each batch of a reply.
+   */
+  notify?(segment: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@ import type { StreamAccess } from "./stream-access.js";
 import { batchMessage, checkDelta, mergeDeltas } from "./stream-deltas.js";
 import type { StreamEntry } from "./stream-entries.js";
 import { ReplyEndedError } from "./stream-errors.js";
-import { wakeFollowers } from "./stream-wakeups.js";
+import { announce } from "./stream-wakeups.js";
 
 /** How a reply batches its deltas and how long its writer's lease lasts. */
 export interface ReplySettings {
@@ -121,7 +121,7 @@ export class ReplyWriter implements StreamingReply {
       throw error;
     }
     this.#batches = index + 1;
-    wakeFollowers(this.#entry.segment);
+    await announce(this.#access.driver, this.#entry.segment);
   }
 
   async #finish(contents: Content[], status: "interrupted" | undefined): Promise<Message> {
@@ -134,7 +134,7 @@ export class ReplyWriter implements StreamingReply {
       if (!message) throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
       return message;
     } finally {
-      wakeFollowers(this.#entry.segment);
+      await announce(this.#access.driver, this.#entry.segment);
     }
   }
 

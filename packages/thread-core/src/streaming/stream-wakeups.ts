@@ -13,6 +13,15 @@ export function wakeFollowers(segment: string): void {
   for (const listener of listeners.get(segment) ?? []) listener();
 }
 
+/**
+ * Wakes every follower of `segment`: this process's at once, other processes' through the driver's
+ * `notify` when it has one. A wake-up that fails is only a later one: followers poll.
+ */
+export async function announce(driver: LogDriver, segment: string): Promise<void> {
+  wakeFollowers(segment);
+  await driver.notify?.(segment).catch(() => undefined);
+}
+
 /** The longest and shortest waits between two reads when nothing wakes a follower. */
 export const MAX_POLL_MS = 1_000;
 export const MIN_POLL_MS = 5;

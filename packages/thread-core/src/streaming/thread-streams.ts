@@ -13,7 +13,7 @@ import type { StreamAccess } from "./stream-access.js";
 import { batchDeltas, mergeDeltas } from "./stream-deltas.js";
 import { lapsedStreams, type StreamEntry, streamsOf, withStreams } from "./stream-entries.js";
 import { StreamInProgressError } from "./stream-errors.js";
-import { wakeFollowers } from "./stream-wakeups.js";
+import { announce } from "./stream-wakeups.js";
 
 /** What the streaming operations need of the thread they work on (a `LogThread`). */
 export interface StreamHost {
@@ -151,7 +151,7 @@ export class ThreadStreams implements StreamAccess {
           lapsed.map(async (entry) => replyMessage(entry, await this.flushedContents(entry), "interrupted")),
         );
         await this.#land(record, messages, (stream) => lapsed.some((entry) => sameWriter(entry, stream)));
-        for (const entry of lapsed) wakeFollowers(entry.segment);
+        await Promise.all(lapsed.map((entry) => announce(this.driver, entry.segment)));
       }, false);
     } finally {
       this.#settling = false;
