@@ -26,6 +26,7 @@ import { KeyLayout, segmentKeyList } from "./key-layout.js";
 import { committedRecord, decodeRecord, hashFields } from "./record-codec.js";
 import { RecordIndex } from "./record-index.js";
 import type { RedisConnection } from "./redis-connection.js";
+import { ReplyWakeups } from "./reply-wakeups.js";
 import { AncestorRetention, ancestorSeconds } from "./retention.js";
 import { commitArguments, createLogArguments, importArguments, referencesTaken } from "./script-arguments.js";
 import { COMMIT } from "./scripts/commit.js";
@@ -66,6 +67,7 @@ export class RedisLogDriver implements LogDriver {
   readonly #infos: SegmentInfoCache;
   readonly #retention: AncestorRetention | undefined;
   readonly #reader: SegmentReader;
+  readonly #wakeups: ReplyWakeups;
 
   constructor(options: RedisLogDriverOptions) {
     this.connection = options.connection;
@@ -79,6 +81,7 @@ export class RedisLogDriver implements LogDriver {
         : undefined;
     this.#index = new RecordIndex(this.connection, this.layout);
     this.#reader = new SegmentReader(this.connection, this.layout);
+    this.#wakeups = new ReplyWakeups(this.connection, this.layout.prefix);
   }
 
   async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
@@ -305,7 +308,17 @@ export class RedisLogDriver implements LogDriver {
     await this.connection.command(undefined, ["PING"]);
   }
 
+  /** Wakes followers of a streamed reply in every process: Redis pub/sub (see `ReplyWakeups`). */
+  watch(segment: string, listener: () => void): () => void {
+    return this.#wakeups.watch(segment, listener);
+  }
+
+  notify(segment: string): Promise<void> {
+    return this.#wakeups.notify(segment);
+  }
+
   async close(): Promise<void> {
+    await this.#wakeups.close();
     await this.connection.close();
   }
 
