@@ -3,6 +3,7 @@ import { ConflictError, InvalidMessageError, InvalidOptionError } from "../../er
 import { LogThread } from "../../local/log-thread.js";
 import type { Message } from "../../message.js";
 import type { FollowEvent } from "../../spec/streaming.js";
+import { STREAMS_KEY } from "../../streaming/stream-entries.js";
 import { ReplyEndedError, StreamInProgressError } from "../../streaming/stream-errors.js";
 import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
@@ -92,6 +93,11 @@ export function streamingCases(context: SuiteContext): void {
       { type: "error", message: "model timed out" },
     ]);
     expect(await thread.messages()).toEqual([failed]);
+    // The status is a field of the message: an export and an import keep it.
+    const copy = (await context.store.import(await context.store.export(thread.id), {
+      id: `${thread.id}-copy`,
+    })) as LogThread;
+    expect(await copy.messages()).toEqual([failed]);
     expect((await caught(reply.write("more"))) instanceof ReplyEndedError).toBe(true);
     expect(ReplyEndedError.isInstance(await caught(reply.end()))).toBe(true);
   });
@@ -184,6 +190,31 @@ export function streamingCases(context: SuiteContext): void {
       // The writer never waited for the reader that left.
       await open.write("still writing");
       expect(text(await open.end())).toBe("still writing");
+    },
+  );
+
+  conformanceCase(
+    context,
+    "deltas are written in batches: a long reply costs two commits of the record and few batches",
+    async () => {
+      const thread = await localThread(context);
+      const before = thread.revision as number;
+      // A long flush interval: only the byte bound (and end) writes batches here.
+      const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000, maxBatchBytes: 1_000 });
+      const deltas = Array.from({ length: 200 }, (_, index) => `token-${index} `);
+      for (const delta of deltas) await reply.write(delta);
+      const batches = await context.store.get(thread.id).then(async (reader) => {
+        const entry = ((reader as LogThread).record.context[STREAMS_KEY] as Array<{ segment: string }>)[0];
+        return (reader as LogThread).host.driver.readSegment(entry?.segment as string, 0, 1_000_000);
+      });
+      // Each delta is about 30 bytes as JSON: 6,000 bytes in batches of 1,000, never one write per delta.
+      expect(batches.length).toBeGreaterThan(0);
+      expect(batches.length < 10).toBe(true);
+      const ended = await reply.end();
+      expect(text(ended)).toBe(deltas.join(""));
+      await thread.refresh();
+      // begin and end, nothing per delta (the lease, 30 s by default, was not renewed meanwhile).
+      expect(thread.revision).toBe(before + 2);
     },
   );
 
