@@ -127,22 +127,29 @@ export class ReplyWriter implements StreamingReply {
   async #finish(contents: Content[], status: "interrupted" | undefined): Promise<Message> {
     this.#assertOpen();
     this.#ended = true;
-    clearInterval(this.#renewTimer);
-    await this.#flush();
+    let message: Message | undefined;
     try {
-      const message = await this.#access.landReply(this.#entry, contents, status);
-      if (!message) throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
-      return message;
-    } finally {
-      await announce(this.#access.driver, this.#entry.segment);
+      await this.#flush();
+      message = await this.#access.landReply(this.#entry, contents, status);
+    } catch (error) {
+      // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried again.
+      this.#ended = false;
+      throw error;
     }
+    clearInterval(this.#renewTimer);
+    await announce(this.#access.driver, this.#entry.segment);
+    if (!message) throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
+    return message;
   }
 
   async #renew(): Promise<void> {
     if (this.#ended || this.#leaseLost) return;
     try {
       const renewed = await this.#access.renewLease(this.#entry, Date.now() + this.#settings.leaseMs);
-      if (!renewed) this.#leaseLost = true;
+      if (!renewed) {
+        this.#leaseLost = true;
+        clearInterval(this.#renewTimer);
+      }
     } catch {
       // The store is unreachable for now: the next tick tries again, and the lease decides if it lasts.
     }

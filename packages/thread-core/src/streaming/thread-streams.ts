@@ -64,6 +64,11 @@ export class ThreadStreams implements StreamAccess {
     const checked = checkBeginOptions(options);
     const id = checked.id ?? newSortableId();
     checkMessageId("thread.beginMessage", "id", id);
+    // A write: replies whose writer died are ended first, so they neither block this one nor linger.
+    await this.host.reread();
+    await this.settleLapsed();
+    // Refused before anything is written (checked again in the commit below, against a racing writer).
+    await this.#admit(this.host.record(), id, checked.concurrent);
     const createdAt = new Date().toISOString();
     const segment = newHeadSegment(this.driver, this.threadId, null, 0);
     // The reply's segment exists before its entry does: a follower that sees the entry can read it at once.
@@ -77,25 +82,9 @@ export class ThreadStreams implements StreamAccess {
       writer: newRandomId("writer"),
       leaseUntil: Date.now() + checked.settings.leaseMs,
     };
-    // A write: replies whose writer died are ended first, so they neither block this one nor linger.
-    await this.host.reread();
-    await this.settleLapsed();
     await this.#retrying(async (record) => {
+      await this.#admit(record, id, checked.concurrent);
       const streams = streamsOf(record.context);
-      const now = Date.now();
-      const other = streams.find((stream) => stream.leaseUntil > now);
-      if (other && !checked.concurrent)
-        throw new StreamInProgressError(this.threadId, other.id, this.#source);
-      const held =
-        streams.some((stream) => stream.id === id) ||
-        (await this.host.chains.message(await this.host.chainOf(record), id)) !== undefined;
-      if (held) {
-        throw new ConflictError(
-          `Thread ${JSON.stringify(this.threadId)} already has a message ${JSON.stringify(id)}; nothing was written. Give beginMessage another id, or none.`,
-          id,
-          this.#source,
-        );
-      }
       entry.leaseUntil = Date.now() + checked.settings.leaseMs;
       await this.host.commit({
         expectHead: record.head,
@@ -170,6 +159,24 @@ export class ThreadStreams implements StreamAccess {
   /** A reply's flushed deltas, joined as its message will hold them. */
   async flushedContents(entry: StreamEntry): Promise<Content[]> {
     return mergeDeltas(batchDeltas(await this.driver.readSegment(entry.segment, 0, ALL_BATCHES)));
+  }
+
+  /** Refuses a reply while another streams (unless `concurrent`), and an id the thread holds. */
+  async #admit(record: LogRecord, id: string, concurrent: boolean): Promise<void> {
+    const streams = streamsOf(record.context);
+    const now = Date.now();
+    const other = streams.find((stream) => stream.leaseUntil > now);
+    if (other && !concurrent) throw new StreamInProgressError(this.threadId, other.id, this.#source);
+    const held =
+      streams.some((stream) => stream.id === id) ||
+      (await this.host.chains.message(await this.host.chainOf(record), id)) !== undefined;
+    if (held) {
+      throw new ConflictError(
+        `Thread ${JSON.stringify(this.threadId)} already has a message ${JSON.stringify(id)}; nothing was written. Give beginMessage another id, or none.`,
+        id,
+        this.#source,
+      );
+    }
   }
 
   get #source() {
