@@ -289,6 +289,9 @@ export function streamingCases(context: SuiteContext): void {
       expect(await ids(imported)).toEqual(["a", "b"]);
       const afterImport = await imported.beginMessage({ role: "assistant" });
       await afterImport.end();
+      // An update of the context while it streams replaces the application's context, not the reply's entry.
+      await thread.update({ metadata: { topic: "weather" }, context: { memory: { facts: [] } } });
+      expect(thread.context).toEqual({ memory: { facts: [] } });
       const checkpoint = await thread.checkpoint("mid-stream");
       expect(checkpoint.point.position).toBe(2);
       await thread.rollback("a");
