@@ -30,6 +30,7 @@ import { committedRecord, decodeRecord, hashFields } from "./record-codec.js";
 import { RecordIndex } from "./record-index.js";
 import { RedisCatalogue } from "./redis-catalogue.js";
 import type { RedisConnection } from "./redis-connection.js";
+import { ReplyWakeups } from "./reply-wakeups.js";
 import { AncestorRetention, ancestorSeconds } from "./retention.js";
 import { commitArguments, createLogArguments, importArguments, referencesTaken } from "./script-arguments.js";
 import { COMMIT } from "./scripts/commit.js";
@@ -71,6 +72,7 @@ export class RedisLogDriver implements LogDriver {
   readonly #retention: AncestorRetention | undefined;
   readonly #reader: SegmentReader;
   readonly #catalogue: RedisCatalogue;
+  readonly #wakeups: ReplyWakeups;
 
   constructor(options: RedisLogDriverOptions) {
     this.connection = options.connection;
@@ -85,6 +87,7 @@ export class RedisLogDriver implements LogDriver {
     this.#index = new RecordIndex(this.connection, this.layout);
     this.#reader = new SegmentReader(this.connection, this.layout);
     this.#catalogue = new RedisCatalogue(this.connection, this.layout, this.#index);
+    this.#wakeups = new ReplyWakeups(this.connection, this.layout.prefix);
   }
 
   /** The catalogue's keys for a record's script on a single server; none on Cluster (another slot). */
@@ -347,7 +350,17 @@ export class RedisLogDriver implements LogDriver {
     await this.connection.command(undefined, ["PING"]);
   }
 
+  /** Wakes followers of a streamed reply in every process: Redis pub/sub (see `ReplyWakeups`). */
+  watch(segment: string, listener: () => void): () => void {
+    return this.#wakeups.watch(segment, listener);
+  }
+
+  notify(segment: string): Promise<void> {
+    return this.#wakeups.notify(segment);
+  }
+
   async close(): Promise<void> {
+    await this.#wakeups.close();
     await this.connection.close();
   }
 

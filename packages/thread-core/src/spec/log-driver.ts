@@ -92,6 +92,17 @@ export interface LogDriver {
   importSegments?(segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>): Promise<void>;
   /** A new segment id for `threadId`'s head; lets a store place it beside the thread (a Redis hash slot). */
   newSegmentId?(threadId: string): string;
+  /**
+   * Optional: calls `listener` soon after any process writes messages into `segment` (a streamed reply's
+   * batches), until the returned function is called. Followers of a reply wake up on it; without it they
+   * poll. A call carries nothing: a missed one costs a poll interval, an extra one a read.
+   */
+  watch?(segment: string, listener: () => void): () => void | Promise<void>;
+  /**
+   * Optional: tells the `watch`ers of every process that `segment` got messages, for stores whose writes
+   * wake nobody by themselves (Redis pub/sub, PostgreSQL NOTIFY). Called after each batch of a reply.
+   */
+  notify?(segment: string): Promise<void>;
   close(): Promise<void>;
 }
 
