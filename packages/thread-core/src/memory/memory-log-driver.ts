@@ -41,6 +41,8 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   readonly source = "thread-core";
   readonly nativeType = "memory";
   readonly #records = new Map<string, StoredRecord>();
+  /** The head segment of every log record: a head is never extended by an import (O(1), not a walk of records). */
+  readonly #heads = new Set<string>();
   readonly #segments = new Map<string, MemorySegment>();
   readonly #references = new Map<string, number>();
   /** Every record by owner and order, for `store.list`. */
@@ -70,6 +72,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       ...(record.operations ? { operations: deepFreeze(cloneJson(record.operations)) } : {}),
     };
     this.#records.set(record.id, stored);
+    this.#heads.add(stored.head);
     this.#catalogue.put(stored);
     this.#retainRecord(record);
   }
@@ -124,8 +127,12 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
         record.events = freezeEvents([...record.events, event]);
         this.#retainEvent(event);
       }
-      if (change.newHead) this.#retain(change.newHead.id);
-      if (change.newHead) this.#release(stored.head);
+      if (change.newHead) {
+        this.#retain(change.newHead.id);
+        this.#release(stored.head);
+        this.#heads.delete(stored.head);
+        this.#heads.add(change.newHead.id);
+      }
       this.#records.set(id, record);
       this.#catalogue.put(record, stored);
     }
@@ -168,6 +175,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     this.#records.delete(id);
     this.#catalogue.remove(record);
     if (record.kind === "log") {
+      this.#heads.delete(record.head);
       this.#release(record.head);
       for (const event of record.events) this.#releaseEvent(event);
     }
@@ -293,10 +301,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   }
 
   #isLiveHead(segmentId: string): boolean {
-    for (const record of this.#records.values()) {
-      if (record.kind === "log" && record.head === segmentId) return true;
-    }
-    return false;
+    return this.#heads.has(segmentId);
   }
 
   #end(record: LogRecord) {

@@ -337,6 +337,22 @@ const CASES: Record<string, Case> = {
       ConflictError,
     );
     assert.deepEqual(await driver.readSegment(record.head, 0, 10), []);
+    // A head a rollback starts is live at once; a deleted thread's head no longer is.
+    const newHead = newHeadSegment(driver, "live", null, 0);
+    const to = { segment: record.head, offset: 0, position: 0 };
+    const at = new Date().toISOString();
+    await driver.commit("live", {
+      expectHead: record.head,
+      newHead,
+      event: { kind: "rollback", from: to, to, target: "start", at, revision: 0 },
+    });
+    await rejects(driver.importSegment(newHead, [message("intruder")], 0), ConflictError);
+    await driver.delete("live");
+    const gone = await driver.segment(newHead.id);
+    if (gone) {
+      await driver.importSegment(gone, [message("after")], 0);
+      assert.deepEqual(ids(await driver.readSegment(newHead.id, 0, 10)), ["after"]);
+    }
     assert.deepEqual(await driver.locate(info.id, "c", 3), { offset: 2 });
   },
 
