@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
-import { UnsupportedOperationError } from "../errors.js";
+import { ConflictError, UnsupportedOperationError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
 import type { LogDriver } from "../local/log-driver.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
@@ -96,6 +96,38 @@ describe("an encrypting driver over a store", () => {
       expect(text).not.toContain(key.toString("hex"));
       expect(text).not.toContain(key.toString("base64"));
     }
+  });
+});
+
+describe("key rotation", () => {
+  it("reads every listed key, writes the current one, and re-imports what an older key sealed", async () => {
+    const inner = new MemoryLogDriver();
+    const old = { "2026-06": randomBytes(32) };
+    const before = storeOver(encryptingLogDriver(inner, { keys: old, current: "2026-06" }));
+    const thread = await before.create({ id: "t", metadata: { step: 1 } });
+    await thread.append([
+      { id: "a", role: "user", text: "one" },
+      { id: "b", role: "assistant", text: "two" },
+    ]);
+    await thread.checkpoint("before rotation");
+    const exported = JSON.parse(JSON.stringify(await before.export("t")));
+
+    const rotated = { ...old, "2026-12": randomBytes(32) };
+    const after = storeOver(encryptingLogDriver(inner, { keys: rotated, current: "2026-12" }));
+    const again = await after.get("t");
+    expect((await again.messages()).map((message) => message.id)).toEqual(["a", "b"]);
+    await again.append({ id: "c", role: "user", text: "three" });
+    const head = ((await inner.read("t")) as { head: string }).head;
+    const keyIds = (await inner.readSegment(head, 0, 3)).map(
+      (message) => (message.contents[0] as unknown as { key: string }).key,
+    );
+    expect(keyIds).toEqual(["2026-06", "2026-06", "2026-12"]);
+    // An equal re-import shares the stored segments, though they were sealed under the older key.
+    const copy = await after.import(exported, { id: "copy" });
+    expect((await copy.messages()).map((message) => message.id)).toEqual(["a", "b"]);
+    const changed = JSON.parse(JSON.stringify(exported));
+    changed.segments[0].messages[0].contents = [{ type: "text", text: "rewritten" }];
+    expect(ConflictError.isInstance(await failure(after.import(changed, { id: "changed" })))).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ConcurrencyError, ThreadNotFoundError } from "../errors.js";
+import { ConcurrencyError, ConflictError, ThreadNotFoundError } from "../errors.js";
 import type { JsonObject } from "../json.js";
 import type {
   CatalogueQuery,
@@ -14,12 +14,19 @@ import type {
 } from "../local/log-driver.js";
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { SegmentInfoCache } from "../local/segment-info-cache.js";
-import type { Message } from "../message.js";
+import { type Message, messageConflict } from "../message.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
 import type { HistoryEvent } from "../thread.js";
 import { filteredCatalogue } from "./encrypted-catalogue.js";
 import { KeyRing } from "./key-ring.js";
 import { RecordCodec } from "./record-codec.js";
+
+/** Messages to write at own offsets `from…` of a segment. */
+interface SegmentImport {
+  segment: SegmentInfo;
+  messages: Message[];
+  from: number;
+}
 
 const ENCRYPTING = Symbol.for("skein.encrypting-log-driver");
 /** How often a commit planned on a stale record is planned again before it gives up (each retry means another writer landed). */
@@ -83,14 +90,10 @@ class EncryptingLogDriver implements LogDriver {
     }
     if (inner.importSegments) {
       const importSegments = inner.importSegments.bind(inner);
-      this.importSegments = async (segments) =>
-        importSegments(
-          await Promise.all(
-            segments.map(async ({ info, messages }) => ({
-              info,
-              messages: await this.#sealMessages(info.id, messages, 0),
-            })),
-          ),
+      this.importSegments = (segments) =>
+        this.#withStoredUnits(
+          segments.map(({ info, messages }) => ({ segment: info, messages, from: 0 })),
+          (sealed) => importSegments(sealed.map(({ segment, messages }) => ({ info: segment, messages }))),
         );
     }
     if (inner.newSegmentId) this.newSegmentId = inner.newSegmentId.bind(inner);
@@ -179,8 +182,53 @@ class EncryptingLogDriver implements LogDriver {
     return this.inner.systemOffsets(id, before);
   }
 
-  async importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void> {
-    await this.inner.importSegment(segment, await this.#sealMessages(segment.id, messages, from), from);
+  importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void> {
+    return this.#withStoredUnits([{ segment, messages, from }], ([sealed]) => {
+      const { messages: units } = sealed as SegmentImport;
+      return this.inner.importSegment(segment, units, from);
+    });
+  }
+
+  /**
+   * Imports sealed under the current key. A store compares a re-imported message with the one it holds byte
+   * for byte; one sealed under an older key differs though its plaintext is equal, so on a `ConflictError`
+   * each message the store already holds is opened and, when equal, handed down exactly as it is stored.
+   */
+  async #withStoredUnits(
+    imports: SegmentImport[],
+    write: (sealed: SegmentImport[]) => Promise<void>,
+  ): Promise<void> {
+    const sealed = await Promise.all(
+      imports.map(async (entry) => ({
+        ...entry,
+        messages: await this.#sealMessages(entry.segment.id, entry.messages, entry.from),
+      })),
+    );
+    try {
+      await write(sealed);
+    } catch (error) {
+      if (!ConflictError.isInstance(error)) throw error;
+      const reconciled = await Promise.all(
+        imports.map((entry, index) => this.#storedWhereEqual(entry, sealed[index] as SegmentImport)),
+      );
+      if (reconciled.every((entry, index) => entry === sealed[index])) throw error;
+      await write(reconciled);
+    }
+  }
+
+  async #storedWhereEqual(entry: SegmentImport, sealed: SegmentImport): Promise<SegmentImport> {
+    const { segment, messages, from } = entry;
+    const stored = await this.inner.readSegment(segment.id, from, from + messages.length).catch(() => []);
+    if (stored.length === 0) return sealed;
+    const units = await Promise.all(
+      sealed.messages.map(async (unit, index) => {
+        const held = stored[index];
+        if (!held || held.id !== unit.id) return unit;
+        const opened = await this.#codec.openMessage(held, segment.id, from + index);
+        return messageConflict(opened, messages[index] as Message) ? unit : held;
+      }),
+    );
+    return { ...sealed, messages: units };
   }
 
   close(): Promise<void> {
