@@ -17,6 +17,7 @@ import { SegmentInfoCache } from "../local/segment-info-cache.js";
 import { type Message, messageConflict } from "../message.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
 import type { HistoryEvent } from "../thread.js";
+import { AppendQueue } from "./append-queue.js";
 import { filteredCatalogue } from "./encrypted-catalogue.js";
 import { KeyRing } from "./key-ring.js";
 import { RecordCodec } from "./record-codec.js";
@@ -64,6 +65,7 @@ class EncryptingLogDriver implements LogDriver {
   ) => Promise<void>;
   readonly newSegmentId?: (threadId: string) => string;
   readonly #codec: RecordCodec;
+  readonly #appends = new AppendQueue();
   readonly #segments: SegmentInfoCache;
   /** Records opened, by the stored object the inner driver gave: a driver that answers with `known` costs no decryption. */
   readonly #opened = new WeakMap<StoredRecord, StoredRecord>();
@@ -129,21 +131,30 @@ class EncryptingLogDriver implements LogDriver {
     this.#remember(record, sealed);
   }
 
-  async commit(id: string, change: LogChange): Promise<CommitResult> {
+  commit(id: string, change: LogChange): Promise<CommitResult> {
+    if (!change.append?.length || change.newHead) return this.#commit(id, change);
+    return this.#appends.run(id, () => this.#commit(id, change));
+  }
+
+  async #commit(id: string, change: LogChange): Promise<CommitResult> {
     // An append is bound to the offset it lands at, so the driver is asked to land it exactly there: at the
     // revision it was planned on. Another writer landing first is not the caller's conflict (it asked for no
     // revision): the change is planned again on the newer record, as the driver would have appended it anyway.
-    let planned = change.known;
+    const appends = Boolean(change.append?.length) && !change.newHead;
+    let planned = appends ? this.#appends.base(id, change.expectHead, change.known) : change.known;
     for (let attempt = 1; ; attempt++) {
-      const base =
-        change.append?.length && !change.newHead ? (planned ?? (await this.#readLog(id))) : planned;
-      const ifRevision =
-        change.ifRevision ?? (change.append?.length && !change.newHead ? base?.revision : undefined);
-      const offset = change.newHead ? 0 : base ? base.length - (await this.#start(change.expectHead)) : 0;
+      const base = appends ? (planned ?? (await this.#readLog(id))) : planned;
+      const ifRevision = change.ifRevision ?? (appends ? base?.revision : undefined);
+      const offset = appends && base ? base.length - (await this.#start(change.expectHead)) : 0;
       const sealed = await this.#sealChange(id, change, offset, ifRevision, base);
       try {
-        const result = await this.inner.commit(id, sealed);
-        return await this.#openResult(change.newHead?.id ?? change.expectHead, result, offset);
+        const result = await this.#openResult(
+          change.newHead?.id ?? change.expectHead,
+          await this.inner.commit(id, sealed),
+          offset,
+        );
+        this.#appends.saw(result.record);
+        return result;
       } catch (error) {
         const ours = change.ifRevision === undefined && ifRevision !== undefined;
         if (!ours || !ConcurrencyError.isInstance(error) || attempt >= COMMIT_ATTEMPTS) throw error;
@@ -289,6 +300,7 @@ class EncryptingLogDriver implements LogDriver {
   async #readLog(id: string): Promise<LogRecord> {
     const record = await this.read(id);
     if (record?.kind !== "log") throw new ThreadNotFoundError(id, { source: this.source });
+    this.#appends.saw(record);
     return record;
   }
 
