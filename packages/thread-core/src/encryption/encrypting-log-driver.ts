@@ -64,6 +64,8 @@ class EncryptingLogDriver implements LogDriver {
     segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>,
   ) => Promise<void>;
   readonly newSegmentId?: (threadId: string) => string;
+  readonly watch?: (segment: string, listener: () => void) => () => void | Promise<void>;
+  readonly notify?: (segment: string) => Promise<void>;
   readonly #codec: RecordCodec;
   readonly #appends = new AppendQueue();
   readonly #segments: SegmentInfoCache;
@@ -99,6 +101,9 @@ class EncryptingLogDriver implements LogDriver {
         );
     }
     if (inner.newSegmentId) this.newSegmentId = inner.newSegmentId.bind(inner);
+    // Wake-ups carry no data: a streamed reply's followers are woken as on a plain store.
+    if (inner.watch) this.watch = inner.watch.bind(inner);
+    if (inner.notify) this.notify = inner.notify.bind(inner);
     const sync = inner as Partial<SyncSegmentReader>;
     if (sync.segmentNow && sync.readSegmentNow) {
       const segmentNow = sync.segmentNow.bind(inner);
