@@ -1,7 +1,12 @@
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { InvalidStoreUrlError, type ThreadTypeRegistry } from "@skein/thread-core";
-import { defineLogStore, type LocalStore, type SkeinAdapter } from "@skein/thread-core/driver";
+import {
+  defineLogStore,
+  type EncryptionOptions,
+  type LocalStore,
+  type SkeinAdapter,
+} from "@skein/thread-core/driver";
 import { SOURCE } from "./errors.js";
 import { FsLogDriver } from "./fs-log-driver.js";
 import type { Durability } from "./records/durable-files.js";
@@ -42,6 +47,12 @@ export interface FsStoreOptions {
   adapters?: readonly SkeinAdapter[];
   /** What `store.url` reports. @default the directory's file: URL */
   url?: string;
+  /**
+   * Encrypts what the store keeps at rest (AES-256-GCM): `{ keys: { "2026-12": key }, current: "2026-12" }`
+   * with 32-byte keys, or `{ keyProvider, current }`. See thread-core's README, "Encryption at rest".
+   * @default no encryption
+   */
+  encryption?: EncryptionOptions;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { InvalidStoreUrlError, SkeinError, type ThreadTypeRegistry } from "@skein/thread-core";
 import {
   defineLogStore,
+  type EncryptionOptions,
   type LocalStore,
   redactUrl,
   redactUrlText,
@@ -42,6 +43,12 @@ export interface RedisStoreOptions {
   registry?: ThreadTypeRegistry;
   /** Adapters of other thread types the store keeps. @default [] */
   adapters?: readonly SkeinAdapter[];
+  /**
+   * Encrypts what the store keeps at rest (AES-256-GCM): `{ keys: { "2026-12": key }, current: "2026-12" }`
+   * with 32-byte keys, or `{ keyProvider, current }`. See thread-core's README, "Encryption at rest".
+   * @default no encryption
+   */
+  encryption?: EncryptionOptions;
 }
 
 const DEFAULT_URL = "redis://127.0.0.1:6379";

@@ -1,8 +1,10 @@
 import { defaultRegistry } from "../create-registry.js";
+import { encryptingLogDriver, innerDriver } from "../encryption/encrypting-log-driver.js";
 import { InvalidStoreUrlError, SkeinError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
 import { defineLocalThreadType } from "../local/local-thread-type.js";
 import type { LogDriver } from "../local/log-driver.js";
+import type { EncryptionOptions } from "../spec/encryption-options.js";
 import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import { redactUrlText } from "../store/redact-url.js";
 import type { SkeinAdapter } from "../store/store.js";
@@ -42,6 +44,8 @@ export interface StoreBinding {
   registry?: ThreadTypeRegistry;
   /** Adapters of other thread types the store keeps. @default [] */
   adapters?: readonly SkeinAdapter[];
+  /** Encrypts what the store keeps at rest (AES-256-GCM). @default no encryption */
+  encryption?: EncryptionOptions;
 }
 
 /** The adapter `defineLogStore` makes: its `openStore` also takes a URL string, and its context is optional. */
@@ -53,6 +57,7 @@ export interface LogStoreAdapter extends SkeinAdapter {
 interface StoreContext {
   registry: ThreadTypeRegistry;
   adapters: readonly SkeinAdapter[];
+  encryption?: EncryptionOptions;
 }
 
 /** What `defineLogStore` gives: export them as `xThreadType`, `xStore` and `xAdapter`. */
@@ -81,12 +86,13 @@ export function defineLogStore<Options extends object>(
   const store = (options: Options & StoreBinding): LocalStore => {
     const registry = options.registry ?? defaultRegistry();
     registry.ensure(threadType);
-    const driver = definition.createDriver(options);
-    if (driver.nativeType !== definition.type) {
+    const plain = definition.createDriver(options);
+    if (plain.nativeType !== definition.type) {
       throw new SkeinError(
-        `${definition.packageName}'s driver makes "${driver.nativeType}" threads, but the store is of type "${definition.type}".`,
+        `${definition.packageName}'s driver makes "${plain.nativeType}" threads, but the store is of type "${definition.type}".`,
       );
     }
+    const driver = options.encryption ? encryptingLogDriver(plain, options.encryption) : plain;
     return new LocalStore({
       driver,
       registry,
@@ -106,9 +112,15 @@ export function defineLogStore<Options extends object>(
           : definition.optionsFromText
             ? definition.optionsFromText(url, options)
             : definition.optionsFromUrl(parsedUrl(url), options);
-      const opened = store({ ...fromUrl, registry: context.registry, adapters: context.adapters });
+      const opened = store({
+        ...fromUrl,
+        registry: context.registry,
+        adapters: context.adapters,
+        ...(context.encryption ? { encryption: context.encryption } : {}),
+      });
       try {
-        await definition.verify?.(opened.driver, fromUrl);
+        // Checked on the store's own driver: what `verify` reads or makes needs no keys.
+        await definition.verify?.(innerDriver(opened.driver), fromUrl);
       } catch (error) {
         await opened.close();
         throw error;

@@ -32,6 +32,8 @@ export {
   type ProvidersContext,
   runWithContextProviders,
 } from "../context-provider.js";
+export { encryptingLogDriver } from "../encryption/encrypting-log-driver.js";
+export { DecryptionError, IntegrityError, KeyNotFoundError } from "../encryption/encryption-errors.js";
 export { HeadMovedError } from "../errors.js";
 export { type ForkTip, type HistoryNode, historyGraph } from "../history/history-graph.js";
 export { forkTipOf, readLogState } from "../history/log-history.js";
@@ -122,6 +124,7 @@ export {
   systemErrorCode,
 } from "../service-error.js";
 export type { ServiceErrorOptions } from "../service-error-family.js";
+export type { EncryptionKeyProvider, EncryptionKeys, EncryptionOptions } from "../spec/encryption-options.js";
 export type {
   BeginMessageOptions,
   FollowEvent,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { encryptingLogDriver } from "../encryption/encrypting-log-driver.js";
 import { ThreadNotFoundError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
 import type { LogRecord, SegmentInfo } from "../local/log-driver.js";
@@ -6,6 +7,7 @@ import { buildLogState, LogStateSchema, neededSegments, recordPoints } from "../
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { chainRanges, SegmentChains } from "../local/segment-chain.js";
 import type { Message } from "../message.js";
+import type { EncryptionOptions } from "../spec/encryption-options.js";
 import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import { defineThreadType, type ThreadState } from "../thread-type.js";
 import { MemoryLogDriver } from "./memory-log-driver.js";
@@ -33,9 +35,12 @@ export const memoryThreadType = defineThreadType({
 export function createMemoryStore(options: {
   registry: ThreadTypeRegistry;
   adapters?: LocalStore["adapters"];
+  /** Encrypts the store's contents in memory too (for tests of encryption, or memory an attacker may dump). */
+  encryption?: EncryptionOptions;
 }): LocalStore {
+  const driver = new MemoryLogDriver();
   return new LocalStore({
-    driver: new MemoryLogDriver(),
+    driver: options.encryption ? encryptingLogDriver(driver, options.encryption) : driver,
     registry: options.registry,
     url: "memory:",
     adapters: options.adapters,

@@ -5,6 +5,7 @@
 // `zod` is the one import from outside spec/: a type's schema is a zod schema (SPEC §3), and zod is thread-core's
 // only dependency. Type-only, so the spec still loads nothing.
 import type { z } from "zod";
+import type { EncryptionOptions } from "./encryption-options.js";
 import type { LogState } from "./log-state.js";
 import type { ParsedState, ParseOptions } from "./parsed-state.js";
 import type { Thread } from "./thread.js";
@@ -232,6 +233,11 @@ export interface SkeinAdapter {
   readonly types: readonly ThreadType[];
   openStore?(
     url: URL,
-    context: { registry: ThreadTypeRegistry; adapters: readonly SkeinAdapter[] },
+    context: {
+      registry: ThreadTypeRegistry;
+      adapters: readonly SkeinAdapter[];
+      /** Present when the application asked for encryption at rest; a store that cannot do it refuses. */
+      encryption?: EncryptionOptions;
+    },
   ): Promise<ThreadStore>;
 }

@@ -1,8 +1,15 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { defaultRegistry } from "../create-registry.js";
-import { AdapterNotInstalledError, InvalidStoreUrlError, SkeinError } from "../errors.js";
+import { isEncryptingDriver } from "../encryption/encrypting-log-driver.js";
+import {
+  AdapterNotInstalledError,
+  InvalidStoreUrlError,
+  SkeinError,
+  UnsupportedOperationError,
+} from "../errors.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
+import type { EncryptionOptions } from "../spec/encryption-options.js";
 import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
 import { redactUrl, redactUrlText } from "./redact-url.js";
@@ -15,6 +22,12 @@ export interface OpenStoreOptions {
   adapters?: ReadonlyArray<SkeinAdapter | (() => SkeinAdapter)>;
   /** @default the process-wide registry */
   registry?: ThreadTypeRegistry;
+  /**
+   * Encrypts the store at rest (AES-256-GCM): `{ keys: { "2026-12": key }, current: "2026-12" }` with 32-byte
+   * keys, or `{ keyProvider, current }`. Local stores (fs, redis, postgres, and memory when asked) support it;
+   * a store that cannot encrypt refuses with `UnsupportedOperationError`. @default no encryption
+   */
+  encryption?: EncryptionOptions;
 }
 
 /**
@@ -37,15 +50,26 @@ export async function openStore(url: string | URL, options: OpenStoreOptions = {
   for (const adapter of accepted) {
     for (const type of adapter.types) registry.ensure(type);
   }
-  if (!opener) return createMemoryStore({ registry, adapters });
+  const encryption = options.encryption ? { encryption: options.encryption } : {};
+  if (!opener) return createMemoryStore({ registry, adapters, ...encryption });
   const store = await (opener.openStore as NonNullable<SkeinAdapter["openStore"]>)(parsed, {
     registry,
     adapters,
+    ...encryption,
   });
   if (store.specificationVersion !== "v1") {
     // Refused, so closed here: the caller never holds it to close.
     await store.close?.().catch(() => undefined);
     assertSpecificationVersion(`store that ${adapterName(opener)} opened`, store.specificationVersion);
+  }
+  if (options.encryption && !isEncryptingDriver((store as { driver?: unknown }).driver)) {
+    // An adapter that ignores the option would store plaintext the application asked to have encrypted.
+    await store.close?.().catch(() => undefined);
+    throw new UnsupportedOperationError(
+      scheme,
+      "encryption at rest",
+      `${adapterName(opener)} opened a store that does not encrypt; nothing was written`,
+    );
   }
   return store;
 }

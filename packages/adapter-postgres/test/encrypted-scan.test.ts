@@ -1,0 +1,41 @@
+import { PLANTED_MARKER, plantMarkers, testEncryption } from "@skein/test-support/encryption-markers";
+import { databaseUrl } from "@skein/test-support/test-postgres";
+import { afterAll, describe, expect, it } from "vitest";
+import { postgresStore } from "../src/index.js";
+import { sql, testSchemas } from "./test-sql.js";
+
+const schemas = testSchemas();
+afterAll(() => schemas.dropAll());
+
+/** The tables of `schema` with a row whose text holds the marker. */
+async function tablesWithMarker(schema: string): Promise<string[]> {
+  const tables = await sql<{ table_name: string }>(
+    "select table_name from information_schema.tables where table_schema = $1",
+    [schema],
+  );
+  const found: string[] = [];
+  for (const { table_name: table } of tables) {
+    const rows = await sql<{ row: string }>(`select t::text as row from "${schema}"."${table}" t`);
+    if (rows.some((row) => row.row.includes(PLANTED_MARKER))) found.push(table);
+  }
+  if (tables.length === 0) throw new Error(`schema ${schema} has no tables`);
+  return found;
+}
+
+describe("an encrypted postgres store", () => {
+  it("keeps no planted plaintext in any row of any table", async () => {
+    const schema = schemas.schema("encrypted_scan");
+    const store = postgresStore({ url: databaseUrl(), schema, encryption: testEncryption() });
+    await plantMarkers(store);
+    await store.close();
+    expect(await tablesWithMarker(schema)).toEqual([]);
+  });
+
+  it("(the scan sees plaintext: the same threads in a store without encryption leave the marker in rows)", async () => {
+    const schema = schemas.schema("plain_scan");
+    const store = postgresStore({ url: databaseUrl(), schema });
+    await plantMarkers(store);
+    await store.close();
+    expect((await tablesWithMarker(schema)).length).toBeGreaterThan(0);
+  });
+});

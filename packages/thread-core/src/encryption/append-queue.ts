@@ -1,0 +1,45 @@
+import type { LogRecord } from "../local/log-driver.js";
+import { LruCache } from "../manager/lru-cache.js";
+
+/** How many threads' newest records a queue remembers (a record without events is small). */
+const THREADS_REMEMBERED = 10_000;
+
+/**
+ * Appends to one thread from one process, one at a time, each planned on the record the previous one left.
+ * An encrypted append is bound to the offset it lands at, so it commits at the revision it was planned on;
+ * appends racing in one process would each be refused by all that landed before them (quadratic retries
+ * for n concurrent appends). In turn, each lands at once; only another process's writes make one retry.
+ */
+export class AppendQueue {
+  readonly #tails = new Map<string, Promise<unknown>>();
+  readonly #newest = new LruCache<string, LogRecord>(THREADS_REMEMBERED);
+
+  /** Runs `work` after every earlier call for `threadId` has settled. */
+  run<Result>(threadId: string, work: () => Promise<Result>): Promise<Result> {
+    const previous = this.#tails.get(threadId) ?? Promise.resolve();
+    const result = previous.then(work, work);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#tails.set(threadId, tail);
+    void tail.then(() => {
+      if (this.#tails.get(threadId) === tail) this.#tails.delete(threadId);
+    });
+    return result;
+  }
+
+  /** Remembers the newest record seen of a thread. */
+  saw(record: LogRecord): void {
+    const known = this.#newest.get(record.id);
+    if (!known || known.revision <= record.revision) this.#newest.set(record.id, record);
+  }
+
+  /** Of the caller's `known` and the newest record seen, the newer one whose head is `head`. */
+  base(threadId: string, head: string, known: LogRecord | undefined): LogRecord | undefined {
+    const candidates = [known, this.#newest.get(threadId)].filter(
+      (record): record is LogRecord => record !== undefined && record.head === head,
+    );
+    return candidates.sort((a, b) => b.revision - a.revision)[0];
+  }
+}
