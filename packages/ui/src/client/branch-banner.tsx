@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import type { BranchShown, WriteRequest, WriteResult } from "../api-types.js";
 import { ApiError, errorText, postJson } from "./api-client.js";
-import type { ThreadRef } from "./message-window.js";
+import type { ThreadRef } from "./thread-ref.js";
 
 interface BranchBannerProps {
   thread: ThreadRef;

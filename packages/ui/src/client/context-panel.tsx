@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import type { ContextView } from "../api-types.js";
 import { errorText, getJson } from "./api-client.js";
-import { MessageWindow, type ThreadRef } from "./message-window.js";
+import { MessageWindow } from "./message-window.js";
+import type { ThreadRef } from "./thread-ref.js";
 
 /** What `view({ maxTokens, keepSystem })` would send to a model: kept messages as they are, the rest greyed. */
 export function ContextPanel({ thread, version }: { thread: ThreadRef; version?: string }) {

@@ -2,8 +2,9 @@ import { useEffect, useState } from "preact/hooks";
 import type { Comparison, GraphNode, HistoryGraphData, Message } from "../api-types.js";
 import { errorText, getJson } from "./api-client.js";
 import { MessageItem, pairCalls } from "./message-item.js";
-import { MessageWindow, type ThreadRef } from "./message-window.js";
+import { MessageWindow } from "./message-window.js";
 import { href } from "./route.js";
+import type { ThreadRef } from "./thread-ref.js";
 import { WriteButtons } from "./write-buttons.js";
 
 const ROW = 34;

@@ -5,18 +5,13 @@ import { errorText, getJson } from "./api-client.js";
 import { BranchBanner } from "./branch-banner.js";
 import { MessageItem, pairCalls } from "./message-item.js";
 import { type BranchChoice, type Slice, sliceOf } from "./message-slice.js";
+import type { ThreadRef } from "./thread-ref.js";
 import { WindowBar } from "./window-bar.js";
 
 /** Messages fetched per request. */
 const PAGE = 50;
 /** Messages kept in the page at most: the window slides, the rest is not in the DOM. */
 const MAX_WINDOW = 250;
-
-export interface ThreadRef {
-  id: string;
-  scope?: string;
-  sub?: string;
-}
 
 interface MessageWindowProps {
   thread: ThreadRef;

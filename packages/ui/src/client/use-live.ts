@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { getJson } from "./api-client.js";
-import type { ThreadRef } from "./message-window.js";
+import type { ThreadRef } from "./thread-ref.js";
 
 /**
  * The thread's change signature, checked every `interval` ms: one request at a time, none while the tab

@@ -1,6 +1,7 @@
 import type { WorkflowStep } from "@skein/thread-core";
 import type { WorkflowInfo } from "../api-types.js";
-import { MessageWindow, type ThreadRef } from "./message-window.js";
+import { MessageWindow } from "./message-window.js";
+import type { ThreadRef } from "./thread-ref.js";
 
 /** A workflow: its steps as a timeline, and its sub-threads side by side. */
 export function WorkflowPanel({

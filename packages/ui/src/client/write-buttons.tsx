@@ -2,8 +2,8 @@ import type { LogPoint } from "@skein/thread-core";
 import { useState } from "preact/hooks";
 import type { WriteRequest, WriteResult } from "../api-types.js";
 import { errorText, postJson } from "./api-client.js";
-import type { ThreadRef } from "./message-window.js";
 import { href } from "./route.js";
+import type { ThreadRef } from "./thread-ref.js";
 
 interface WriteButtonsProps {
   thread: ThreadRef;
