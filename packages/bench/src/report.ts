@@ -348,6 +348,14 @@ a history of ${branching.sizes.edits.toLocaleString("en-US")} edits elsewhere co
 /** Why each kind of missed target is missed, from profiling; printed only for targets missed in this run. */
 const WHY: Array<[RegExp, string]> = [
   [
+    /1,000 edits at one position/,
+    "Not profiled yet. From the code (thread-core src/local/branch-versions.ts and thread-branches.ts): each edit, regenerate, switchTo and alternatives finds the versions at a position by filtering the thread's whole history of events (spotEvents, spotsOf), and versionsOf checks each version against every one found before it, which is quadratic in the versions at that position; an edit also checks the new id against every version. So with a thousand versions at one position these operations grow with that position's versions and with the history, not with the thread's length.",
+  ],
+  [
+    /^memory append keeping the owner's order/,
+    "The memory store moves an owned thread in two last-change orders on each append, the store's and its owner's (memory-catalogue.ts), and a thread without an owner in one: a few microseconds on an append of about 20 µs.",
+  ],
+  [
     /\(scan: before the index\)/,
     "This store has no catalogue index yet in the code measured: thread-core's fallback (scanCatalogue) reads every record of the store for each page, so a page's cost grows with the store. The fs and redis catalogue indexes are being built; these rows are to be measured again once they are in.",
   ],
@@ -380,7 +388,7 @@ const WHY: Array<[RegExp, string]> = [
     "The 50 threads' rate is bound by the event loop's CPU per append, not by the disk or libuv's thread pool (UV_THREADPOOL_SIZE=32 was no faster, November 2026). Issue 24's third pass (kept locks and carried appends, see the fs append rows) cut that CPU to about 0.4–0.55× the previous build's for a thread appended back to back, and in turns (fs-variants concurrency, three repeats) the time ratio went from 0.52–0.58 (median 0.53) to 0.20–0.33 (median 0.32) at load 3.6–5.3, and a median of 0.32 (0.24–0.37) at load 7–12: at the target, without a margin. In ten runs of the fs commit rows on 2 December 2026 (load average under 2) the 50 threads' rate was 2.82–3.82× the one-writer rate, median 3.26× (time ratio 0.26–0.35, median 0.31), so a run lands on either side of the target. Each fdatasync's hand-off to the thread pool costs about 40 µs of the event loop here, two per append, now the largest step left; writing through O_DSYNC descriptors instead saved 10–20 µs per write in a micro-benchmark, not applied.",
   ],
   [
-    /view|messages/,
+    /view\(|messages\(/,
     "Reads of the newest messages are dominated by round trips and, in process, by V8's heap: the raw-array row shows the same ratio with no store at all. The memory store also parses each message it returns from its stored JSON text (about 0.5 µs each), and the 10-message thread returns fewer messages than the 100,000-message one (10 for last 20, fewer still before an id), so its rows compare unequal work.",
   ],
 ];
@@ -389,14 +397,16 @@ function missedNotes(rows: string[][], figures: Figures): string {
   const missed = rows.filter((row) => row[2] === "missed");
   if (missed.length === 0) return "Every target was met in this run.";
   const created = figures.results.find((result) => result.subject.startsWith("create an empty file"))?.micros;
-  const given = new Set<string>();
+  // Each reason once, at its first row; later rows name that row.
+  const given = new Map<string, string>();
   return missed
     .map((row) => {
       const why = (
         WHY.find(([pattern]) => pattern.test(row[0] ?? ""))?.[1] ?? "Not yet profiled."
       ).replaceAll("{file created}", created === undefined ? "not measured" : formatMicros(created));
-      const text = given.has(why) ? "for the same reason as above." : why;
-      given.add(why);
+      const first = given.get(why);
+      const text = first === undefined ? why : `for the same reason as ${first} above.`;
+      if (first === undefined) given.set(why, row[0] ?? "");
       return `- **${row[0]}** (${row[1]}): ${text}`;
     })
     .join("\n");
