@@ -12,22 +12,56 @@ export async function measureInTurns(
   warmup = 20,
   blocks = 10,
 ): Promise<number[]> {
-  for (const operation of operations) for (let index = 0; index < warmup; index++) await operation();
+  return measureTimedInTurns(
+    operations.map((operation) => (timed) => timed(operation)),
+    runs,
+    warmup,
+    blocks,
+  );
+}
+
+/** What an operation of `measureTimedInTurns` wraps around the part of it that is timed. */
+export type Timed = <Value>(work: () => Promise<Value>) => Promise<Value>;
+
+/**
+ * `measureInTurns` for operations that prepare each run untimed (append the message an edit will replace,
+ * say): each calls `timed` once around what is measured, and only that counts.
+ */
+export async function measureTimedInTurns(
+  operations: Array<(timed: Timed) => Promise<unknown>>,
+  runs = 200,
+  warmup = 20,
+  blocks = 10,
+): Promise<number[]> {
+  const untimed: Timed = (work) => work();
+  for (const operation of operations) for (let index = 0; index < warmup; index++) await operation(untimed);
   const times = operations.map(() => [] as number[]);
   const perBlock = Math.max(1, Math.round(runs / blocks));
   for (let block = 0; block < blocks; block++) {
     const order = operations.map((_, index) => index);
     if (block % 2) order.reverse();
     for (const index of order) {
-      const operation = operations[index] as () => Promise<unknown>;
-      for (let run = 0; run < perBlock; run++) {
+      const operation = operations[index] as (timed: Timed) => Promise<unknown>;
+      const samples = times[index] as number[];
+      const timed: Timed = async (work) => {
         const start = process.hrtime.bigint();
-        await operation();
-        (times[index] as number[]).push(Number(process.hrtime.bigint() - start) / 1000);
-      }
+        const value = await work();
+        samples.push(Number(process.hrtime.bigint() - start) / 1000);
+        return value;
+      };
+      for (let run = 0; run < perBlock; run++) await operation(timed);
     }
   }
   return times.map(median);
+}
+
+/**
+ * How many timed runs fit in `budgetMs` for an operation that took `sampleMicros` once, between `least` and
+ * `most`: a list that scans 100,000 records takes seconds, and 200 of those would take an hour.
+ */
+export function affordableRuns(sampleMicros: number, budgetMs: number, least: number, most: number): number {
+  const fit = Math.floor((budgetMs * 1000) / Math.max(sampleMicros, 1));
+  return Math.max(least, Math.min(most, fit));
 }
 
 export function median(values: number[]): number {

@@ -18,7 +18,7 @@ const READS = new Set([
   "messages({ before, limit: 20 })",
 ]);
 
-async function filledThread(store: ThreadStore, size: number): Promise<Thread> {
+export async function filledThread(store: ThreadStore, size: number): Promise<Thread> {
   const thread = await store.create();
   for (let from = 0; from < size; from += BATCH) {
     const count = Math.min(BATCH, size - from);

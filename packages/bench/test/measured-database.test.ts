@@ -1,8 +1,10 @@
 // The Redis rows measure a database of their own: on a REDIS_URL someone uses, a database holding keys is
-// left as it was (the row is skipped), and an empty one is measured and emptied again.
+// left as it was (the row is skipped), and an empty one is measured and emptied again. The catalogue and
+// branching rows' stores live under key prefixes of their own, deleted when the store is disposed.
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedisServer } from "../../../scripts/redis-server.mjs";
+import { redisFactory } from "../src/fresh-stores.js";
 import { langgraphRows } from "../src/langgraph-scenario.js";
 import { storageRows } from "../src/storage-scenario.js";
 
@@ -47,4 +49,18 @@ describe("the bench's Redis rows", () => {
       expect(await client.dbSize()).toBe(0);
     });
   }
+
+  it("keep the catalogue and branching stores apart, and leave someone's keys alone when disposing them", async () => {
+    await client.select(0);
+    await client.set("someone:else", "keep me");
+    const factory = redisFactory("redis", redis.url, 3);
+    const [first, second] = [await factory.fresh(), await factory.fresh()];
+    await first.store.create({ owner: "owner-1" });
+    expect((await second.store.list()).items).toHaveLength(0);
+    await second.dispose();
+    expect((await first.store.list()).items).toHaveLength(1);
+    await first.dispose();
+    expect(await client.keys("*")).toEqual(["someone:else"]);
+    await client.del("someone:else");
+  });
 });
