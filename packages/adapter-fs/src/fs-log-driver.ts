@@ -224,8 +224,9 @@ export class FsLogDriver implements LogDriver, FsStorage {
     }
     const events = await this.records.events(stored);
     if (!events) throw missingEvents(this.layout.eventsPath(id));
-    const live = await this.#live(stored, "none");
-    this.listIndex.announce(id, null, live ? placeOf(live) : null);
+    // Where listings have the thread: its time is its head's last commit (a damaged head: the record's).
+    const live = await this.#live(stored, "none").catch(() => undefined);
+    this.listIndex.announce(id, null, placeOf(live ?? { ...stored, length: 0, events }));
     // Renamed away through the lock's staging directory: a takeover fences the removal off.
     await this.records.remove(id, lease.staging);
     this.listIndex.settle(id, null);

@@ -113,7 +113,10 @@ export async function commitChange(
     const next = nextRecord(record, change, headInfo.start, append.length, now);
     const stamp = { revision: next.revision, committedAt: now, guarded: rewritesRecord && !change.newHead };
     // Every check that may refuse the change is behind us: the catalogue learns where the thread goes
-    // before it can go there (a crash from here on leaves it at one of the two places announced).
+    // before it can go there (a crash from here on leaves it at one of the two places announced). The lock
+    // is checked at once before, so a writer stopped and taken over meanwhile announces nothing.
+    if (!lease.held())
+      throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");
     storage.listIndex.announce(id, placeOf(next), placeOf(record));
     if (!rewritesRecord) {
       const after = await headLog.append(append, stamp, tail, headFiles, lines);
