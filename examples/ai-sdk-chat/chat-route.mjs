@@ -1,7 +1,8 @@
 // An AI SDK chat route that keeps its chats in a skein store. The client sends only its newest message (the
 // AI SDK's `prepareSendMessagesRequest` pattern); the route loads the rest from the thread, streams the answer
-// and saves it with `persistChat`, so any process serving the next request continues the same chat.
-import { loadChat, persistChat } from "@skein/ai-sdk";
+// and saves it with `persistChat`, so any process serving the next request continues the same chat. Beside it:
+// the sidebar (`listChats`) and the branch picker of edited and regenerated messages (`switchBranch`).
+import { listChats, loadChat, persistChat, switchBranch } from "@skein/ai-sdk";
 import { ThreadNotFoundError } from "@skein/thread-core";
 import { convertToModelMessages, jsonSchema, stepCountIs, streamText, tool, validateUIMessages } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
@@ -17,35 +18,41 @@ export const tools = {
 };
 
 /**
- * A model without network, for the example: asked to delete a file, it calls `deleteFile`; once the tool's
- * result is in the prompt, it says so. `onPrompt` sees every prompt it is sent.
+ * A model without network, for the example. Asked to delete a file, it calls `deleteFile`; once the tool's
+ * result is in the prompt, it says so. Anything else it answers with a numbered reply, so a regenerated answer
+ * reads differently from the one it replaces. `onPrompt` sees every prompt it is sent.
  */
 export function scriptedModel({ onPrompt } = {}) {
+  let replies = 0;
   return new MockLanguageModelV3({
     doStream: async ({ prompt }) => {
       onPrompt?.(prompt);
+      const asked = prompt.findLastIndex((message) => message.role === "user");
+      const question = (prompt[asked]?.content ?? [])
+        .map((part) => (part.type === "text" ? part.text : ""))
+        .join("");
       const result = prompt
+        .slice(asked + 1)
         .flatMap((message) => (message.role === "tool" ? message.content : []))
         .find((part) => part.type === "tool-result");
+      const path = /\bdelete (\S+)/i.exec(question)?.[1];
       const chunks = result
-        ? [
-            { type: "text-start", id: "t1" },
-            { type: "text-delta", id: "t1", delta: `Done: ${JSON.stringify(result.output.value)}.` },
-            { type: "text-end", id: "t1" },
-          ]
-        : [
-            {
-              type: "tool-call",
-              toolCallId: "call-1",
-              toolName: "deleteFile",
-              input: '{"path":"/tmp/old.log"}',
-            },
-          ];
+        ? textChunks(`Done: ${JSON.stringify(result.output.value)}.`)
+        : path
+          ? [
+              {
+                type: "tool-call",
+                toolCallId: "call-1",
+                toolName: "deleteFile",
+                input: JSON.stringify({ path }),
+              },
+            ]
+          : textChunks(`Reply ${++replies} to "${question}".`);
       const usage = {
         inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
         outputTokens: { total: 5, text: 5, reasoning: 0 },
       };
-      const finishReason = { unified: result ? "stop" : "tool-calls", raw: undefined };
+      const finishReason = { unified: result || !path ? "stop" : "tool-calls", raw: undefined };
       return {
         stream: new ReadableStream({
           start(controller) {
@@ -64,17 +71,65 @@ export function scriptedModel({ onPrompt } = {}) {
   });
 }
 
-/** `POST { id, message }`: the chat's thread is the store's thread `id`, made on the first message. */
+function textChunks(text) {
+  return [
+    { type: "text-start", id: "t1" },
+    { type: "text-delta", id: "t1", delta: text },
+    { type: "text-end", id: "t1" },
+  ];
+}
+
+/**
+ * The signed-in user. This example has no sign-in: the user comes as `?user=` (a real app reads its session).
+ * Each chat belongs to the user who started it; the sidebar lists that user's chats.
+ */
+export function userOf(request) {
+  return new URL(request.url).searchParams.get("user") || "guest";
+}
+
+/** A chat's title: the start of its first question, as a sidebar shows it. */
+function titleOf(message) {
+  const text = message.parts
+    .map((part) => (part.type === "text" ? part.text : ""))
+    .join(" ")
+    .trim();
+  return (text.length > 60 ? `${text.slice(0, 59)}…` : text) || "New chat";
+}
+
+/** The chat's thread if `user` may see it; another user's chat reads as missing. */
+export async function userChat(store, id, user) {
+  return ownChat(await store.get(id), user);
+}
+
+function ownChat(thread, user) {
+  const owner = thread.toJSON().owner;
+  if (owner !== undefined && owner !== user) throw new ThreadNotFoundError(thread.id);
+  return thread;
+}
+
+/**
+ * `POST ?user= { id, message }`: the chat's thread is the store's thread `id`, made on the first message with
+ * the user as its owner and the question as its title. The client sends only its newest message; the thread
+ * holds the rest. Where the thread holds that message already, the chat is what comes before it and then the
+ * message: an edited question (`sendMessage({ text, messageId })` keeps the id), the question a `regenerate()`
+ * answers again, an answer re-sent with a tool approval. `saveChat` keeps what the edit or the regeneration
+ * replaced as a version (`loadChat`'s `metadata.skein`, `switchBranch`).
+ */
 export async function handleChat(request, { store, model }) {
+  const user = userOf(request);
   const { id, message } = await request.json();
-  const thread = await store.get(id).catch((error) => {
-    if (ThreadNotFoundError.isInstance(error)) return store.create({ id });
-    throw error;
-  });
+  const thread = ownChat(
+    await store.get(id).catch((error) => {
+      if (ThreadNotFoundError.isInstance(error))
+        return store.create({ id, owner: user, title: titleOf(message) });
+      throw error;
+    }),
+    user,
+  );
   const stored = await loadChat(thread);
-  // A message the thread holds (an approval, a client-side tool result) comes back with new parts: it replaces it.
+  const held = stored.findIndex((storedMessage) => storedMessage.id === message.id);
   const messages = await validateUIMessages({
-    messages: stored.at(-1)?.id === message.id ? [...stored.slice(0, -1), message] : [...stored, message],
+    messages: [...(held < 0 ? stored : stored.slice(0, held)), message],
     tools,
   });
   const result = streamText({
@@ -86,7 +141,26 @@ export async function handleChat(request, { store, model }) {
   return result.toUIMessageStreamResponse(await persistChat({ thread, messages }));
 }
 
-/** `GET ?id=`: the chat as UI messages, for a page that opens it again. */
-export async function handleLoad(id, { store }) {
-  return Response.json(await loadChat(await store.get(id)));
+/** `GET ?user=&id=`: the chat as UI messages, for a page that opens it again. */
+export async function handleLoad(request, { store }) {
+  const address = new URL(request.url);
+  return Response.json(
+    await loadChat(await userChat(store, address.searchParams.get("id") ?? "", userOf(request))),
+  );
+}
+
+/** `GET ?user=&cursor=`: the sidebar, the user's chats most recently changed first, with their titles. */
+export async function handleList(request, { store }) {
+  const cursor = new URL(request.url).searchParams.get("cursor");
+  return Response.json(await listChats({ store, owner: userOf(request), ...(cursor ? { cursor } : {}) }));
+}
+
+/**
+ * `POST ?user= { id, messageId, to }`: shows version `to` (an index from `metadata.skein`, or an id) of a message
+ * and returns the chat on that branch. The branch left stays a version, so the picker walks back and forth.
+ */
+export async function handleSwitch(request, { store }) {
+  const { id, messageId, to } = await request.json();
+  await userChat(store, id, userOf(request));
+  return Response.json(await switchBranch({ store, chatId: id, messageId, to }));
 }

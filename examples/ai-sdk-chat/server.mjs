@@ -1,22 +1,121 @@
 #!/usr/bin/env node
-// Serves the chat route on loopback with the scripted model, keeping chats in a skein store:
+// Serves the example chat on loopback with the scripted model (no network), keeping chats in a skein store:
 //
 //   node examples/ai-sdk-chat/server.mjs file:./.skein-chat [--prompts prompts.jsonl]
 //
-// Prints `listening on <url>`. `--prompts` appends every prompt the model is sent, one JSON line each.
+// Prints `listening on <url>`; open `<url>/?user=u-7` in a browser. Ctrl-C (or SIGTERM) closes the store and
+// exits. `--prompts` appends every prompt the model is sent, one JSON line each. Routes (`?user=` is the user):
+//   GET  /                 the page: sidebar, chat, version pickers, edit and regenerate buttons
+//   POST /api/chat         the AI SDK chat route ({ id, message })      GET /api/chat?id=  the chat (loadChat)
+//   GET  /api/chats        the sidebar (listChats)                       POST /api/switch   { id, messageId, to }
+import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { openStore } from "@skein/thread-core";
-import { handleChat, handleLoad, scriptedModel } from "./chat-route.mjs";
+import { listChats, loadChat, switchBranch } from "@skein/ai-sdk";
+import {
+  ConcurrencyError,
+  openStore,
+  PointNotFoundError,
+  SkeinError,
+  ThreadNotFoundError,
+} from "@skein/thread-core";
+import { ExampleChat } from "./chat-client.mjs";
+import {
+  handleChat,
+  handleList,
+  handleLoad,
+  handleSwitch,
+  scriptedModel,
+  userChat,
+  userOf,
+} from "./chat-route.mjs";
+import { renderPage } from "./page.mjs";
 
 const [url = "file:./.skein-chat", flag, promptsFile] = process.argv.slice(2);
 const store = await openStore(url);
 const onPrompt =
   flag === "--prompts" ? (prompt) => appendFileSync(promptsFile, `${JSON.stringify(prompt)}\n`) : undefined;
+// One model for the process: its replies are numbered, so a regenerated answer differs from the one it replaces.
+const model = scriptedModel({ onPrompt });
+
+const routes = {
+  "POST /api/chat": (request) => handleChat(request, { store, model }),
+  "GET /api/chat": (request) => handleLoad(request, { store }),
+  "GET /api/chats": (request) => handleList(request, { store }),
+  "POST /api/switch": (request) => handleSwitch(request, { store }),
+  "GET /": (request) => page(request),
+  "POST /send": (request) => pageFlow(request, (chat, form) => chat.sendMessage({ text: form.get("text") })),
+  "POST /edit": (request) =>
+    pageFlow(request, (chat, form) =>
+      chat.sendMessage({ text: form.get("text"), messageId: form.get("message") }),
+    ),
+  "POST /regenerate": (request) =>
+    pageFlow(request, (chat, form) => chat.regenerate({ messageId: form.get("message") })),
+  "POST /switch": async (request) => {
+    const form = await request.formData();
+    const chatId = form.get("chat");
+    await userChat(store, chatId, userOf(request));
+    await switchBranch({ store, chatId, messageId: form.get("message"), to: Number(form.get("to")) });
+    return backToPage(request, chatId);
+  },
+};
+
+async function page(request) {
+  const user = userOf(request);
+  const address = new URL(request.url);
+  const chatId = address.searchParams.get("chat");
+  const from = address.searchParams.get("from");
+  const { chats, cursor } = await listChats({ store, owner: user, ...(from ? { cursor: from } : {}) });
+  const messages = chatId ? await loadChat(await userChat(store, chatId, user)) : [];
+  return new Response(renderPage({ user, chats, cursor, chatId, messages }), {
+    headers: { "content-type": "text/html; charset=utf-8" },
+  });
+}
+
+/**
+ * A form of the page, done as a browser's `useChat` would: the AI SDK's chat, holding the chat as loaded, runs
+ * the flow against the chat route (called in this process), then the page shows the chat again.
+ */
+async function pageFlow(request, flow) {
+  const form = await request.formData();
+  const user = userOf(request);
+  const chatId = form.get("chat") || randomUUID();
+  // An empty message field sends nothing.
+  if (form.has("text") && !String(form.get("text")).trim()) return backToPage(request, form.get("chat"));
+  const messages = form.get("chat") ? await loadChat(await userChat(store, chatId, user)) : [];
+  const chat = new ExampleChat({
+    id: chatId,
+    api: new URL("/api/chat", request.url).href,
+    user,
+    messages,
+    fetch: async (input, init) => handleChat(new Request(input, init), { store, model }),
+  });
+  await chat.run((running) => flow(running, form));
+  return backToPage(request, chatId);
+}
+
+function backToPage(request, chatId) {
+  const chat = chatId ? `&chat=${encodeURIComponent(chatId)}` : "";
+  const location = `/?user=${encodeURIComponent(userOf(request))}${chat}`;
+  return new Response(null, { status: 303, headers: { location } });
+}
+
+/** A skein error as an HTTP status: what is missing is 404, a thread that moved on 409, other bad input 400. */
+function failure(error) {
+  const status =
+    ThreadNotFoundError.isInstance(error) || PointNotFoundError.isInstance(error)
+      ? 404
+      : ConcurrencyError.isInstance(error)
+        ? 409
+        : SkeinError.isInstance(error)
+          ? 400
+          : 500;
+  return new Response(String(error?.message ?? error), { status, headers: { "content-type": "text/plain" } });
+}
 
 const server = createServer(async (incoming, outgoing) => {
   try {
-    const address = new URL(incoming.url ?? "/", "http://127.0.0.1");
+    const address = new URL(incoming.url ?? "/", `http://${incoming.headers.host ?? "127.0.0.1"}`);
     const body = [];
     for await (const chunk of incoming) body.push(chunk);
     const request = new Request(address, {
@@ -24,10 +123,10 @@ const server = createServer(async (incoming, outgoing) => {
       headers: incoming.headers,
       ...(body.length ? { body: Buffer.concat(body) } : {}),
     });
-    const response =
-      request.method === "POST"
-        ? await handleChat(request, { store, model: scriptedModel({ onPrompt }) })
-        : await handleLoad(address.searchParams.get("id"), { store });
+    const route = routes[`${request.method} ${address.pathname}`];
+    const response = route
+      ? await route(request).catch(failure)
+      : new Response("not found", { status: 404, headers: { "content-type": "text/plain" } });
     outgoing.writeHead(response.status, Object.fromEntries(response.headers));
     if (response.body) for await (const chunk of response.body) outgoing.write(chunk);
     outgoing.end();

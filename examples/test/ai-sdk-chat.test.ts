@@ -1,8 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { loadChat } from "@skein/ai-sdk";
 import { openStore } from "@skein/thread-core";
 import {
@@ -15,35 +13,13 @@ import {
 } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { scriptedModel, tools } from "../ai-sdk-chat/chat-route.mjs";
+import { startServer, stopServer } from "./chat-server-process.js";
 
-const script = fileURLToPath(new URL("../ai-sdk-chat/server.mjs", import.meta.url));
 const cleanups: Array<() => void> = [];
 
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
-
-/** A server process of the example; resolves once it listens. */
-async function startServer(url: string, prompts: string): Promise<{ api: string; process: ChildProcess }> {
-  const child = spawn(process.execPath, [script, url, "--prompts", prompts], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  cleanups.push(() => child.kill());
-  const api = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (data: Buffer) => {
-      const found = /listening on (\S+)/.exec(data.toString());
-      if (found) resolve(found[1] as string);
-    });
-    child.on("exit", (code) => reject(new Error(`the server exited with ${code}`)));
-  });
-  return { api, process: child };
-}
-
-async function stopServer(server: { process: ChildProcess }): Promise<void> {
-  const exited = new Promise((resolve) => server.process.on("exit", resolve));
-  server.process.kill("SIGTERM");
-  await exited;
-}
 
 /** What useChat does: send the chat (this route takes only its newest message) and read the streamed answer. */
 async function send(api: string, chatId: string, messages: UIMessage[]): Promise<UIMessage[]> {
@@ -78,11 +54,11 @@ describe("AI SDK chat example", () => {
     const url = `file://${directory}/store`;
     const prompts = join(directory, "prompts.jsonl");
 
-    const first = await startServer(url, prompts);
-    const asked = await send(first.api, "chat-1", [
+    const first = await startServer(url, cleanups, ["--prompts", prompts]);
+    const asked = await send(`${first.url}/api/chat`, "chat-1", [
       { id: "u1", role: "user", parts: [{ type: "text", text: "Delete /tmp/old.log" }] },
     ]);
-    await stopServer(first);
+    expect(await stopServer(first)).toBe(0);
     const request = asked[1]?.parts.find((part) => part.type === "tool-deleteFile");
     expect(request).toMatchObject({ state: "approval-requested", input: { path: "/tmp/old.log" } });
     // The answer's id is one of skein's sortable ids.
@@ -95,10 +71,10 @@ describe("AI SDK chat example", () => {
       state: "approval-responded",
       approval: { id: approval.id, approved: true },
     });
-    const second = await startServer(url, prompts);
-    const done = await send(second.api, "chat-1", approved);
-    const reloaded = (await (await fetch(`${second.api}?id=chat-1`)).json()) as UIMessage[];
-    await stopServer(second);
+    const second = await startServer(url, cleanups, ["--prompts", prompts]);
+    const done = await send(`${second.url}/api/chat`, "chat-1", approved);
+    const reloaded = (await (await fetch(`${second.url}/api/chat?id=chat-1`)).json()) as UIMessage[];
+    expect(await stopServer(second)).toBe(0);
 
     expect(done[1]?.parts.at(-1)).toEqual({
       type: "text",

@@ -42,6 +42,7 @@ import { newSegmentId, SegmentDirectories, threadReferrer } from "./segments/seg
 import { SegmentFileCache } from "./segments/segment-file-cache.js";
 import { SegmentLog } from "./segments/segment-log.js";
 import { withReader } from "./segments/segment-reader.js";
+import { watchSegment } from "./segments/segment-watch.js";
 import { isSealed, publishSeal, sealState } from "./takeover/head-seal.js";
 import { moveOffSealedHead } from "./takeover/head-takeover.js";
 
@@ -316,6 +317,11 @@ export class FsLogDriver implements LogDriver, FsStorage {
         await this.locks.withLock(this.layout.referencesLock, () => importSegments(this, batch));
       }
     });
+  }
+
+  /** Wakes followers of a streamed reply when its segment's files change, in this process or another. */
+  watch(segment: string, listener: () => void): () => void {
+    return watchSegment(this.layout.segmentDirectory(segment), listener);
   }
 
   /** Segment ids in lowercase hex, so their file names need no escaping. */

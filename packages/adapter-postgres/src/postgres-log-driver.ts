@@ -31,6 +31,7 @@ import { idFromKey, idKey, prefixEnd } from "./id-keys.js";
 import { fromJsonb, toJsonb } from "./jsonb-value.js";
 import { type PostgresConnection, type PreparedStatement, preparedStatement } from "./postgres-connection.js";
 import { type RecordRow, RecordRows } from "./record-rows.js";
+import { ReplyWakeups } from "./reply-wakeups.js";
 import { type SegmentRow, SegmentRows, segmentInfo } from "./segment-rows.js";
 import type { TableNames } from "./table-names.js";
 
@@ -47,10 +48,12 @@ export class PostgresLogDriver implements LogDriver {
   readonly #segments: SegmentRows;
   readonly #appendStatement: PreparedStatement;
   readonly #appendOneStatement: PreparedStatement;
+  readonly #wakeups: ReplyWakeups;
 
   constructor(readonly connection: PostgresConnection) {
     this.#records = new RecordRows(connection.names);
     this.#segments = new SegmentRows(connection.names);
+    this.#wakeups = new ReplyWakeups(connection);
     this.#appendStatement = preparedStatement(appendStatement(connection.names));
     this.#appendOneStatement = preparedStatement(appendOneStatement(connection.names));
   }
@@ -420,8 +423,18 @@ export class PostgresLogDriver implements LogDriver {
     await this.connection.query("SELECT 1", []);
   }
 
-  close(): Promise<void> {
-    return this.connection.close();
+  /** Wakes followers of a streamed reply in every process: LISTEN/NOTIFY (see `ReplyWakeups`). */
+  watch(segment: string, listener: () => void): () => void {
+    return this.#wakeups.watch(segment, listener);
+  }
+
+  notify(segment: string): Promise<void> {
+    return this.#wakeups.notify(segment);
+  }
+
+  async close(): Promise<void> {
+    await this.#wakeups.close();
+    await this.connection.close();
   }
 }
 

@@ -22,6 +22,14 @@ export interface SegmentKeys {
   system: string;
 }
 
+/** The keys of one scope's catalogue (`store.list` by owner and order): one slot per scope. */
+export interface CatalogueKeys {
+  /** Hash: record id (sortable) → its entry, JSON `[revision, owner or "", updated key, created key]`. */
+  entries: string;
+  /** Sorted set, every score 0: the entries' positions, as members ordered by their bytes. */
+  order: string;
+}
+
 /** The keys that hold one thread's record. */
 export interface RecordKeys {
   /** Hash: the record's fields (kind, id, type, revision, head, length, metadata, context, state, …). */
@@ -43,10 +51,15 @@ export interface RecordKeys {
  * <prefix>:{<slot tag>}:segment:<name>:messages   list: message JSON
  * <prefix>:{<slot tag>}:segment:<name>:ids        hash: message id → offset
  * <prefix>:{<slot tag>}:segment:<name>:system     list: offsets of system messages
+ * <prefix>:{@<scope tag>}:catalogue:entries       hash: a scope's catalogue entries (catalogue-members.ts)
+ * <prefix>:{@<scope tag>}:catalogue:order         sorted set: their positions by owner and order
+ * <prefix>:catalogue                              the catalogue's version, once built over older records
  * ```
  */
 export class KeyLayout {
   readonly index: string;
+  /** Set to the catalogue's version once every record written before it existed was indexed. */
+  readonly catalogueVersion: string;
   /** Keys of recently used ids: every change to a thread names the same few, and a digest is not free. */
   readonly #records = new Map<string, RecordKeys>();
   readonly #segments = new Map<string, SegmentKeys>();
@@ -54,6 +67,17 @@ export class KeyLayout {
   constructor(readonly prefix: string) {
     assertKeyPrefix(prefix);
     this.index = `${prefix}:index`;
+    this.catalogueVersion = `${prefix}:catalogue`;
+  }
+
+  /**
+   * The catalogue of one scope (`""` for the unscoped store, else the scope's id prefix). `@` starts no
+   * thread tag, so these keys never share a name with a thread's, and a scope's whole catalogue is in one
+   * slot: every change to it is one script there.
+   */
+  catalogue(scope: string): CatalogueKeys {
+    const base = `${this.prefix}:{@${scope === "" ? "" : digest(scope)}}:catalogue`;
+    return { entries: `${base}:entries`, order: `${base}:order` };
   }
 
   record(threadId: string): RecordKeys {

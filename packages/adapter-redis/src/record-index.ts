@@ -1,10 +1,7 @@
 import type { RecordSummary } from "@skein/thread-core/driver";
 import type { KeyLayout } from "./key-layout.js";
 import type { RedisConnection } from "./redis-connection.js";
-import { fromSortableText, toSortableText } from "./sortable-text.js";
-
-/** Above every byte of UTF-8, so `prefix + 0xff` bounds every member that starts with `prefix`. */
-const PAST_EVERY_CHARACTER = Buffer.from([0xff]);
+import { fromSortableText, PAST_EVERY_CHARACTER, toSortableText } from "./sortable-text.js";
 
 /**
  * The ids of every record, in one sorted set (`<prefix>:index`) read with ZRANGEBYLEX. On Cluster it

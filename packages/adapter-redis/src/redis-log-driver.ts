@@ -8,7 +8,9 @@ import {
   ThreadNotFoundError,
 } from "@skein/thread-core";
 import {
+  type CatalogueQuery,
   type CommitResult,
+  type CountQuery,
   eventSegments,
   importConflicts,
   type LogChange,
@@ -21,11 +23,14 @@ import {
   type StateRecord,
   type StoredRecord,
 } from "@skein/thread-core/driver";
+import { entryArguments } from "./catalogue-members.js";
 import { commitRefusal, importRefusal, stateRefusal } from "./driver-refusals.js";
 import { KeyLayout, segmentKeyList } from "./key-layout.js";
 import { committedRecord, decodeRecord, hashFields } from "./record-codec.js";
 import { RecordIndex } from "./record-index.js";
+import { RedisCatalogue } from "./redis-catalogue.js";
 import type { RedisConnection } from "./redis-connection.js";
+import { ReplyWakeups } from "./reply-wakeups.js";
 import { AncestorRetention, ancestorSeconds } from "./retention.js";
 import { commitArguments, createLogArguments, importArguments, referencesTaken } from "./script-arguments.js";
 import { COMMIT } from "./scripts/commit.js";
@@ -66,6 +71,8 @@ export class RedisLogDriver implements LogDriver {
   readonly #infos: SegmentInfoCache;
   readonly #retention: AncestorRetention | undefined;
   readonly #reader: SegmentReader;
+  readonly #catalogue: RedisCatalogue;
+  readonly #wakeups: ReplyWakeups;
 
   constructor(options: RedisLogDriverOptions) {
     this.connection = options.connection;
@@ -79,6 +86,15 @@ export class RedisLogDriver implements LogDriver {
         : undefined;
     this.#index = new RecordIndex(this.connection, this.layout);
     this.#reader = new SegmentReader(this.connection, this.layout);
+    this.#catalogue = new RedisCatalogue(this.connection, this.layout, this.#index);
+    this.#wakeups = new ReplyWakeups(this.connection, this.layout.prefix);
+  }
+
+  /** The catalogue's keys for a record's script on a single server; none on Cluster (another slot). */
+  #catalogueKeys(id: string): string[] {
+    if (!this.#catalogue.inline) return [];
+    const keys = this.#catalogue.keysOf(id);
+    return [keys.entries, keys.order];
   }
 
   async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
@@ -108,16 +124,20 @@ export class RedisLogDriver implements LogDriver {
       );
     }
     await this.#index.add(record.id);
+    // On Cluster the entry is placed first (only where none is), so the thread is never listed late.
+    if (!this.#catalogue.inline) await this.#catalogue.placeFirst(record.id, entryArguments(record));
     const outcome = await this.connection.script(
       CREATE_LOG,
-      [keys.record, keys.events, headInfo],
+      [keys.record, keys.events, headInfo, ...this.#catalogueKeys(record.id)],
       createLogArguments(record, head, this.ttlSeconds),
     );
     if (outcome === "exists") {
       await this.#references.releaseQuietly(taken);
+      if (!this.#catalogue.inline) await this.#afterWrite(() => this.#catalogue.repairEntry(record.id));
       throw new ThreadExistsError(record.id, source);
     }
     await this.#index.add(record.id);
+    if (!this.#catalogue.inline) await this.#afterWrite(() => this.#catalogue.putRecord(record));
     this.#infos.remember(head);
     await this.#afterWrite(() => this.#retention?.refresh(record.id, head, record.events, true));
   }
@@ -133,6 +153,7 @@ export class RedisLogDriver implements LogDriver {
       keys.events,
       ...segmentKeyList(head),
       ...(target ? segmentKeyList(target) : []),
+      ...this.#catalogueKeys(id),
     ];
     const now = new Date().toISOString();
     const taken = referencesTaken(change);
@@ -142,7 +163,7 @@ export class RedisLogDriver implements LogDriver {
     const reply = (await this.connection.script(
       COMMIT,
       scriptKeys,
-      commitArguments(change, append, now, this.ttlSeconds),
+      commitArguments(change, append, now, this.ttlSeconds, this.#catalogue.inline ? { id } : undefined),
     )) as unknown[];
     if (reply[0] !== "ok") {
       await this.#references.releaseQuietly(taken);
@@ -160,6 +181,10 @@ export class RedisLogDriver implements LogDriver {
     }
     const record = committedRecord(id, change, reply, now);
     if (change.newHead) this.#infos.remember(change.newHead);
+    // On Cluster the catalogue's step follows in its own slot, before the commit returns.
+    if (!this.#catalogue.inline && record.revision !== change.known?.revision) {
+      await this.#afterWrite(() => this.#catalogue.putRecord(record));
+    }
     // Housekeeping only when a segment was released or keys expire: a plain append waits for nothing more.
     if (typeof reply[4] !== "string" && !this.#retention) return { record, messages: append };
     await this.#afterWrite(async () => {
@@ -175,9 +200,11 @@ export class RedisLogDriver implements LogDriver {
     const key = this.layout.record(id).record;
     const updatedAt = new Date().toISOString();
     await this.#index.add(id);
+    const [, owner, updated, created] = entryArguments({ kind: "state", id, revision: 0, updatedAt, state });
+    if (!this.#catalogue.inline) await this.#catalogue.placeFirst(id, ["0", owner, updated, created]);
     const reply = (await this.connection.script(
       PUT_STATE,
-      [key],
+      [key, ...this.#catalogueKeys(id)],
       [
         JSON.stringify(id),
         toSortableText(String(state.$type)),
@@ -185,20 +212,27 @@ export class RedisLogDriver implements LogDriver {
         JSON.stringify(state),
         options.ifRevision === undefined ? "" : String(options.ifRevision),
         String(this.ttlSeconds),
+        toSortableText(id),
+        owner,
+        updated,
+        created,
       ],
     )) as unknown[];
     if (reply[0] !== "ok") {
       if (reply[0] === "concurrency" && Number(reply[1]) === 0) await this.#index.remove(id);
+      if (!this.#catalogue.inline) await this.#afterWrite(() => this.#catalogue.repairEntry(id));
       throw stateRefusal(id, options.ifRevision, reply);
     }
     await this.#index.add(id);
-    return {
+    const stored: StateRecord = {
       kind: "state",
       id,
       revision: Number(reply[1]),
       updatedAt,
       state: JSON.parse(JSON.stringify(state)),
     };
+    if (!this.#catalogue.inline) await this.#afterWrite(() => this.#catalogue.putRecord(stored));
+    return stored;
   }
 
   readonly fencedDelete = true;
@@ -216,8 +250,8 @@ export class RedisLogDriver implements LogDriver {
         head === null ? [keys.record, keys.record, keys.record, keys.record] : this.#headKeys(head);
       const reply = (await this.connection.script(
         DELETE_RECORD,
-        [keys.record, keys.events, ...headKeys],
-        [head ?? "", options.ifRevision === undefined ? "" : String(options.ifRevision)],
+        [keys.record, keys.events, ...headKeys, ...this.#catalogueKeys(id)],
+        [head ?? "", options.ifRevision === undefined ? "" : String(options.ifRevision), toSortableText(id)],
       )) as unknown[];
       if (reply[0] === "missing") return false;
       if (reply[0] === "moved") continue;
@@ -231,6 +265,7 @@ export class RedisLogDriver implements LogDriver {
           this.#references.release(events.flatMap(eventSegments)),
           this.#references.releaseBase(reply[2]),
           this.#index.remove(id),
+          this.#catalogue.inline ? undefined : this.#catalogue.remove(id),
         ]),
       );
       return true;
@@ -243,6 +278,16 @@ export class RedisLogDriver implements LogDriver {
 
   list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {
     return this.#index.list(options);
+  }
+
+  /** A page of `store.list` from the catalogue (redis-catalogue.ts): O(log n + page) in every order. */
+  catalogue(query: CatalogueQuery): Promise<StoredRecord[]> {
+    return this.#catalogue.page(query);
+  }
+
+  /** `store.count` by scope and owner, O(log n); by metadata it is refused (undefined). */
+  countCatalogue(query: CountQuery): Promise<number | undefined> {
+    return this.#catalogue.count(query);
   }
 
   segment(id: string): Promise<SegmentInfo | undefined> {
@@ -305,7 +350,17 @@ export class RedisLogDriver implements LogDriver {
     await this.connection.command(undefined, ["PING"]);
   }
 
+  /** Wakes followers of a streamed reply in every process: Redis pub/sub (see `ReplyWakeups`). */
+  watch(segment: string, listener: () => void): () => void {
+    return this.#wakeups.watch(segment, listener);
+  }
+
+  notify(segment: string): Promise<void> {
+    return this.#wakeups.notify(segment);
+  }
+
   async close(): Promise<void> {
+    await this.#wakeups.close();
     await this.connection.close();
   }
 

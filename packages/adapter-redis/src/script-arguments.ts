@@ -1,5 +1,7 @@
 import type { HistoryEvent, Message } from "@skein/thread-core";
 import type { LogChange, LogRecord, SegmentInfo } from "@skein/thread-core/driver";
+import { catalogueOf } from "@skein/thread-core/driver";
+import { entryArguments } from "./catalogue-members.js";
 import { eventTemplate } from "./record-codec.js";
 import { toSortableText } from "./sortable-text.js";
 
@@ -10,13 +12,15 @@ export function messageArguments(message: Message): string[] {
 
 /**
  * The commit script's ARGV for a change whose messages are `append` (see scripts/commit.ts for the
- * order), with the time it stamps as `now`. A plain append leaves out the rest of the change.
+ * order), with the time it stamps as `now`. A plain append leaves out the rest of the change. `catalogue`
+ * (a single server, where the script keeps the catalogue too) adds the record's id for it.
  */
 export function commitArguments(
   change: LogChange,
   append: Message[],
   now: string,
   ttlSeconds: number,
+  catalogue?: { id: string },
 ): string[] {
   const { newHead, event, known } = change;
   const args = [
@@ -33,6 +37,11 @@ export function commitArguments(
     flags += message.role === "system" ? "1" : "0";
   }
   args.push(flags);
+  if (catalogue) {
+    // A changed context may change the owner; otherwise the catalogue keeps the one it holds.
+    const owner = change.context ? catalogueOf(change.context).owner : undefined;
+    args.push(toSortableText(catalogue.id), change.context ? (owner === undefined ? "-" : `=${owner}`) : "");
+  }
   if (!newHead && !event && !change.metadata && !change.context && !change.operations) return args;
   const template = eventTemplate(event);
   // The point the script fills: the end after the append (a checkpoint) or before the new head (a rollback).
@@ -70,6 +79,8 @@ export function createLogArguments(record: LogRecord, head: SegmentInfo, ttlSeco
     head.createdAt,
     String(ttlSeconds),
     record.operations ? JSON.stringify(record.operations) : "",
+    toSortableText(record.id),
+    ...entryArguments(record).slice(1),
     ...record.events.map((event) => JSON.stringify(event)),
   ];
 }

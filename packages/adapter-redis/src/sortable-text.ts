@@ -26,3 +26,6 @@ export function fromSortableText(text: string): string {
   }
   return result;
 }
+
+/** Above every byte of UTF-8, so `start + 0xff` bounds every member that begins with `start`. */
+export const PAST_EVERY_CHARACTER = Buffer.from([0xff]);

@@ -67,11 +67,18 @@ describe("skein edit, alternatives, switch and log on a file store", () => {
     expect(log).toContain("version u2b of #3 (switched)");
   });
 
-  it("says what went wrong: an unknown message exits 3, a message further along another branch names switch", async () => {
+  it("says what went wrong: an unknown message exits 3, a message further along another branch exits 4 and names switch", async () => {
     const unknown = await skein(["edit", "chat", "nope", "--text", "x"], { store });
     expect(unknown.code).toBe(3);
+    // a2 answers the old version of u2, a branch that is not current (u2b is): the thread's state refuses it.
+    const before = await ok(["show", "chat", "--json"]);
+    const offBranch = await skein(["edit", "chat", "a2", "--text", "x"], { store });
+    expect(offBranch.code).toBe(4);
+    expect(offBranch.stderr).toMatch(/^skein: .*a2.* is not on the current branch; nothing was written\./);
+    expect(offBranch.stderr).toContain("switchTo");
+    expect(await ok(["show", "chat", "--json"])).toBe(before);
     const elsewhere = await skein(["alternatives", "chat", "a2"], { store });
-    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.code).toBe(4);
     expect(elsewhere.stderr).toContain("switchTo");
     const noText = await skein(["edit", "chat", "u2b"], { store });
     expect(noText.code).toBe(2);

@@ -128,8 +128,12 @@ export class CheckpointTuples {
    */
   async *list(target: Target, log: CheckpointLog, options: ListFilter): AsyncGenerator<CheckpointTuple> {
     if (options.checkpointId !== undefined) {
-      const tuple = await this.byId(target, log, options.checkpointId);
-      if (tuple && this.#passes(tuple, options)) yield tuple;
+      const record = await log.record(options.checkpointId);
+      if (!record) return;
+      const passing = await this.#passing(record, options);
+      if (!passing) return;
+      const writes = await log.writesAfter(record.checkpointId);
+      yield await this.#tuple(target, log, record, writes, true, passing.metadata);
       return;
     }
     const pending = new Map<string, WritesContent[]>();
@@ -155,22 +159,33 @@ export class CheckpointTuples {
         (waiting[0] as { record: CheckpointContent }).record.checkpointId >= bound
       ) {
         const next = waiting.shift() as { record: CheckpointContent; writes: WritesContent[] };
-        const tuple = await this.#tuple(target, log, next.record, next.writes, false);
-        if (this.#passes(tuple, options)) yield tuple;
+        const passing = await this.#passing(next.record, options);
+        if (passing) yield await this.#tuple(target, log, next.record, next.writes, false, passing.metadata);
       }
     }
     for (const next of waiting) {
-      const tuple = await this.#tuple(target, log, next.record, next.writes, false);
-      if (this.#passes(tuple, options)) yield tuple;
+      const passing = await this.#passing(next.record, options);
+      if (passing) yield await this.#tuple(target, log, next.record, next.writes, false, passing.metadata);
     }
   }
 
-  #passes(tuple: CheckpointTuple, options: ListFilter): boolean {
-    if (options.before !== undefined && !(tuple.checkpoint.id < options.before)) return false;
-    const metadata = (tuple.metadata ?? {}) as Record<string, unknown>;
-    return Object.entries(options.filter ?? {}).every(([key, value]) =>
-      isDeepStrictEqual(Object.hasOwn(metadata, key) ? metadata[key] : undefined, value),
+  /**
+   * `{ metadata }` of the record when the checkpoint passes `before` and `filter`, else undefined. Asked of the record
+   * alone, before its channel values, ancestors and writes are read: a checkpoint the filter leaves out costs
+   * the reading of its metadata only. (The filter is over each checkpoint's own metadata, which differs from
+   * one checkpoint of a thread to the next, so the store's `where`, which picks whole threads, cannot answer it.)
+   */
+  async #passing(
+    record: CheckpointContent,
+    options: ListFilter,
+  ): Promise<{ metadata: CheckpointMetadata } | undefined> {
+    if (options.before !== undefined && !(record.checkpointId < options.before)) return undefined;
+    const metadata = (await loadValue(this.serde, record.metadata)) as CheckpointMetadata;
+    const fields = (metadata ?? {}) as Record<string, unknown>;
+    const passes = Object.entries(options.filter ?? {}).every(([key, value]) =>
+      isDeepStrictEqual(Object.hasOwn(fields, key) ? fields[key] : undefined, value),
     );
+    return passes ? { metadata } : undefined;
   }
 
   async #tuple(
@@ -179,6 +194,8 @@ export class CheckpointTuples {
     record: CheckpointContent,
     writes: WritesContent[],
     rememberIt: boolean,
+    /** The record's metadata when the caller read it already. */
+    metadata?: CheckpointMetadata,
   ): Promise<CheckpointTuple> {
     const lookup = lookupIn(log);
     const checkpoint = (await loadValue(this.serde, record.checkpoint)) as Checkpoint;
@@ -221,7 +238,7 @@ export class CheckpointTuples {
     const tuple: CheckpointTuple = {
       config: { configurable: { ...configurable, checkpoint_id: record.checkpointId } },
       checkpoint,
-      metadata: (await loadValue(this.serde, record.metadata)) as CheckpointMetadata,
+      metadata: metadata ?? ((await loadValue(this.serde, record.metadata)) as CheckpointMetadata),
       pendingWrites: await this.#pendingWrites(writes),
     };
     if (record.parentId !== undefined) {

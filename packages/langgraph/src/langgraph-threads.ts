@@ -24,15 +24,22 @@ export class LangGraphThreads {
     return { threadId, namespace, skeinId: skeinThreadId(this.prefix, threadId, namespace) };
   }
 
-  /** The (thread, namespace) pairs a listing covers: one thread's, or every thread's in the store. */
+  /**
+   * The (thread, namespace) pairs a listing covers: one thread's, or every thread's in the store. A thread and
+   * namespace both given name one skein thread, whose id says which (it may not exist); otherwise the store
+   * lists the prefix, each item with its metadata, which says whose checkpoints the thread holds.
+   */
   async *targets(threadId: string | undefined, namespace: string | undefined): AsyncGenerator<Target> {
+    if (threadId !== undefined && namespace !== undefined) {
+      yield this.target(threadId, namespace);
+      return;
+    }
     const prefix = threadId === undefined ? this.prefix : threadPrefix(this.prefix, threadId);
     let cursor: string | undefined;
     do {
       const page = await this.store.list({ prefix, ...(cursor ? { cursor } : {}) });
       for (const item of page.items) {
-        const thread = await this.existing(item.id);
-        const origin = thread?.metadata.langgraph as { threadId?: unknown; namespace?: unknown } | undefined;
+        const origin = item.metadata?.langgraph as { threadId?: unknown; namespace?: unknown } | undefined;
         if (typeof origin?.threadId !== "string" || typeof origin.namespace !== "string") continue;
         if (namespace !== undefined && origin.namespace !== namespace) continue;
         if (threadId !== undefined && origin.threadId !== threadId) continue;

@@ -48,6 +48,7 @@ export function checkViewOptions(method: string, options: ViewOptions | undefine
       "a function from a message to its number of tokens",
     ],
     ["keepSystem", (value) => typeof value === "boolean", "true or false"],
+    ["streaming", (value) => typeof value === "boolean", "true or false"],
   ];
   for (const [option, passes, expected] of rules) {
     const value = checked[option];

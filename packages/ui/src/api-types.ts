@@ -1,13 +1,24 @@
 // The JSON the server answers and the browser reads: one set of types for both ends.
-import type { Checkpoint, LogPoint, Message, ThreadCapabilities, ThreadSummary } from "@skein/thread-core";
+import type {
+  Alternative,
+  Checkpoint,
+  ListOptions,
+  LogPoint,
+  Message,
+  ThreadCapabilities,
+  ThreadSummary,
+} from "@skein/thread-core";
 import type { ExecutionState } from "@skein/thread-core/driver";
 
-export type { Checkpoint, LogPoint, Message, ThreadCapabilities };
+export type { Alternative, Checkpoint, LogPoint, Message, ThreadCapabilities };
+
+/** The orders of the threads list: by last change, by creation (both newest first by default), or by id. */
+export type ListOrder = NonNullable<ListOptions["order"]>;
 
 /** `GET /api/info`: what the page needs before it draws anything. */
 export interface UiInfo {
   storeUrl: string;
-  /** Started with `--write`: fork, checkpoint and rollback are offered. */
+  /** Started with `--write`: fork, checkpoint, rollback, title edits and "make current" are offered. */
   write: boolean;
   /** Milliseconds between two checks of an open thread for changes. */
   pollInterval: number;
@@ -18,7 +29,7 @@ export interface ThreadRow extends Omit<ThreadSummary, "messageCount"> {
   messageCount: number | null;
 }
 
-/** `GET /api/threads`: one page, keyset paged. */
+/** `GET /api/threads`: one page, keyset paged, in the order asked (`order`, `direction`), of one owner's threads if asked. */
 export interface ThreadListPage {
   items: ThreadRow[];
   cursor?: string;
@@ -48,6 +59,12 @@ export interface ThreadInfo {
   capabilities: ThreadCapabilities;
   revision: number | null;
   length: number | null;
+  /** Absent when the thread has none. */
+  owner?: string;
+  /** Absent when the thread has none. */
+  title?: string;
+  /** Whether `title` can be changed here: a local thread, whose update checks `ifRevision`. */
+  titleEditable: boolean;
   metadata: Record<string, unknown>;
   /** Changes whenever the thread does: what the live poll compares. */
   signature: string;
@@ -55,11 +72,40 @@ export interface ThreadInfo {
   checkpoints: Checkpoint[];
 }
 
+/** A message that has other versions (edits, regenerations): which one is shown, which is current, of how many. */
+export interface VersionMark {
+  /** The version shown, from 0 (the original), as in `thread.alternatives()`. */
+  index: number;
+  /** The version on the thread's current branch. */
+  current: number;
+  count: number;
+}
+
+/**
+ * The branch a page shows when it was asked for one version of a message (`?version=ID&index=K`): that version,
+ * read from `thread.alternatives(ID)`, whose branch the page reads with `at()`; the thread is not changed.
+ */
+export interface BranchShown {
+  /** The message id the request named (any version at that place). */
+  messageId: string;
+  /** The version shown: its id and index are what `POST /api/switch` takes. */
+  version: Alternative;
+  count: number;
+  /** The index of the version on the thread's current branch. */
+  current: number;
+}
+
 /** `GET /api/messages`: messages `from` (a position, 0-based) onwards, at most `limit`. */
 export interface MessagePage {
   from: number;
   length: number;
   messages: Message[];
+  /** The thread's revision when the page was read (null for types without one): what a write from it carries. */
+  revision: number | null;
+  /** By message id: the messages of the page that have other versions. Absent when none has. */
+  versions?: Record<string, VersionMark>;
+  /** Present when the page shows another version's branch than the current one. */
+  branch?: BranchShown;
   /**
    * A remote thread's page (its length is unknown, so positions count from the first message read): the id
    * to ask `?before=` for the messages before these; absent when there are none.
@@ -120,7 +166,10 @@ export interface ApiErrorBody {
   error: { name: string; message: string };
 }
 
-/** `POST /api/fork`, `/api/checkpoint`, `/api/rollback`: every change names the revision it was decided on. */
+/**
+ * `POST /api/fork`, `/api/checkpoint`, `/api/rollback`, `/api/title`, `/api/switch`: every change names the
+ * revision it was decided on.
+ */
 export interface WriteRequest {
   id: string;
   scope?: string;
@@ -130,9 +179,14 @@ export interface WriteRequest {
   checkpointId?: string;
   label?: string;
   forkId?: string;
+  /** title: the new title, or null to clear it. */
+  title?: string | null;
+  /** switch: the version to make current (`Alternative.id`) and its index (`Alternative.index`). */
+  alternativeId?: string;
+  index?: number;
 }
 
-/** The answer to a UI write (fork, checkpoint, rollback): what happened, the thread a fork made, and the revision after. */
+/** The answer to a UI write: what happened, the thread a fork made, and the revision after. */
 export interface WriteResult {
   message: string;
   /** The fork's id, after a fork. */

@@ -7,8 +7,10 @@ export class UiRequestError extends SkeinError {
     /** The HTTP status the server answers with. */
     readonly status: number,
     message: string,
+    /** The library's own error, when the request was refused because of it. */
+    cause?: unknown,
   ) {
-    super(message, { source: "ui" });
+    super(message, { source: "ui", ...(cause === undefined ? {} : { cause }) });
   }
 }
 

@@ -1,6 +1,7 @@
 /** The JSON the UI's HTTP API answers with (thread-core's own types, such as `Message`, come from thread-core). */
 export type {
   ApiErrorBody,
+  BranchShown,
   Comparison,
   ContextView,
   GraphNode,
@@ -11,6 +12,7 @@ export type {
   ThreadListPage,
   ThreadRow,
   UiInfo,
+  VersionMark,
   WorkflowInfo,
   WriteRequest,
   WriteResult,

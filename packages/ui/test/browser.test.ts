@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { type Checkpoint, openStore, type ThreadStore } from "@skein/thread-core";
+import { type Checkpoint, type Message, openStore, type ThreadStore } from "@skein/thread-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { conversationWith, startHarness } from "../../adapter-openai/test/harness.js";
 import { startUi, type UiServer } from "../src/index.js";
 import { launchChromium } from "./chromium.js";
-import { fillStore, XSS_ID, XSS_TEXTS, XSS_URI } from "./fill-store.js";
+import { fillStore, XSS_ID, XSS_TEXTS, XSS_TITLE, XSS_URI } from "./fill-store.js";
 
 const CLI = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
 // Screenshots go to .test-results; SKEIN_UI_SCREENSHOTS=docs refreshes the README's (they change on every run).
@@ -21,6 +21,8 @@ const SCREENSHOTS = fileURLToPath(
   ),
 );
 const run = promisify(execFile);
+const textsOf = (messages: Message[]) =>
+  messages.map((message) => (message.contents[0] as { text?: string } | undefined)?.text);
 
 describe("skein ui in chromium", () => {
   let directory: string;
@@ -77,25 +79,60 @@ describe("skein ui in chromium", () => {
   };
   const shoot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, name) });
 
-  it("lists threads a page at a time, by id prefix, in a scope", async () => {
+  it("lists threads newest first with their titles, of one owner, a page at a time, by id prefix, in a scope", async () => {
+    const ids = () => page.locator("a.thread-link").allTextContents();
+    const newest = await store.list({ order: "updated", direction: "desc", limit: 50 });
     await open();
-    await page.locator("a.thread-link", { hasText: "bulk-000" }).waitFor();
-    expect(await page.locator("a.thread-link").count()).toBe(50);
-    await page.getByRole("button", { name: "next" }).click();
-    await page.locator("a.thread-link", { hasText: "trip-plan" }).waitFor();
-    expect(await page.locator("a.thread-link").count()).toBe(64 - 50);
-    await page.getByRole("button", { name: "previous" }).click();
-    await page.locator("a.thread-link", { hasText: "bulk-000" }).waitFor();
+    await page.locator("a.thread-link").nth(49).waitFor();
+    expect(await ids()).toEqual(newest.items.map((item) => item.id));
+    expect(await page.locator('select[name="order"]').inputValue()).toBe("updated");
 
-    await page.locator('input[name="prefix"]').fill("support");
+    // One owner's threads, newest first, paged with the store's cursors.
+    const owned = await store.list({ owner: "u-bulk", order: "updated", direction: "desc", limit: 50 });
+    await page.locator('input[name="owner"]').fill("u-bulk");
     await page.getByRole("button", { name: "search" }).click();
-    await page.waitForFunction(() => document.querySelectorAll("a.thread-link").length === 2);
-    expect(await page.locator("a.thread-link").allTextContents()).toEqual([
-      "support-42",
-      "support-42-booking",
+    await page.waitForFunction(
+      (first) => document.querySelector("a.thread-link")?.textContent === first,
+      owned.items[0]?.id,
+    );
+    expect(await ids()).toEqual(owned.items.map((item) => item.id));
+    expect(await page.locator("td.owner").allTextContents()).toEqual(Array(50).fill("u-bulk"));
+    await page.getByRole("button", { name: "next" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("a.thread-link").length === 5);
+    const rest = await store.list({ owner: "u-bulk", order: "updated", limit: 50, cursor: owned.cursor });
+    expect(await ids()).toEqual(rest.items.map((item) => item.id));
+    await page.getByRole("button", { name: "previous" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("a.thread-link").length === 50);
+
+    // u-7's threads: titles shown; the fork keeps its parent's owner and title.
+    await page.locator('input[name="owner"]').fill("u-7");
+    await page.getByRole("button", { name: "search" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("a.thread-link").length === 3);
+    const rows = await page
+      .locator("tbody tr")
+      .evaluateAll((elements) =>
+        elements.map((row) => [
+          row.querySelector(".title")?.textContent,
+          row.querySelector(".thread-link")?.textContent,
+        ]),
+      );
+    expect(rows).toEqual([
+      ["Colours", "colours"],
+      ["Lisbon weather", "support-42"],
+      ["Lisbon weather", "support-42-booking"],
     ]);
+
+    // Choosing an order applies the whole form at once.
+    await page.locator('input[name="owner"]').fill("");
+    await page.locator('input[name="prefix"]').fill("support");
+    await page.locator('select[name="order"]').selectOption("id");
+    await page.waitForFunction(() => document.querySelectorAll("a.thread-link").length === 2);
+    expect(await page.evaluate(() => location.hash)).toBe("#/?prefix=support&order=id");
+    expect(await ids()).toEqual(["support-42", "support-42-booking"]);
     expect(await page.locator("tbody tr").first().locator("td").allTextContents()).toEqual([
+      "Lisbon weather",
       "support-42",
+      "u-7",
       "fs",
       "7",
       expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
@@ -109,7 +146,7 @@ describe("skein ui in chromium", () => {
     await page.locator('input[name="scope"]').fill("tenant-a");
     await page.getByRole("button", { name: "search" }).click();
     await page.locator("a.thread-link", { hasText: "tenant-thread" }).waitFor();
-    expect(await page.locator("a.thread-link").allTextContents()).toEqual(["tenant-thread"]);
+    expect(await ids()).toEqual(["tenant-thread"]);
     await page.locator("a.thread-link").click();
     await page.locator(".message-window").waitFor();
     expect(await page.locator(".thread-header").textContent()).toContain("scope tenant-a");
@@ -317,6 +354,17 @@ describe("skein ui in chromium", () => {
     await page.locator("a.thread-link").click();
     await page.locator(".thread-header h2").waitFor();
     expect(await page.locator(".thread-header h2").textContent()).toBe(XSS_ID);
+    // A title is text too, in the list and on its thread's page.
+    await open();
+    await page.locator('input[name="prefix"]').fill("xss");
+    await page.getByRole("button", { name: "search" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("a.thread-link").length === 1);
+    expect(await page.locator("td.title").textContent()).toBe(XSS_TITLE);
+    expect(await page.locator("td.title *").count()).toBe(0);
+    await page.locator("a.thread-link").click();
+    await page.locator(".thread-title .title-text").waitFor();
+    expect(await page.locator(".thread-title .title-text").textContent()).toBe(XSS_TITLE);
+    expect(await page.locator(".thread-title .title-text *").count()).toBe(0);
     expect(await page.evaluate(() => (window as { __skeinXss?: unknown }).__skeinXss)).toBeUndefined();
   });
 
@@ -376,6 +424,144 @@ describe("skein ui in chromium", () => {
       await page.locator(".write-status.failed").waitFor();
       expect(await page.locator(".write-status.failed").textContent()).toContain("nothing was written");
       expect((await (await store.get("support-42")).messages()).length).toBe(before);
+    } finally {
+      await writable.close();
+    }
+  });
+
+  const titleOf = async (id: string) =>
+    (await store.list({ prefix: id, order: "id", limit: 1 })).items[0]?.title;
+  const messageTexts = () => page.locator("article.message .text").allTextContents();
+  const CURRENT_BRANCH = ["Name a colour.", "Green.", "Why green?", "It is calm."];
+
+  it('flips a message between its versions ("< i / n >"), read-only: the thread stays as it is', async () => {
+    const before = await store.get("colours");
+    await open("#/thread?id=colours");
+    await page.getByText("It is calm.").waitFor();
+    expect(await messageTexts()).toEqual(CURRENT_BRANCH);
+    const versions = page.locator("article.message .versions");
+    expect(await versions.count()).toBe(1);
+    expect(await versions.textContent()).toBe("< 3 / 3 >");
+    expect(await page.locator(".thread-title .title-text").textContent()).toBe("Colours");
+    // Read-only: no title edit and no "make current".
+    expect(await page.getByRole("button", { name: "edit title" }).count()).toBe(0);
+
+    await page.getByRole("button", { name: "previous version" }).click();
+    await page.getByText("Blue.").waitFor();
+    expect(await messageTexts()).toEqual(["Name a colour.", "Blue."]);
+    expect(await versions.textContent()).toBe("< 2 / 3 >");
+    expect(await page.locator(".branch-banner").textContent()).toContain(
+      "version 2 of 3 of message #2, read-only",
+    );
+    expect(await page.getByRole("button", { name: "make current" }).count()).toBe(0);
+
+    await page.getByRole("button", { name: "previous version" }).click();
+    await page.getByText("It is warm.").waitFor();
+    expect(await messageTexts()).toEqual(["Name a colour.", "Red.", "Why red?", "It is warm."]);
+    expect(await versions.textContent()).toBe("< 1 / 3 >");
+    expect(await page.getByRole("button", { name: "previous version" }).isDisabled()).toBe(true);
+    await shoot("versions.png");
+
+    await page.getByRole("button", { name: "back to current" }).click();
+    await page.getByText("It is calm.").waitFor();
+    expect(await messageTexts()).toEqual(CURRENT_BRANCH);
+    expect(await page.locator(".branch-banner").count()).toBe(0);
+
+    const after = await store.get("colours");
+    expect(after.revision).toBe(before.revision);
+    expect((await after.messages()).map((message) => message.id)).toEqual(
+      (await before.messages()).map((message) => message.id),
+    );
+  });
+
+  it("refuses writes server-side in read-only mode, whatever the page sends", async () => {
+    await open("#/thread?id=colours");
+    await page.getByText("It is calm.").waitFor();
+    const thread = await store.get("colours");
+    const [version] = (await thread.alternatives?.((await thread.messages())[1]?.id as string)) ?? [];
+    const statuses = await page.evaluate(
+      async ({ revision, alternativeId }) => {
+        const token = document.querySelector<HTMLMetaElement>('meta[name="skein-token"]')?.content ?? "";
+        const post = async (path: string, body: unknown) =>
+          (
+            await fetch(path, {
+              method: "POST",
+              headers: { "x-skein-token": token, "content-type": "application/json" },
+              body: JSON.stringify(body),
+            })
+          ).status;
+        return [
+          await post("/api/title", { id: "colours", ifRevision: revision, title: "Hijacked" }),
+          await post("/api/switch", { id: "colours", ifRevision: revision, alternativeId, index: 0 }),
+        ];
+      },
+      { revision: thread.revision, alternativeId: version?.id },
+    );
+    expect(statuses).toEqual([403, 403]);
+    const after = await store.get("colours");
+    expect(after.revision).toBe(thread.revision);
+    expect(await titleOf("colours")).toBe("Colours");
+  });
+
+  it("with write: edits a title, and shows a title changed elsewhere meanwhile as a conflict", async () => {
+    const writable = await startUi({ store, write: true, pollInterval: 60_000 });
+    try {
+      await page.goto(`${writable.url}#/thread?id=colours`);
+      await page.getByRole("button", { name: "edit title" }).click();
+      await page.getByLabel("title").fill("<b>Colours</b> & shades");
+      await page.getByRole("button", { name: "save title" }).click();
+      await page.locator(".title-text", { hasText: "shades" }).waitFor();
+      expect(await page.locator(".thread-title .title-text").textContent()).toBe("<b>Colours</b> & shades");
+      expect(await titleOf("colours")).toBe("<b>Colours</b> & shades");
+
+      // Editing starts from the revision on screen; another process renames the thread meanwhile.
+      await page.getByRole("button", { name: "edit title" }).click();
+      const other = await store.get("colours");
+      await other.update({ title: "Renamed elsewhere" }, { ifRevision: other.revision });
+      await page.getByLabel("title").fill("Mine");
+      await page.getByRole("button", { name: "save title" }).click();
+      await page.locator(".title-status.failed").waitFor();
+      expect(await page.locator(".title-status.failed").textContent()).toMatch(
+        /^Conflict: .*nothing was written/,
+      );
+      expect(await titleOf("colours")).toBe("Renamed elsewhere");
+    } finally {
+      await writable.close();
+    }
+  });
+
+  it("with write: makes a version current with ifRevision; a stale one is a conflict and writes nothing", async () => {
+    const writable = await startUi({ store, write: true, pollInterval: 60_000 });
+    try {
+      await page.goto(`${writable.url}#/thread?id=colours`);
+      await page.getByText("It is calm.").waitFor();
+      await page.getByRole("button", { name: "previous version" }).click();
+      await page.getByText("Blue.").waitFor();
+
+      // Another process appends after the page read the branch: "make current" must not switch.
+      await run("node", [CLI, "append", "colours", "--text", "A late question", "--store", storeUrl]);
+      const moved = await store.get("colours");
+      await page.getByRole("button", { name: "make current" }).click();
+      await page.locator(".branch-banner .write-status.failed").waitFor();
+      expect(await page.locator(".branch-banner .write-status.failed").textContent()).toMatch(
+        /^Conflict: .*nothing was written/,
+      );
+      const unchanged = await store.get("colours");
+      expect(unchanged.revision).toBe(moved.revision);
+      expect(textsOf(await unchanged.messages()).at(-1)).toBe("A late question");
+
+      // Read again, the same choice goes through: Blue's branch is the thread's now.
+      await page.reload();
+      await page.getByText("A late question").waitFor();
+      await page.getByRole("button", { name: "previous version" }).click();
+      await page.getByText("Blue.").waitFor();
+      await page.getByRole("button", { name: "make current" }).click();
+      await page.waitForFunction(() => document.querySelector(".branch-banner") === null);
+      await page.locator("article.message .versions", { hasText: "< 2 / 3 >" }).waitFor();
+      expect(await messageTexts()).toEqual(["Name a colour.", "Blue."]);
+      const switched = await store.get("colours");
+      expect(textsOf(await switched.messages())).toEqual(["Name a colour.", "Blue."]);
+      expect(await page.locator(".versions.other").count()).toBe(0);
     } finally {
       await writable.close();
     }

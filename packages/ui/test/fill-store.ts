@@ -8,6 +8,7 @@ export const XSS_TEXTS = [
 ];
 export const XSS_URI = "javascript:window.__skeinXss='uri'";
 export const XSS_ID = "<img src=x onerror=\"window.__skeinXss='id'\">";
+export const XSS_TITLE = "<img src=x onerror=\"window.__skeinXss='title'\"> & <b>bold</b>";
 
 /** A 1×1 PNG. */
 const PIXEL_PNG =
@@ -15,7 +16,12 @@ const PIXEL_PNG =
 
 /** What the browser tests read: a support chat with a checkpoint, a fork and a rollback, and more. */
 export async function fillStore(store: ThreadStore): Promise<{ checkpoint: Checkpoint }> {
-  const thread = await store.create({ id: "support-42", metadata: { user: "u-7" } });
+  const thread = await store.create({
+    id: "support-42",
+    metadata: { user: "u-7" },
+    owner: "u-7",
+    title: "Lisbon weather",
+  });
   await thread.append([
     { role: "system", text: "You are a helpful travel assistant. Answer briefly." },
     { role: "user", text: "Is it warm in Lisbon today?" },
@@ -53,7 +59,7 @@ export async function fillStore(store: ThreadStore): Promise<{ checkpoint: Check
     },
   ]);
 
-  const hostile = await store.create({ id: "xss" });
+  const hostile = await store.create({ id: "xss", title: XSS_TITLE });
   await hostile.append([
     ...XSS_TEXTS.map((text) => ({ role: "user" as const, text })),
     {
@@ -90,11 +96,29 @@ export async function fillStore(store: ThreadStore): Promise<{ checkpoint: Check
   );
 
   for (let index = 0; index < 55; index++)
-    await store.create({ id: `bulk-${String(index).padStart(3, "0")}` });
+    await store.create({ id: `bulk-${String(index).padStart(3, "0")}`, owner: "u-bulk" });
   await store.scope("tenant-a").create({ id: "tenant-thread" });
 
   await fillWorkflow(store);
+  await fillVersions(store);
   return { checkpoint };
+}
+
+/** A chat whose answer was regenerated twice: Red (with a follow-up), Blue, then Green, the current one. */
+async function fillVersions(store: ThreadStore): Promise<void> {
+  const thread = await store.create({ id: "colours", owner: "u-7", title: "Colours" });
+  const [, red] = await thread.append([
+    { role: "user", text: "Name a colour." },
+    { role: "assistant", text: "Red." },
+    { role: "user", text: "Why red?" },
+    { role: "assistant", text: "It is warm." },
+  ]);
+  const blue = await thread.regenerate?.(red?.id as string, { role: "assistant", text: "Blue." });
+  await thread.regenerate?.(blue?.id as string, { role: "assistant", text: "Green." });
+  await thread.append([
+    { role: "user", text: "Why green?" },
+    { role: "assistant", text: "It is calm." },
+  ]);
 }
 
 async function fillWorkflow(store: ThreadStore): Promise<void> {

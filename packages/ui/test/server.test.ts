@@ -1,54 +1,27 @@
-import { request } from "node:http";
 import { type Message, openStore, type ThreadStore } from "@skein/thread-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUi, type UiServer } from "../src/index.js";
-
-/** A raw request, so the test controls every header (fetch would fill in Host and Origin itself). */
-function call(
-  port: number,
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      { host: "127.0.0.1", port, path, method: options.method ?? "GET", headers: options.headers },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk) => chunks.push(chunk));
-        response.on("end", () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks).toString("utf8"),
-          }),
-        );
-      },
-    );
-    outgoing.on("error", reject);
-    outgoing.end(options.body);
-  });
-}
+import { call } from "./raw-request.js";
+import { type ServedTwice, servedTwice } from "./served-twice.js";
 
 describe("the ui server", () => {
   let store: ThreadStore;
   let readOnly: UiServer;
   let writable: UiServer;
 
+  let served: ServedTwice;
+
   beforeAll(async () => {
-    store = await openStore("memory:");
-    const thread = await store.create({ id: "t" });
-    await thread.append([
-      { role: "user", text: "one" },
-      { role: "assistant", text: "two" },
-    ]);
-    readOnly = await startUi({ store });
-    writable = await startUi({ store, write: true });
+    served = await servedTwice(async (filled) => {
+      const thread = await filled.create({ id: "t" });
+      await thread.append([
+        { role: "user", text: "one" },
+        { role: "assistant", text: "two" },
+      ]);
+    });
+    ({ store, readOnly, writable } = served);
   });
-  afterAll(async () => {
-    await readOnly.close();
-    await writable.close();
-    await store.close();
-  });
+  afterAll(() => served.close());
 
   it("binds to 127.0.0.1 and prints a URL holding a long random token", () => {
     expect(readOnly.url).toBe(`http://127.0.0.1:${readOnly.port}/?token=${readOnly.token}`);

@@ -1,3 +1,4 @@
+import { CATALOGUE_FUNCTIONS } from "./catalogue-functions.js";
 import { defineLuaScript } from "./lua-script.js";
 
 /**
@@ -5,7 +6,9 @@ import { defineLuaScript } from "./lua-script.js";
  * KEYS: record, events, head (info, messages, ids, system), then the new head's four keys when the change
  * makes one. ARGV: ifRevision or "", expected head, now, ttl, the caller's known revision or "", the
  * number of messages n, then per message its id and JSON, then a flag per message ("1" for a system message)
- * as one string; then, only for a change that does more than append: new head id or "", its base (JSON),
+ * as one string; then, on a single server, the catalogue's entries and order keys end KEYS and ARGV
+ * goes on with the record's id (sortable) and its owner ("" kept, "-" none, "=<owner>"); then, only for a
+ * change that does more than append: new head id or "", its base (JSON),
  * start and createdAt, metadata or "", context or "", event kind ("", checkpoint, rollback, other), event
  * JSON before the point, event JSON after it up to the revision, the point's segment (JSON), the record's
  * operations (JSON) or "".
@@ -16,7 +19,7 @@ import { defineLuaScript } from "./lua-script.js";
  */
 export const COMMIT = defineLuaScript(
   "commit",
-  `
+  `${CATALOGUE_FUNCTIONS}
 -- Only a local thread's record has a head (a saved state has none).
 local record = redis.call('HMGET', KEYS[1], 'revision', 'head', 'length')
 if not record[2] then return { 'notfound' } end
@@ -28,15 +31,23 @@ local length = tonumber(record[3])
 local count = tonumber(ARGV[6])
 local last = 6 + 2 * count
 local flags = ARGV[last + 1]
--- The rest of the change, when there is more than an append ("" where absent).
+-- The catalogue's keys end KEYS when it is kept in this step (a single server): 6 or 10 keys without it.
+local catalogue = #KEYS == 8 or #KEYS == 12
 local c = last + 1
+local catalogue_owner = false
+if catalogue then
+  c = last + 3
+  local owner = ARGV[last + 3]
+  if owner == '-' then catalogue_owner = '' elseif owner ~= '' then catalogue_owner = string.sub(owner, 2) end
+end
+-- The rest of the change, when there is more than an append ("" where absent).
 local new_head, metadata, context, kind = ARGV[c + 1] or '', ARGV[c + 5] or '', ARGV[c + 6] or '', ARGV[c + 7] or ''
 local operations = ARGV[c + 11] or ''
 local target = new_head ~= '' and 7 or 3
 local first_offset = 0
 
 -- A plain append of one message, the most common change: the same steps as below without building tables.
-if count == 1 and #ARGV == 9 then
+if count == 1 and #ARGV == c then
   local stored = redis.call('HGET', KEYS[5], ARGV[7])
   if stored then return { 'held', { redis.call('LINDEX', KEYS[4], tonumber(string.match(stored, '^%d+'))) } } end
   local offset = redis.call('RPUSH', KEYS[4], ARGV[8]) - 1
@@ -45,6 +56,7 @@ if count == 1 and #ARGV == 9 then
   revision = revision + 1
   length = length + 1
   redis.call('HSET', KEYS[1], 'revision', revision, 'updatedAt', ARGV[3], 'length', length)
+  if catalogue then catalogue_commit(KEYS[7], KEYS[8], ARGV[last + 2], revision, ARGV[3], false) end
   expire_all(ARGV[4], 'extend', KEYS, 1, 6)
   if known then return { 'ok', revision, length, false, false } end
   return { 'ok', revision, length, false, false, redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1) }
@@ -112,6 +124,7 @@ if changed or metadata ~= '' or context ~= '' or kind ~= '' or operations ~= '' 
   if context ~= '' then fields[#fields + 1] = 'context' fields[#fields + 1] = context end
   if operations ~= '' then fields[#fields + 1] = 'operations' fields[#fields + 1] = operations end
   redis.call('HSET', KEYS[1], unpack(fields))
+  if catalogue then catalogue_commit(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[last + 2], revision, ARGV[3], catalogue_owner) end
   if kind ~= '' then
     event = ARGV[c + 8] .. point .. ARGV[c + 9] .. revision .. '}'
     redis.call('RPUSH', KEYS[2], event)

@@ -7,6 +7,7 @@ import {
   InvalidStoreUrlError,
   InvalidThreadIdError,
   InvalidThreadStateError,
+  MessageOffBranchError,
   MessageTooLargeError,
   PointNotFoundError,
   SkeinError,
@@ -34,6 +35,8 @@ const EXIT_CODE_BY_ERROR: ReadonlyArray<[{ isInstance(value: unknown): boolean }
   [ConflictError, EXIT_CODES.conflict],
   [ConcurrencyError, EXIT_CODES.conflict],
   [HeadMovedError, EXIT_CODES.conflict],
+  // The thread is in a state the command cannot act on (another branch is current), as when it moved on.
+  [MessageOffBranchError, EXIT_CODES.conflict],
   [InvalidThreadStateError, EXIT_CODES.invalidData],
   [InvalidMessageError, EXIT_CODES.invalidData],
   [InvalidThreadIdError, EXIT_CODES.invalidData],

@@ -7,7 +7,10 @@ export const EXIT_CODES = {
   usage: 2,
   /** No such thread, checkpoint, message or input file, or no folder for `--out`. */
   notFound: 3,
-  /** The id is taken, a message id was re-sent with other content, the thread moved on, or a migrate target differs. */
+  /**
+   * The id is taken, a message id was re-sent with other content, the thread moved on, a migrate target differs,
+   * or the message is on a branch that is not current (switch to it first).
+   */
   conflict: 4,
   /** Input that is not valid JSON, not a valid thread state or message, or of an unknown type. */
   invalidData: 5,
@@ -33,7 +36,7 @@ export const EXIT_CODE_HELP: ReadonlyArray<[ExitCode, string]> = [
   [EXIT_CODES.notFound, "not found: thread, checkpoint, message, input file, or --out folder"],
   [
     EXIT_CODES.conflict,
-    "conflict: id taken, message re-sent with other content, revision moved, migrate target differs",
+    "conflict: id taken, message re-sent with other content, revision moved, migrate target differs, message off the current branch",
   ],
   [
     EXIT_CODES.invalidData,

@@ -21,12 +21,12 @@ export const uiCommand: Command = {
   usage: "ui [--port N] [--write]",
   description: [
     "Serves a local web page over the store on 127.0.0.1 and prints its address, which holds a random access token: every request without it is refused. Stop it with Ctrl-C.",
-    "Read-only unless --write: then the page offers fork, checkpoint and rollback, each refused if the thread moved on since the page read it.",
+    "Read-only unless --write: then the page offers fork, checkpoint, rollback, title edits and 'make current' for a message version, each refused if the thread moved on since the page read it.",
     "Needs the @skein/ui package (npm install @skein/ui).",
   ].join("\n\n"),
   options: {
     port: { type: "string", placeholder: "N", description: "the port on 127.0.0.1 (default: a free one)" },
-    write: { type: "boolean", description: "offer fork, checkpoint and rollback" },
+    write: { type: "boolean", description: "offer fork, checkpoint, rollback, title edits and make current" },
   },
   examples: ["skein ui", "skein ui --store redis://localhost:6379 --port 4000 --write"],
   async run(context) {

@@ -122,6 +122,14 @@ export {
   systemErrorCode,
 } from "../service-error.js";
 export type { ServiceErrorOptions } from "../service-error-family.js";
+export type {
+  BeginMessageOptions,
+  FollowEvent,
+  FollowOptions,
+  MessageStatus,
+  ReplyDelta,
+  StreamingReply,
+} from "../spec/streaming.js";
 export { assertSpecificationVersion, SUPPORTED_SPECIFICATION_VERSIONS } from "../specification-version.js";
 export type { StateTypeDefinition, TypedState } from "../state-type.js";
 export { findStoreAdapter } from "../store/open-store.js";
@@ -129,6 +137,8 @@ export { PlainStateThread } from "../store/plain-state-thread.js";
 export { redactUrl, redactUrlText } from "../store/redact-url.js";
 export type { SkeinAdapter } from "../store/store.js";
 export { registerStoreAdapter, SKEIN_STORE_PACKAGES } from "../store/store-schemes.js";
+export { STREAMS_KEY } from "../streaming/stream-entries.js";
+export { ReplyEndedError, StreamInProgressError } from "../streaming/stream-errors.js";
 export type { BranchChange, ThreadUpdate } from "../thread.js";
 export type { BindEnvironment, ThreadTypeDefinition } from "../thread-type.js";
 export { TimestampSchema } from "../timestamp.js";

@@ -2,6 +2,7 @@ import { CATALOGUE_KEY, catalogueOf } from "../catalogue/catalogue-fields.js";
 import { InvalidThreadStateError } from "../errors.js";
 import { cloneJson, isPlainObject, type JsonObject } from "../json.js";
 import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import { STREAMS_KEY } from "../streaming/stream-entries.js";
 import type { ThreadState } from "../thread-type.js";
 import type { LogRecord } from "./log-driver.js";
 
@@ -46,10 +47,13 @@ export function ownFields(state: Record<string, unknown>): Record<string, unknow
   return fields;
 }
 
-/** The context as stored, without the fields key and the owner and title (`CATALOGUE_KEY`). */
+/**
+ * The context as stored, without the fields key, the owner and title (`CATALOGUE_KEY`) and the replies that
+ * stream (`STREAMS_KEY`: a thread's JSON and its exports never carry them).
+ */
 export function publicContext(context: Record<string, unknown>): Record<string, unknown> {
-  if (!(FIELDS_KEY in context) && !(CATALOGUE_KEY in context)) return context;
-  const { [FIELDS_KEY]: _fields, [CATALOGUE_KEY]: _catalogue, ...rest } = context;
+  if (!(FIELDS_KEY in context) && !(CATALOGUE_KEY in context) && !(STREAMS_KEY in context)) return context;
+  const { [FIELDS_KEY]: _fields, [CATALOGUE_KEY]: _catalogue, [STREAMS_KEY]: _streams, ...rest } = context;
   return rest;
 }
 

@@ -19,6 +19,10 @@ import { type Message, type MessageInput, messageConflict, normalizeMessage } fr
 import { describeGiven, objectArgument } from "../option-value.js";
 import { checkPointTarget } from "../point-target.js";
 import { checkMessageId } from "../read-options.js";
+import type { BeginMessageOptions, FollowEvent, FollowOptions, StreamingReply } from "../spec/streaming.js";
+import { followReply } from "../streaming/follow-reply.js";
+import { lapsedStreams, streamsOf, withStreams } from "../streaming/stream-entries.js";
+import { ThreadStreams } from "../streaming/thread-streams.js";
 import type {
   Alternative,
   AppendOptions,
@@ -93,6 +97,7 @@ export class LogThread implements Thread {
   readonly capabilities = LOCAL_CAPABILITIES;
   #record: LogRecord;
   #branchOperations: ThreadBranches | undefined;
+  #streamOperations: ThreadStreams | undefined;
 
   constructor(
     readonly host: LogThreadHost,
@@ -192,9 +197,23 @@ export class LogThread implements Thread {
     return this.host.chains.message(await this.#currentChain(), id);
   }
 
+  /**
+   * The messages, in order. Replies still streaming (`beginMessage`) come after the log's last message, with
+   * `status: "streaming"` and the deltas flushed so far, in pages that reach the end of the log.
+   */
   async messages(options?: ReadOptions): Promise<Message[]> {
     const ranges = await this.#currentChain();
-    return this.host.chains.messages(ranges, this.id, options);
+    const page = await this.host.chains.messages(ranges, this.id, options);
+    const record = this.#record;
+    if (!options || options.before === undefined) {
+      const room = options?.limit === undefined ? Number.POSITIVE_INFINITY : options.limit - page.length;
+      if (room > 0 && streamsOf(record.context).length > 0) {
+        const streaming = (await this.#streams.streamingMessages(record)).slice(0, room);
+        const all = [...page, ...streaming];
+        return options?.last === undefined ? all : all.slice(Math.max(0, all.length - options.last));
+      }
+    }
+    return page;
   }
 
   /** Reads the whole thread in pages of `pageSize`, oldest first, without holding it all at once. */
@@ -216,7 +235,42 @@ export class LogThread implements Thread {
   }
 
   async view(options?: ViewOptions): Promise<Message[]> {
-    return this.host.chains.view(await this.#currentChain(), options);
+    const view = await this.host.chains.view(await this.#currentChain(), options);
+    if (options?.streaming !== true) return view;
+    return [...view, ...(await this.#streams.streamingMessages(this.#record))];
+  }
+
+  /**
+   * Starts a message that streams into the thread: readers see it in `messages()` as `status: "streaming"`
+   * until `reply.end()` writes it into the log (or `reply.fail(error)`, as `status: "interrupted"`). Deltas
+   * are written in batches (`flushMs`, `maxBatchBytes`). A second one while one streams is a
+   * `StreamInProgressError` unless `{ concurrent: true }`. A writer that dies stops renewing its lease;
+   * once it lapses, the next read or write of the thread ends the message `interrupted`, every flushed delta kept.
+   * @example const reply = await thread.beginMessage({ role: "assistant" }); await reply.write("Hel"); await reply.end();
+   */
+  beginMessage(options: BeginMessageOptions): Promise<StreamingReply> {
+    return this.#streams.begin(options);
+  }
+
+  /**
+   * The deltas of a streaming message from offset `from`, live as they are flushed (from any process), then
+   * the whole message once it ended; a message that had ended gives only the whole message.
+   * `MessageNotFoundError` when the thread has no such message. Stop with `signal` or by leaving the loop.
+   * @example for await (const event of thread.follow(reply.id)) if (event.type === "delta") show(event.delta);
+   */
+  follow(messageId: string, options?: FollowOptions): AsyncGenerator<FollowEvent> {
+    return followReply(
+      {
+        streams: this.#streams,
+        refresh: async () => {
+          await this.refresh();
+          return this.#record;
+        },
+        messageInLog: async (id) => this.host.chains.message(await this.#currentChain(), id),
+      },
+      messageId,
+      options,
+    );
   }
 
   async fork(options?: ForkOptions): Promise<Thread> {
@@ -250,7 +304,8 @@ export class LogThread implements Thread {
       updatedAt: now,
       revision: 0,
       metadata: { ...cloneJson(this.#record.metadata), ...metadata },
-      context: withCatalogue(cloneJson(this.#record.context), catalogue),
+      // A reply streaming into the parent stays the parent's: the fork holds the log up to its point only.
+      context: withStreams(withCatalogue(cloneJson(this.#record.context), catalogue), []),
       head: head.id,
       length: point.position,
       events: [{ kind: "fork", parentId: this.id, from: point, at: now, revision: 0 }],
@@ -444,6 +499,22 @@ export class LogThread implements Thread {
     return stored as Message;
   }
 
+  get #streams(): ThreadStreams {
+    this.#streamOperations ??= new ThreadStreams({
+      threadId: this.id,
+      driver: this.host.driver,
+      chains: this.host.chains,
+      record: () => this.#record,
+      reread: async () => {
+        await this.#reread();
+        return this.#record;
+      },
+      commit: (change) => this.#commit(change),
+      chainOf: async (record) => this.host.chains.chain(record.head, await this.#headOffset(record)),
+    });
+    return this.#streamOperations;
+  }
+
   get #branches(): ThreadBranches {
     this.#branchOperations ??= new ThreadBranches({
       threadId: this.id,
@@ -498,10 +569,21 @@ export class LogThread implements Thread {
     );
   }
 
+  /** Reads the record again; a streaming reply whose writer's lease lapsed is ended `interrupted` on the way. */
   async refresh(): Promise<void> {
+    await this.#reread();
+    await this.#settleLapsed();
+  }
+
+  async #reread(): Promise<void> {
     const record = await this.host.driver.read(this.id, this.#record);
     if (record?.kind === "log") this.#record = record;
     else throw new ThreadNotFoundError(this.id, { source: this.host.driver.source });
+  }
+
+  /** Ends, `interrupted`, the replies of the record as read whose writer's lease lapsed (none: no work). */
+  async #settleLapsed(): Promise<void> {
+    if (lapsedStreams(this.#record.context).length > 0) await this.#streams.settleLapsed();
   }
 
   toJSON(): ThreadState {
@@ -530,6 +612,9 @@ export class LogThread implements Thread {
   async #commit(change: LogChange): Promise<CommitResult> {
     const result = await this.host.driver.commit(this.id, { ...change, known: this.#record });
     this.#record = result.record;
+    // A write is also when a reply whose writer died is found and ended; the write itself stands whatever
+    // happens to that (the next read tries again).
+    await this.#settleLapsed().catch(() => undefined);
     return result;
   }
 

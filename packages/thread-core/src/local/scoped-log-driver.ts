@@ -149,6 +149,18 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     for (const { info, messages } of inside) await this.inner.importSegment(info, messages, 0);
   }
 
+  get watch(): ((segment: string, listener: () => void) => () => void | Promise<void>) | undefined {
+    const inner = this.inner;
+    if (!inner.watch) return undefined;
+    return (segment, listener) => inner.watch?.(this.#in(segment), listener) ?? (() => undefined);
+  }
+
+  get notify(): ((segment: string) => Promise<void>) | undefined {
+    const inner = this.inner;
+    if (!inner.notify) return undefined;
+    return async (segment) => inner.notify?.(this.#in(segment));
+  }
+
   newSegmentId(threadId: string): string {
     // The inner driver may place the id by its thread (a Redis hash tag); the scope prefix is added on top.
     const inner = this.inner.newSegmentId?.(this.#in(threadId));

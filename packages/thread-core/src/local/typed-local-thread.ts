@@ -10,6 +10,7 @@ import { withIfRevision } from "../if-revision.js";
 import { jsonObjectField } from "../json.js";
 import { objectArgument } from "../option-value.js";
 import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import { STREAMS_KEY } from "../streaming/stream-entries.js";
 import type { AppendOptions, ThreadUpdate } from "../thread.js";
 import type { ThreadState } from "../thread-type.js";
 import {
@@ -105,9 +106,12 @@ export class TypedLocalThread<
       }
       const visible = parseContext(this.host.registry, patch.context ?? publicContext(record.context));
       const catalogue: CatalogueFields = changedCatalogue(catalogueOf(record.context), catalogueChange);
+      const streams = record.context[STREAMS_KEY];
       const context = {
         ...visible,
         ...(stored === undefined ? {} : { [FIELDS_KEY]: stored }),
+        // The replies streaming into the thread are the record's, never the patch's.
+        ...(streams === undefined ? {} : { [STREAMS_KEY]: streams }),
         ...(catalogue.owner === undefined && catalogue.title === undefined
           ? {}
           : { [CATALOGUE_KEY]: catalogue }),

@@ -61,6 +61,7 @@ export class MemoryCatalogue {
 
   /** The page `query` asks for; `read` gives the stored record of an id. */
   page(query: CatalogueQuery, read: (id: string) => StoredRecord | undefined): StoredRecord[] {
+    query = storedPrefix(query);
     const group = this.#groups.get(groupName(query.scope, query.owner));
     const found: StoredRecord[] = [];
     if (!group) return found;
@@ -108,4 +109,12 @@ function groupNames(id: string, owner: string | undefined): string[] {
   return owner === undefined
     ? [groupName(scope, undefined)]
     : [groupName(scope, undefined), groupName(scope, owner)];
+}
+
+/**
+ * The query with its prefix made one of stored ids: the index holds records under their stored ids (the scope's
+ * key before the id), while a query's prefix is of the ids the scope shows.
+ */
+function storedPrefix(query: CatalogueQuery): CatalogueQuery {
+  return query.prefix === undefined ? query : { ...query, prefix: query.scope + query.prefix };
 }

@@ -55,6 +55,7 @@ export interface LogDriver {
    * of `query.owner` (`catalogueEntry` says whose a record is), matching `where`, `prefix` and `until`. A
    * driver implements it with an index, so a page of one owner's newest threads costs O(page) however many
    * threads the store and the owner hold. Without it, `store.list` scans every record (`scanCatalogue`).
+   * `query.prefix` is of the id within the scope: a record stored as `scope + id` matches when `id` starts with it.
    * A log's `events` may be left out of what it returns: listing reads none.
    */
   catalogue?(query: CatalogueQuery): Promise<StoredRecord[]>;
@@ -91,6 +92,17 @@ export interface LogDriver {
   importSegments?(segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>): Promise<void>;
   /** A new segment id for `threadId`'s head; lets a store place it beside the thread (a Redis hash slot). */
   newSegmentId?(threadId: string): string;
+  /**
+   * Optional: calls `listener` soon after any process writes messages into `segment` (a streamed reply's
+   * batches), until the returned function is called. Followers of a reply wake up on it; without it they
+   * poll. A call carries nothing: a missed one costs a poll interval, an extra one a read.
+   */
+  watch?(segment: string, listener: () => void): () => void | Promise<void>;
+  /**
+   * Optional: tells the `watch`ers of every process that `segment` got messages, for stores whose writes
+   * wake nobody by themselves (Redis pub/sub, PostgreSQL NOTIFY). Called after each batch of a reply.
+   */
+  notify?(segment: string): Promise<void>;
   close(): Promise<void>;
 }
 

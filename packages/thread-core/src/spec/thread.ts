@@ -76,6 +76,11 @@ export interface ViewOptions {
   countTokens?: (message: Message) => number;
   /** Keep every system message, whatever the budget. @default true */
   keepSystem?: boolean;
+  /**
+   * Add the messages that are still streaming (`thread.beginMessage`), after the rest, outside the budget.
+   * @default false: a model is given only finished messages
+   */
+  streaming?: boolean;
 }
 
 /** Options of `thread.fork`: where to fork (default: the end), the new thread's id and metadata. */

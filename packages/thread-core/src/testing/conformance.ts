@@ -16,6 +16,7 @@ import { managerCases } from "./cases/manager-cases.js";
 import { ownTypesCases } from "./cases/own-types-cases.js";
 import { scopeCases } from "./cases/scope-cases.js";
 import { storeCases } from "./cases/store-cases.js";
+import { streamingCases } from "./cases/streaming-cases.js";
 import { tracingCases } from "./cases/tracing-cases.js";
 import { undefinedCases } from "./cases/undefined-cases.js";
 import { viewCases } from "./cases/view-cases.js";
@@ -61,6 +62,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       managerCases,
       ownTypesCases,
       tracingCases,
+      streamingCases,
     ]) {
       group(context);
     }

@@ -4,7 +4,7 @@ import type { UiInfo } from "../api-types.js";
 import { errorText, getJson } from "./api-client.js";
 import { href, useRoute } from "./route.js";
 import { ThreadPage } from "./thread-page.js";
-import { ThreadsList } from "./threads-list.js";
+import { listOrderOf, ThreadsList } from "./threads-list.js";
 
 const TABS = ["messages", "history", "context", "workflow"] as const;
 
@@ -46,9 +46,15 @@ function App() {
           />
         ) : (
           <ThreadsList
-            key={`${parameters.get("scope") ?? ""}\u0000${parameters.get("prefix") ?? ""}`}
-            initialScope={parameters.get("scope") ?? ""}
-            initialPrefix={parameters.get("prefix") ?? ""}
+            key={["scope", "prefix", "owner", "order"]
+              .map((name) => parameters.get(name) ?? "")
+              .join("\u0000")}
+            initial={{
+              scope: parameters.get("scope") ?? "",
+              prefix: parameters.get("prefix") ?? "",
+              owner: parameters.get("owner") ?? "",
+              order: listOrderOf(parameters.get("order")),
+            }}
           />
         )}
       </main>

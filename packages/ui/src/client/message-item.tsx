@@ -1,4 +1,5 @@
 import type { Content, Message } from "@skein/thread-core";
+import type { VersionMark } from "../api-types.js";
 
 /** Results found in the loaded messages, by call id, so a call shows its result beside it. */
 export type ResultsByCall = ReadonlyMap<string, Content>;
@@ -13,10 +14,22 @@ interface MessageItemProps {
   results: ResultsByCall;
   calls: ReadonlySet<string>;
   dropped?: boolean;
+  /** The message has other versions: which is shown, of how many. */
+  versions?: VersionMark | undefined;
+  /** Show version `index` (its branch) instead. */
+  onFlip?: (index: number) => void;
 }
 
 /** One message as a chat bubble: role, author, time, then each content. Every string is rendered as text. */
-export function MessageItem({ message, position, results, calls, dropped }: MessageItemProps) {
+export function MessageItem({
+  message,
+  position,
+  results,
+  calls,
+  dropped,
+  versions,
+  onFlip,
+}: MessageItemProps) {
   return (
     <article
       class={`message role-${message.role}${dropped ? " dropped" : ""}`}
@@ -29,11 +42,46 @@ export function MessageItem({ message, position, results, calls, dropped }: Mess
         {message.authorName ? <span class="author">{message.authorName}</span> : null}
         <time>{message.createdAt.replace("T", " ").slice(0, 19)}</time>
         {dropped ? <span class="dropped-note">not sent</span> : null}
+        {versions ? <VersionSwitch versions={versions} onFlip={onFlip} /> : null}
       </header>
       {message.contents.map((content, index) => (
         <ContentView key={index} content={content} results={results} calls={calls} />
       ))}
     </article>
+  );
+}
+
+/** "< i / n >": the version shown among the message's versions, and buttons to show the one before or after. */
+function VersionSwitch({
+  versions,
+  onFlip,
+}: {
+  versions: VersionMark;
+  onFlip?: ((index: number) => void) | undefined;
+}) {
+  const { index, count } = versions;
+  return (
+    <span class={index === versions.current ? "versions" : "versions other"}>
+      <button
+        type="button"
+        aria-label="previous version"
+        disabled={!onFlip || index === 0}
+        onClick={() => onFlip?.(index - 1)}
+      >
+        {"<"}
+      </button>{" "}
+      <span class="version-count">
+        {index + 1} / {count}
+      </span>{" "}
+      <button
+        type="button"
+        aria-label="next version"
+        disabled={!onFlip || index === count - 1}
+        onClick={() => onFlip?.(index + 1)}
+      >
+        {">"}
+      </button>
+    </span>
   );
 }
 

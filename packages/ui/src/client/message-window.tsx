@@ -1,8 +1,11 @@
-import type { LogPoint, Message } from "@skein/thread-core";
+import type { LogPoint } from "@skein/thread-core";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { MessagePage } from "../api-types.js";
 import { errorText, getJson } from "./api-client.js";
+import { BranchBanner } from "./branch-banner.js";
 import { MessageItem, pairCalls } from "./message-item.js";
+import { type BranchChoice, type Slice, sliceOf } from "./message-slice.js";
+import { WindowBar } from "./window-bar.js";
 
 /** Messages fetched per request. */
 const PAGE = 50;
@@ -24,14 +27,10 @@ interface MessageWindowProps {
   /** Ids of the messages a view keeps; the others are greyed. */
   kept?: ReadonlySet<string>;
   compact?: boolean;
-}
-
-interface Slice {
-  from: number;
-  length: number;
-  messages: Message[];
-  /** A remote thread's slice: the id to read the messages before it by (`MessagePage.earlier`). */
-  earlier?: string;
+  /** Offer "make current" on a version's branch shown (`--write`). */
+  write?: boolean;
+  /** A write changed the thread. */
+  onWritten?: () => void;
 }
 
 /**
@@ -39,17 +38,33 @@ interface Slice {
  * the reader scrolls to an edge (one page per read, whatever the thread's length), and keeps at most
  * MAX_WINDOW messages in the page.
  */
-export function MessageWindow({ thread, point, version, kept, compact }: MessageWindowProps) {
+export function MessageWindow({
+  thread,
+  point,
+  version,
+  kept,
+  compact,
+  write,
+  onWritten,
+}: MessageWindowProps) {
   const [slice, setSlice] = useState<Slice | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  const [jump, setJump] = useState("");
   const container = useRef<HTMLDivElement>(null);
   const loading = useRef(false);
   const anchor = useRef<{ position: number; offset: number } | "bottom" | undefined>(undefined);
   const pointText = point ? JSON.stringify(point) : undefined;
+  // Read by every fetch (a ref, so a read already queued reads the branch chosen last).
+  const branch = useRef<BranchChoice | undefined>(undefined);
 
   const fetchPage = (from: number | undefined, limit = PAGE) =>
-    getJson<MessagePage>("/api/messages", { ...thread, at: pointText, from, limit });
+    getJson<MessagePage>("/api/messages", {
+      ...thread,
+      at: pointText,
+      version: branch.current?.messageId,
+      index: branch.current?.index,
+      from,
+      limit,
+    });
   const fetchBefore = (before: string) =>
     getJson<MessagePage>("/api/messages", { ...thread, at: pointText, before, limit: PAGE });
 
@@ -79,14 +94,14 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
     run(async () => {
       const page = await fetchPage(undefined);
       anchor.current = "bottom";
-      setSlice(page);
+      setSlice(sliceOf(page));
     }, true);
 
   const loadAt = (position: number) =>
     run(async () => {
       const page = await fetchPage(Math.max(0, position));
       anchor.current = undefined;
-      setSlice(page);
+      setSlice(sliceOf(page));
       if (container.current) container.current.scrollTop = 0;
     }, true);
 
@@ -99,12 +114,7 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
         keepAnchor();
         if (anchor.current && anchor.current !== "bottom") anchor.current.position += page.messages.length;
         const messages = [...page.messages, ...slice.messages];
-        setSlice({
-          from: 0,
-          length: messages.length,
-          messages,
-          ...(page.earlier === undefined ? {} : { earlier: page.earlier }),
-        });
+        setSlice(sliceOf({ ...page, from: 0, length: messages.length, messages }, slice));
         return;
       }
       if (!slice || slice.from === 0) return;
@@ -112,7 +122,7 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
       const page = await fetchPage(slice.from - count, count);
       keepAnchor();
       const messages = [...page.messages, ...slice.messages].slice(0, MAX_WINDOW);
-      setSlice({ from: page.from, length: page.length, messages });
+      setSlice(sliceOf({ ...page, messages }, slice));
     });
 
   const loadLater = () =>
@@ -124,8 +134,30 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
       keepAnchor();
       const messages = [...slice.messages, ...page.messages];
       const dropped = Math.max(0, messages.length - MAX_WINDOW);
-      setSlice({ from: slice.from + dropped, length: page.length, messages: messages.slice(dropped) });
+      setSlice(sliceOf({ ...page, from: slice.from + dropped, messages: messages.slice(dropped) }, slice));
     });
+
+  /**
+   * Shows the branch of version `index` of the message at `position` (read-only), or the current branch
+   * again when that version is the current one, keeping that message where it was on screen.
+   */
+  const flip = (position: number, messageId: string, index: number, current: number) => {
+    const box = container.current;
+    const element = box?.querySelector<HTMLElement>(`[data-position="${position}"]`);
+    const offset = box && element ? element.getBoundingClientRect().top - box.getBoundingClientRect().top : 0;
+    branch.current = index === current ? undefined : { messageId, index, position };
+    return run(async () => {
+      const page = await fetchPage(Math.max(0, position - PAGE / 2));
+      anchor.current = { position, offset };
+      setSlice(sliceOf(page));
+    }, true);
+  };
+
+  /** Back to the thread's current branch, at its end. */
+  const showCurrent = () => {
+    branch.current = undefined;
+    return loadEnd();
+  };
 
   /** Remembers where the first visible message is, so adding or dropping pages does not move the view. */
   function keepAnchor() {
@@ -155,9 +187,10 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
       box.scrollTop += element.getBoundingClientRect().top - box.getBoundingClientRect().top - wanted.offset;
   }, [slice]);
 
-  // A new thread or point: start again from its end.
+  // A new thread or point: start again from its end, on its current branch.
   useEffect(() => {
     setSlice(undefined);
+    branch.current = undefined;
     loadEnd();
   }, [thread.id, thread.scope, thread.sub, pointText]);
 
@@ -171,7 +204,7 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
       run(async () => {
         const page = await fetchPage(slice.from, Math.min(slice.messages.length, MAX_PAGE_REQUEST));
         keepAnchor();
-        setSlice({ ...page, messages: page.messages });
+        setSlice(sliceOf(page));
       });
   }, [version]);
 
@@ -197,40 +230,43 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
   const end = slice ? slice.from + slice.messages.length : 0;
   return (
     <div class={`message-window${compact ? " compact" : ""}`}>
-      <div class="window-bar">
-        <span class="muted">
-          {!slice
+      <WindowBar
+        summary={
+          !slice
             ? "loading…"
             : slice.earlier !== undefined
               ? `the last ${slice.messages.length} messages`
-              : `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`}
-        </span>
-        {compact ? null : (
-          <form
-            class="jump"
-            onSubmit={(event) => {
-              event.preventDefault();
-              const position = Number(jump);
-              if (Number.isSafeInteger(position) && position > 0) loadAt(position - 1);
-            }}
-          >
-            <input
-              aria-label="go to message number"
-              placeholder="#"
-              value={jump}
-              onInput={(event) => setJump((event.target as HTMLInputElement).value)}
-            />
-            <button type="submit">go</button>
-          </form>
-        )}
-        <button type="button" onClick={() => loadAt(0)}>
-          first
-        </button>
-        <button type="button" onClick={() => loadEnd()}>
-          newest
-        </button>
-      </div>
-      {error ? <div class="error-banner">{error}</div> : null}
+              : `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`
+        }
+        compact={Boolean(compact)}
+        onJump={(position) => loadAt(position)}
+        onFirst={() => loadAt(0)}
+        onNewest={() => loadEnd()}
+      />
+      {slice?.branch && branch.current ? (
+        <BranchBanner
+          thread={thread}
+          branch={slice.branch}
+          number={branch.current.position + 1}
+          revision={slice.revision}
+          write={Boolean(write) && !thread.sub}
+          onBack={() => void showCurrent()}
+          onMadeCurrent={() => {
+            void showCurrent();
+            onWritten?.();
+          }}
+        />
+      ) : null}
+      {error ? (
+        <div class="error-banner">
+          {error}
+          {branch.current ? (
+            <button type="button" onClick={() => void showCurrent()}>
+              back to current
+            </button>
+          ) : null}
+        </div>
+      ) : null}
       <div class="messages" ref={container}>
         {slice && (slice.from > 0 || slice.earlier !== undefined) ? (
           <button type="button" class="edge" data-edge="top" onClick={() => loadEarlier()}>
@@ -246,6 +282,19 @@ export function MessageWindow({ thread, point, version, kept, compact }: Message
             results={pairs.results}
             calls={pairs.calls}
             dropped={kept ? !kept.has(message.id) : false}
+            versions={slice.versions[message.id]}
+            // The context view and a point of the past are about the current branch: they show, not flip.
+            onFlip={
+              kept || point
+                ? undefined
+                : (chosen) =>
+                    void flip(
+                      slice.from + index,
+                      message.id,
+                      chosen,
+                      slice.versions[message.id]?.current ?? -1,
+                    )
+            }
           />
         ))}
         {slice && end < slice.length ? (

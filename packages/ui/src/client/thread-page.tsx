@@ -5,6 +5,7 @@ import { ContextPanel } from "./context-panel.js";
 import { HistoryGraph } from "./history-graph.js";
 import { MessageWindow, type ThreadRef } from "./message-window.js";
 import { href } from "./route.js";
+import { TitleEditor } from "./title-editor.js";
 import { useLiveSignature } from "./use-live.js";
 import { WorkflowPanel } from "./workflow-panel.js";
 import { WriteButtons } from "./write-buttons.js";
@@ -61,6 +62,7 @@ export function ThreadPage({ thread, tab, info }: { thread: ThreadRef; tab: Tab;
         </h2>
         <span class="type">{details.type}</span>
         <span class="muted">
+          {details.owner === undefined ? "" : `owner ${details.owner} · `}
           {details.length === null ? "" : `${details.length} messages · `}
           {details.revision === null ? "no revisions" : `revision ${details.revision}`}
           {thread.scope ? ` · scope ${thread.scope}` : ""}
@@ -72,6 +74,15 @@ export function ThreadPage({ thread, tab, info }: { thread: ThreadRef; tab: Tab;
           <WriteButtons thread={thread} revision={details.revision} onWritten={() => setReload(reload + 1)} />
         ) : null}
       </header>
+      {thread.sub ? null : (
+        <TitleEditor
+          thread={thread}
+          title={details.title}
+          revision={details.revision}
+          editable={info.write && details.titleEditable}
+          onWritten={() => setReload(reload + 1)}
+        />
+      )}
       {!details.capabilities.timeTravel ? (
         <p class="muted">
           A {details.type} thread keeps its messages in its service: its past (history, checkpoints, at)
@@ -91,7 +102,14 @@ export function ThreadPage({ thread, tab, info }: { thread: ThreadRef; tab: Tab;
           </a>
         ))}
       </nav>
-      {shown === "messages" ? <MessageWindow thread={thread} version={version} /> : null}
+      {shown === "messages" ? (
+        <MessageWindow
+          thread={thread}
+          version={version}
+          write={info.write}
+          onWritten={() => setReload(reload + 1)}
+        />
+      ) : null}
       {shown === "history" ? (
         <HistoryGraph
           thread={thread}

@@ -1,6 +1,7 @@
 import type { LogPoint, Thread, ThreadStore } from "@skein/thread-core";
-import type { UiInfo } from "../api-types.js";
+import type { ListOrder, MessagePage, UiInfo } from "../api-types.js";
 import { UiRequestError } from "../errors.js";
+import { type BranchRequest, readBranch, versionMarks } from "./branch-reads.js";
 import { compareSides, historyGraphData, logIdOf } from "./history-reads.js";
 import {
   addressFrom,
@@ -35,6 +36,9 @@ const READ_ROUTES: Record<string, ReadRoute> = {
       limit: integerParameter(query, "limit") ?? 50,
       ...optionalParameter(query, "scope"),
       ...optionalParameter(query, "prefix"),
+      ...optionalParameter(query, "owner"),
+      ...choiceParameter(query, "order", ORDERS),
+      ...choiceParameter(query, "direction", DIRECTIONS),
       ...optionalParameter(query, "cursor"),
     }),
   "/api/thread": async ({ store }, query) => threadInfo(await openThread(store, addressFrom(query))),
@@ -42,14 +46,35 @@ const READ_ROUTES: Record<string, ReadRoute> = {
     signature: await signatureOf(await openThread(store, addressFrom(query))),
   }),
   "/api/messages": async ({ store }, query) => {
-    const { source, length } = await readAt(await openThread(store, addressFrom(query)), pointFrom(query));
-    return messagePage(
+    const thread = await openThread(store, addressFrom(query));
+    // As read before the messages: a change made while the page is read makes a write from it a conflict.
+    const revision = thread.revision ?? null;
+    const branchAsked = branchFrom(query);
+    const point = pointFrom(query);
+    if (branchAsked && point)
+      throw new UiRequestError(400, "Ask for a point (?at=) or a version (?version=), not both.");
+    const { source, length, branch } = branchAsked
+      ? await readBranch(thread, branchAsked)
+      : { ...(await readAt(thread, point)), branch: undefined };
+    const slice = await messagePage(
       source,
       length,
       integerParameter(query, "from"),
       integerParameter(query, "limit") ?? 50,
       query.get("before") || undefined,
     );
+    // A point of the past is shown as it was; versions are offered on the current branch and the one shown.
+    const versions =
+      point === undefined && length !== null
+        ? await versionMarks(thread, slice.messages, slice.from, branch?.version)
+        : {};
+    const page: MessagePage = {
+      ...slice,
+      revision,
+      ...(Object.keys(versions).length > 0 ? { versions } : {}),
+      ...(branch ? { branch } : {}),
+    };
+    return page;
   },
   "/api/view": async ({ store }, query) => {
     const { source, length } = await readAt(await openThread(store, addressFrom(query)), pointFrom(query));
@@ -89,7 +114,12 @@ const WRITE_ROUTES: Record<string, WriteAction> = {
   "/api/fork": "fork",
   "/api/checkpoint": "checkpoint",
   "/api/rollback": "rollback",
+  "/api/title": "title",
+  "/api/switch": "switch",
 };
+
+const ORDERS: readonly ListOrder[] = ["updated", "created", "id"];
+const DIRECTIONS = ["desc", "asc"] as const;
 
 /** Answers one API request with the JSON to send; errors are thrown for the server to describe. */
 export async function routeApi(
@@ -109,7 +139,7 @@ export async function routeApi(
     if (!context.info.write)
       throw new UiRequestError(
         403,
-        "This UI is read-only; start it with `skein ui --write` to fork, checkpoint and roll back.",
+        "This UI is read-only; nothing was written. Start it with `skein ui --write` to fork, checkpoint, roll back, edit titles and make a version current.",
       );
     return runWrite(context.store, action, parseWriteRequest(await readBody()));
   }
@@ -140,6 +170,35 @@ async function readAt(
 function optionalParameter(query: URLSearchParams, name: string): Record<string, string> {
   const value = query.get(name);
   return value ? { [name]: value } : {};
+}
+
+/** A parameter that takes one of a few words; anything else is refused, naming them. */
+function choiceParameter<Choice extends string>(
+  query: URLSearchParams,
+  name: string,
+  choices: readonly Choice[],
+): Record<string, Choice> {
+  const value = query.get(name);
+  if (!value) return {};
+  if (!(choices as readonly string[]).includes(value))
+    throw new UiRequestError(
+      400,
+      `${name} must be ${choices.map((choice) => JSON.stringify(choice)).join(", ")}, not ${JSON.stringify(value.slice(0, 60))}.`,
+    );
+  return { [name]: value as Choice };
+}
+
+/** The version whose branch to show, from `?version=MESSAGE&index=K`, if asked. */
+function branchFrom(query: URLSearchParams): BranchRequest | undefined {
+  const messageId = query.get("version");
+  if (!messageId) {
+    if (query.get("index")) throw new UiRequestError(400, "index is a version's: give ?version= too.");
+    return undefined;
+  }
+  const index = integerParameter(query, "index");
+  if (index === undefined)
+    throw new UiRequestError(400, "A version is asked by its message and its index: ?version=ID&index=K.");
+  return { messageId, index };
 }
 
 function integerParameter(query: URLSearchParams, name: string): number | undefined {

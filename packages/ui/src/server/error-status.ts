@@ -2,7 +2,9 @@ import {
   ConcurrencyError,
   ConflictError,
   InvalidListOptionsError,
+  InvalidOptionError,
   InvalidThreadIdError,
+  MessageOffBranchError,
   PointNotFoundError,
   SkeinError,
   ThreadNotFoundError,
@@ -26,8 +28,19 @@ export function describeApiError(error: unknown): { status: number; body: ApiErr
 function statusOf(error: SkeinError): number {
   if (UiRequestError.isInstance(error)) return (error as UiRequestError).status;
   if (ThreadNotFoundError.isInstance(error) || PointNotFoundError.isInstance(error)) return 404;
-  if (ConcurrencyError.isInstance(error) || ConflictError.isInstance(error)) return 409;
-  if (InvalidThreadIdError.isInstance(error) || InvalidListOptionsError.isInstance(error)) return 400;
+  // A message on another branch than the current: the thread's state, not the request's form, is in the way.
+  if (
+    ConcurrencyError.isInstance(error) ||
+    ConflictError.isInstance(error) ||
+    MessageOffBranchError.isInstance(error)
+  )
+    return 409;
+  if (
+    InvalidThreadIdError.isInstance(error) ||
+    InvalidListOptionsError.isInstance(error) ||
+    InvalidOptionError.isInstance(error)
+  )
+    return 400;
   if (UnsupportedOperationError.isInstance(error) || UnknownThreadTypeError.isInstance(error)) return 501;
   return 500;
 }

@@ -10,6 +10,7 @@ import {
 } from "@skein/thread-core";
 import type {
   ContextView,
+  ListOrder,
   MessagePage,
   SubThreadInfo,
   ThreadInfo,
@@ -27,23 +28,29 @@ export const MAX_VIEW_TOKENS = 1_000_000;
 /** The most threads one list request returns. */
 export const MAX_LIST = 100;
 
-/** One keyset page of the store's threads, each with its message count where that is cheap. */
-export async function listThreads(
-  store: ThreadStore,
-  options: { scope?: string; prefix?: string; cursor?: string; limit: number },
-): Promise<ThreadListPage> {
-  const scoped = scopedStore(store, options.scope);
-  const page = await scoped.list({
-    limit: Math.min(Math.max(1, options.limit), MAX_LIST),
-    ...(options.prefix ? { prefix: options.prefix } : {}),
-    ...(options.cursor ? { cursor: options.cursor } : {}),
+/** What the threads list asks the store for: one owner's threads, in an order, a page at a time. */
+export interface ThreadListQuery {
+  scope?: string;
+  prefix?: string;
+  owner?: string;
+  order?: ListOrder;
+  direction?: "asc" | "desc";
+  cursor?: string;
+  limit: number;
+}
+
+/**
+ * One keyset page of the store's threads, as `store.list` gives them: owner, title, times and, for local
+ * threads, the message count, all without reading a thread (a page costs the store what its size does).
+ */
+export async function listThreads(store: ThreadStore, query: ThreadListQuery): Promise<ThreadListPage> {
+  const { scope, limit, ...options } = query;
+  const page = await scopedStore(store, scope).list({
+    ...options,
+    limit: Math.min(Math.max(1, limit), MAX_LIST),
   });
-  const items = await Promise.all(
-    page.items.map(async (item): Promise<ThreadRow> => {
-      // A local thread's count is in its small record; anything else would mean reading it whole.
-      const thread = await scoped.get(item.id).catch(() => undefined);
-      return { ...item, messageCount: LogThread.isInstance(thread) ? thread.length : null };
-    }),
+  const items = page.items.map(
+    ({ messageCount, ...item }): ThreadRow => ({ ...item, messageCount: messageCount ?? null }),
   );
   return { items, ...(page.cursor ? { cursor: page.cursor } : {}) };
 }
@@ -81,10 +88,23 @@ export async function threadInfo(thread: Thread): Promise<ThreadInfo> {
     capabilities: { ...thread.capabilities },
     revision: thread.revision ?? null,
     length: knownLength(thread),
+    ...catalogueOf(thread),
+    titleEditable: LogThread.isInstance(thread),
     metadata: { ...thread.metadata },
     signature: await signatureOf(thread),
     ...(WorkflowThread.isInstance(thread) ? { workflow: workflowInfo(thread) } : {}),
     checkpoints,
+  };
+}
+
+/** A thread's owner and title: a local thread's record holds them, another type's state may carry them. */
+function catalogueOf(thread: Thread): { owner?: string; title?: string } {
+  const source = LogThread.isInstance(thread)
+    ? { owner: thread.owner, title: thread.title }
+    : (thread.toJSON() as { owner?: unknown; title?: unknown });
+  return {
+    ...(typeof source.owner === "string" ? { owner: source.owner } : {}),
+    ...(typeof source.title === "string" ? { title: source.title } : {}),
   };
 }
 
@@ -122,6 +142,9 @@ function workflowInfo(workflow: WorkflowThread): WorkflowInfo {
   return { execution: structuredClone(workflow.execution), threads };
 }
 
+/** A page's messages and where they are, before the route adds what it knows of the thread. */
+export type MessageSlice = Pick<MessagePage, "from" | "length" | "messages" | "earlier">;
+
 /**
  * Messages from position `from`, at most `limit`: `messages({ last, limit })` reads only that range of a
  * local thread, so a page of a 100,000-message thread costs what a page of a short one does.
@@ -132,7 +155,7 @@ export async function messagePage(
   from: number | undefined,
   limit: number,
   before?: string,
-): Promise<MessagePage> {
+): Promise<MessageSlice> {
   const count = Math.min(Math.max(1, limit), MAX_PAGE);
   if (length === null) {
     // Remote threads have no length here: the adapter reads the last page, or the page before a message,

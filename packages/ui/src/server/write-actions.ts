@@ -2,9 +2,10 @@ import { ConcurrencyError, type PointTarget, type Thread, type ThreadStore } fro
 import type { WriteRequest, WriteResult } from "../api-types.js";
 import { UiRequestError } from "../errors.js";
 import { asPoint, openThread } from "./thread-address.js";
+import { switchVersion, updateTitle } from "./thread-edits.js";
 import { knownLength } from "./thread-reads.js";
 
-export type WriteAction = "fork" | "checkpoint" | "rollback";
+export type WriteAction = "fork" | "checkpoint" | "rollback" | "title" | "switch";
 
 /** Checks a write's body: the thread, the revision the person saw, and the point it is about. */
 export function parseWriteRequest(body: unknown): WriteRequest {
@@ -13,12 +14,16 @@ export function parseWriteRequest(body: unknown): WriteRequest {
     throw new UiRequestError(400, "A write names its thread: { id, ifRevision }.");
   if (!Number.isSafeInteger(value.ifRevision))
     throw new UiRequestError(400, "Every write carries ifRevision, the revision it was decided on.");
-  const optionalText = (name: "scope" | "checkpointId" | "label" | "forkId") => {
+  const optionalText = (name: "scope" | "checkpointId" | "label" | "forkId" | "alternativeId") => {
     const text = value[name];
     if (text !== undefined && typeof text !== "string")
       throw new UiRequestError(400, `${name} must be a string.`);
     return text === undefined || text === "" ? {} : { [name]: text };
   };
+  if (value.title !== undefined && value.title !== null && typeof value.title !== "string")
+    throw new UiRequestError(400, "title must be a string, or null to clear it.");
+  if (value.index !== undefined && !(Number.isSafeInteger(value.index) && (value.index as number) >= 0))
+    throw new UiRequestError(400, "index must be a version's index in alternatives(), 0 or more.");
   return {
     id: value.id,
     ifRevision: value.ifRevision as number,
@@ -27,6 +32,9 @@ export function parseWriteRequest(body: unknown): WriteRequest {
     ...optionalText("checkpointId"),
     ...optionalText("label"),
     ...optionalText("forkId"),
+    ...optionalText("alternativeId"),
+    ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.index === undefined ? {} : { index: value.index }),
   };
 }
 
@@ -45,6 +53,8 @@ export async function runWrite(
     id: request.id,
     ...(request.scope ? { scope: request.scope } : {}),
   });
+  if (action === "title") return updateTitle(thread, request);
+  if (action === "switch") return switchVersion(thread, request);
   const target: PointTarget | undefined = request.point ?? request.checkpointId;
   if (action === "rollback") {
     if (target === undefined) throw new UiRequestError(400, "A rollback needs a point or a checkpointId.");

@@ -1,0 +1,157 @@
+import { redactSecrets } from "../redact-secrets.js";
+import type { Content, Message } from "../spec/message.js";
+import type { ReplyDelta, StreamingReply } from "../spec/streaming.js";
+import type { StreamAccess } from "./stream-access.js";
+import { batchMessage, checkDelta, mergeDeltas } from "./stream-deltas.js";
+import type { StreamEntry } from "./stream-entries.js";
+import { ReplyEndedError } from "./stream-errors.js";
+import { announce } from "./stream-wakeups.js";
+
+/** How a reply batches its deltas and how long its writer's lease lasts. */
+export interface ReplySettings {
+  flushMs: number;
+  maxBatchBytes: number;
+  leaseMs: number;
+}
+
+/**
+ * The writing end of a streamed message. Deltas wait in a buffer for `flushMs` (or until it holds
+ * `maxBatchBytes`), then go to the reply's own segment as one batch (one message), so a reply costs one
+ * write per batch, never one per token, and storage in proportion to its length. `end` writes the whole
+ * message into the thread's log in one commit that also drops the reply's entry. While it is open, a timer
+ * renews the writer's lease every third of `leaseMs`; a writer that dies stops renewing, and the next reader
+ * or writer of the thread ends the message `interrupted` from the batches flushed.
+ */
+export class ReplyWriter implements StreamingReply {
+  readonly #access: StreamAccess;
+  readonly #entry: StreamEntry;
+  readonly #settings: ReplySettings;
+  readonly #deltas: Content[] = [];
+  #buffer: Content[] = [];
+  #bufferBytes = 0;
+  #batches = 0;
+  #flushing: Promise<void> = Promise.resolve();
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #renewTimer: ReturnType<typeof setInterval>;
+  #ended = false;
+  #leaseLost = false;
+  /** A failed timed flush, reported by the next `write` or `end`. */
+  #failure: unknown;
+
+  constructor(access: StreamAccess, entry: StreamEntry, settings: ReplySettings) {
+    this.#access = access;
+    this.#entry = entry;
+    this.#settings = settings;
+    this.#renewTimer = setInterval(() => void this.#renew(), Math.max(1, Math.floor(settings.leaseMs / 3)));
+    // A reply left open must not keep a process alive: its lease lapses and a reader ends it.
+    this.#renewTimer.unref?.();
+  }
+
+  get id(): string {
+    return this.#entry.id;
+  }
+
+  get written(): number {
+    return this.#deltas.length;
+  }
+
+  async write(delta: ReplyDelta): Promise<void> {
+    this.#assertOpen();
+    const content = checkDelta(delta);
+    this.#deltas.push(content);
+    this.#buffer.push(content);
+    this.#bufferBytes += JSON.stringify(content).length;
+    if (this.#bufferBytes >= this.#settings.maxBatchBytes) {
+      await this.#flush();
+    } else if (this.#flushTimer === undefined) {
+      this.#flushTimer = setTimeout(() => {
+        this.#flush().catch((error: unknown) => {
+          this.#failure ??= error;
+        });
+      }, this.#settings.flushMs);
+    }
+  }
+
+  end(): Promise<Message> {
+    return this.#finish(mergeDeltas(this.#deltas), undefined);
+  }
+
+  fail(error: unknown): Promise<Message> {
+    const reason = error instanceof Error ? error.message : String(error);
+    const part: Content = { type: "error", message: redactSecrets(reason) };
+    return this.#finish([...mergeDeltas(this.#deltas), part], "interrupted");
+  }
+
+  #assertOpen(): void {
+    if (this.#ended) throw new ReplyEndedError(this.#access.threadId, this.id, "ended");
+    if (this.#leaseLost) throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
+    if (this.#failure !== undefined) {
+      const failure = this.#failure;
+      this.#failure = undefined;
+      throw failure;
+    }
+  }
+
+  /** Writes the buffered deltas as the next batch, after any batch still being written. */
+  #flush(): Promise<void> {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    const next = this.#flushing.then(() => this.#writeBatch());
+    // A failed batch is reported once, to the caller that waits for it; the next flush tries again.
+    this.#flushing = next.catch(() => undefined);
+    return next;
+  }
+
+  async #writeBatch(): Promise<void> {
+    if (this.#buffer.length === 0) return;
+    const deltas = this.#buffer;
+    this.#buffer = [];
+    this.#bufferBytes = 0;
+    const index = this.#batches;
+    try {
+      await this.#access.driver.importSegment(
+        this.#access.segmentInfo(this.#entry),
+        [batchMessage(index, this.#entry.role, deltas)],
+        index,
+      );
+    } catch (error) {
+      // Not written: the deltas go back in front of the buffer, so the next flush writes them in order.
+      this.#buffer = [...deltas, ...this.#buffer];
+      this.#bufferBytes = JSON.stringify(this.#buffer).length;
+      throw error;
+    }
+    this.#batches = index + 1;
+    await announce(this.#access.driver, this.#entry.segment);
+  }
+
+  async #finish(contents: Content[], status: "interrupted" | undefined): Promise<Message> {
+    this.#assertOpen();
+    this.#ended = true;
+    let message: Message | undefined;
+    try {
+      await this.#flush();
+      message = await this.#access.landReply(this.#entry, contents, status);
+    } catch (error) {
+      // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried again.
+      this.#ended = false;
+      throw error;
+    }
+    clearInterval(this.#renewTimer);
+    await announce(this.#access.driver, this.#entry.segment);
+    if (!message) throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
+    return message;
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#ended || this.#leaseLost) return;
+    try {
+      const renewed = await this.#access.renewLease(this.#entry, Date.now() + this.#settings.leaseMs);
+      if (!renewed) {
+        this.#leaseLost = true;
+        clearInterval(this.#renewTimer);
+      }
+    } catch {
+      // The store is unreachable for now: the next tick tries again, and the lease decides if it lasts.
+    }
+  }
+}

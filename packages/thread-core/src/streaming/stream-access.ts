@@ -1,0 +1,22 @@
+import type { LogDriver, SegmentInfo } from "../spec/log-driver.js";
+import type { Content, Message } from "../spec/message.js";
+import type { StreamEntry } from "./stream-entries.js";
+
+/** What a reply's writer needs of the thread it writes into (`ThreadStreams` gives it). */
+export interface StreamAccess {
+  readonly threadId: string;
+  readonly driver: LogDriver;
+  /** The segment that holds the reply's batches, as `importSegment` takes it. */
+  segmentInfo(entry: StreamEntry): SegmentInfo;
+  /**
+   * Writes the finished message into the log and drops the reply's entry, in one commit; undefined when the
+   * entry is gone (a reader ended it `interrupted` after its lease lapsed).
+   */
+  landReply(
+    entry: StreamEntry,
+    contents: Content[],
+    status: "interrupted" | undefined,
+  ): Promise<Message | undefined>;
+  /** Moves the lease on to `until`; false when the entry is gone. */
+  renewLease(entry: StreamEntry, until: number): Promise<boolean>;
+}

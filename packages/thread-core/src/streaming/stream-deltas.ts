@@ -1,0 +1,75 @@
+import { InvalidMessageError } from "../errors.js";
+import { ContentSchema, KNOWN_CONTENT_TYPES } from "../message.js";
+import type { Content, Message } from "../spec/message.js";
+import type { ReplyDelta } from "../spec/streaming.js";
+
+/**
+ * A delta as stored: a content part of a known type, checked by its schema. A string is text. A part of a
+ * type skein does not know is refused: a stream is read by code that assembles it, which must know each part.
+ */
+export function checkDelta(delta: ReplyDelta): Content {
+  if (typeof delta === "string") return { type: "text", text: delta };
+  const type = (delta as { type?: unknown } | null)?.type;
+  if (typeof type !== "string" || !KNOWN_CONTENT_TYPES.has(type)) {
+    throw new InvalidMessageError(
+      `a delta is a string or a content part of a type append takes (${[...KNOWN_CONTENT_TYPES].join(", ")}), not ${describe(delta)}`,
+      ["delta"],
+    );
+  }
+  const parsed = ContentSchema.safeParse(delta);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InvalidMessageError(`a ${type} delta is malformed: ${issue?.message ?? "invalid"}`, [
+      "delta",
+      ...((issue?.path ?? []) as Array<string | number>),
+    ]);
+  }
+  return parsed.data as Content;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value !== "object") return typeof value;
+  const type = (value as { type?: unknown }).type;
+  return typeof type === "string"
+    ? `a ${JSON.stringify(type.slice(0, 40))} part`
+    : "an object without a type";
+}
+
+/** The contents of a finished reply: its deltas in order, runs of text (and of reasoning) joined into one part. */
+export function mergeDeltas(deltas: readonly Content[]): Content[] {
+  const contents: Content[] = [];
+  for (const delta of deltas) {
+    const last = contents[contents.length - 1];
+    if (last && joinable(last) && joinable(delta) && last.type === delta.type) {
+      contents[contents.length - 1] = { ...last, text: `${last.text}${delta.text}` } as Content;
+    } else {
+      contents.push({ ...delta });
+    }
+  }
+  return contents;
+}
+
+/** A text or reasoning part with nothing but its text, so joining it keeps everything. */
+function joinable(content: Content): content is Content & { text: string } {
+  return (
+    (content.type === "text" || content.type === "reasoning") &&
+    typeof content.text === "string" &&
+    Object.keys(content).length === 2
+  );
+}
+
+/** The id of a reply segment's `index`th batch: unique within the segment, which holds nothing else. */
+export function batchId(index: number): string {
+  return `batch-${index}`;
+}
+
+/** One batch of deltas as the message a reply's segment stores at its offset. */
+export function batchMessage(index: number, role: Message["role"], deltas: Content[]): Message {
+  return { id: batchId(index), role, createdAt: new Date().toISOString(), contents: deltas };
+}
+
+/** The deltas of stored batches, in order. */
+export function batchDeltas(batches: readonly Message[]): Content[] {
+  return batches.flatMap((batch) => batch.contents);
+}
