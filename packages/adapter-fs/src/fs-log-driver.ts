@@ -7,7 +7,9 @@ import {
   ThreadExistsError,
 } from "@skein/thread-core";
 import type {
+  CatalogueQuery,
   CommitResult,
+  CountQuery,
   LogChange,
   LogDriver,
   LogRecord,
@@ -16,6 +18,8 @@ import type {
   StateRecord,
   StoredRecord,
 } from "@skein/thread-core/driver";
+import { placeOf } from "./catalogue/catalogue-place.js";
+import { FsCatalogue } from "./catalogue/fs-catalogue.js";
 import { AppendFastPath } from "./commit/append-fast-path.js";
 import { changeWrites, commitChange, SEALED_HEAD } from "./commit/commit-change.js";
 import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } from "./errors.js";
@@ -81,6 +85,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
   readonly locks: LockFiles;
   readonly records: RecordFiles;
   readonly segments: SegmentDirectories;
+  readonly listIndex: FsCatalogue;
   /** Segment files kept open from one operation to the next, bounded (see `SegmentFileCache`). */
   readonly #openFiles = new SegmentFileCache();
   #ready: Promise<void> | undefined;
@@ -97,6 +102,13 @@ export class FsLogDriver implements LogDriver, FsStorage {
     });
     this.records = new RecordFiles(this.layout, this.files);
     this.segments = new SegmentDirectories(this.layout, this.files);
+    this.listIndex = new FsCatalogue(this.layout.catalogue, this.files, {
+      ids: () => this.records.ids(),
+      read: async (id) => {
+        const stored = this.records.readNow(id);
+        return stored?.kind === "log" ? this.#live(stored, "none") : stored;
+      },
+    });
   }
 
   log(segmentId: string): SegmentLog {
@@ -114,6 +126,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
     await this.#run("create", () =>
       this.#withThreadLock(record.id, "record", async (lease) => {
         if (await this.records.read(record.id)) throw new ThreadExistsError(record.id, { source: SOURCE });
+        const place = placeOf(record);
+        this.listIndex.announce(record.id, place, null);
         // One barrier flushes the references, the new head segment and the record's staged file; then the
         // record is renamed into place, the commit point, from the lock's staged file (a takeover fences
         // it off). Its first events stay inline (one file).
@@ -138,6 +152,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
           }
           await this.files.replace(staged);
         });
+        this.listIndex.settle(record.id, place);
       }),
     );
   }
@@ -203,13 +218,19 @@ export class FsLogDriver implements LogDriver, FsStorage {
         throw new ConcurrencyError(id, options.ifRevision, revision, { source: SOURCE });
     }
     if (stored.kind === "state") {
+      this.listIndex.announce(id, null, placeOf(stored));
       await this.records.removeState(id, lease.staging);
+      this.listIndex.settle(id, null);
       return true;
     }
     const events = await this.records.events(stored);
     if (!events) throw missingEvents(this.layout.eventsPath(id));
+    // Where listings have the thread: its time is its head's last commit (a damaged head: the record's).
+    const live = await this.#live(stored, "none").catch(() => undefined);
+    this.listIndex.announce(id, null, placeOf(live ?? { ...stored, length: 0, events }));
     // Renamed away through the lock's staging directory: a takeover fences the removal off.
     await this.records.remove(id, lease.staging);
+    this.listIndex.settle(id, null);
     await this.locks.withLock(this.layout.referencesLock, async () => {
       // A writer whose lock was taken over after its removal landed releases nothing: a new thread under
       // the id, made by the writer that took it over, may need these references (a leak at worst).
@@ -238,6 +259,19 @@ export class FsLogDriver implements LogDriver, FsStorage {
       }
       return summaries;
     });
+  }
+
+  /**
+   * A page of `store.list` from the catalogue (`FsCatalogue`): O(page) records read, however many threads
+   * the store and the owner hold.
+   */
+  async catalogue(query: CatalogueQuery): Promise<StoredRecord[]> {
+    return this.#run("list", () => this.listIndex.page(query));
+  }
+
+  /** `store.count` from the catalogue, without `where`; undefined (refused) with it. */
+  async countCatalogue(query: CountQuery): Promise<number | undefined> {
+    return this.#run("list", () => this.listIndex.count(query));
   }
 
   async segment(id: string): Promise<SegmentInfo | undefined> {
@@ -302,6 +336,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
     try {
       await this.locks.close();
     } finally {
+      this.listIndex.close();
       try {
         await this.files.flush();
       } finally {

@@ -1,3 +1,4 @@
+import type { FsCatalogue } from "./catalogue/fs-catalogue.js";
 import type { LockFiles } from "./locks/lock-file.js";
 import type { DurableFiles } from "./records/durable-files.js";
 import type { RecordFiles } from "./records/record-files.js";
@@ -21,6 +22,8 @@ export interface FsStorage {
   readonly records: RecordFiles;
   /** Segment directories and their references. */
   readonly segments: SegmentDirectories;
+  /** The index of `store.list`: every change is announced in its journal under the thread's lock. */
+  readonly listIndex: FsCatalogue;
   /** One segment's messages. */
   log(segmentId: string): SegmentLog;
 }

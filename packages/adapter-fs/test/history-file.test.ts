@@ -131,9 +131,10 @@ describe("a thread's history file", () => {
     const stored = JSON.parse(await readFile(recordPath(directory, "t"), "utf8"));
     expect(stored.events).toBeUndefined();
     expect(stored.eventLog.count).toBe(2);
-    // Marked as the version that keeps histories apart, so earlier versions refuse it; later ones are refused here.
-    expect(JSON.parse(await readFile(marker, "utf8"))).toEqual({ format: "skein-fs", version: 2 });
-    await writeFile(marker, `${JSON.stringify({ format: "skein-fs", version: 3 })}\n`);
+    // Marked as the current version (histories apart, the catalogue), so earlier versions refuse it; later
+    // ones are refused here.
+    expect(JSON.parse(await readFile(marker, "utf8"))).toEqual({ format: "skein-fs", version: 3 });
+    await writeFile(marker, `${JSON.stringify({ format: "skein-fs", version: 4 })}\n`);
     await expect(fsStore({ directory }).get("t")).rejects.toBeInstanceOf(UnsupportedStoreFormatError);
     expect(await store.delete("t")).toBe(true);
     await store.close();

@@ -37,7 +37,7 @@ async function newThread(driver: FsLogDriver, id: string, headId: string): Promi
 function openFilesUnder(directory: string): number {
   return readdirSync("/proc/self/fd").filter((descriptor) => {
     try {
-      return readlinkSync(`/proc/self/fd/${descriptor}`).startsWith(directory);
+      return readlinkSync(`/proc/self/fd/${descriptor}`).startsWith(`${directory}/segments/`); // the catalogue journal, one file, aside
     } catch {
       return false; // closed meanwhile
     }

@@ -13,6 +13,7 @@ import {
   type LogChange,
   type LogRecord,
 } from "@skein/thread-core/driver";
+import { placeOf } from "../catalogue/catalogue-place.js";
 import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "../errors.js";
 import type { FsStorage } from "../fs-storage.js";
 import type { Lease, LockWrites } from "../locks/lease.js";
@@ -111,6 +112,12 @@ export async function commitChange(
     const now = Date.now();
     const next = nextRecord(record, change, headInfo.start, append.length, now);
     const stamp = { revision: next.revision, committedAt: now, guarded: rewritesRecord && !change.newHead };
+    // Every check that may refuse the change is behind us: the catalogue learns where the thread goes
+    // before it can go there (a crash from here on leaves it at one of the two places announced). The lock
+    // is checked at once before, so a writer stopped and taken over meanwhile announces nothing.
+    if (!lease.held())
+      throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");
+    storage.listIndex.announce(id, placeOf(next), placeOf(record));
     if (!rewritesRecord) {
       const after = await headLog.append(append, stamp, tail, headFiles, lines);
       await confirmAppend(storage, stored.head, after.count, lockPath);
@@ -147,6 +154,7 @@ export async function commitChange(
       }
       await storage.files.replace(staged);
     });
+    storage.listIndex.settle(id, placeOf(next));
     return { record: next, messages: written };
   }, fastPath.headFileOptions);
 }

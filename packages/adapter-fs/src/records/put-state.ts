@@ -1,5 +1,6 @@
 import { ConcurrencyError, ConflictError, type JsonObject } from "@skein/thread-core";
 import type { StateRecord } from "@skein/thread-core/driver";
+import { placeOf } from "../catalogue/catalogue-place.js";
 import { SOURCE } from "../errors.js";
 import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
@@ -38,6 +39,8 @@ export async function putStateRecord(
     updatedAt: new Date().toISOString(),
     state: JSON.parse(JSON.stringify(state)) as JsonObject,
   };
+  storage.listIndex.announce(id, placeOf(record), existing ? placeOf(existing) : null);
   await storage.records.write(record, lease?.staging);
+  storage.listIndex.settle(id, placeOf(record));
   return record;
 }

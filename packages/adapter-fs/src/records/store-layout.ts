@@ -6,12 +6,15 @@ import { encodeName } from "./file-names.js";
 import { makeDirectories, makeDirectory, requireStore } from "./store-directory.js";
 
 /**
- * Version 2 keeps a thread's history in records/<id>.events; version 1 kept it inside the record. This code
- * reads both, and marks a version 1 store as version 2 when it opens it, so that earlier versions of skein
- * refuse the store (`UnsupportedStoreFormatError`) instead of misreading its records.
+ * Version 2 keeps a thread's history in records/<id>.events; version 1 kept it inside the record. Version 3
+ * adds the catalogue (catalogue/), which every change announces itself in: an earlier version writing the
+ * store would leave it out. This code reads all three, and marks an older store as version 3 when it opens
+ * it, so that earlier versions of skein refuse the store (`UnsupportedStoreFormatError`) instead of
+ * misreading its records or changing threads behind the catalogue's back; the catalogue of a store it
+ * marked is built from the records on its first listing.
  */
-const FORMAT = { format: "skein-fs", version: 2 } as const;
-const READABLE_VERSIONS: readonly unknown[] = [1, 2];
+const FORMAT = { format: "skein-fs", version: 3 } as const;
+const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3];
 /** Temporary files this old were left by a writer that stopped; younger ones may still be in use. */
 const ABANDONED_TEMPORARY_MS = 60 * 60 * 1000;
 
@@ -26,6 +29,7 @@ const ABANDONED_TEMPORARY_MS = 60 * 60 * 1000;
  * segments/<id>/           one segment: segment.json, messages.jsonl, index.bin, buckets.bin,
  *                          system.bin and refs/ (one empty file per thread or segment that needs it)
  * locks/<id>.lock          a thread's lock file while a writer holds it
+ * catalogue/               the index of store.list: journal (one line per change), snapshot.json
  * references.lock          the lock for creating, referencing and reclaiming segments
  * tmp/                     files being written, renamed into place when whole
  * trash/                   reclaimed segments being removed
@@ -38,6 +42,8 @@ export class StoreLayout {
   readonly locks: string;
   readonly temporary: string;
   readonly trash: string;
+  /** The index of `store.list` (`FsCatalogue`): `journal` and `snapshot.json`. */
+  readonly catalogue: string;
   readonly referencesLock: string;
   /** The format marker, `skein-fs.json`: a directory without it holds no store. */
   readonly marker: string;
@@ -49,6 +55,7 @@ export class StoreLayout {
     this.locks = join(this.directory, "locks");
     this.temporary = join(this.directory, "tmp");
     this.trash = join(this.directory, "trash");
+    this.catalogue = join(this.directory, "catalogue");
     this.referencesLock = join(this.directory, "references.lock");
     this.marker = join(this.directory, "skein-fs.json");
   }
@@ -76,7 +83,14 @@ export class StoreLayout {
   async prepare(files: DurableFiles, create = true): Promise<void> {
     if (create) await makeDirectories(this.directory);
     else await requireStore(this.directory, this.marker);
-    for (const path of [this.records, this.segments, this.locks, this.temporary, this.trash]) {
+    for (const path of [
+      this.records,
+      this.segments,
+      this.locks,
+      this.temporary,
+      this.trash,
+      this.catalogue,
+    ]) {
       await makeDirectory(path, this.directory);
     }
     const marker = this.marker;

@@ -20,7 +20,7 @@ for (const thread of made) count += (await thread.messages()).length;
 await new Promise((resolve) => setTimeout(resolve, 200));
 const open = readdirSync("/proc/self/fd").filter((descriptor) => {
   try {
-    return readlinkSync(`/proc/self/fd/${descriptor}`).startsWith(directory);
+    return readlinkSync(`/proc/self/fd/${descriptor}`).startsWith(`${directory}/segments/`); // the catalogue journal, one file, aside
   } catch {
     return false; // the descriptor readdir itself used, closed since
   }

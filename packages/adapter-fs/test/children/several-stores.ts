@@ -17,7 +17,9 @@ for (let index = 0; index < Number(stores); index++) {
 await new Promise((resolve) => setTimeout(resolve, 200));
 const open = readdirSync("/proc/self/fd").filter((descriptor) => {
   try {
-    return readlinkSync(`/proc/self/fd/${descriptor}`).startsWith(directory);
+    // Segment files (each store also keeps its catalogue journal open, one file, not counted here).
+    const path = readlinkSync(`/proc/self/fd/${descriptor}`);
+    return path.startsWith(directory) && path.includes("/segments/");
   } catch {
     return false; // the descriptor readdir itself used, closed since
   }
