@@ -163,11 +163,11 @@ export class ThreadBranches {
   }
 
   /** The spot's versions, the current one included even when no version change recorded it (a plain append). */
-  #versions(spot: Located): Version[] {
+  #versions(spot: Located): readonly Version[] {
     const versions = versionsOf(spot.events);
     const { current, currentSlot } = spot;
-    if (current && currentSlot && !versions.some((version) => sameVersion(version.slot, currentSlot))) {
-      versions.push({ id: current.id, slot: currentSlot });
+    if (current && currentSlot && versionEnd(spot.events, currentSlot) === undefined) {
+      return [...versions, { id: current.id, slot: currentSlot }];
     }
     return versions;
   }
