@@ -198,21 +198,25 @@ export function catalogueCases(context: SuiteContext): void {
     expect((await tenantA.scope("inner").list({ owner: "u-7" })).items).toEqual([]);
   });
 
-  conformanceCase(context, "a prefix inside a scope is of the ids the scope shows, in every order", async () => {
-    const tenant = context.store.scope("tenant-p");
-    await tenant.create({ id: "chat-1", owner: "u-7" });
-    await nextMillisecond();
-    await tenant.create({ id: "chat-2", owner: "u-7" });
-    await tenant.create({ id: "other", owner: "u-7" });
-    await context.store.create({ id: "chat-0", owner: "u-7" });
-    for (const order of ["id", "updated", "created"] as const) {
-      const expected = order === "id" ? ["chat-1", "chat-2"] : ["chat-2", "chat-1"];
-      const direction = order === "id" ? "asc" : "desc";
-      expect(await listedIds(tenant, { prefix: "chat", order, direction })).toEqual(expected);
-      expect(await listedIds(tenant, { prefix: "chat", order, direction, owner: "u-7" })).toEqual(expected);
-    }
-    expect(await listedIds(context.store, { prefix: "chat" })).toEqual(["chat-0"]);
-  });
+  conformanceCase(
+    context,
+    "a prefix inside a scope is of the ids the scope shows, in every order",
+    async () => {
+      const tenant = context.store.scope("tenant-p");
+      await tenant.create({ id: "chat-1", owner: "u-7" });
+      await nextMillisecond();
+      await tenant.create({ id: "chat-2", owner: "u-7" });
+      await tenant.create({ id: "other", owner: "u-7" });
+      await context.store.create({ id: "chat-0", owner: "u-7" });
+      for (const order of ["id", "updated", "created"] as const) {
+        const expected = order === "id" ? ["chat-1", "chat-2"] : ["chat-2", "chat-1"];
+        const direction = order === "id" ? "asc" : "desc";
+        expect(await listedIds(tenant, { prefix: "chat", order, direction })).toEqual(expected);
+        expect(await listedIds(tenant, { prefix: "chat", order, direction, owner: "u-7" })).toEqual(expected);
+      }
+      expect(await listedIds(context.store, { prefix: "chat" })).toEqual(["chat-0"]);
+    },
+  );
 
   conformanceCase(
     context,
