@@ -1,6 +1,5 @@
-import type { ListPosition } from "@skein/thread-core/driver";
+import { type ListPosition, SortedPositions } from "@skein/thread-core/driver";
 import { type CataloguePlace, type CataloguePlaces, samePlace } from "./catalogue-place.js";
-import { SortedPositions } from "./sorted-positions.js";
 
 /** What a listing sorts by (`ListOrder`): the id, the last change, or the creation. */
 export type CatalogueOrder = "id" | "updated" | "created";

@@ -68,6 +68,7 @@ export { selectView, type ViewSource } from "../local/view.js";
 export type { PairParticipants } from "../manager/pair-key.js";
 export type { ThreadManagerSaveOptions } from "../manager/thread-manager.js";
 export { MemoryThreadStateSchema, memoryThreadType } from "../memory/memory-thread-type.js";
+export { SortedPositions } from "../memory/sorted-positions.js";
 export {
   ContentSchema,
   type DataContent,

@@ -73,10 +73,11 @@ describe("SortedPositions", () => {
           const expected = new Map<string, { key: string; id: string }>();
           for (const [add, item] of operations) {
             const name = JSON.stringify([item.key, item.id]);
-            if (add && !expected.has(name)) {
+            if (add) {
+              // Adding a position already there keeps one copy.
               sorted.add(item);
               expected.set(name, item);
-            } else if (!add) {
+            } else {
               sorted.remove(item);
               expected.delete(name);
             }
@@ -90,6 +91,11 @@ describe("SortedPositions", () => {
               : all.filter((item) => compare(item, after) < 0).reverse();
           expect([...sorted.walk(direction, after)]).toEqual(want);
           expect([...sorted.walk("asc")]).toEqual(all);
+          expect(sorted.size).toBe(all.length);
+          // `next` by value gives the same sequence as `walk`.
+          const stepped: { key: string; id: string }[] = [];
+          for (let at = sorted.next(direction, after); at; at = sorted.next(direction, at)) stepped.push(at);
+          expect(stepped).toEqual(want);
         },
       ),
     );
