@@ -21,6 +21,11 @@ export class LiveReplies {
     this.#replies.set(key, events);
   }
 
+  /** Forgets a reply that could not be ended here (its store unreachable): its lease ends it in the store. */
+  forget(threadId: string, replyId: string): void {
+    this.#replies.delete(replyKey(threadId, replyId));
+  }
+
   /** The delta events of a reply streaming here from `offset` on; undefined when it does not stream here. */
   deltasFrom(threadId: string, replyId: string, offset: number): ReplyEvent[] | undefined {
     const events = this.#replies.get(replyKey(threadId, replyId));

@@ -51,13 +51,27 @@ export class RunReplies {
       const wrapped = new ServiceReply(reply, this);
       this.#open.add(wrapped);
       this.emit({ type: "reply-started", replyId: reply.id, role: options.role });
+      try {
+        // The run may have ended while the reply began (a kill): it must not stream on, nor linger.
+        this.guard();
+      } catch (error) {
+        await this.failOpen(error);
+        throw error;
+      }
       return wrapped;
     };
   }
 
   /** Ends every reply still open `interrupted`, saying why; a reply that cannot be ended is left to its lease. */
   async failOpen(reason: unknown): Promise<void> {
-    await Promise.all([...this.#open].map((reply) => reply.failAtRunEnd(reason).catch(() => undefined)));
+    await Promise.all(
+      [...this.#open].map((reply) =>
+        reply.failAtRunEnd(reason).catch(() => {
+          this.#open.delete(reply);
+          this.live.forget(this.threadId, reply.id);
+        }),
+      ),
+    );
   }
 
   /** Sends a reply's event to the events and to the registry of live replies, in one step. */

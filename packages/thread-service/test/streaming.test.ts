@@ -7,6 +7,7 @@ import {
   createThreadService,
   type ServiceEvent,
   ThreadKilledError,
+  ThreadProcessingError,
   type ThreadService,
 } from "../src/index.js";
 import { type StreamedModel, startStreamedModel, streamingRunner } from "./streamed-model.js";
@@ -203,6 +204,42 @@ describe("a run streams its reply into the thread", () => {
     expect(deltaTexts(lateSeen)).toEqual(["two ", "three"]);
     expect(ended.message.status).toBeUndefined();
     expect(messageText(ended.message)).toBe("one two three");
+  });
+
+  it("a reply its runner left open ends interrupted: the runner threw, or returned without ending it", async () => {
+    const leaving = createThreadService({
+      store,
+      runner: {
+        specificationVersion: "v1",
+        supports: () => true,
+        async run(_thread, options = {}) {
+          const reply = await options.beginMessage?.({ role: "assistant", id: `reply-${++runs}` });
+          await reply?.write("partial");
+          if (runs === 1) throw new Error("model crashed");
+          return [];
+        },
+      },
+    });
+    let runs = 0;
+    const { threadId } = await leaving.createThread();
+    await expect(leaving.send(threadId, "one")).rejects.toBeInstanceOf(ThreadProcessingError);
+    await leaving.send(threadId, "two");
+    const [crashed, returned] = (await (await reader.get(threadId)).messages()).filter(
+      (message) => message.role === "assistant",
+    );
+    expect([crashed?.id, crashed?.status, returned?.id, returned?.status]).toEqual([
+      "reply-1",
+      "interrupted",
+      "reply-2",
+      "interrupted",
+    ]);
+    expect(crashed?.contents).toEqual([
+      { type: "text", text: "partial" },
+      { type: "error", message: "model crashed" },
+    ]);
+    expect(messageText(returned as Message)).toBe("partial");
+    expect(returned?.contents.at(-1)).toMatchObject({ type: "error" });
+    await leaving.close();
   });
 
   it("a runner that does not stream is unchanged; from needs a thread and a whole offset", async () => {
