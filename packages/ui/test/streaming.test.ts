@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type LogThread, openStore, type ThreadStore } from "@skein/thread-core";
+import { type LogThread, type Message, messageText, openStore, type ThreadStore } from "@skein/thread-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUi, type UiServer } from "../src/index.js";
@@ -50,6 +50,11 @@ describe("a message that streams, in skein ui", () => {
     const shown = bubble(page, "reply-1");
     await expect.poll(() => shown.locator(".text").textContent()).toBe("Once upon");
     expect(await shown.locator(".message-status").textContent()).toBe("streaming");
+    // The question stays above it; the streaming message is counted once shown, though the log holds only the question.
+    expect(
+      await page.locator("article.message").evaluateAll((all) => all.map((one) => one.dataset.id)),
+    ).toEqual([expect.any(String), "reply-1"]);
+    expect(await page.locator(".window-bar .muted").first().textContent()).toBe("messages 1–2 of 2");
 
     await reply.write(" a time");
     await expect.poll(() => shown.locator(".text").textContent()).toBe("Once upon a time");
@@ -85,6 +90,47 @@ describe("a message that streams, in skein ui", () => {
     expect(await shown.locator(".text").textContent()).toBe("Half a sentence");
     expect(await shown.textContent()).toContain("the model went away");
     expect(failures.splice(0)).toEqual([]);
+  });
+
+  it("pages a thread whose reply streams: the log's last messages, then the reply, none pushed out", async () => {
+    const thread = (await writer.create({ id: "paged" })) as LogThread;
+    await thread.append(
+      Array.from({ length: 60 }, (_, index) => ({ role: "user" as const, text: `m${index}` })),
+    );
+    // maxBatchBytes 1: each write is stored before it resolves.
+    const reply = await thread.beginMessage({ role: "assistant", id: "reply-5", maxBatchBytes: 1 });
+    await reply.write("so far");
+    const empty = (await writer.create({ id: "empty" })) as LogThread;
+    const greeting = await empty.beginMessage({ role: "assistant", id: "greeting", maxBatchBytes: 1 });
+    await greeting.write("Hello");
+    const page = async (query: string) => {
+      const response = await fetch(`http://127.0.0.1:${ui.port}/api/messages?${query}`, {
+        headers: { "x-skein-token": ui.token },
+      });
+      const body = (await response.json()) as { from: number; length: number; messages: Message[] };
+      return {
+        from: body.from,
+        length: body.length,
+        shown: body.messages.map((one) => `${messageText(one)}${one.status ? `:${one.status}` : ""}`),
+      };
+    };
+    const texts = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, index) => `m${from + index}`);
+
+    expect(await page("id=paged&limit=50")).toEqual({
+      from: 10,
+      length: 60,
+      shown: [...texts(10, 60), "so far:streaming"],
+    });
+    expect(await page("id=paged&from=0&limit=50")).toEqual({ from: 0, length: 60, shown: texts(0, 50) });
+    expect(await page("id=empty")).toEqual({ from: 0, length: 0, shown: ["Hello:streaming"] });
+    await reply.end();
+    await greeting.end();
+    expect(await page("id=paged&limit=50")).toEqual({
+      from: 11,
+      length: 61,
+      shown: [...texts(11, 60), "so far"],
+    });
   });
 
   it("serves /api/follow as server-sent events, resuming from Last-Event-ID; an unknown message is a 404", async () => {

@@ -232,7 +232,8 @@ export function MessageWindow({
             ? "loading…"
             : slice.earlier !== undefined
               ? `the last ${slice.messages.length} messages`
-              : `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`
+              : // A message still streaming comes after the log's length: it is counted once shown.
+                `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${Math.max(slice.length, end)}`
         }
         compact={Boolean(compact)}
         onJump={(position) => loadAt(position)}
