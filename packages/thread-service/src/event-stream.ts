@@ -1,8 +1,36 @@
-import type { JsonValue, Message, SkeinError } from "@skein/thread-core";
+import type { Content, JsonValue, Message, Role, SkeinError } from "@skein/thread-core";
 import type { ThreadStatus } from "./thread-status.js";
 
-/** An event of the service's stream: a status change, a message completed, or a failure. */
+/**
+ * An event of a reply that a run streams into its thread (`RunOptions.beginMessage`). `messageId` is the
+ * message being processed; it is absent on the events a late client is given from the store
+ * (`events(threadId, { from })` for a reply that does not stream in this instance).
+ */
+export type ReplyEvent =
+  | { type: "reply-started"; threadId: string; messageId?: string; replyId: string; role: Role; at: string }
+  | {
+      type: "delta";
+      threadId: string;
+      messageId?: string;
+      replyId: string;
+      /** The delta's place in the reply, from 0: what `events(threadId, { from })` and `thread.follow` take. */
+      offset: number;
+      delta: Content;
+      at: string;
+    }
+  | {
+      type: "reply-ended";
+      threadId: string;
+      messageId?: string;
+      replyId: string;
+      /** The reply as it landed in the thread: `status: "interrupted"` when it did not end normally. */
+      message: Message;
+      at: string;
+    };
+
+/** An event of the service's stream: a status change, a message completed, a failure, or a streamed reply's. */
 export type ServiceEvent =
+  | ReplyEvent
   | { type: "status"; threadId: string; status: ThreadStatus; at: string }
   | {
       type: "completed";
@@ -45,9 +73,20 @@ export class EventStream {
     return false;
   }
 
-  /** The events from now on, of one thread or all; the iterator ends on `signal`, `break` or `close()`. */
-  subscribe(threadId?: string, signal?: AbortSignal): AsyncIterableIterator<ServiceEvent> {
-    const subscriber: Subscriber = { threadId, buffer: [], done: this.#closed || Boolean(signal?.aborted) };
+  /**
+   * The events from now on, of one thread or all, after `earlier` (events already emitted, given first); the
+   * iterator ends on `signal`, `break` or `close()`.
+   */
+  subscribe(
+    threadId?: string,
+    signal?: AbortSignal,
+    earlier: readonly ServiceEvent[] = [],
+  ): AsyncIterableIterator<ServiceEvent> {
+    const subscriber: Subscriber = {
+      threadId,
+      buffer: [...earlier],
+      done: this.#closed || Boolean(signal?.aborted),
+    };
     // Aborting or breaking ends the iterator at once; only `close()` lets it read what is buffered first.
     const end = () => {
       subscriber.done = true;

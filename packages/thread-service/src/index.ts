@@ -13,8 +13,9 @@ export {
   ThreadProcessingError,
   ThreadTimeoutError,
 } from "./errors.js";
-export type { ServiceEvent } from "./event-stream.js";
+export type { ReplyEvent, ServiceEvent } from "./event-stream.js";
 export type { ListServiceThreadsOptions, ServiceThreadSummary } from "./list-threads.js";
+export type { ServiceEventsOptions } from "./resumed-events.js";
 export type { SendResult } from "./run-message.js";
 export { type FailureSummary, SERVICE_RECORD_KEY, type ServiceRecord } from "./service-record.js";
 export type { ThreadConfig, ThreadConfigInput } from "./thread-config.js";

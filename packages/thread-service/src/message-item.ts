@@ -11,9 +11,11 @@ import type { ConfigDocuments } from "./config-document.js";
 import { LeaseLostError, ThreadKilledError, ThreadProcessingError } from "./errors.js";
 import type { EventStream } from "./event-stream.js";
 import { FencedThread } from "./fenced-thread.js";
+import type { LiveReplies } from "./live-replies.js";
 import { changeServiceRecord } from "./optimistic-update.js";
 import type { OutputValidator } from "./output-validator.js";
 import { runMessage, type SendResult } from "./run-message.js";
+import { RunReplies } from "./run-replies.js";
 import { assertAcceptsMessages, readServiceRecord, type ServiceRecord } from "./service-record.js";
 import type { HeldLease } from "./thread-lease.js";
 import type { QueueItem, ThreadQueue } from "./thread-queues.js";
@@ -28,6 +30,8 @@ export interface ServiceContext {
   /** Where configurations are read: their create-once documents, not the copy in the thread's metadata. */
   configs: ConfigDocuments;
   events: EventStream;
+  /** The replies streaming in this instance's runs, for events clients that join late. */
+  live: LiveReplies;
   leaseMs: number;
 }
 
@@ -131,6 +135,7 @@ async function processMessage(context: ServiceContext, processing: Processing): 
       providers: context.providers,
       validator: context.validator,
       controller,
+      replies: (guard) => new RunReplies(thread.id, input.id, context.events, context.live, guard),
       ...(processing.reuse ? { appended: running } : {}),
     });
     await noteOutcome(thread, record, input.id, undefined);

@@ -9,6 +9,7 @@ import type {
 import { normalizeMessage, runWithContextProviders } from "@skein/thread-core/driver";
 import { LeaseLostError, ThreadProcessingError, ThreadTimeoutError } from "./errors.js";
 import type { OutputValidator } from "./output-validator.js";
+import type { RunReplies } from "./run-replies.js";
 import { RunThread } from "./run-thread.js";
 import type { Attachment, ServiceRecord } from "./service-record.js";
 import { runConfigOf } from "./thread-config.js";
@@ -37,7 +38,12 @@ export interface MessageRun {
   controller: AbortController;
   /** Called once the input message has landed: the run has started for good. */
   appended?: () => void;
+  /** Streams the runner's replies into the thread (`RunOptions.beginMessage`) and into the events. */
+  replies?: (guard: () => void) => RunReplies;
 }
+
+/** The error a reply still open when its runner returned ends with. */
+const LEFT_OPEN = "the runner returned without ending this reply";
 
 /**
  * Processes one message under the thread's lease: appends it, gathers the providers' context, runs the
@@ -57,6 +63,7 @@ export async function runMessage(run: MessageRun): Promise<SendResult> {
     if (!controller.signal.aborted && !run.lease.valid()) onLeaseLost();
     if (controller.signal.aborted) throw controller.signal.reason;
   };
+  const replies = run.replies?.(guard);
   try {
     guard();
     const [appended] = await untilAborted(thread.append(input), controller.signal);
@@ -64,6 +71,7 @@ export async function runMessage(run: MessageRun): Promise<SendResult> {
     run.appended?.();
     const attachments = attachmentMessages(record.attachments).map((message) => normalizeMessage(message));
     const view = new RunThread(thread, attachments, stored.id, guard);
+    const beginMessage = replies?.beginFor(thread);
     let output: JsonValue | undefined;
     // The answer is validated before the providers learn from the run: one that fails its schema teaches
     // them nothing. The providers run through thread-core's runWithContextProviders, as for any runner.
@@ -89,14 +97,18 @@ export async function runMessage(run: MessageRun): Promise<SendResult> {
           signal: controller.signal,
           config: runConfigOf(config),
           ...(attachments.length === 0 ? {} : { transient: attachments }),
+          ...(beginMessage === undefined ? {} : { beginMessage }),
         },
         input: [stored],
       }),
       controller.signal,
     );
     guard();
+    await replies?.failOpen(new Error(LEFT_OPEN));
     return { threadId, input: stored, messages, ...(output === undefined ? {} : { output }) };
   } catch (error) {
+    // Killed, timed out, failed: a reply still streaming ends `interrupted`, with everything it received.
+    await replies?.failOpen(controller.signal.aborted ? controller.signal.reason : error);
     if (controller.signal.aborted) throw controller.signal.reason;
     if (ThreadProcessingError.isInstance(error)) throw error;
     const detail = error instanceof Error ? error.message : String(error);

@@ -26,9 +26,11 @@ import {
   listServiceThreads,
   type ServiceThreadSummary,
 } from "./list-threads.js";
+import { LiveReplies } from "./live-replies.js";
 import { messageItem, type ServiceContext } from "./message-item.js";
 import { changeServiceRecord, updateOptimistically } from "./optimistic-update.js";
 import { OutputValidator } from "./output-validator.js";
+import { type ServiceEventsOptions, serviceEvents } from "./resumed-events.js";
 import type { SendResult } from "./run-message.js";
 import { assertRunnerSupports } from "./runner-support.js";
 import {
@@ -144,6 +146,7 @@ export class ThreadService {
       validator: new OutputValidator(),
       configs: new ConfigDocuments(this.store),
       events: new EventStream(),
+      live: new LiveReplies(),
       leaseMs,
     };
     this.#queues = new ThreadQueues({
@@ -309,11 +312,12 @@ export class ThreadService {
   }
 
   /**
-   * `completed`, `failed` and `status` events of this instance from now on, of one thread or all.
+   * `completed`, `failed`, `status` and streamed replies' events of this instance from now on, of one thread
+   * or all; with `from`, first a reply's deltas from an offset (a client resuming).
    * @example for await (const event of service.events(threadId, { signal })) console.log(event.type);
    */
-  events(threadId?: string, options: { signal?: AbortSignal } = {}): AsyncIterableIterator<ServiceEvent> {
-    return this.#context.events.subscribe(threadId, options.signal);
+  events(threadId?: string, options: ServiceEventsOptions = {}): AsyncIterableIterator<ServiceEvent> {
+    return serviceEvents(this.#context, threadId, options);
   }
 
   /** Resolves when this instance has nothing queued or running, for one thread or all. */

@@ -3,6 +3,7 @@
 // which re-exports these.
 import type { JsonValue } from "./json-value.js";
 import type { Message } from "./message.js";
+import type { BeginMessageOptions, StreamingReply } from "./streaming.js";
 import type { Thread } from "./thread.js";
 
 /** What a thread runs with: fixed when a thread-service thread is created. */
@@ -38,6 +39,13 @@ export interface RunOptions {
    * drops them.
    */
   transient?: readonly Message[];
+  /**
+   * Streams a message into the thread while the model makes it, given by callers that want replies as they
+   * arrive (thread-service). A runner that streams calls it instead of appending its answer whole, writes the
+   * deltas, ends the reply (`end`, or `fail` on an error) and returns the ended message among those it
+   * appended. Absent (or ignored by a runner that does not stream): the answer is appended whole, as before.
+   */
+  beginMessage?: (options: Pick<BeginMessageOptions, "role" | "id" | "author">) => Promise<StreamingReply>;
 }
 
 /**

@@ -32,6 +32,11 @@ async function parse<T>(response: Response): Promise<T> {
   return body as T;
 }
 
+/** The address of a stream of server-sent events; an `EventSource` cannot send headers, so the token goes in the query. */
+export function eventStreamUrl(path: string, parameters: Parameters = {}): string {
+  return `${path}${query({ ...parameters, token })}`;
+}
+
 export async function getJson<T>(path: string, parameters: Parameters = {}): Promise<T> {
   return parse<T>(await fetch(`${path}${query(parameters)}`, { headers: { "x-skein-token": token } }));
 }

@@ -8,7 +8,7 @@ export type ResultsByCall = ReadonlyMap<string, Content>;
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-interface MessageItemProps {
+export interface MessageItemProps {
   message: Message;
   position: number;
   results: ResultsByCall;
@@ -42,6 +42,9 @@ export function MessageItem({
         {message.authorName ? <span class="author">{message.authorName}</span> : null}
         <time>{message.createdAt.replace("T", " ").slice(0, 19)}</time>
         {dropped ? <span class="dropped-note">not sent</span> : null}
+        {message.status === "streaming" || message.status === "interrupted" ? (
+          <span class={`message-status status-${message.status}`}>{message.status}</span>
+        ) : null}
         {versions ? <VersionSwitch versions={versions} onFlip={onFlip} /> : null}
       </header>
       {message.contents.map((content, index) => (

@@ -3,7 +3,8 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import type { MessagePage } from "../api-types.js";
 import { errorText, getJson } from "./api-client.js";
 import { BranchBanner } from "./branch-banner.js";
-import { MessageItem, pairCalls } from "./message-item.js";
+import { FollowedMessageItem } from "./followed-message-item.js";
+import { MessageItem, type MessageItemProps, pairCalls } from "./message-item.js";
 import { type BranchChoice, type Slice, sliceOf } from "./message-slice.js";
 import type { ThreadRef } from "./thread-ref.js";
 import { WindowBar } from "./window-bar.js";
@@ -231,7 +232,8 @@ export function MessageWindow({
             ? "loading…"
             : slice.earlier !== undefined
               ? `the last ${slice.messages.length} messages`
-              : `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${slice.length}`
+              : // A message still streaming comes after the log's length: it is counted once shown.
+                `messages ${slice.messages.length ? slice.from + 1 : 0}–${end} of ${Math.max(slice.length, end)}`
         }
         compact={Boolean(compact)}
         onJump={(position) => loadAt(position)}
@@ -270,7 +272,9 @@ export function MessageWindow({
         ) : null}
         {slice?.messages.length === 0 ? <div class="muted empty">no messages</div> : null}
         {slice?.messages.map((message, index) => (
-          <MessageItem
+          // A message still streaming (on the thread as it is now) is followed live; the past is shown as read.
+          <ShownMessage
+            followed={message.status === "streaming" && !point && !branch.current ? thread : undefined}
             key={message.id}
             message={message}
             position={slice.from + index}
@@ -300,6 +304,11 @@ export function MessageWindow({
       </div>
     </div>
   );
+}
+
+/** A message as read, or followed live while it streams (`followed`: its thread). */
+function ShownMessage({ followed, ...props }: MessageItemProps & { followed: ThreadRef | undefined }) {
+  return followed ? <FollowedMessageItem {...props} thread={followed} /> : <MessageItem {...props} />;
 }
 
 /** The server's own cap on one page. */

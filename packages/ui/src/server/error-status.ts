@@ -4,6 +4,7 @@ import {
   InvalidListOptionsError,
   InvalidOptionError,
   InvalidThreadIdError,
+  MessageNotFoundError,
   MessageOffBranchError,
   PointNotFoundError,
   SkeinError,
@@ -27,7 +28,12 @@ export function describeApiError(error: unknown): { status: number; body: ApiErr
 
 function statusOf(error: SkeinError): number {
   if (UiRequestError.isInstance(error)) return (error as UiRequestError).status;
-  if (ThreadNotFoundError.isInstance(error) || PointNotFoundError.isInstance(error)) return 404;
+  if (
+    ThreadNotFoundError.isInstance(error) ||
+    PointNotFoundError.isInstance(error) ||
+    MessageNotFoundError.isInstance(error)
+  )
+    return 404;
   // A message on another branch than the current: the thread's state, not the request's form, is in the way.
   if (
     ConcurrencyError.isInstance(error) ||

@@ -5,6 +5,7 @@ import { UiRequestError } from "../errors.js";
 import { hostAllowed, newAccessToken, requestToken, SECURITY_HEADERS, tokenMatches } from "./access-token.js";
 import { routeApi } from "./api-routes.js";
 import { describeApiError } from "./error-status.js";
+import { followStream } from "./follow-stream.js";
 import { loadStaticAssets, pageHtml } from "./static-assets.js";
 import { checkUiOptions, type UiOptions } from "./ui-options.js";
 
@@ -50,6 +51,10 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
       return send(response, 200, "text/javascript; charset=utf-8", assets.script);
     if (url.pathname === "/assets/app.css")
       return send(response, 200, "text/css; charset=utf-8", assets.style);
+    if (url.pathname === "/api/follow") {
+      if (method !== "GET") throw new UiRequestError(405, "/api/follow answers GET only.");
+      return followStream(store, request, response, url.searchParams);
+    }
     if (url.pathname.startsWith("/api/")) {
       if (method !== "GET" && method !== "HEAD") assertSameOrigin(request, port);
       const result = await routeApi({ store, info }, method, url, () => readJsonBody(request));

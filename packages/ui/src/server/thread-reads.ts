@@ -2,6 +2,7 @@ import {
   type Checkpoint,
   estimateTokens,
   LogThread,
+  type Message,
   SkeinError,
   type Thread,
   type ThreadStore,
@@ -173,8 +174,30 @@ export async function messagePage(
     };
   }
   const start = clampStart(from, length, count);
-  const messages = start < length ? await source.messages({ last: length - start, limit: count }) : [];
-  return { from: start, length, messages };
+  const take = Math.min(count, length - start);
+  if (start + take < length) {
+    return { from: start, length, messages: await source.messages({ last: length - start, limit: take }) };
+  }
+  // An empty log's page is its streaming messages; a page asked past the end of a log holds nothing.
+  if (take === 0 && length > 0) return { from: start, length, messages: [] };
+  return { from: start, length, messages: await lastPage(source, take) };
+}
+
+/** The most messages still streaming that a page shows after the log's end (each is one `beginMessage`). */
+const MAX_STREAMING_SHOWN = 8;
+
+/**
+ * The last `take` messages of the log, then the messages still streaming (which come after its end): room in
+ * the limit lets `messages()` add them, at no extra read when there are none. `last` counts them too, so
+ * as many of the page's first messages are read again when there are some.
+ */
+async function lastPage(source: Readable, take: number): Promise<Message[]> {
+  if (take === 0) return source.messages({ limit: MAX_STREAMING_SHOWN }); // an empty log: nothing is read
+  const read = await source.messages({ last: take, limit: take + MAX_STREAMING_SHOWN });
+  const streaming = read.filter((message) => message.status === "streaming");
+  if (streaming.length === 0) return read;
+  const pushedOut = await source.messages({ last: take, limit: streaming.length });
+  return [...pushedOut, ...read];
 }
 
 /** No `from`: the last page. */
