@@ -1,3 +1,4 @@
+import { normalizeMessage } from "../message.js";
 import { redactSecrets } from "../redact-secrets.js";
 import type { Content, Message } from "../spec/message.js";
 import type { ReplyDelta, StreamingReply } from "../spec/streaming.js";
@@ -72,8 +73,17 @@ export class ReplyWriter implements StreamingReply {
     }
   }
 
-  end(): Promise<Message> {
-    return this.#finish(mergeDeltas(this.#deltas), undefined);
+  async end(final?: { contents?: Content[]; metadata?: Message["metadata"] }): Promise<Message> {
+    if (final === undefined) return this.#finish(mergeDeltas(this.#deltas), undefined);
+    this.#assertOpen();
+    // Checked as append checks a message, before anything is written: a malformed end leaves the reply open.
+    const checked = normalizeMessage({
+      id: this.id,
+      role: this.#entry.role,
+      contents: final.contents ?? mergeDeltas(this.#deltas),
+      ...(final.metadata === undefined ? {} : { metadata: final.metadata }),
+    });
+    return this.#finish(checked.contents, undefined, checked.metadata);
   }
 
   fail(error: unknown): Promise<Message> {
@@ -124,13 +134,17 @@ export class ReplyWriter implements StreamingReply {
     await announce(this.#access.driver, this.#entry.segment);
   }
 
-  async #finish(contents: Content[], status: "interrupted" | undefined): Promise<Message> {
+  async #finish(
+    contents: Content[],
+    status: "interrupted" | undefined,
+    metadata?: Message["metadata"],
+  ): Promise<Message> {
     this.#assertOpen();
     this.#ended = true;
     let message: Message | undefined;
     try {
       await this.#flush();
-      message = await this.#access.landReply(this.#entry, contents, status);
+      message = await this.#access.landReply(this.#entry, contents, status, metadata);
     } catch (error) {
       // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried again.
       this.#ended = false;
