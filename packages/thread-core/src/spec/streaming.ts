@@ -45,8 +45,11 @@ export interface StreamingReply {
    * mapping that keeps more than the deltas carry); `final.metadata` becomes the message's `metadata`.
    */
   end(final?: { contents?: Content[]; metadata?: Message["metadata"] }): Promise<Message>;
-  /** Writes what is buffered and ends the message `interrupted`, with an `error` content saying why. */
-  fail(error: unknown): Promise<Message>;
+  /**
+   * Writes what is buffered and ends the message `interrupted`, with an `error` content saying why after the
+   * deltas joined (or after `final.contents`, as for `end`).
+   */
+  fail(error: unknown, final?: { contents?: Content[]; metadata?: Message["metadata"] }): Promise<Message>;
   /** Deltas written so far (buffered ones included). */
   readonly written: number;
 }

@@ -8,6 +8,9 @@ import type { StreamEntry } from "./stream-entries.js";
 import { ReplyEndedError } from "./stream-errors.js";
 import { announce } from "./stream-wakeups.js";
 
+/** What a writer that knows a reply's finished form better than its deltas gives `end` and `fail`. */
+type FinalForm = { contents?: Content[]; metadata?: Message["metadata"] };
+
 /** How a reply batches its deltas and how long its writer's lease lasts. */
 export interface ReplySettings {
   flushMs: number;
@@ -73,23 +76,32 @@ export class ReplyWriter implements StreamingReply {
     }
   }
 
-  async end(final?: { contents?: Content[]; metadata?: Message["metadata"] }): Promise<Message> {
-    if (final === undefined) return this.#finish(mergeDeltas(this.#deltas), undefined);
+  end(final?: FinalForm): Promise<Message> {
+    return this.#finishAs(final, [], undefined);
+  }
+
+  fail(error: unknown, final?: FinalForm): Promise<Message> {
+    const reason = error instanceof Error ? error.message : String(error);
+    const part: Content = { type: "error", message: redactSecrets(reason) };
+    return this.#finishAs(final, [part], "interrupted");
+  }
+
+  /** Ends the reply with the deltas joined, or the writer's finished form, then `trailer`. */
+  async #finishAs(
+    final: FinalForm | undefined,
+    trailer: Content[],
+    status: "interrupted" | undefined,
+  ): Promise<Message> {
+    if (final === undefined) return this.#finish([...mergeDeltas(this.#deltas), ...trailer], status);
     this.#assertOpen();
-    // Checked as append checks a message, before anything is written: a malformed end leaves the reply open.
+    // Checked as append checks a message, before anything is written: a malformed form leaves the reply open.
     const checked = normalizeMessage({
       id: this.id,
       role: this.#entry.role,
-      contents: final.contents ?? mergeDeltas(this.#deltas),
+      contents: [...(final.contents ?? mergeDeltas(this.#deltas)), ...trailer],
       ...(final.metadata === undefined ? {} : { metadata: final.metadata }),
     });
-    return this.#finish(checked.contents, undefined, checked.metadata);
-  }
-
-  fail(error: unknown): Promise<Message> {
-    const reason = error instanceof Error ? error.message : String(error);
-    const part: Content = { type: "error", message: redactSecrets(reason) };
-    return this.#finish([...mergeDeltas(this.#deltas), part], "interrupted");
+    return this.#finish(checked.contents, status, checked.metadata);
   }
 
   #assertOpen(): void {

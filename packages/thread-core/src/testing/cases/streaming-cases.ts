@@ -295,6 +295,17 @@ export function streamingCases(context: SuiteContext): void {
       expect(stored?.contents).toEqual(final);
       expect(stored?.metadata).toEqual({ acme: { from: "ui" } });
       expect((stored as { status?: string } | undefined)?.status).toBe(undefined);
+
+      const cut = await thread.beginMessage({ role: "assistant", id: "cut", ...EACH_WRITE });
+      await cut.write("Hal");
+      const failed = await cut.fail(new Error("aborted"), {
+        contents: [{ type: "text", text: "Hal", acme: { state: "cut" } }],
+      });
+      expect(failed.contents).toEqual([
+        { type: "text", text: "Hal", acme: { state: "cut" } },
+        { type: "error", message: "aborted" },
+      ]);
+      expect((failed as { status?: string }).status).toBe("interrupted");
     },
   );
 
