@@ -31,8 +31,8 @@ export type PersistChatStreamOptions<Message extends UIMessage = UIMessage> = Re
  * messages are saved at once, the reply streams into the thread as it is made (`thread.beginMessage`: another
  * process follows it with `resumeChat`, and a process that dies leaves it `interrupted` with every flushed
  * delta), and `onFinish` ends it as the SDK assembled it; an aborted or failed stream ends it `interrupted`.
- * A continuation (the client's last message is the assistant message the stream adds to) is saved whole in
- * `onFinish`. Its arguments are checked, and the client's messages saved, before any reply streams.
+ * A continuation (the client's last message is the assistant message the stream adds to) and a regeneration
+ * (the thread holds an answer after the client's last message) are saved whole in `onFinish`. Its arguments are checked, and the client's messages saved, before any reply streams.
  * @example return result.toUIMessageStreamResponse(await persistChat({ thread, messages }))
  */
 export async function persistChat<Message extends UIMessage = UIMessage>(
@@ -47,18 +47,26 @@ export async function persistChat<Message extends UIMessage = UIMessage>(
   if (options.messages !== undefined) assertUIMessages("persistChat", "messages", options.messages);
   let ifRevision = readIfRevision("persistChat", options.ifRevision);
   const originalMessages = options.messages ?? ((await loadChat(thread)) as Message[]);
-  const continuation = originalMessages.at(-1)?.role === "assistant";
-  if (!continuation && options.messages !== undefined) {
+  let live = originalMessages.at(-1)?.role !== "assistant";
+  if (live && options.messages !== undefined) {
     // The question is in the thread before its answer streams: a crash mid-reply keeps both.
     const saved = await saveChat(thread, originalMessages, { ifRevision });
     if (ifRevision !== undefined) ifRevision = saved.revision;
   }
-  const recorder = continuation ? undefined : new ReplyRecorder(thread, replySettings(options));
+  if (live) {
+    // A regeneration: the thread holds an answer after the client's last message, which the new answer
+    // replaces (kept as a version) in onFinish; a streamed reply could only come after it.
+    const [last] = await thread.messages({ last: 1 });
+    const held = last !== undefined && (last as { status?: string }).status !== "streaming";
+    live = !held || last.id === originalMessages.at(-1)?.id;
+  }
+  const recorder = live ? new ReplyRecorder(thread, replySettings(options)) : undefined;
   return {
     originalMessages,
     generateMessageId: () => newSortableId(),
     consumeSseStream: async ({ stream }) => {
       if (recorder) await recorder.consume(stream);
+      // Not streamed live: the copy is let go (the client's own stream goes on).
       else await stream.cancel();
     },
     onFinish: async ({ messages, responseMessage, isContinuation, isAborted, outcome }) => {
@@ -68,7 +76,7 @@ export async function persistChat<Message extends UIMessage = UIMessage>(
         if (await recorder.finish(stopped ? receivedParts(responseMessage) : responseMessage, failure))
           return;
       }
-      // Not streamed into the thread (a continuation, or a stream that ended before its copy was read).
+      // Not streamed into the thread (a continuation, a regeneration, or a stream that ended before its copy was read).
       const completed = stopped ? completedParts(responseMessage) : responseMessage;
       const before = messages.slice(0, -1);
       const keep = completed.parts.some((part) => part.type !== "step-start") || isContinuation;
