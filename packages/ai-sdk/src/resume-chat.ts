@@ -1,6 +1,6 @@
 import { type Message, ThreadNotFoundError, type ThreadStore } from "@skein/thread-core";
 import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
-import { assertOptions } from "./chat-arguments.js";
+import { assertOptions, describeValue } from "./chat-arguments.js";
 import { ContentChunks } from "./content-chunks.js";
 import { ChatArgumentError } from "./errors.js";
 import { messageExtra } from "./namespace.js";
@@ -24,8 +24,11 @@ export interface ResumeChatOptions {
 export async function resumeChat(options: ResumeChatOptions): Promise<Response> {
   assertOptions("resumeChat", options);
   const { store, chatId, signal } = options;
+  if (typeof store?.get !== "function") {
+    throw new ChatArgumentError("resumeChat", "store", "a store (openStore(url))", describeValue(store));
+  }
   if (typeof chatId !== "string" || chatId.length === 0) {
-    throw new ChatArgumentError("resumeChat", "chatId", "the chat's id (a string)", typeof chatId);
+    throw new ChatArgumentError("resumeChat", "chatId", "the chat's id (a string)", describeValue(chatId));
   }
   let thread: StreamingThread;
   try {

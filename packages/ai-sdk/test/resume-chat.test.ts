@@ -2,7 +2,7 @@ import { freshStore, type TestStore } from "@skein/test-support/fresh-store";
 import { type Message, type Thread, UnsupportedOperationError } from "@skein/thread-core";
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadChat, persistChat, resumeChat } from "../src/index.js";
+import { ChatArgumentError, loadChat, persistChat, resumeChat } from "../src/index.js";
 import { startChatServer } from "./chat-http-server.js";
 import { slowModel } from "./slow-model.js";
 
@@ -98,6 +98,13 @@ describe("persistChat streams the reply into the thread; resumeChat gives it to 
       expect(answer?.metadata).toBeUndefined();
     } finally {
       await server.close();
+    }
+  });
+
+  it("resumeChat refuses a missing store or chat id with a ChatArgumentError", async () => {
+    for (const options of [{ chatId: "chat" }, { store: test.store, chatId: "" }, { store: test.store }]) {
+      const error = await resumeChat(options as never).catch((caught: unknown) => caught);
+      expect(ChatArgumentError.isInstance(error)).toBe(true);
     }
   });
 
