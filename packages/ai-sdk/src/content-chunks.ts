@@ -108,6 +108,11 @@ export class ContentChunks {
     const type = String(part.type);
     if (type === "dynamic-tool" || type.startsWith("tool-")) return [callChunk(part as ToolPart)];
     if (type === "step-start") return [];
+    if (type === "file") {
+      // A file chunk carries no name: a file part with one (never one a model streamed) comes back without it.
+      const { url, mediaType, providerMetadata } = part;
+      return [{ type: "file", url, mediaType, ...metadataOf(providerMetadata) } as UIMessageChunk];
+    }
     const { state: _state, ...rest } = part;
     return [rest as UIMessageChunk];
   }
