@@ -2,9 +2,17 @@
 // AI SDK's `prepareSendMessagesRequest` pattern); the route loads the rest from the thread, streams the answer
 // and saves it with `persistChat`, so any process serving the next request continues the same chat. Beside it:
 // the sidebar (`listChats`) and the branch picker of edited and regenerated messages (`switchBranch`).
-import { listChats, loadChat, persistChat, switchBranch } from "@skein/ai-sdk";
+import { listChats, loadChat, persistChat, resumeChat, switchBranch } from "@skein/ai-sdk";
 import { ThreadNotFoundError } from "@skein/thread-core";
-import { convertToModelMessages, jsonSchema, stepCountIs, streamText, tool, validateUIMessages } from "ai";
+import {
+  convertToModelMessages,
+  jsonSchema,
+  simulateReadableStream,
+  stepCountIs,
+  streamText,
+  tool,
+  validateUIMessages,
+} from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 
 /** The tools of this chat: deleting a file needs the user's approval. (It only pretends to delete.) */
@@ -22,7 +30,7 @@ export const tools = {
  * result is in the prompt, it says so. Anything else it answers with a numbered reply, so a regenerated answer
  * reads differently from the one it replaces. `onPrompt` sees every prompt it is sent.
  */
-export function scriptedModel({ onPrompt } = {}) {
+export function scriptedModel({ onPrompt, delayMs } = {}) {
   let replies = 0;
   return new MockLanguageModelV3({
     doStream: async ({ prompt }) => {
@@ -47,36 +55,40 @@ export function scriptedModel({ onPrompt } = {}) {
                 input: JSON.stringify({ path }),
               },
             ]
-          : textChunks(`Reply ${++replies} to "${question}".`);
+          : textChunks(
+              /\blong\b/i.test(question) ? longStory(++replies) : `Reply ${++replies} to "${question}".`,
+              delayMs !== undefined,
+            );
       const usage = {
         inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
         outputTokens: { total: 5, text: 5, reasoning: 0 },
       };
       const finishReason = { unified: result || !path ? "stop" : "tool-calls", raw: undefined };
-      return {
-        stream: new ReadableStream({
-          start(controller) {
-            for (const chunk of [
-              { type: "stream-start", warnings: [] },
-              ...chunks,
-              { type: "finish", finishReason, usage },
-            ]) {
-              controller.enqueue(chunk);
-            }
-            controller.close();
-          },
-        }),
-      };
+      const parts = [
+        { type: "stream-start", warnings: [] },
+        ...chunks,
+        { type: "finish", finishReason, usage },
+      ];
+      // Slowed down (`delayMs`), a reply streams word by word for a while: long enough to join it from another
+      // tab, or to kill the server in the middle of it.
+      return { stream: simulateReadableStream({ chunks: parts, chunkDelayInMs: delayMs ?? null }) };
     },
   });
 }
 
-function textChunks(text) {
+function textChunks(text, byWord = false) {
+  const deltas = byWord ? text.split(/(?<= )/) : [text];
   return [
     { type: "text-start", id: "t1" },
-    { type: "text-delta", id: "t1", delta: text },
+    ...deltas.map((delta) => ({ type: "text-delta", id: "t1", delta })),
     { type: "text-end", id: "t1" },
   ];
+}
+
+/** The reply to a question that asks for something long: 200 numbered words. */
+function longStory(reply) {
+  const words = Array.from({ length: 200 }, (_, index) => `word${index + 1}`);
+  return `Story ${reply}: ${words.join(" ")}.`;
 }
 
 /**
@@ -115,7 +127,7 @@ function ownChat(thread, user) {
  * answers again, an answer re-sent with a tool approval. `saveChat` keeps what the edit or the regeneration
  * replaced as a version (`loadChat`'s `metadata.skein`, `switchBranch`).
  */
-export async function handleChat(request, { store, model }) {
+export async function handleChat(request, { store, model, leaseMs }) {
   const user = userOf(request);
   const { id, message } = await request.json();
   const thread = ownChat(
@@ -138,7 +150,27 @@ export async function handleChat(request, { store, model }) {
     tools,
     stopWhen: stepCountIs(5),
   });
-  return result.toUIMessageStreamResponse(await persistChat({ thread, messages }));
+  // The reply streams into the thread as it is made: another tab follows it (`handleResume`), and a server that
+  // dies mid-reply leaves it `interrupted` with every delta written (once its lease, `leaseMs`, lapses).
+  return result.toUIMessageStreamResponse(
+    await persistChat({ thread, messages, ...(leaseMs === undefined ? {} : { leaseMs }) }),
+  );
+}
+
+/**
+ * `GET /api/chat/<id>/stream?user=`: what `useChat({ resume: true })` asks for when a page opens a chat: the reply
+ * streaming into it (from whichever process writes it), replayed from its start and followed live; 204 when
+ * none streams. The page loaded the chat with `loadChat`, which leaves a streaming reply out.
+ */
+export async function handleResume(request, { store }) {
+  const chatId = decodeURIComponent(new URL(request.url).pathname.split("/").at(-2) ?? "");
+  try {
+    await userChat(store, chatId, userOf(request));
+  } catch (error) {
+    if (ThreadNotFoundError.isInstance(error)) return new Response(null, { status: 204 });
+    throw error;
+  }
+  return resumeChat({ store, chatId, signal: request.signal });
 }
 
 /** `GET ?user=&id=`: the chat as UI messages, for a page that opens it again. */

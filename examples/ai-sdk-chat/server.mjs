@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // Serves the example chat on loopback with the scripted model (no network), keeping chats in a skein store:
 //
-//   node examples/ai-sdk-chat/server.mjs file:./.skein-chat [--prompts prompts.jsonl]
+//   node examples/ai-sdk-chat/server.mjs file:./.skein-chat [--prompts prompts.jsonl] [--slow 50] [--lease 5000]
 //
 // Prints `listening on <url>`; open `<url>/?user=u-7` in a browser. Ctrl-C (or SIGTERM) closes the store and
-// exits. `--prompts` appends every prompt the model is sent, one JSON line each. Routes (`?user=` is the user):
+// exits. `--prompts` appends every prompt the model is sent, one JSON line each; `--slow <ms>` streams replies word
+// by word, `<ms>` apart (ask for something "long"); `--lease <ms>` is how long a dead server's reply stays
+// `streaming` before it ends `interrupted` (30 s by default). Routes (`?user=` is the user):
 //   GET  /                 the page: sidebar, chat, version pickers, edit and regenerate buttons
 //   POST /api/chat         the AI SDK chat route ({ id, message })      GET /api/chat?id=  the chat (loadChat)
 //   GET  /api/chats        the sidebar (listChats)                       POST /api/switch   { id, messageId, to }
+//   GET  /api/chat/<id>/stream  the reply streaming into the chat, for useChat({ resume: true }) (resumeChat)
 import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -24,6 +27,7 @@ import {
   handleChat,
   handleList,
   handleLoad,
+  handleResume,
   handleSwitch,
   scriptedModel,
   userChat,
@@ -31,15 +35,23 @@ import {
 } from "./chat-route.mjs";
 import { renderPage } from "./page.mjs";
 
-const [url = "file:./.skein-chat", flag, promptsFile] = process.argv.slice(2);
+const [url = "file:./.skein-chat", ...flags] = process.argv.slice(2);
+const flag = (name) => {
+  const at = flags.indexOf(name);
+  return at < 0 ? undefined : flags[at + 1];
+};
 const store = await openStore(url);
-const onPrompt =
-  flag === "--prompts" ? (prompt) => appendFileSync(promptsFile, `${JSON.stringify(prompt)}\n`) : undefined;
+const promptsFile = flag("--prompts");
+const onPrompt = promptsFile
+  ? (prompt) => appendFileSync(promptsFile, `${JSON.stringify(prompt)}\n`)
+  : undefined;
+const delayMs = flag("--slow") === undefined ? undefined : Number(flag("--slow"));
+const leaseMs = flag("--lease") === undefined ? undefined : Number(flag("--lease"));
 // One model for the process: its replies are numbered, so a regenerated answer differs from the one it replaces.
-const model = scriptedModel({ onPrompt });
+const model = scriptedModel({ onPrompt, delayMs });
 
 const routes = {
-  "POST /api/chat": (request) => handleChat(request, { store, model }),
+  "POST /api/chat": (request) => handleChat(request, { store, model, leaseMs }),
   "GET /api/chat": (request) => handleLoad(request, { store }),
   "GET /api/chats": (request) => handleList(request, { store }),
   "POST /api/switch": (request) => handleSwitch(request, { store }),
@@ -88,7 +100,7 @@ async function pageFlow(request, flow) {
     api: new URL("/api/chat", request.url).href,
     user,
     messages,
-    fetch: async (input, init) => handleChat(new Request(input, init), { store, model }),
+    fetch: async (input, init) => handleChat(new Request(input, init), { store, model, leaseMs }),
   });
   await chat.run((running) => flow(running, form));
   return backToPage(request, chatId);
@@ -118,12 +130,19 @@ const server = createServer(async (incoming, outgoing) => {
     const address = new URL(incoming.url ?? "/", `http://${incoming.headers.host ?? "127.0.0.1"}`);
     const body = [];
     for await (const chunk of incoming) body.push(chunk);
+    // The request's signal says the client went away: a resumed stream then stops following.
+    const gone = new AbortController();
+    outgoing.on("close", () => gone.abort());
     const request = new Request(address, {
       method: incoming.method,
       headers: incoming.headers,
+      signal: gone.signal,
       ...(body.length ? { body: Buffer.concat(body) } : {}),
     });
-    const route = routes[`${request.method} ${address.pathname}`];
+    const resume = request.method === "GET" && /^\/api\/chat\/[^/]+\/stream$/.test(address.pathname);
+    const route = resume
+      ? (request) => handleResume(request, { store })
+      : routes[`${request.method} ${address.pathname}`];
     const response = route
       ? await route(request).catch(failure)
       : new Response("not found", { status: 404, headers: { "content-type": "text/plain" } });

@@ -2,7 +2,13 @@ import { ConcurrencyError, type Message, type Thread, UnsupportedOperationError 
 import { isServiceThread, runTarget } from "@skein/thread-core/driver";
 import type { UIMessage } from "ai";
 import { assertOptions, assertThread, assertUIMessages, readIfRevision } from "./chat-arguments.js";
-import { markVersions, replaceAsVersion, type SwitchBranchOptions, switchTo } from "./chat-branches.js";
+import {
+  markVersions,
+  replaceAsVersion,
+  SKEIN_METADATA,
+  type SwitchBranchOptions,
+  switchTo,
+} from "./chat-branches.js";
 import { SOURCE } from "./errors.js";
 import { fromUIMessages } from "./from-ui-messages.js";
 import { planSave, type StoredChat } from "./save-plan.js";
@@ -32,13 +38,15 @@ export interface SaveChatResult {
 }
 
 /**
- * The chat a thread holds, as AI SDK UI messages (`toUIMessages` of its messages).
+ * The chat a thread holds, as AI SDK UI messages (`toUIMessages` of its messages). A reply still streaming is
+ * left out (`useChat({ resume: true })` gets it from `resumeChat`); one that ended before it was complete has
+ * `metadata.skein.status: "interrupted"`.
  * @example const messages = await loadChat(await store.get(chatId))
  */
 export async function loadChat(thread: Thread): Promise<UIMessage[]> {
   assertThread("loadChat", thread);
-  const messages = await thread.messages();
-  return markVersions(thread, messages, groupUIMessages(messages));
+  const messages = settled(await thread.messages());
+  return markStatus(messages, await markVersions(thread, messages, groupUIMessages(messages)));
 }
 
 /**
@@ -155,7 +163,7 @@ async function readStoredChat(
 ): Promise<{ stored: StoredChat; seen: number | undefined }> {
   const first = uiMessages[0];
   if (!thread.message || !first) {
-    const groups = groupUIMessages(await thread.messages());
+    const groups = groupUIMessages(settled(await thread.messages()));
     const seen = thread.revision;
     const ids = new Set(groups.map((group) => group.message.id));
     return { stored: { groups, before: undefined, holds: (id) => ids.has(id) }, seen };
@@ -170,8 +178,40 @@ async function readStoredChat(
     return { stored: { groups: [], before: undefined, holds: (id) => ids.has(id) }, seen };
   }
   const [before] = await thread.messages({ before: first.id, limit: 1 });
-  const suffix = await thread.messages(before ? { after: before.id } : {});
+  const suffix = settled(await thread.messages(before ? { after: before.id } : {}));
   const groups = groupUIMessages(suffix);
   const ids = new Set(groups.map((group) => group.message.id));
   return { stored: { groups, before: before?.id, holds: (id) => ids.has(id) }, seen };
+}
+
+/** A message's `status` (skein's streaming replies): `"streaming"`, `"interrupted"`, or none once it ended whole. */
+function statusOf(message: Message): string | undefined {
+  const { status } = message as Message & { status?: unknown };
+  return typeof status === "string" ? status : undefined;
+}
+
+/** The messages without replies still streaming: what a save compares with and a page loads. */
+function settled(messages: Message[]): Message[] {
+  return messages.some((message) => statusOf(message) === "streaming")
+    ? messages.filter((message) => statusOf(message) !== "streaming")
+    : messages;
+}
+
+/** The UI messages with `metadata.skein.status` on each whose first skein message has a status. */
+function markStatus(messages: readonly Message[], uiMessages: UIMessage[]): UIMessage[] {
+  const statuses = new Map<string, string>();
+  for (const message of messages) {
+    const status = statusOf(message);
+    if (status !== undefined) statuses.set(message.id, status);
+  }
+  if (statuses.size === 0) return uiMessages;
+  return uiMessages.map((uiMessage) => {
+    const status = statuses.get(uiMessage.id);
+    if (status === undefined) return uiMessage;
+    const metadata = (uiMessage.metadata ?? {}) as Record<string, unknown>;
+    // An application's metadata that is not an object has no room for skein's key: it is left as it is.
+    if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) return uiMessage;
+    const skein = (metadata[SKEIN_METADATA] ?? {}) as Record<string, unknown>;
+    return { ...uiMessage, metadata: { ...metadata, [SKEIN_METADATA]: { ...skein, status } } };
+  });
 }

@@ -34,11 +34,35 @@ export function contentsToUIParts(
   calls: Map<string, Part & { state: string }>,
 ): Part[] {
   const parts: Part[] = [];
+  const pending = new Map<string, Json>();
   for (const content of contents) {
+    if (foldMarker(content, parts, pending)) continue;
     const part = contentToUIPart(content, calls);
-    if (part) parts.push(part);
+    if (!part) continue;
+    const start = pending.get(part.type);
+    pending.delete(part.type);
+    parts.push(start ? ({ ...start, ...part } as Part) : part);
   }
   return parts;
+}
+
+/**
+ * The markers a streamed reply holds where its deltas alone would lose a text or reasoning part's fields
+ * (`ChunkDeltas`): a start gives the next part of its kind its id and provider metadata, an end gives the last
+ * one its provider metadata. True when `content` was one.
+ */
+function foldMarker(content: Content, parts: Part[], pending: Map<string, Json>): boolean {
+  const marker = /^ai-sdk\.(text|reasoning)-(start|end)$/.exec(content.type);
+  if (!marker) return false;
+  const [, kind, edge] = marker as unknown as [string, string, string];
+  const { type: _type, ...fields } = content as Json;
+  if (edge === "start") {
+    pending.set(kind, fields);
+    return true;
+  }
+  const last = parts.findLast((part) => part.type === kind) as Json | undefined;
+  if (last && fields.providerMetadata !== undefined) last.providerMetadata = fields.providerMetadata;
+  return true;
 }
 
 function contentToUIPart(content: Content, calls: Map<string, Part & { state: string }>): Part | undefined {

@@ -5,5 +5,7 @@ export { fromModelMessages } from "./from-model-messages.js";
 export { fromUIMessages } from "./from-ui-messages.js";
 export { type ChatPage, type ChatSummary, type ListChatsOptions, listChats } from "./list-chats.js";
 export { type PersistChatOptions, type PersistChatStreamOptions, persistChat } from "./persist-chat.js";
+export type { ReplySettings } from "./reply-recorder.js";
+export { type ResumeChatOptions, resumeChat } from "./resume-chat.js";
 export { type ToModelMessagesOptions, toModelMessages } from "./to-model-messages.js";
 export { toUIMessages } from "./to-ui-messages.js";

@@ -103,7 +103,7 @@ describe("streamText on a chat kept in a thread", () => {
     expect(saved[2]?.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
   });
 
-  it("saves what completed when the stream is aborted", async () => {
+  it("keeps what the stream sent, interrupted, when it is aborted", async () => {
     const thread = await test.store.create();
     const messages = chat.slice(0, 2);
     const options = await persistChat({ thread, messages });
@@ -138,10 +138,14 @@ describe("streamText on a chat kept in a thread", () => {
     expect(await finished).toBe(true);
     const saved = await loadChat(thread);
     expect(saved.slice(0, 2)).toEqual(messages);
+    // Everything the stream sent is kept, the part it cut included; the reply says it was interrupted, and why.
     expect(saved[2]?.parts).toEqual([
       { type: "step-start" },
       { type: "text", text: "The first part.", state: "done" },
+      { type: "text", text: "The second, cut", state: "done" },
+      { type: "data-skein", data: { type: "error", message: "the stream was aborted" } },
     ]);
+    expect(saved[2]?.metadata).toEqual({ skein: { status: "interrupted" } });
   });
 
   it("carries a tool approval across two requests, each on its own store over the same files", async () => {

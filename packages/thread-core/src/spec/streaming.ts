@@ -39,10 +39,17 @@ export interface StreamingReply {
   readonly id: string;
   /** Adds a delta; resolves once it is buffered (or written, when the buffer reached `maxBatchBytes`). */
   write(delta: ReplyDelta): Promise<void>;
-  /** Writes what is buffered and makes the message an ordinary message of the thread; resolves to it. */
-  end(): Promise<Message>;
-  /** Writes what is buffered and ends the message `interrupted`, with an `error` content saying why. */
-  fail(error: unknown): Promise<Message>;
+  /**
+   * Writes what is buffered and makes the message an ordinary message of the thread; resolves to it. Its
+   * contents are the deltas joined, or `final.contents` when the writer knows the finished form better (a
+   * mapping that keeps more than the deltas carry); `final.metadata` becomes the message's `metadata`.
+   */
+  end(final?: { contents?: Content[]; metadata?: Message["metadata"] }): Promise<Message>;
+  /**
+   * Writes what is buffered and ends the message `interrupted`, with an `error` content saying why after the
+   * deltas joined (or after `final.contents`, as for `end`).
+   */
+  fail(error: unknown, final?: { contents?: Content[]; metadata?: Message["metadata"] }): Promise<Message>;
   /** Deltas written so far (buffered ones included). */
   readonly written: number;
 }

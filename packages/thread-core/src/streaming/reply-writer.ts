@@ -1,3 +1,4 @@
+import { normalizeMessage } from "../message.js";
 import { redactSecrets } from "../redact-secrets.js";
 import type { Content, Message } from "../spec/message.js";
 import type { ReplyDelta, StreamingReply } from "../spec/streaming.js";
@@ -6,6 +7,9 @@ import { batchMessage, checkDelta, mergeDeltas } from "./stream-deltas.js";
 import type { StreamEntry } from "./stream-entries.js";
 import { ReplyEndedError } from "./stream-errors.js";
 import { announce } from "./stream-wakeups.js";
+
+/** What a writer that knows a reply's finished form better than its deltas gives `end` and `fail`. */
+type FinalForm = { contents?: Content[]; metadata?: Message["metadata"] };
 
 /** How a reply batches its deltas and how long its writer's lease lasts. */
 export interface ReplySettings {
@@ -72,14 +76,32 @@ export class ReplyWriter implements StreamingReply {
     }
   }
 
-  end(): Promise<Message> {
-    return this.#finish(mergeDeltas(this.#deltas), undefined);
+  end(final?: FinalForm): Promise<Message> {
+    return this.#finishAs(final, [], undefined);
   }
 
-  fail(error: unknown): Promise<Message> {
+  fail(error: unknown, final?: FinalForm): Promise<Message> {
     const reason = error instanceof Error ? error.message : String(error);
     const part: Content = { type: "error", message: redactSecrets(reason) };
-    return this.#finish([...mergeDeltas(this.#deltas), part], "interrupted");
+    return this.#finishAs(final, [part], "interrupted");
+  }
+
+  /** Ends the reply with the deltas joined, or the writer's finished form, then `trailer`. */
+  async #finishAs(
+    final: FinalForm | undefined,
+    trailer: Content[],
+    status: "interrupted" | undefined,
+  ): Promise<Message> {
+    if (final === undefined) return this.#finish([...mergeDeltas(this.#deltas), ...trailer], status);
+    this.#assertOpen();
+    // Checked as append checks a message, before anything is written: a malformed form leaves the reply open.
+    const checked = normalizeMessage({
+      id: this.id,
+      role: this.#entry.role,
+      contents: [...(final.contents ?? mergeDeltas(this.#deltas)), ...trailer],
+      ...(final.metadata === undefined ? {} : { metadata: final.metadata }),
+    });
+    return this.#finish(checked.contents, status, checked.metadata);
   }
 
   #assertOpen(): void {
@@ -124,13 +146,17 @@ export class ReplyWriter implements StreamingReply {
     await announce(this.#access.driver, this.#entry.segment);
   }
 
-  async #finish(contents: Content[], status: "interrupted" | undefined): Promise<Message> {
+  async #finish(
+    contents: Content[],
+    status: "interrupted" | undefined,
+    metadata?: Message["metadata"],
+  ): Promise<Message> {
     this.#assertOpen();
     this.#ended = true;
     let message: Message | undefined;
     try {
       await this.#flush();
-      message = await this.#access.landReply(this.#entry, contents, status);
+      message = await this.#access.landReply(this.#entry, contents, status, metadata);
     } catch (error) {
       // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried again.
       this.#ended = false;

@@ -16,6 +16,7 @@ export interface StreamAccess {
     entry: StreamEntry,
     contents: Content[],
     status: "interrupted" | undefined,
+    metadata?: Message["metadata"],
   ): Promise<Message | undefined>;
   /** Moves the lease on to `until`; false when the entry is gone. */
   renewLease(entry: StreamEntry, until: number): Promise<boolean>;

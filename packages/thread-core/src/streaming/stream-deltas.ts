@@ -1,18 +1,20 @@
 import { InvalidMessageError } from "../errors.js";
-import { ContentSchema, KNOWN_CONTENT_TYPES } from "../message.js";
+import { ContentSchema, KNOWN_CONTENT_TYPES, normalizeMessage } from "../message.js";
 import type { Content, Message } from "../spec/message.js";
 import type { ReplyDelta } from "../spec/streaming.js";
 
 /**
- * A delta as stored: a content part of a known type, checked by its schema. A string is text. A part of a
- * type skein does not know is refused: a stream is read by code that assembles it, which must know each part.
+ * A delta as stored: a content part of a known type, checked by its schema, or of a namespaced type
+ * (`acme.card`), kept as the JSON it is. A string is text. Any other type is refused: a stream is read by code
+ * that assembles it, which must know each part; a namespaced type names the package that knows it.
  */
 export function checkDelta(delta: ReplyDelta): Content {
   if (typeof delta === "string") return { type: "text", text: delta };
   const type = (delta as { type?: unknown } | null)?.type;
+  if (typeof type === "string" && NAMESPACED_TYPE.test(type)) return namespacedDelta(delta as Content);
   if (typeof type !== "string" || !KNOWN_CONTENT_TYPES.has(type)) {
     throw new InvalidMessageError(
-      `a delta is a string or a content part of a type append takes (${[...KNOWN_CONTENT_TYPES].join(", ")}), not ${describe(delta)}`,
+      `a delta is a string or a content part of a type append takes (${[...KNOWN_CONTENT_TYPES].join(", ")}, or a namespaced type such as "acme.card"), not ${describe(delta)}`,
       ["delta"],
     );
   }
@@ -25,6 +27,15 @@ export function checkDelta(delta: ReplyDelta): Content {
     ]);
   }
   return parsed.data as Content;
+}
+
+/** A content type of another package: `<namespace>.<name>`, as `ai-sdk.step-start`. */
+const NAMESPACED_TYPE = /^[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/i;
+
+/** A namespaced delta as JSON keeps it (a message's own rule: no `undefined`, no functions, bounded depth). */
+function namespacedDelta(delta: Content): Content {
+  const [content] = normalizeMessage({ role: "assistant", contents: [delta] }, ["delta"]).contents;
+  return content as Content;
 }
 
 function describe(value: unknown): string {

@@ -99,11 +99,12 @@ export class ThreadStreams implements StreamAccess {
     entry: StreamEntry,
     contents: Content[],
     status: "interrupted" | undefined,
+    metadata?: Message["metadata"],
   ): Promise<Message | undefined> {
     return this.#retrying(async (record) => {
       const streams = streamsOf(record.context);
       if (!streams.some((stream) => sameWriter(stream, entry))) return undefined;
-      const message = replyMessage(entry, contents, status);
+      const message = replyMessage(entry, contents, status, metadata);
       const [stored] = await this.#land(record, [message], (stream) => sameWriter(stream, entry));
       return stored;
     });
@@ -233,6 +234,7 @@ export function replyMessage(
   entry: StreamEntry,
   contents: Content[],
   status: "streaming" | "interrupted" | undefined,
+  metadata?: Message["metadata"],
 ): Message {
   return {
     id: entry.id,
@@ -240,6 +242,7 @@ export function replyMessage(
     createdAt: entry.createdAt,
     ...(entry.authorName === undefined ? {} : { authorName: entry.authorName }),
     contents,
+    ...(metadata === undefined ? {} : { metadata }),
     ...(status === undefined ? {} : { status }),
   };
 }

@@ -270,6 +270,47 @@ export function streamingCases(context: SuiteContext): void {
 
   conformanceCase(
     context,
+    "a namespaced delta is kept as it is; end({ contents, metadata }) lands the writer's finished form, a malformed one leaves the reply open",
+    async () => {
+      const thread = await localThread(context);
+      const reply = await thread.beginMessage({ role: "assistant", id: "r", ...EACH_WRITE });
+      await reply.write({ type: "acme.step", n: 1 });
+      await reply.write("Hi");
+      const reader = (await context.store.get(thread.id)) as LogThread;
+      expect((await reader.messages())[0]?.contents).toEqual([
+        { type: "acme.step", n: 1 },
+        { type: "text", text: "Hi" },
+      ]);
+      const malformed = await caught(reply.end({ contents: [{ type: "text" } as never] }));
+      expect(InvalidMessageError.isInstance(malformed)).toBe(true);
+      const final = [
+        { type: "acme.step", n: 1 },
+        { type: "text", text: "Hi", acme: { state: "done" } },
+      ];
+      const ended = await reply.end({ contents: final, metadata: { acme: { from: "ui" } } });
+      expect(ended.contents).toEqual(final);
+      expect(ended.metadata).toEqual({ acme: { from: "ui" } });
+      await reader.refresh();
+      const [stored] = await reader.messages();
+      expect(stored?.contents).toEqual(final);
+      expect(stored?.metadata).toEqual({ acme: { from: "ui" } });
+      expect((stored as { status?: string } | undefined)?.status).toBe(undefined);
+
+      const cut = await thread.beginMessage({ role: "assistant", id: "cut", ...EACH_WRITE });
+      await cut.write("Hal");
+      const failed = await cut.fail(new Error("aborted"), {
+        contents: [{ type: "text", text: "Hal", acme: { state: "cut" } }],
+      });
+      expect(failed.contents).toEqual([
+        { type: "text", text: "Hal", acme: { state: "cut" } },
+        { type: "error", message: "aborted" },
+      ]);
+      expect((failed as { status?: string }).status).toBe("interrupted");
+    },
+  );
+
+  conformanceCase(
+    context,
     "a fork or checkpoint taken mid-stream holds the log without the reply; rollback and edit leave the reply to land at the end",
     async () => {
       const thread = await localThread(context);
