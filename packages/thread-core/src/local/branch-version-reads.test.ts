@@ -68,9 +68,10 @@ class EventReadCountingDriver extends CallCountingDriver {
 }
 
 /** The driver calls of edit, regenerate and switchTo on the last answer of a chat whose answer has `versions` versions. */
-async function callsAt(versions: number) {
+async function callsAt(versions: number, options: { scope?: string } = {}) {
   const driver = new EventReadCountingDriver();
-  const store = new LocalStore({ driver, registry: createRegistry(), url: "memory:" });
+  const unscoped = new LocalStore({ driver, registry: createRegistry(), url: "memory:" });
+  const store = options.scope === undefined ? unscoped : unscoped.scope(options.scope);
   const thread = (await store.create()) as LogThread;
   await thread.append(
     Array.from({ length: 6 }, (_, index) => ({
@@ -118,5 +119,15 @@ describe("branch operations at a position with many versions", () => {
     expect(many.regenerate.eventReads).toBe(one.regenerate.eventReads);
     expect(many.switchTo.eventReads).toBe(one.switchTo.eventReads);
     expect(one.edit.eventReads).toBeGreaterThan(0);
+  });
+
+  it("the same in one tenant's scope, whose driver maps each history's segment names", async () => {
+    // The scope maps only a commit's new event, so the events a thread holds keep their identity from one
+    // record to the next and the index extends instead of starting over.
+    const one = await callsAt(2, { scope: "tenant" });
+    const many = await callsAt(301, { scope: "tenant" });
+    for (const operation of ["edit", "regenerate", "switchTo"] as const) {
+      expect(many[operation].eventReads).toBe(one[operation].eventReads);
+    }
   });
 });

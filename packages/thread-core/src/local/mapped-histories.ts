@@ -1,0 +1,49 @@
+import type { HistoryEvent } from "../thread.js";
+
+/** An events array mapped one way, and the array it was mapped from. */
+interface Mapping {
+  source: readonly HistoryEvent[];
+  result: HistoryEvent[];
+}
+
+/**
+ * Events arrays mapped one way (a scope's segment names put on or taken off), each remembered. A history only
+ * grows by a commit's event (`[...known.events, event]`), so an array that continues one mapped before reuses
+ * that mapping's events and maps only its new ones: a change costs the same however long the history is, and
+ * the events a thread reads keep their identity from one record to the next (what the branch index builds on).
+ */
+export class MappedHistories {
+  readonly #arrays = new WeakMap<readonly HistoryEvent[], HistoryEvent[]>();
+  /** Each mapping by the last event of the array it mapped: an array with that event there continues it. */
+  readonly #byLast = new WeakMap<HistoryEvent, Mapping>();
+  /** The other way: what this side maps to, it maps back to the array it came from. */
+  reverse: MappedHistories | undefined;
+
+  map(events: HistoryEvent[], mapEvent: (event: HistoryEvent) => HistoryEvent): HistoryEvent[] {
+    const known = this.#arrays.get(events);
+    if (known) return known;
+    const previous = this.#continued(events);
+    const result = previous
+      ? [...previous.result, ...events.slice(previous.source.length).map(mapEvent)]
+      : events.map(mapEvent);
+    this.remember(events, result);
+    this.reverse?.remember(result, events);
+    return result;
+  }
+
+  /** Records that `source` maps to `result`. */
+  remember(source: readonly HistoryEvent[], result: HistoryEvent[]): void {
+    this.#arrays.set(source, result);
+    const last = source[source.length - 1];
+    if (last) this.#byLast.set(last, { source, result });
+  }
+
+  /** A mapping of the array's first events (all but the last, or all): same first and last objects. */
+  #continued(events: readonly HistoryEvent[]): Mapping | undefined {
+    for (let length = events.length; length >= Math.max(1, events.length - 1); length--) {
+      const mapping = this.#byLast.get(events[length - 1] as HistoryEvent);
+      if (mapping?.source.length === length && mapping.source[0] === events[0]) return mapping;
+    }
+    return undefined;
+  }
+}
