@@ -6,6 +6,7 @@ import {
   type Version,
   type VersionSpot,
 } from "./branch-versions.js";
+import { continuedHistory } from "./history-continuation.js";
 
 function spotKey(spot: VersionSpot): string {
   const { position, after } = spot;
@@ -151,9 +152,9 @@ interface Appearance {
 
 /**
  * The version changes of a record's history grouped by spot and by message, built event by event. A
- * history only grows (a commit's events are the ones it was given plus its own, `[...known.events, event]`
- * in every driver), so the index of a record's events serves the next record's too: it reads only the
- * events it has not seen, and an edit, regenerate or switchTo costs the same however long the history is.
+ * history only grows (see `continuedHistory`), so the index of a record's events serves the next record's
+ * too: it reads only the events it has not seen, and an edit, regenerate or switchTo costs the same however
+ * long the history is.
  */
 class SharedIndex {
   /** The longest history read so far: every history the index serves is a prefix of it. */
@@ -217,24 +218,11 @@ const histories = new WeakMap<readonly HistoryEvent[], BranchHistory>();
 /** Each index by the last event it read: a history ending with that event continues it. */
 const continuations = new WeakMap<HistoryEvent, SharedIndex>();
 
-/**
- * The index an events array continues: one whose history is the array's first `length` events, the array
- * holding the same event objects at its first and last places, for `length` the array's own or one less (a
- * commit adds at most one event). A history read again from storage (new objects) starts an index anew.
- */
-function continued(events: readonly HistoryEvent[]): SharedIndex | undefined {
-  for (let length = events.length; length >= Math.max(1, events.length - 1); length--) {
-    const index = continuations.get(events[length - 1] as HistoryEvent);
-    if (index?.source.length === length && index.source[0] === events[0]) return index;
-  }
-  return undefined;
-}
-
 /** The version changes of a record's history, read once per events array and extended from its predecessor's. */
 export function branchHistory(events: readonly HistoryEvent[]): BranchHistory {
   let history = histories.get(events);
   if (history) return history;
-  const index = continued(events) ?? new SharedIndex();
+  const index = continuedHistory(continuations, events) ?? new SharedIndex();
   index.extend(events);
   history = new BranchHistory(index, events.length);
   histories.set(events, history);

@@ -1,4 +1,5 @@
 import type { HistoryEvent } from "../thread.js";
+import { continuedHistory } from "./history-continuation.js";
 
 /** An events array mapped one way, and the array it was mapped from. */
 interface Mapping {
@@ -8,9 +9,9 @@ interface Mapping {
 
 /**
  * Events arrays mapped one way (a scope's segment names put on or taken off), each remembered. A history only
- * grows by a commit's event (`[...known.events, event]`), so an array that continues one mapped before reuses
- * that mapping's events and maps only its new ones: a change costs the same however long the history is, and
- * the events a thread reads keep their identity from one record to the next (what the branch index builds on).
+ * grows (see `continuedHistory`), so an array that continues one mapped before reuses that mapping's events
+ * and maps only its new ones: a change costs the same however long the history is, and the events a thread
+ * reads keep their identity from one record to the next (what the branch index builds on).
  */
 export class MappedHistories {
   readonly #arrays = new WeakMap<readonly HistoryEvent[], HistoryEvent[]>();
@@ -22,7 +23,7 @@ export class MappedHistories {
   map(events: HistoryEvent[], mapEvent: (event: HistoryEvent) => HistoryEvent): HistoryEvent[] {
     const known = this.#arrays.get(events);
     if (known) return known;
-    const previous = this.#continued(events);
+    const previous = continuedHistory(this.#byLast, events);
     const result = previous
       ? [...previous.result, ...events.slice(previous.source.length).map(mapEvent)]
       : events.map(mapEvent);
@@ -36,14 +37,5 @@ export class MappedHistories {
     this.#arrays.set(source, result);
     const last = source[source.length - 1];
     if (last) this.#byLast.set(last, { source, result });
-  }
-
-  /** A mapping of the array's first events (all but the last, or all): same first and last objects. */
-  #continued(events: readonly HistoryEvent[]): Mapping | undefined {
-    for (let length = events.length; length >= Math.max(1, events.length - 1); length--) {
-      const mapping = this.#byLast.get(events[length - 1] as HistoryEvent);
-      if (mapping?.source.length === length && mapping.source[0] === events[0]) return mapping;
-    }
-    return undefined;
   }
 }
