@@ -14,6 +14,7 @@ import type {
   StateRecord,
   StoredRecord,
 } from "./log-driver.js";
+import { MappedHistories } from "./mapped-histories.js";
 
 /**
  * A control character: never part of a valid id, so no id can spell another scope's key. Scoped keys
@@ -36,9 +37,9 @@ export interface SyncSegmentReader {
 export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
   readonly specificationVersion = "v1";
   readonly #prefix: string;
-  /** Events arrays mapped before, both ways: a commit that records no event maps none. */
-  readonly #eventsIn = new WeakMap<HistoryEvent[], HistoryEvent[]>();
-  readonly #eventsOut = new WeakMap<HistoryEvent[], HistoryEvent[]>();
+  /** Events arrays mapped before, both ways: a commit maps only the event it records, if any. */
+  readonly #eventsIn = new MappedHistories();
+  readonly #eventsOut = new MappedHistories();
 
   constructor(
     readonly inner: LogDriver,
@@ -46,6 +47,8 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
   ) {
     assertThreadId(scope);
     this.#prefix = `${SCOPE_SEPARATOR}${scope}${SCOPE_SEPARATOR}`;
+    this.#eventsIn.reverse = this.#eventsOut;
+    this.#eventsOut.reverse = this.#eventsIn;
   }
 
   get source(): string {
@@ -228,7 +231,7 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
       ...record,
       id: this.#in(record.id),
       head: this.#in(record.head),
-      events: this.#mapEvents(record.events, this.#eventsIn, this.#eventsOut, (segment) => this.#in(segment)),
+      events: this.#eventsIn.map(record.events, (event) => mapEvent(event, (segment) => this.#in(segment))),
     };
   }
 
@@ -239,24 +242,8 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
       ...record,
       id: this.#out(record.id),
       head: this.#out(record.head),
-      events: this.#mapEvents(record.events, this.#eventsOut, this.#eventsIn, (segment) =>
-        this.#out(segment),
-      ),
+      events: this.#eventsOut.map(record.events, (event) => mapEvent(event, (segment) => this.#out(segment))),
     };
-  }
-
-  #mapEvents(
-    events: HistoryEvent[],
-    mapped: WeakMap<HistoryEvent[], HistoryEvent[]>,
-    reverse: WeakMap<HistoryEvent[], HistoryEvent[]>,
-    map: (segment: string) => string,
-  ): HistoryEvent[] {
-    const known = mapped.get(events);
-    if (known) return known;
-    const result = events.map((event) => mapEvent(event, map));
-    mapped.set(events, result);
-    reverse.set(result, events);
-    return result;
   }
 }
 

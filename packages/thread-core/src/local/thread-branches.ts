@@ -3,19 +3,15 @@ import { ConcurrencyError, ConflictError, InvalidOptionError, SkeinError } from 
 import { type Message, messageConflict, messageText } from "../message.js";
 import { describeGiven } from "../option-value.js";
 import type { Alternative, BranchChange, HistoryEvent, LogPoint } from "../thread.js";
+import { branchHistory, type SpotVersions } from "./branch-index.js";
 import {
-  type BranchEvent,
   chainHasSpot,
   type Slot,
   sameVersion,
   slotAt,
   slotBefore,
-  spotEvents,
-  spotsOf,
   type Version,
   type VersionSpot,
-  versionEnd,
-  versionsOf,
 } from "./branch-versions.js";
 import type { AppliedOperation, CommitResult, LogChange, LogDriver, LogRecord } from "./log-driver.js";
 import { newHeadSegment } from "./log-driver.js";
@@ -55,7 +51,8 @@ interface Located extends VersionSpot {
   current: Message | undefined;
   /** Where the current message at the spot is stored. */
   currentSlot: Slot | undefined;
-  events: BranchEvent[];
+  /** The versions the history recorded at the spot. */
+  recorded: SpotVersions;
   /** Whether the message named is the one at the spot on the current branch. */
   onBranch: boolean;
 }
@@ -121,7 +118,7 @@ export class ThreadBranches {
     if (sameVersion(target.slot, spot.currentSlot)) {
       return this.#settled(record, [spot.current as Message], ifRevision, operationId);
     }
-    const stored = versionEnd(spot.events, target.slot) as LogPoint;
+    const stored = spot.recorded.end(target.slot) as LogPoint;
     const ranges = await this.access.host.chains.chain(stored.segment, stored.offset);
     const message = await this.#messageAt(ranges, spot.position, target);
     // Based on the segment holding the branch's last message, so switching back and forth never stacks
@@ -155,7 +152,7 @@ export class ThreadBranches {
           return describe(spot.current as Message, index, true, chains.pointAt(spot.ranges, length));
         }
         // The end as history recorded it, so `at(end)` and `fork({ at: end })` take it as a known point.
-        const stored = versionEnd(spot.events, version.slot) as LogPoint;
+        const stored = spot.recorded.end(version.slot) as LogPoint;
         const ranges = await chains.chain(stored.segment, stored.offset);
         return describe(await this.#messageAt(ranges, spot.position, version), index, false, stored);
       }),
@@ -164,12 +161,15 @@ export class ThreadBranches {
 
   /** The spot's versions, the current one included even when no version change recorded it (a plain append). */
   #versions(spot: Located): readonly Version[] {
-    const versions = versionsOf(spot.events);
+    const unrecorded = this.#unrecorded(spot);
+    return unrecorded ? [...spot.recorded.list(), unrecorded] : spot.recorded.list();
+  }
+
+  /** The current version when no version change recorded it (a plain append): the spot's last version. */
+  #unrecorded(spot: Located): Version | undefined {
     const { current, currentSlot } = spot;
-    if (current && currentSlot && versionEnd(spot.events, currentSlot) === undefined) {
-      return [...versions, { id: current.id, slot: currentSlot }];
-    }
-    return versions;
+    if (!current || !currentSlot || spot.recorded.end(currentSlot) !== undefined) return undefined;
+    return { id: current.id, slot: currentSlot };
   }
 
   /**
@@ -177,11 +177,14 @@ export class ThreadBranches {
    * the id that is not current (edits that kept a message's id share it), else the current one.
    */
   #target(spot: Located, alternativeId: string, index: number | undefined): Version {
-    const versions = this.#versions(spot);
+    const { recorded } = spot;
+    const unrecorded = this.#unrecorded(spot);
     if (index !== undefined) {
-      const chosen = versions[index];
+      const chosen = recorded.version(index) ?? (index === recorded.count ? unrecorded : undefined);
       if (chosen?.id === alternativeId) return chosen;
-      const indexes = versions.flatMap((version, at) => (version.id === alternativeId ? [at] : []));
+      const indexes = this.#versions(spot).flatMap((version, at) =>
+        version.id === alternativeId ? [at] : [],
+      );
       throw new InvalidOptionError(
         "thread.switchTo",
         "index",
@@ -189,9 +192,10 @@ export class ThreadBranches {
         describeGiven(index),
       );
     }
-    const named = versions.filter((version) => version.id === alternativeId);
-    const other = named.filter((version) => !sameVersion(version.slot, spot.currentSlot));
-    return (other[other.length - 1] ?? named[0]) as Version;
+    // Read by id, not by walking the versions: O(1) however many versions the spot has.
+    return (recorded.newest(alternativeId, spot.currentSlot) ??
+      recorded.first(alternativeId) ??
+      (unrecorded?.id === alternativeId ? unrecorded : undefined)) as Version;
   }
 
   get #source() {
@@ -230,7 +234,8 @@ export class ThreadBranches {
       position: found.position,
       after: slotBefore(ranges, found.position),
     };
-    if (!spot) spot = spotsOf(record.events, messageId).find((candidate) => chainHasSpot(ranges, candidate));
+    const history = branchHistory(record.events);
+    if (!spot) spot = history.findSpot(messageId, (candidate) => chainHasSpot(ranges, candidate));
     if (!spot) throw await this.#missing(record, messageId);
     const length = SegmentChains.length(ranges);
     const current =
@@ -240,16 +245,16 @@ export class ThreadBranches {
       ranges,
       current,
       currentSlot: current && slotAt(ranges, spot.position),
-      events: spotEvents(record.events, spot),
+      recorded: history.at(spot),
       onBranch: found !== undefined,
     };
   }
 
   /** The newest stored version `messageId` at a spot, read from the branch behind it. */
   async #versionMessage(spot: Located, messageId: string): Promise<Message> {
-    const named = this.#versions(spot).filter((version) => version.id === messageId);
-    const version = named[named.length - 1] as Version;
-    const stored = versionEnd(spot.events, version.slot) as LogPoint;
+    // Off the current branch, so not the current version: the newest recorded one with the id.
+    const version = spot.recorded.newest(messageId) as Version;
+    const stored = spot.recorded.end(version.slot) as LogPoint;
     const ranges = await this.access.host.chains.chain(stored.segment, stored.offset);
     return this.#messageAt(ranges, spot.position, version);
   }
@@ -299,7 +304,7 @@ export class ThreadBranches {
       }
       return held;
     }
-    const last = spot.events[spot.events.length - 1];
+    const last = spot.recorded.last;
     const unanswered = spot.current === undefined && last?.branch.reason === "regenerate";
     return unanswered && last?.branch.left === request.messageId && !spot.onBranch ? [] : undefined;
   }
@@ -331,12 +336,14 @@ export class ThreadBranches {
    */
   async #checkFreeIds(spot: Located, messages: Message[], edited: string): Promise<void> {
     const seen = new Set<string>();
-    const versions = this.#versions(spot);
+    const unrecorded = this.#unrecorded(spot);
     for (const [index, message] of messages.entries()) {
       const found = await this.access.host.chains.locate(spot.ranges, message.id);
       const earlier = found !== undefined && found.position < spot.position;
       const version =
-        index === 0 && message.id !== edited && versions.some((candidate) => candidate.id === message.id);
+        index === 0 &&
+        message.id !== edited &&
+        (spot.recorded.has(message.id) || unrecorded?.id === message.id);
       const twice = seen.has(message.id);
       seen.add(message.id);
       if (earlier || version || twice) {

@@ -124,7 +124,8 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       record.updatedAt = new Date().toISOString();
       if (event) {
         event.revision = record.revision;
-        record.events = freezeEvents([...record.events, event]);
+        // The stored events are frozen already and shared: only the new one is frozen, not the whole history.
+        record.events = Object.freeze([...record.events, deepFreeze(event)]) as HistoryEvent[];
         this.#retainEvent(event);
       }
       if (change.newHead) {
