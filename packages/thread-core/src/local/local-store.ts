@@ -3,6 +3,7 @@ import { assertNoCatalogueKey, changedCatalogue, withCatalogue } from "../catalo
 import { scanCatalogue } from "../catalogue/catalogue-scan.js";
 import { encodeCursor } from "../catalogue/list-cursor.js";
 import { type CatalogueQuery, countQuery, listQuery } from "../catalogue/list-query.js";
+import { shredOwner } from "../encryption/shred-owner.js";
 import {
   ConcurrencyError,
   ConflictError,
@@ -402,6 +403,10 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       adapters: this.adapters,
       serialize: this.#serialize,
     });
+  }
+
+  async shredOwner(owner: string): Promise<void> {
+    await shredOwner(this.driver, this.nativeType, owner);
   }
 
   async delete(id: string, options?: { ifRevision?: number }): Promise<boolean> {

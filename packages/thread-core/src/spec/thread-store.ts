@@ -217,6 +217,13 @@ export interface ThreadStore {
    * other scope and from the unscoped store. Scopes nest. Closing a scope releases nothing.
    */
   scope(tenant: string): ThreadStore;
+  /**
+   * Crypto-shreds `owner`: destroys their keys through the store's `encryption.destroyOwnerKey` (per-owner
+   * keys), so every copy of their threads, backups included, reads as `KeyNotFoundError` from then on;
+   * listing still shows ids, owner and timestamps. `UnsupportedOperationError` on a store without per-owner
+   * keys that can be destroyed.
+   */
+  shredOwner(owner: string): Promise<void>;
   close(): Promise<void>;
   /** `close()`, so `await using store = await openStore(url)` closes the store when the scope ends. */
   [Symbol.asyncDispose](): Promise<void>;
