@@ -199,8 +199,12 @@ export interface ThreadStore {
    * log) becomes a thread native to this store; other states are validated, migrated and saved.
    */
   import(state: unknown, options?: { id?: string }): Promise<Thread>;
-  /** The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. */
-  export(id: string): Promise<LogState | ThreadState>;
+  /**
+   * The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. On an
+   * encrypted store, `{ encrypted: true }` keeps every unit sealed, with its key id, under a `$encrypted`
+   * marker: only a store with the same keys imports it (same id and scope).
+   */
+  export(id: string, options?: { encrypted?: boolean }): Promise<LogState | ThreadState>;
   list(options?: ListOptions): Promise<ThreadPage>;
   /**
    * How many threads `list` would give for these options, where the store can count them without reading
