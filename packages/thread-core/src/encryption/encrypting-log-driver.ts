@@ -1,5 +1,5 @@
 import { catalogueOf } from "../catalogue/catalogue-fields.js";
-import { ConcurrencyError, ConflictError, ThreadNotFoundError } from "../errors.js";
+import { ConcurrencyError, ThreadNotFoundError } from "../errors.js";
 import type { JsonObject } from "../json.js";
 import type {
   CatalogueQuery,
@@ -16,7 +16,7 @@ import type {
 } from "../local/log-driver.js";
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { SegmentInfoCache } from "../local/segment-info-cache.js";
-import { type Message, messageConflict } from "../message.js";
+import type { Message } from "../message.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
 import type { HistoryEvent } from "../thread.js";
 import { AppendQueue } from "./append-queue.js";
@@ -24,15 +24,7 @@ import { filteredCatalogue } from "./encrypted-catalogue.js";
 import { KeyRing } from "./key-ring.js";
 import { openForListing } from "./listed-record.js";
 import { RecordCodec } from "./record-codec.js";
-
-/** Messages to write at own offsets `from…` of a segment. */
-interface SegmentImport {
-  segment: SegmentInfo;
-  messages: Message[];
-  from: number;
-  /** Whose key seals them (per-owner keys). */
-  owner: string | undefined;
-}
+import { importWithStoredUnits, type SegmentImport } from "./stored-units.js";
 
 const ENCRYPTING = Symbol.for("skein.encrypting-log-driver");
 /** How often a commit planned on a stale record is planned again before it gives up (each retry means another writer landed). */
@@ -244,46 +236,15 @@ export class EncryptingLogDriver implements LogDriver {
     });
   }
 
-  /**
-   * Imports sealed under the current key. A store compares a re-imported message with the one it holds byte
-   * for byte; one sealed under an older key differs though its plaintext is equal, so on a `ConflictError`
-   * each message the store already holds is opened and, when equal, handed down exactly as it is stored.
-   */
-  async #withStoredUnits(
+  #withStoredUnits(
     imports: SegmentImport[],
     write: (sealed: SegmentImport[]) => Promise<void>,
   ): Promise<void> {
-    const sealed = await Promise.all(
-      imports.map(async (entry) => ({
-        ...entry,
-        messages: await this.#sealMessages(entry.segment.id, entry.messages, entry.from, entry.owner),
-      })),
-    );
-    try {
-      await write(sealed);
-    } catch (error) {
-      if (!ConflictError.isInstance(error)) throw error;
-      const reconciled = await Promise.all(
-        imports.map((entry, index) => this.#storedWhereEqual(entry, sealed[index] as SegmentImport)),
-      );
-      if (reconciled.every((entry, index) => entry === sealed[index])) throw error;
-      await write(reconciled);
-    }
-  }
-
-  async #storedWhereEqual(entry: SegmentImport, sealed: SegmentImport): Promise<SegmentImport> {
-    const { segment, messages, from } = entry;
-    const stored = await this.inner.readSegment(segment.id, from, from + messages.length).catch(() => []);
-    if (stored.length === 0) return sealed;
-    const units = await Promise.all(
-      sealed.messages.map(async (unit, index) => {
-        const held = stored[index];
-        if (!held || held.id !== unit.id) return unit;
-        const opened = await this.#codec.openMessage(held, segment.id, from + index);
-        return messageConflict(opened, messages[index] as Message) ? unit : held;
-      }),
-    );
-    return { ...sealed, messages: units };
+    return importWithStoredUnits(imports, write, {
+      seal: (entry) => this.#sealMessages(entry.segment.id, entry.messages, entry.from, entry.owner),
+      stored: (segment, from, to) => this.inner.readSegment(segment, from, to),
+      open: (message, segment, offset) => this.#codec.openMessage(message, segment, offset),
+    });
   }
 
   close(): Promise<void> {
