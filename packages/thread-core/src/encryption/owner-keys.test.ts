@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { UnsupportedOperationError } from "../errors.js";
@@ -119,6 +120,19 @@ describe("per-owner keys", () => {
     const undestroyable = storeOver(encryptingLogDriver(new MemoryLogDriver(), withoutDestroy));
     expect(ownerShredding(undestroyable.driver)?.canDestroy).toBe(false);
     expect(String(await failure(undestroyable.shredOwner("ana")))).toContain("destroyOwnerKey");
+  });
+
+  it("neither inspect nor JSON of the store shows an owner's key, once fetched", async () => {
+    const { options, keys } = vault();
+    const store = storeOver(encryptingLogDriver(new MemoryLogDriver(), options));
+    const thread = await store.create({ id: "t", owner: "ana" });
+    await thread.append({ role: "user", text: "x" });
+    expect(keys.size).toBeGreaterThan(0);
+    const shown = [inspect(store, { depth: 8, showHidden: true }), JSON.stringify(store.driver)].join("\n");
+    for (const key of keys.values()) {
+      expect(shown).not.toContain(key.toString("hex"));
+      expect(shown).not.toContain(key.toString("base64"));
+    }
   });
 
   it("a scope's store reaches the same keys", async () => {
