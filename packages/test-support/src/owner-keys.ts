@@ -56,7 +56,7 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 export async function checkOwnerShredding(
   store: ThreadStore,
   vault: OwnerKeyVault,
-  reopen: () => Promise<ThreadStore>,
+  reopen: () => ThreadStore | Promise<ThreadStore>,
 ): Promise<void> {
   const ana = await store.create({ id: "ana-1", owner: "ana", title: "Ana's trip", metadata: { a: 1 } });
   await ana.append([
