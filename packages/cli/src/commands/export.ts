@@ -17,10 +17,11 @@ const EXPORT_BATCH = 32;
 export const exportCommand: Command = {
   name: "export",
   summary: "Write threads as portable JSON (JSON Lines), to stdout or a file",
-  usage: "export (<id>… | --all) [--out FILE] [--pretty] [--to maf-python|maf-dotnet]",
+  usage: "export (<id>… | --all) [--out FILE] [--pretty] [--encrypted] [--to maf-python|maf-dotnet]",
   description: [
     "A local thread (fs, redis, memory) becomes `memory` JSON with its whole history: every segment it reaches, its checkpoints, rollbacks and fork origin, and its revision. Other thread states are written as they are stored.",
     "Format: JSON Lines, one thread per line, keys sorted, so equal threads give equal bytes whatever store they came from (`diff` two exports to compare stores). --pretty writes one indented JSON object, or an indented JSON array for several threads. `skein import` reads all of these.",
+    "An export is plain JSON by default (the user's data, readable anywhere). On an encrypted store, --encrypted keeps every message, title, metadata, context and label sealed as stored, with its key id (listed under `$encrypted`): only a store opened with the same keys imports it, under the same id and scope.",
   ].join("\n\n"),
   options: {
     all: { type: "boolean", description: "every thread in the store (in the --scope, if given)" },
@@ -30,6 +31,10 @@ export const exportCommand: Command = {
       description: "write to FILE (atomically: it appears complete or not at all)",
     },
     pretty: { type: "boolean", description: "indented JSON: an object, or an array for several threads" },
+    encrypted: {
+      type: "boolean",
+      description: "keep the encrypted store's ciphertext and key ids (import needs the same keys)",
+    },
     to: {
       type: "string",
       placeholder: "FORMAT",
@@ -51,8 +56,10 @@ export const exportCommand: Command = {
     const out = stringOption(context, "out");
     const pretty = booleanOption(context, "pretty");
     const target = stringOption(context, "to");
+    const encrypted = booleanOption(context, "encrypted");
     if (target !== undefined) {
       if (all) throw new UsageError("--to maf-… writes one thread, not --all");
+      if (encrypted) throw new UsageError("--to maf-… writes a readable session, not --encrypted");
       const session = await exportMaf(context, target, context.positionals);
       const text = pretty ? JSON.stringify(JSON.parse(session), null, 2) : session;
       if (out === undefined) return context.stdout.data(text);
@@ -61,10 +68,12 @@ export const exportCommand: Command = {
       return context.stderr.line(`exported 1 thread to ${out}`);
     }
     if (out === undefined) {
-      await writeExports(store, ids, context.stdout, pretty);
+      await writeExports(store, ids, context.stdout, pretty, encrypted);
       return;
     }
-    const count = await writeFileAtomically(out, (output) => writeExports(store, ids, output, pretty));
+    const count = await writeFileAtomically(out, (output) =>
+      writeExports(store, ids, output, pretty, encrypted),
+    );
     if (context.json) return context.stdout.json({ file: out, threads: count });
     await context.stderr.line(`exported ${plural(count, "thread")} to ${out}`);
   },
@@ -76,11 +85,13 @@ async function writeExports(
   ids: AsyncIterable<string[]>,
   output: Output,
   pretty: boolean,
+  encrypted: boolean,
 ): Promise<number> {
   let count = 0;
   const pending: string[] = [];
+  const options = encrypted ? { encrypted: true } : {};
   for await (const batch of ids) {
-    const exports = await Promise.all(batch.map((id) => store.export(id)));
+    const exports = await Promise.all(batch.map((id) => store.export(id, options)));
     for (const state of exports) {
       const text = canonicalJson(state);
       if (!pretty) await output.data(text);

@@ -34,6 +34,7 @@ export {
 } from "../context-provider.js";
 export { encryptingLogDriver } from "../encryption/encrypting-log-driver.js";
 export { DecryptionError, IntegrityError, KeyNotFoundError } from "../encryption/encryption-errors.js";
+export { type OwnerShredding, ownerShredding } from "../encryption/owner-shredding.js";
 export { HeadMovedError } from "../errors.js";
 export { type ForkTip, type HistoryNode, historyGraph } from "../history/history-graph.js";
 export { forkTipOf, readLogState } from "../history/log-history.js";
@@ -58,6 +59,7 @@ export type {
   LogRecord,
   RecordSummary,
   SegmentInfo,
+  SegmentWriteOptions,
   StateRecord,
   StoredRecord,
 } from "../local/log-driver.js";
@@ -125,7 +127,14 @@ export {
   systemErrorCode,
 } from "../service-error.js";
 export type { ServiceErrorOptions } from "../service-error-family.js";
-export type { EncryptionKeyProvider, EncryptionKeys, EncryptionOptions } from "../spec/encryption-options.js";
+export type {
+  EncryptionCommonOptions,
+  EncryptionKeyProvider,
+  EncryptionKeys,
+  EncryptionOptions,
+  EncryptionOwnerKeyProvider,
+  OwnerKeyRequest,
+} from "../spec/encryption-options.js";
 export type {
   BeginMessageOptions,
   FollowEvent,

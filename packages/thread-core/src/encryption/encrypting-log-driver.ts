@@ -1,4 +1,5 @@
-import { ConcurrencyError, ConflictError, ThreadNotFoundError } from "../errors.js";
+import { catalogueOf } from "../catalogue/catalogue-fields.js";
+import { ConcurrencyError, ThreadNotFoundError } from "../errors.js";
 import type { JsonObject } from "../json.js";
 import type {
   CatalogueQuery,
@@ -9,25 +10,21 @@ import type {
   LogRecord,
   RecordSummary,
   SegmentInfo,
+  SegmentWriteOptions,
   StateRecord,
   StoredRecord,
 } from "../local/log-driver.js";
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { SegmentInfoCache } from "../local/segment-info-cache.js";
-import { type Message, messageConflict } from "../message.js";
+import type { Message } from "../message.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
 import type { HistoryEvent } from "../thread.js";
 import { AppendQueue } from "./append-queue.js";
 import { filteredCatalogue } from "./encrypted-catalogue.js";
 import { KeyRing } from "./key-ring.js";
+import { openForListing } from "./listed-record.js";
 import { RecordCodec } from "./record-codec.js";
-
-/** Messages to write at own offsets `from…` of a segment. */
-interface SegmentImport {
-  segment: SegmentInfo;
-  messages: Message[];
-  from: number;
-}
+import { importWithStoredUnits, type SegmentImport } from "./stored-units.js";
 
 const ENCRYPTING = Symbol.for("skein.encrypting-log-driver");
 /** How often a commit planned on a stale record is planned again before it gives up (each retry means another writer landed). */
@@ -54,7 +51,19 @@ export function innerDriver(driver: LogDriver): LogDriver {
   return driver instanceof EncryptingLogDriver ? driver.inner : driver;
 }
 
-class EncryptingLogDriver implements LogDriver {
+/** The keys of the encrypting driver under `driver` (through scopes), or undefined when it encrypts nothing. */
+export function keyRingOf(driver: LogDriver): KeyRing | undefined {
+  for (
+    let at: unknown = driver;
+    typeof at === "object" && at !== null;
+    at = (at as { inner?: unknown }).inner
+  ) {
+    if (at instanceof EncryptingLogDriver) return at.ring;
+  }
+  return undefined;
+}
+
+export class EncryptingLogDriver implements LogDriver {
   readonly specificationVersion = "v1";
   readonly [ENCRYPTING] = true;
   readonly fencedDelete?: boolean;
@@ -62,6 +71,7 @@ class EncryptingLogDriver implements LogDriver {
   readonly countCatalogue?: (query: CountQuery) => Promise<number | undefined>;
   readonly importSegments?: (
     segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>,
+    options?: SegmentWriteOptions,
   ) => Promise<void>;
   readonly newSegmentId?: (threadId: string) => string;
   readonly watch?: (segment: string, listener: () => void) => () => void | Promise<void>;
@@ -78,14 +88,18 @@ class EncryptingLogDriver implements LogDriver {
 
   constructor(
     readonly inner: LogDriver,
-    ring: KeyRing,
+    readonly ring: KeyRing,
   ) {
     this.#codec = new RecordCodec(ring);
     this.#segments = new SegmentInfoCache((id) => inner.segment(id));
     if (inner.fencedDelete) this.fencedDelete = true;
     if (inner.catalogue) {
       const catalogue = inner.catalogue.bind(inner);
-      this.catalogue = (query) => filteredCatalogue(query, catalogue, (record) => this.#open(record));
+      // A shredded owner's threads still list, with what is clear (`openForListing`).
+      this.catalogue = (query) =>
+        filteredCatalogue(query, catalogue, (record) =>
+          openForListing(record, ring, (stored) => this.#open(stored)),
+        );
     }
     if (inner.countCatalogue) {
       const count = inner.countCatalogue.bind(inner);
@@ -94,9 +108,9 @@ class EncryptingLogDriver implements LogDriver {
     }
     if (inner.importSegments) {
       const importSegments = inner.importSegments.bind(inner);
-      this.importSegments = (segments) =>
+      this.importSegments = (segments, options) =>
         this.#withStoredUnits(
-          segments.map(({ info, messages }) => ({ segment: info, messages, from: 0 })),
+          segments.map(({ info, messages }) => ({ segment: info, messages, from: 0, owner: options?.owner })),
           (sealed) => importSegments(sealed.map(({ segment, messages }) => ({ info: segment, messages }))),
         );
     }
@@ -142,16 +156,18 @@ class EncryptingLogDriver implements LogDriver {
   }
 
   async #commit(id: string, change: LogChange): Promise<CommitResult> {
-    // An append is bound to the offset it lands at, so the driver is asked to land it exactly there: at the
-    // revision it was planned on. Another writer landing first is not the caller's conflict (it asked for no
-    // revision): the change is planned again on the newer record, as the driver would have appended it anyway.
+    // An append is bound to the offset it lands at, and a change that moves the log's end (an append, a
+    // rollback) or replaces the context rewrites the record's authenticated end (`record-end.ts`): each is
+    // landed exactly on the record it was planned on, at its revision. Another writer landing first is not
+    // the caller's conflict (it asked for no revision): the change is planned again on the newer record.
     const appends = Boolean(change.append?.length) && !change.newHead;
+    const fenced = appends || change.newHead !== undefined || change.context !== undefined;
     let planned = appends ? this.#appends.base(id, change.expectHead, change.known) : change.known;
     for (let attempt = 1; ; attempt++) {
-      const base = appends ? (planned ?? (await this.#readLog(id))) : planned;
-      const ifRevision = change.ifRevision ?? (appends ? base?.revision : undefined);
+      const base = fenced ? await this.#baseFor(id, change, planned) : planned;
+      const ifRevision = change.ifRevision ?? (fenced ? base?.revision : undefined);
       const offset = appends && base ? base.length - (await this.#start(change.expectHead)) : 0;
-      const sealed = await this.#sealChange(id, change, offset, ifRevision, base);
+      const sealed = await this.#sealChange(id, change, offset, ifRevision, base, fenced);
       try {
         const result = await this.#openResult(
           change.newHead?.id ?? change.expectHead,
@@ -166,6 +182,15 @@ class EncryptingLogDriver implements LogDriver {
         planned = undefined;
       }
     }
+  }
+
+  /** The record a fenced change is planned on: at the caller's revision if it gave one, with its stored form at hand. */
+  async #baseFor(id: string, change: LogChange, planned: LogRecord | undefined): Promise<LogRecord> {
+    const usable =
+      planned &&
+      this.#stored.has(planned) &&
+      (change.ifRevision === undefined || planned.revision === change.ifRevision);
+    return usable ? planned : this.#readLog(id);
   }
 
   async putState(id: string, state: JsonObject, options?: { ifRevision?: number }): Promise<StateRecord> {
@@ -198,53 +223,28 @@ class EncryptingLogDriver implements LogDriver {
     return this.inner.systemOffsets(id, before);
   }
 
-  importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void> {
-    return this.#withStoredUnits([{ segment, messages, from }], ([sealed]) => {
+  importSegment(
+    segment: SegmentInfo,
+    messages: Message[],
+    from: number,
+    options?: SegmentWriteOptions,
+  ): Promise<void> {
+    const owner = options?.owner;
+    return this.#withStoredUnits([{ segment, messages, from, owner }], ([sealed]) => {
       const { messages: units } = sealed as SegmentImport;
-      return this.inner.importSegment(segment, units, from);
+      return this.inner.importSegment(segment, units, from, options);
     });
   }
 
-  /**
-   * Imports sealed under the current key. A store compares a re-imported message with the one it holds byte
-   * for byte; one sealed under an older key differs though its plaintext is equal, so on a `ConflictError`
-   * each message the store already holds is opened and, when equal, handed down exactly as it is stored.
-   */
-  async #withStoredUnits(
+  #withStoredUnits(
     imports: SegmentImport[],
     write: (sealed: SegmentImport[]) => Promise<void>,
   ): Promise<void> {
-    const sealed = await Promise.all(
-      imports.map(async (entry) => ({
-        ...entry,
-        messages: await this.#sealMessages(entry.segment.id, entry.messages, entry.from),
-      })),
-    );
-    try {
-      await write(sealed);
-    } catch (error) {
-      if (!ConflictError.isInstance(error)) throw error;
-      const reconciled = await Promise.all(
-        imports.map((entry, index) => this.#storedWhereEqual(entry, sealed[index] as SegmentImport)),
-      );
-      if (reconciled.every((entry, index) => entry === sealed[index])) throw error;
-      await write(reconciled);
-    }
-  }
-
-  async #storedWhereEqual(entry: SegmentImport, sealed: SegmentImport): Promise<SegmentImport> {
-    const { segment, messages, from } = entry;
-    const stored = await this.inner.readSegment(segment.id, from, from + messages.length).catch(() => []);
-    if (stored.length === 0) return sealed;
-    const units = await Promise.all(
-      sealed.messages.map(async (unit, index) => {
-        const held = stored[index];
-        if (!held || held.id !== unit.id) return unit;
-        const opened = await this.#codec.openMessage(held, segment.id, from + index);
-        return messageConflict(opened, messages[index] as Message) ? unit : held;
-      }),
-    );
-    return { ...sealed, messages: units };
+    return importWithStoredUnits(imports, write, {
+      seal: (entry) => this.#sealMessages(entry.segment.id, entry.messages, entry.from, entry.owner),
+      stored: (segment, from, to) => this.inner.readSegment(segment, from, to),
+      open: (message, segment, offset) => this.#codec.openMessage(message, segment, offset),
+    });
   }
 
   close(): Promise<void> {
@@ -255,9 +255,14 @@ class EncryptingLogDriver implements LogDriver {
     return { source: this.source, encrypted: true };
   }
 
-  #sealMessages(segment: string, messages: Message[], from: number): Promise<Message[]> {
+  #sealMessages(
+    segment: string,
+    messages: Message[],
+    from: number,
+    owner: string | undefined,
+  ): Promise<Message[]> {
     return Promise.all(
-      messages.map((message, index) => this.#codec.sealMessage(message, segment, from + index)),
+      messages.map((message, index) => this.#codec.sealMessage(message, segment, from + index, owner)),
     );
   }
 
@@ -267,19 +272,45 @@ class EncryptingLogDriver implements LogDriver {
     offset: number,
     ifRevision: number | undefined,
     base: LogRecord | undefined,
+    fenced: boolean,
   ): Promise<LogChange> {
     const head = change.newHead?.id ?? change.expectHead;
     const known = base && this.#stored.get(base);
     const { known: _plain, ...rest } = change;
+    const owner = await this.#ownerFor(id, change, base);
     return {
       ...rest,
       ...(ifRevision === undefined ? {} : { ifRevision }),
-      ...(change.append ? { append: await this.#sealMessages(head, change.append, offset) } : {}),
-      ...(change.event ? { event: await this.#codec.sealEvent(id, change.event) } : {}),
-      ...(change.metadata ? { metadata: await this.#codec.sealMetadata(id, change.metadata) } : {}),
-      ...(change.context ? { context: await this.#codec.sealContext(id, change.context) } : {}),
+      ...(change.append ? { append: await this.#sealMessages(head, change.append, offset, owner) } : {}),
+      ...(change.event ? { event: await this.#codec.sealEvent(id, change.event, owner) } : {}),
+      ...(change.metadata ? { metadata: await this.#codec.sealMetadata(id, change.metadata, owner) } : {}),
+      ...(fenced && base ? { context: await this.#contextWithEnd(id, change, base) } : {}),
       ...(known ? { known } : {}),
     };
+  }
+
+  /** The stored context after a fenced change: the new one sealed, or the stored one, with the new end. */
+  async #contextWithEnd(id: string, change: LogChange, base: LogRecord): Promise<Record<string, unknown>> {
+    const appended = change.append?.length ?? 0;
+    const context = change.context
+      ? await this.#codec.sealContext(id, change.context)
+      : (this.#stored.get(base) as LogRecord).context;
+    return this.#codec.withEnd(context, {
+      id,
+      createdAt: base.createdAt,
+      head: change.newHead?.id ?? base.head,
+      length: change.newHead ? change.newHead.start + appended : base.length + appended,
+    });
+  }
+
+  /** Whose key seals what `change` writes: the owner it gives the thread, else the thread's (per-owner keys only). */
+  async #ownerFor(id: string, change: LogChange, base: LogRecord | undefined): Promise<string | undefined> {
+    if (!this.ring.perOwner) return undefined;
+    if (change.context) return catalogueOf(change.context).owner;
+    if (base) return catalogueOf(base.context).owner;
+    // The owner is stored clear: no key is needed to learn it.
+    const stored = await this.inner.read(id);
+    return stored?.kind === "log" ? catalogueOf(stored.context).owner : undefined;
   }
 
   async #openResult(head: string, result: CommitResult, offset: number): Promise<CommitResult> {

@@ -6,14 +6,20 @@ import { quoteUntrusted, SkeinError, type SkeinErrorOptions } from "../errors.js
  */
 export class KeyNotFoundError extends SkeinError {
   static override readonly marker: string = "skein.thread-core.KeyNotFoundError";
+  /** With per-owner keys, whose key is missing (absent: a thread without an owner, or a store-wide key). */
+  readonly owner?: string;
   constructor(
     readonly keyId: string,
-    options?: SkeinErrorOptions,
+    options?: SkeinErrorOptions & { owner?: string | undefined },
   ) {
+    const { owner, ...rest } = options ?? {};
     super(
-      `No encryption key ${quoteUntrusted(keyId)}: add it to encryption.keys (or make keyProvider answer for it); keys that encrypted data must stay listed until \`skein rekey\` has moved that data to the current key.`,
-      options,
+      owner === undefined
+        ? `No encryption key ${quoteUntrusted(keyId)}: add it to encryption.keys (or make keyProvider answer for it); keys that encrypted data must stay listed until \`skein rekey\` has moved that data to the current key.`
+        : `No encryption key ${quoteUntrusted(keyId)} of owner ${quoteUntrusted(owner)}: keyProvider has none for them. If the owner's key was destroyed (crypto-shredded), their threads are unreadable for good; else make keyProvider answer for it.`,
+      rest,
     );
+    if (owner !== undefined) this.owner = owner;
   }
 }
 

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { InvalidOptionError } from "../errors.js";
-import type { EncryptionOptions } from "../spec/encryption-options.js";
+import type { EncryptionOptions, OwnerKeyRequest } from "../spec/encryption-options.js";
 import { KeyNotFoundError } from "./encryption-errors.js";
 
 /** The bytes of an AES-256 key. */
@@ -9,11 +9,15 @@ export const KEY_BYTES = 32;
 /** A key ready for use: its bytes and the check value that says, before decrypting, whether a unit is its. */
 export interface RingKey {
   readonly id: string;
+  /** With per-owner keys, whose key it is (absent: the store's key, or the key of threads without an owner). */
+  readonly owner?: string;
   readonly bytes: Buffer;
   /** HMAC of a fixed text under the key: tells a wrong key (DecryptionError) from tampering (IntegrityError). */
   readonly check: string;
   /** A key derived from it for synthetic nonces (`sealValue`'s `deterministic`), never used to encrypt. */
   readonly nonceKey: Buffer;
+  /** A key derived from it to authenticate where a thread's log ends (`record-end.ts`). */
+  readonly endKey: Buffer;
 }
 
 const METHOD = "openStore";
@@ -24,10 +28,15 @@ const METHOD = "openStore";
  */
 export class KeyRing {
   readonly current: string;
+  /** Whether each owner has keys of its own (`ownerKeyProvider({ owner, keyId })`). */
+  readonly perOwner: boolean;
+  /** Whether units stored in clear read as they are (a migration window, `allowPlaintext`). */
+  readonly allowPlaintext: boolean;
   readonly #listed = new Map<string, RingKey>();
   readonly #provider:
-    | ((keyId: string) => Promise<Uint8Array | undefined> | Uint8Array | undefined)
+    | ((request: OwnerKeyRequest) => Promise<Uint8Array | undefined> | Uint8Array | undefined)
     | undefined;
+  readonly #destroy: ((owner: string) => Promise<void> | void) | undefined;
   readonly #fetched = new Map<string, Promise<RingKey>>();
 
   constructor(options: EncryptionOptions) {
@@ -48,8 +57,28 @@ export class KeyRing {
       );
     }
     this.current = options.current;
+    this.allowPlaintext = options.allowPlaintext === true;
+    if ("ownerKeyProvider" in options) {
+      const owned = options.ownerKeyProvider;
+      if (typeof owned !== "function") {
+        throw new InvalidOptionError(
+          METHOD,
+          "encryption.ownerKeyProvider",
+          "a function ({ owner, keyId }) => 32-byte key",
+          typeof owned,
+        );
+      }
+      this.perOwner = true;
+      this.#provider = owned.bind(options);
+      const destroy = options.destroyOwnerKey;
+      this.#destroy = typeof destroy === "function" ? destroy.bind(options) : undefined;
+      return;
+    }
+    this.perOwner = false;
+    this.#destroy = undefined;
     if ("keyProvider" in options && typeof options.keyProvider === "function") {
-      this.#provider = options.keyProvider.bind(options);
+      const provider = options.keyProvider.bind(options);
+      this.#provider = (request) => provider(request.keyId);
       return;
     }
     const keys = (options as { keys?: unknown }).keys;
@@ -61,32 +90,70 @@ export class KeyRing {
         typeof keys,
       );
     }
-    for (const [id, bytes] of Object.entries(keys)) this.#listed.set(id, ringKey(id, bytes));
-    if (!this.#listed.has(this.current)) throw new KeyNotFoundError(this.current);
+    for (const [id, bytes] of Object.entries(keys)) this.#listed.set(slot(id, undefined), ringKey(id, bytes));
+    if (!this.#listed.has(slot(this.current, undefined))) throw new KeyNotFoundError(this.current);
   }
 
-  /** The key under `keyId`, asking the provider once per id; `KeyNotFoundError` when there is none. */
-  key(keyId: string): RingKey | Promise<RingKey> {
-    const listed = this.#listed.get(keyId);
+  /**
+   * The key under `keyId` (of `owner`, with per-owner keys; the owner is ignored otherwise), asking the
+   * provider once per key; `KeyNotFoundError` when there is none.
+   */
+  key(keyId: string, owner?: string): RingKey | Promise<RingKey> {
+    const whose = this.perOwner ? owner : undefined;
+    const at = slot(keyId, whose);
+    const listed = this.#listed.get(at);
     if (listed) return listed;
     const provider = this.#provider;
     if (!provider) throw new KeyNotFoundError(keyId);
-    let fetched = this.#fetched.get(keyId);
+    let fetched = this.#fetched.get(at);
     if (!fetched) {
-      fetched = fetchKey(provider, keyId).then((key) => {
-        this.#listed.set(keyId, key);
+      fetched = fetchKey(provider, { keyId, owner: whose }, this.perOwner).then((key) => {
+        // Kept only while this fetch is still the one asked for: a key destroyed meanwhile is not kept.
+        if (this.#fetched.get(at) === fetched) this.#listed.set(at, key);
         return key;
       });
       // A failed fetch is not kept: the next read asks again (a KMS may have been briefly away).
-      fetched.catch(() => this.#fetched.delete(keyId));
-      this.#fetched.set(keyId, fetched);
+      fetched.catch(() => this.#fetched.delete(at));
+      this.#fetched.set(at, fetched);
     }
     return fetched;
   }
 
-  /** The key under `keyId` when it is already at hand, for synchronous reads. */
-  keyNow(keyId: string): RingKey | undefined {
-    return this.#listed.get(keyId);
+  /** The key new writes of `owner`'s threads use. */
+  currentKey(owner: string | undefined): RingKey | Promise<RingKey> {
+    return this.key(this.current, owner);
+  }
+
+  /** The key under `keyId` (of `owner`) when it is already at hand, for synchronous reads. */
+  keyNow(keyId: string, owner?: string): RingKey | undefined {
+    return this.#listed.get(slot(keyId, this.perOwner ? owner : undefined));
+  }
+
+  /** Whether `destroyOwner` can destroy keys: per-owner keys whose provider has `destroy`. */
+  get canDestroy(): boolean {
+    return this.perOwner && this.#destroy !== undefined;
+  }
+
+  /**
+   * Destroys `owner`'s keys through the provider's `destroyOwnerKey`, then forgets every key of theirs this
+   * process holds, so no read here opens their units again. False, doing nothing, when it cannot (`canDestroy`).
+   */
+  async destroyOwner(owner: string): Promise<boolean> {
+    const destroy = this.#destroy;
+    if (!this.perOwner || !destroy) return false;
+    // Forgotten before and after: a read racing the destroy cannot keep a key fetched just before it.
+    this.forgetOwner(owner);
+    await destroy(owner);
+    this.forgetOwner(owner);
+    return true;
+  }
+
+  /** Drops every key of `owner` held in memory: the next read asks the provider again. */
+  forgetOwner(owner: string): void {
+    const prefix = slot("", owner);
+    for (const map of [this.#listed, this.#fetched]) {
+      for (const at of [...map.keys()]) if (at.startsWith(prefix)) map.delete(at);
+    }
   }
 
   toJSON(): { current: string } {
@@ -98,21 +165,29 @@ export class KeyRing {
   }
 }
 
-async function fetchKey(
-  provider: (keyId: string) => Promise<Uint8Array | undefined> | Uint8Array | undefined,
-  keyId: string,
-): Promise<RingKey> {
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = await provider(keyId);
-  } catch (error) {
-    throw new KeyNotFoundError(keyId, { cause: error });
-  }
-  if (bytes === undefined) throw new KeyNotFoundError(keyId);
-  return ringKey(keyId, bytes);
+/** Where a key is kept in memory: by owner (none: "") and id; the separator is no character of an owner. */
+function slot(keyId: string, owner: string | undefined): string {
+  return `${owner === undefined ? "\u0000" : `o${owner}`}\u0001${keyId}`;
 }
 
-function ringKey(id: string, bytes: unknown): RingKey {
+async function fetchKey(
+  provider: (request: OwnerKeyRequest) => Promise<Uint8Array | undefined> | Uint8Array | undefined,
+  request: OwnerKeyRequest,
+  perOwner: boolean,
+): Promise<RingKey> {
+  const { keyId, owner } = request;
+  const whose = perOwner ? { owner } : {};
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await provider(request);
+  } catch (error) {
+    throw new KeyNotFoundError(keyId, { ...whose, cause: error });
+  }
+  if (bytes === undefined) throw new KeyNotFoundError(keyId, whose);
+  return ringKey(keyId, bytes, owner);
+}
+
+function ringKey(id: string, bytes: unknown, owner?: string): RingKey {
   if (!(bytes instanceof Uint8Array) || bytes.byteLength !== KEY_BYTES) {
     // The value itself is never shown: it is (or is meant to be) key material.
     const given = bytes instanceof Uint8Array ? `${bytes.byteLength} bytes` : typeof bytes;
@@ -130,5 +205,6 @@ function ringKey(id: string, bytes: unknown): RingKey {
     .subarray(0, 8)
     .toString("base64url");
   const nonceKey = createHmac("sha256", copy).update("skein nonce key v1").digest();
-  return { id, bytes: copy, check, nonceKey };
+  const endKey = createHmac("sha256", copy).update("skein end key v1").digest();
+  return { id, ...(owner === undefined ? {} : { owner }), bytes: copy, check, nonceKey, endKey };
 }

@@ -6,6 +6,7 @@ import type { Message } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
 import { IntegrityError, KeyNotFoundError } from "./encryption-errors.js";
 import type { KeyRing, RingKey } from "./key-ring.js";
+import { checkEnd, END_FIELD, type RecordEnd, sealEnd } from "./record-end.js";
 import { isSealedUnit, openValue, type SealedUnit, sealValue, type UnitPosition } from "./sealed-unit.js";
 
 /** The content type a sealed message stores its contents under: unknown to readers, so kept as it is. */
@@ -19,56 +20,73 @@ const SEALED_LABEL = "$label";
  * Turns what thread-core hands a driver into what the store keeps, and back. What stays clear is what a
  * store must read to work: ids, roles (views keep system messages), timestamps, revisions, segment points,
  * a thread's owner (listing by owner) and a state's `$type`. Everything else is sealed, bound to where it is.
+ * `owner` arguments say whose key seals (with per-owner keys; ignored otherwise); opening reads it from the unit.
  */
 export class RecordCodec {
   constructor(readonly ring: KeyRing) {}
 
-  /** The key new writes use. */
-  currentKey(): RingKey | Promise<RingKey> {
-    return this.ring.key(this.ring.current);
+  /** The key new writes of `owner`'s threads use. */
+  currentKey(owner: string | undefined): RingKey | Promise<RingKey> {
+    return this.ring.currentKey(owner);
   }
 
-  async sealMessage(message: Message, segment: string, offset: number): Promise<Message> {
+  async sealMessage(message: Message, segment: string, offset: number, owner?: string): Promise<Message> {
     const { id, role, createdAt, ...rest } = message;
-    const unit = sealValue(rest, messagePosition(segment, offset, message), await this.currentKey(), {
+    const unit = sealValue(rest, messagePosition(segment, offset, message), await this.currentKey(owner), {
       deterministic: true,
     });
     return { id, role, createdAt, contents: [{ type: SEALED_CONTENT, ...unit }] };
   }
 
   async openMessage(stored: Message, segment: string, offset: number): Promise<Message> {
-    const { unit, describe } = sealedContent(stored, segment, offset);
-    return openedMessage(
-      stored,
-      openValue(unit, messagePosition(segment, offset, stored), await this.ring.key(unit.key), describe),
-    );
+    const sealed = sealedContent(stored, segment, offset, this.ring.allowPlaintext);
+    if (!sealed) return stored;
+    const { unit, describe } = sealed;
+    const key = await this.ring.key(unit.key, unit.owner);
+    return openedMessage(stored, openValue(unit, messagePosition(segment, offset, stored), key, describe));
   }
 
   /** `openMessage` with keys already at hand, for a memory store's synchronous `JSON.stringify`. */
   openMessageNow(stored: Message, segment: string, offset: number): Message {
-    const { unit, describe } = sealedContent(stored, segment, offset);
-    const key = this.ring.keyNow(unit.key);
-    if (!key) throw new KeyNotFoundError(unit.key);
+    const sealed = sealedContent(stored, segment, offset, this.ring.allowPlaintext);
+    if (!sealed) return stored;
+    const { unit, describe } = sealed;
+    const key = this.ring.keyNow(unit.key, unit.owner);
+    if (!key) throw new KeyNotFoundError(unit.key, { owner: unit.owner });
     return openedMessage(stored, openValue(unit, messagePosition(segment, offset, stored), key, describe));
   }
 
-  async sealMetadata(recordId: string, metadata: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return { [SEALED_FIELD]: sealValue(metadata, ["metadata", recordId], await this.currentKey()) };
+  async sealMetadata(
+    recordId: string,
+    metadata: Record<string, unknown>,
+    owner?: string,
+  ): Promise<Record<string, unknown>> {
+    return { [SEALED_FIELD]: sealValue(metadata, ["metadata", recordId], await this.currentKey(owner)) };
   }
 
-  /** The context sealed whole; the owner alone is also kept clear, under the catalogue key, for listing. */
+  /**
+   * The context sealed whole, under its own owner's key; the owner alone is also kept clear, under the
+   * catalogue key, for listing. The record's end (`withEnd`) is added by whoever knows it.
+   */
   async sealContext(recordId: string, context: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { owner } = catalogueOf(context);
     return {
       ...(owner === undefined ? {} : { [CATALOGUE_KEY]: { owner } }),
-      [SEALED_FIELD]: sealValue(context, ["context", recordId], await this.currentKey()),
+      [SEALED_FIELD]: sealValue(context, ["context", recordId], await this.currentKey(owner)),
     };
   }
 
-  async sealEvent(recordId: string, event: HistoryEvent): Promise<HistoryEvent> {
+  /** A stored (sealed) context with the end of `record` authenticated in it, replacing any earlier end. */
+  async withEnd(sealedContext: Record<string, unknown>, record: RecordEnd): Promise<Record<string, unknown>> {
+    const { [END_FIELD]: _previous, ...rest } = sealedContext;
+    const { owner } = catalogueOf(sealedContext);
+    return { ...rest, [END_FIELD]: sealEnd(record, await this.currentKey(owner)) };
+  }
+
+  async sealEvent(recordId: string, event: HistoryEvent, owner?: string): Promise<HistoryEvent> {
     if (event.kind !== "checkpoint" || event.checkpoint.label === undefined) return event;
     const { label, ...checkpoint } = event.checkpoint;
-    const unit = sealValue(label, labelPosition(recordId, checkpoint.id), await this.currentKey());
+    const unit = sealValue(label, labelPosition(recordId, checkpoint.id), await this.currentKey(owner));
     return { ...event, checkpoint: { ...checkpoint, [SEALED_LABEL]: unit } as typeof checkpoint };
   }
 
@@ -77,14 +95,17 @@ export class RecordCodec {
     const stored = event.checkpoint as typeof event.checkpoint & { [SEALED_LABEL]?: unknown };
     const describe = () =>
       `label of checkpoint ${quoteUntrusted(stored.id)} of thread ${quoteUntrusted(recordId)}`;
-    if (stored.label !== undefined) throw new IntegrityError(describe(), "it is not sealed");
+    if (stored.label !== undefined) {
+      if (this.ring.allowPlaintext && stored[SEALED_LABEL] === undefined) return event;
+      throw new IntegrityError(describe(), "it is not sealed");
+    }
     const unit = stored[SEALED_LABEL];
     if (unit === undefined) return event;
     if (!isSealedUnit(unit)) throw new IntegrityError(describe(), "it is not a sealed unit");
     const label = openValue(
       unit,
       labelPosition(recordId, stored.id),
-      await this.ring.key(unit.key),
+      await this.ring.key(unit.key, unit.owner),
       describe,
     );
     if (typeof label !== "string") throw new IntegrityError(describe(), "it does not hold text");
@@ -93,16 +114,18 @@ export class RecordCodec {
   }
 
   async sealLog(record: LogRecord): Promise<LogRecord> {
+    const { owner } = catalogueOf(record.context);
     return {
       ...record,
-      metadata: await this.sealMetadata(record.id, record.metadata),
-      context: await this.sealContext(record.id, record.context),
-      events: await Promise.all(record.events.map((event) => this.sealEvent(record.id, event))),
+      metadata: await this.sealMetadata(record.id, record.metadata, owner),
+      context: await this.withEnd(await this.sealContext(record.id, record.context), record),
+      events: await Promise.all(record.events.map((event) => this.sealEvent(record.id, event, owner))),
     };
   }
 
   async sealState(id: string, state: JsonObject): Promise<JsonObject> {
-    const unit = sealValue(state, ["state", id], await this.currentKey());
+    const owner = typeof state.owner === "string" ? state.owner : undefined;
+    const unit = sealValue(state, ["state", id], await this.currentKey(owner));
     // `$type` and `owner` stay clear: a store lists a saved state by them.
     return {
       ...(state.$type === undefined ? {} : { $type: state.$type }),
@@ -118,6 +141,13 @@ export class RecordCodec {
     openEvents: (events: HistoryEvent[]) => Promise<HistoryEvent[]>,
   ): Promise<StoredRecord> {
     if (record.kind === "state") return this.openState(record);
+    // Checked first: a record whose end does not match is not opened at all.
+    await checkEnd(
+      record.context[END_FIELD],
+      record,
+      this.ring,
+      this.ring.allowPlaintext && !isSealedUnit(record.context[SEALED_FIELD]),
+    );
     const metadata = await this.#openWhole(
       record.metadata,
       ["metadata", record.id],
@@ -146,8 +176,12 @@ export class RecordCodec {
     describe: () => string,
   ): Promise<Record<string, unknown>> {
     const unit = stored[SEALED_FIELD];
-    if (!isSealedUnit(unit)) throw new IntegrityError(describe(), "it is not sealed");
-    const value = openValue(unit, position, await this.ring.key(unit.key), describe);
+    if (!isSealedUnit(unit)) {
+      // A record written before encryption was on, read in the migration window: as it is.
+      if (this.ring.allowPlaintext && unit === undefined) return stored;
+      throw new IntegrityError(describe(), "it is not sealed");
+    }
+    const value = openValue(unit, position, await this.ring.key(unit.key, unit.owner), describe);
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       throw new IntegrityError(describe(), "it does not hold an object");
     }
@@ -155,18 +189,26 @@ export class RecordCodec {
   }
 }
 
-/** The sealed unit a stored message holds; `IntegrityError` when it holds anything else (plaintext written outside skein). */
+/**
+ * The sealed unit a stored message holds; `IntegrityError` when it holds anything else (plaintext written
+ * outside skein), or undefined for plaintext in the migration window (`plaintextAllowed`).
+ */
 function sealedContent(
   stored: Message,
   segment: string,
   offset: number,
-): { unit: SealedUnit; describe: () => string } {
+  plaintextAllowed: boolean,
+): { unit: SealedUnit; describe: () => string } | undefined {
   const describe = () =>
     `message ${quoteUntrusted(stored.id)} at offset ${offset} of segment ${quoteUntrusted(segment)}`;
   const unit =
     Array.isArray(stored.contents) && stored.contents.length === 1 ? stored.contents[0] : undefined;
-  if (!unit || unit.type !== SEALED_CONTENT || !isSealedUnit(unit))
+  if (!unit || unit.type !== SEALED_CONTENT || !isSealedUnit(unit)) {
+    const sealedAnywhere =
+      Array.isArray(stored.contents) && stored.contents.some((content) => content?.type === SEALED_CONTENT);
+    if (plaintextAllowed && !sealedAnywhere) return undefined;
     throw new IntegrityError(describe(), "it is not sealed");
+  }
   return { unit, describe };
 }
 
@@ -180,11 +222,11 @@ function openedMessage(stored: Message, rest: unknown): Message {
 }
 
 // A message is bound to its segment and own offset (segments are shared by forks, so the segment, not the
-// thread reading it, is its place), and to its clear id and role, so neither can be changed either. Not to
-// `createdAt`: stores treat a message that differs only in it as the same message (a retry stamps it anew),
-// so it must not change the sealed unit; its timestamp is the one clear field a writer outside skein can change.
+// thread reading it, is its place), and to its clear id, role and creation time, so none can be changed
+// either. A retry that stamps a message anew seals another unit for it; stores compare messages without
+// `createdAt`, and the encrypting driver keeps the unit already stored when the plaintext is equal.
 function messagePosition(segment: string, offset: number, message: Message): UnitPosition {
-  return ["message", segment, offset, message.id, message.role];
+  return ["message", segment, offset, message.id, message.role, message.createdAt ?? null];
 }
 
 function labelPosition(recordId: string, checkpointId: string): UnitPosition {

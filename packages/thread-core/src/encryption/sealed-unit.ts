@@ -10,6 +10,8 @@ import type { RingKey } from "./key-ring.js";
 export interface SealedUnit {
   $sealed: 1;
   key: string;
+  /** With per-owner keys, whose key sealed it (clear, like the thread's owner): the key to ask for. */
+  owner?: string;
   check: string;
   nonce: string;
   data: string;
@@ -38,7 +40,7 @@ export function sealValue(
   options: { deterministic?: boolean } = {},
 ): SealedUnit {
   const plaintext = Buffer.from(JSON.stringify(value), "utf8");
-  const associated = associatedData(key.id, position);
+  const associated = associatedData(key, position);
   const nonce = options.deterministic
     ? createHmac("sha256", key.nonceKey)
         .update(associated)
@@ -53,6 +55,7 @@ export function sealValue(
   return {
     $sealed: 1,
     key: key.id,
+    ...(key.owner === undefined ? {} : { owner: key.owner }),
     check: key.check,
     nonce: nonce.toString("base64"),
     data: data.toString("base64"),
@@ -66,6 +69,7 @@ export function isSealedUnit(value: unknown): value is SealedUnit {
     isPlainObject(value) &&
     value.$sealed === 1 &&
     typeof value.key === "string" &&
+    (value.owner === undefined || typeof value.owner === "string") &&
     typeof value.check === "string" &&
     typeof value.nonce === "string" &&
     typeof value.data === "string" &&
@@ -84,7 +88,7 @@ export function openValue(
   key: RingKey,
   describe: () => string,
 ): unknown {
-  if (unit.check !== key.check) throw new DecryptionError(unit.key, describe());
+  if (unit.check !== key.check || unit.owner !== key.owner) throw new DecryptionError(unit.key, describe());
   const nonce = Buffer.from(unit.nonce, "base64");
   const tag = Buffer.from(unit.tag, "base64");
   if (nonce.byteLength !== NONCE_BYTES || tag.byteLength !== TAG_BYTES) {
@@ -93,7 +97,7 @@ export function openValue(
   let text: string;
   try {
     const decipher = createDecipheriv("aes-256-gcm", key.bytes, nonce, { authTagLength: TAG_BYTES });
-    decipher.setAAD(associatedData(key.id, position));
+    decipher.setAAD(associatedData(key, position));
     decipher.setAuthTag(tag);
     text = Buffer.concat([decipher.update(Buffer.from(unit.data, "base64")), decipher.final()]).toString(
       "utf8",
@@ -106,6 +110,8 @@ export function openValue(
   return JSON.parse(text);
 }
 
-function associatedData(keyId: string, position: UnitPosition): Buffer {
-  return Buffer.from(JSON.stringify(["skein.sealed.v1", keyId, ...position]), "utf8");
+// An owner's key is also bound by name, so a unit cannot claim another owner's key under the same id.
+function associatedData(key: RingKey, position: UnitPosition): Buffer {
+  const whose = key.owner === undefined ? [] : [{ owner: key.owner }];
+  return Buffer.from(JSON.stringify(["skein.sealed.v1", key.id, ...whose, ...position]), "utf8");
 }

@@ -3,6 +3,8 @@ import { assertNoCatalogueKey, changedCatalogue, withCatalogue } from "../catalo
 import { scanCatalogue } from "../catalogue/catalogue-scan.js";
 import { encodeCursor } from "../catalogue/list-cursor.js";
 import { type CatalogueQuery, countQuery, listQuery } from "../catalogue/list-query.js";
+import { exportSealed, importSealed, isSealedExport } from "../encryption/sealed-export.js";
+import { shredOwner } from "../encryption/shred-owner.js";
 import {
   ConcurrencyError,
   ConflictError,
@@ -283,6 +285,12 @@ export class LocalStore implements ThreadStore, LogThreadHost {
   }
 
   async import(json: unknown, options: { id?: string } = {}): Promise<Thread> {
+    if (isSealedExport(json)) {
+      const record = await importSealed(this.driver, this.nativeType, json, options);
+      return record.kind === "log"
+        ? this.bindRecord((await this.driver.read(record.id)) as LogRecord)
+        : this.get(record.id);
+    }
     const state = this.registry.parse(json, { unknown: "preserve" });
     const raw = OpaqueThreadState.isInstance(state) ? state.raw : state;
     const log = LogStateSchema.safeParse(raw);
@@ -345,7 +353,10 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     return opened instanceof PlainStateThread ? opened : this.get(id);
   }
 
-  async export(id: string): Promise<LogState | ThreadState> {
+  async export(id: string, options: { encrypted?: boolean } = {}): Promise<LogState | ThreadState> {
+    if (options.encrypted === true) {
+      return (await exportSealed(this.driver, this.nativeType, id)) as unknown as LogState;
+    }
     assertThreadId(id);
     const record = await this.driver.read(id);
     if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
@@ -402,6 +413,10 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       adapters: this.adapters,
       serialize: this.#serialize,
     });
+  }
+
+  async shredOwner(owner: string): Promise<void> {
+    await shredOwner(this.driver, this.nativeType, owner);
   }
 
   async delete(id: string, options?: { ifRevision?: number }): Promise<boolean> {

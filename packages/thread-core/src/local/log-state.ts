@@ -248,8 +248,11 @@ export async function importLog(
     info,
     messages: messages.map((message, index) => parseMessage(message, ["segments", index])),
   }));
-  if (driver.importSegments) await driver.importSegments(parsed);
-  else for (const { info, messages } of parsed) await driver.importSegment(info, messages, 0);
+  // The thread's owner, so a store with per-owner keys seals its segments with that owner's key.
+  const owner = state.owner ?? catalogueOf(state.context).owner;
+  const whose = owner === undefined ? {} : { owner };
+  if (driver.importSegments) await driver.importSegments(parsed, whose);
+  else for (const { info, messages } of parsed) await driver.importSegment(info, messages, 0, whose);
   const endInfo = segments.find((segment) => segment.id === state.end.segment);
   const known = endInfo ?? (await driver.segment(state.end.segment));
   if (!known)

@@ -11,6 +11,7 @@ import type {
   LogRecord,
   RecordSummary,
   SegmentInfo,
+  SegmentWriteOptions,
   StateRecord,
   StoredRecord,
 } from "./log-driver.js";
@@ -142,14 +143,22 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     return this.inner.systemOffsets(this.#in(id), before);
   }
 
-  importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void> {
-    return this.inner.importSegment(this.#segmentIn(segment), messages, from);
+  importSegment(
+    segment: SegmentInfo,
+    messages: Message[],
+    from: number,
+    options?: SegmentWriteOptions,
+  ): Promise<void> {
+    return this.inner.importSegment(this.#segmentIn(segment), messages, from, options);
   }
 
-  async importSegments(segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>): Promise<void> {
+  async importSegments(
+    segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>,
+    options?: SegmentWriteOptions,
+  ): Promise<void> {
     const inside = segments.map(({ info, messages }) => ({ info: this.#segmentIn(info), messages }));
-    if (this.inner.importSegments) return this.inner.importSegments(inside);
-    for (const { info, messages } of inside) await this.inner.importSegment(info, messages, 0);
+    if (this.inner.importSegments) return this.inner.importSegments(inside, options);
+    for (const { info, messages } of inside) await this.inner.importSegment(info, messages, 0, options);
   }
 
   get watch(): ((segment: string, listener: () => void) => () => void | Promise<void>) | undefined {

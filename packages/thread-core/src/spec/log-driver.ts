@@ -83,13 +83,21 @@ export interface LogDriver {
    * Writes `messages` at own offsets `from…` of a segment that is no thread's head, creating it if absent.
    * Offsets already present must hold the same message ids (else `ConflictError`); a live head is never extended.
    */
-  importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void>;
+  importSegment(
+    segment: SegmentInfo,
+    messages: Message[],
+    from: number,
+    options?: SegmentWriteOptions,
+  ): Promise<void>;
   /**
    * Optional: whole segments (each from offset 0), bases before the segments that continue them, each by the
    * rules of `importSegment`. A driver that can write many segments cheaper together than one by one (fs: one
    * fsync barrier per batch instead of several fsyncs per segment) implements it; `importLog` uses it when present.
    */
-  importSegments?(segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>): Promise<void>;
+  importSegments?(
+    segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>,
+    options?: SegmentWriteOptions,
+  ): Promise<void>;
   /** A new segment id for `threadId`'s head; lets a store place it beside the thread (a Redis hash slot). */
   newSegmentId?(threadId: string): string;
   /**
@@ -104,6 +112,14 @@ export interface LogDriver {
    */
   notify?(segment: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * What thread-core tells a driver about segments it writes outside a commit: the owner of the thread they
+ * are for, so a driver that encrypts per owner seals them with that owner's key. Plain drivers ignore it.
+ */
+export interface SegmentWriteOptions {
+  owner?: string;
 }
 
 /** One segment of a local thread's log: the prefix it continues and where it starts. */

@@ -199,8 +199,12 @@ export interface ThreadStore {
    * log) becomes a thread native to this store; other states are validated, migrated and saved.
    */
   import(state: unknown, options?: { id?: string }): Promise<Thread>;
-  /** The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. */
-  export(id: string): Promise<LogState | ThreadState>;
+  /**
+   * The thread as portable JSON: a local thread becomes `memory` JSON with its whole history. On an
+   * encrypted store, `{ encrypted: true }` keeps every unit sealed, with its key id, under a `$encrypted`
+   * marker: only a store with the same keys imports it (same id and scope).
+   */
+  export(id: string, options?: { encrypted?: boolean }): Promise<LogState | ThreadState>;
   list(options?: ListOptions): Promise<ThreadPage>;
   /**
    * How many threads `list` would give for these options, where the store can count them without reading
@@ -217,6 +221,13 @@ export interface ThreadStore {
    * other scope and from the unscoped store. Scopes nest. Closing a scope releases nothing.
    */
   scope(tenant: string): ThreadStore;
+  /**
+   * Crypto-shreds `owner`: destroys their keys through the store's `encryption.destroyOwnerKey` (per-owner
+   * keys), so every copy of their threads, backups included, reads as `KeyNotFoundError` from then on;
+   * listing still shows ids, owner and timestamps. `UnsupportedOperationError` on a store without per-owner
+   * keys that can be destroyed.
+   */
+  shredOwner(owner: string): Promise<void>;
   close(): Promise<void>;
   /** `close()`, so `await using store = await openStore(url)` closes the store when the scope ends. */
   [Symbol.asyncDispose](): Promise<void>;

@@ -135,6 +135,7 @@ export class ReplyWriter implements StreamingReply {
         this.#access.segmentInfo(this.#entry),
         [batchMessage(index, this.#entry.role, deltas)],
         index,
+        { owner: this.#access.owner },
       );
     } catch (error) {
       // Not written: the deltas go back in front of the buffer, so the next flush writes them in order.

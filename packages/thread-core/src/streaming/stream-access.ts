@@ -6,6 +6,8 @@ import type { StreamEntry } from "./stream-entries.js";
 export interface StreamAccess {
   readonly threadId: string;
   readonly driver: LogDriver;
+  /** The thread's owner: a store with per-owner keys seals the reply's batches with their key. */
+  readonly owner: string | undefined;
   /** The segment that holds the reply's batches, as `importSegment` takes it. */
   segmentInfo(entry: StreamEntry): SegmentInfo;
   /**

@@ -1,3 +1,4 @@
+import { catalogueOf } from "../catalogue/catalogue-fields.js";
 import { ConcurrencyError, ConflictError, HeadMovedError, InvalidOptionError } from "../errors.js";
 import { newRandomId, newSortableId } from "../ids.js";
 import { newHeadSegment } from "../local/log-driver.js";
@@ -52,6 +53,10 @@ export class ThreadStreams implements StreamAccess {
   get threadId(): string {
     return this.host.threadId;
   }
+
+  get owner(): string | undefined {
+    return catalogueOf(this.host.record().context).owner;
+  }
   get driver(): LogDriver {
     return this.host.driver;
   }
@@ -72,7 +77,7 @@ export class ThreadStreams implements StreamAccess {
     const createdAt = new Date().toISOString();
     const segment = newHeadSegment(this.driver, this.threadId, null, 0);
     // The reply's segment exists before its entry does: a follower that sees the entry can read it at once.
-    await this.driver.importSegment({ ...segment, createdAt }, [], 0);
+    await this.driver.importSegment({ ...segment, createdAt }, [], 0, { owner: this.owner });
     const entry: StreamEntry = {
       id,
       role: checked.role,

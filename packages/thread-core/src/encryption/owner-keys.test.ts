@@ -1,0 +1,148 @@
+import { randomBytes } from "node:crypto";
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
+import { createRegistry } from "../create-registry.js";
+import { UnsupportedOperationError } from "../errors.js";
+import { LocalStore } from "../local/local-store.js";
+import type { LogDriver } from "../local/log-driver.js";
+import type { LogThread } from "../local/log-thread.js";
+import { MemoryLogDriver } from "../memory/memory-log-driver.js";
+import type { Message } from "../message.js";
+import type { EncryptionOwnerKeyProvider } from "../spec/encryption-options.js";
+import { encryptingLogDriver } from "./encrypting-log-driver.js";
+import { KeyNotFoundError } from "./encryption-errors.js";
+import { ownerShredding } from "./owner-shredding.js";
+
+/** A key store with one key per owner and id, and a destroy, as a KMS would offer. */
+function vault() {
+  const keys = new Map<string, Buffer>();
+  const destroyed = new Set<string>();
+  const options: EncryptionOwnerKeyProvider = {
+    current: "v1",
+    ownerKeyProvider: ({ owner, keyId }) => {
+      if (destroyed.has(owner ?? "")) return undefined;
+      const name = `${owner ?? ""}/${keyId}`;
+      if (!keys.has(name)) keys.set(name, randomBytes(32));
+      return keys.get(name);
+    },
+    destroyOwnerKey: (owner) => {
+      destroyed.add(owner);
+    },
+  };
+  return { options, keys };
+}
+
+/** A memory backend that notes whose key sealed each message written outside a commit. */
+class SegmentWritesDriver extends MemoryLogDriver {
+  owners: unknown[] = [];
+  override async importSegment(...args: Parameters<MemoryLogDriver["importSegment"]>): Promise<void> {
+    for (const message of args[1]) this.owners.push(unitOwner(message));
+    return super.importSegment(...args);
+  }
+}
+
+function storeOver(driver: LogDriver): LocalStore {
+  return new LocalStore({ driver, registry: createRegistry(), url: "memory:" });
+}
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+function unitOwner(message: Message): unknown {
+  return (message.contents[0] as unknown as { owner?: string }).owner;
+}
+
+describe("per-owner keys", () => {
+  it("seal each owner's threads with that owner's key, and shredding one owner leaves the other readable", async () => {
+    const inner = new MemoryLogDriver();
+    const { options } = vault();
+    const store = storeOver(encryptingLogDriver(inner, options));
+    const ana = await store.create({ id: "ana-1", owner: "ana", title: "Ana's", metadata: { a: 1 } });
+    await ana.append({ id: "a1", role: "user", text: "ana's secret" });
+    const ben = await store.create({ id: "ben-1", owner: "ben" });
+    await ben.append({ id: "b1", role: "user", text: "ben's" });
+    const anaHead = ((await inner.read("ana-1")) as { head: string }).head;
+    const benHead = ((await inner.read("ben-1")) as { head: string }).head;
+    expect(unitOwner((await inner.readSegment(anaHead, 0, 1))[0] as Message)).toBe("ana");
+    expect(unitOwner((await inner.readSegment(benHead, 0, 1))[0] as Message)).toBe("ben");
+
+    expect(ownerShredding(store.driver)?.canDestroy).toBe(true);
+    await store.shredOwner("ana");
+    const error = await failure(ana.messages());
+    expect(KeyNotFoundError.isInstance(error), String(error)).toBe(true);
+    expect((error as KeyNotFoundError).owner).toBe("ana");
+    expect(String(error)).toContain("crypto-shredded");
+    expect(KeyNotFoundError.isInstance(await failure(store.get("ana-1")))).toBe(true);
+    expect((await ben.messages()).map((message) => message.id)).toEqual(["b1"]);
+    const [listed] = (await store.list({ owner: "ana" })).items;
+    expect(listed).toMatchObject({ id: "ana-1", owner: "ana", metadata: {}, messageCount: 1 });
+    expect(listed?.title).toBeUndefined();
+  });
+
+  it("streamed replies' batches and imported threads are sealed with the owner's key", async () => {
+    const inner = new SegmentWritesDriver();
+    const { options } = vault();
+    const store = storeOver(encryptingLogDriver(inner, options));
+    const source = storeOver(new MemoryLogDriver());
+    const plain = await source.create({ id: "t", owner: "ana" });
+    await plain.append({ id: "m1", role: "user", text: "imported" });
+    const imported = await store.import(await source.export("t"));
+    const segment = ((await inner.read(imported.id)) as { head: string; length: number }).head;
+    const info = await inner.segment(segment);
+    const base = info?.base?.segment as string;
+    expect(unitOwner((await inner.readSegment(base, 0, 1))[0] as Message)).toBe("ana");
+
+    inner.owners = [];
+    const reply = await (imported as LogThread).beginMessage({ role: "assistant" });
+    await reply.write({ type: "text", text: "streamed" });
+    const message = await reply.end();
+    expect(message.contents).toEqual([{ type: "text", text: "streamed" }]);
+    expect(inner.owners.length).toBeGreaterThan(0);
+    expect(new Set(inner.owners)).toEqual(new Set(["ana"]));
+    await store.shredOwner("ana");
+    expect(KeyNotFoundError.isInstance(await failure(imported.messages()))).toBe(true);
+  });
+
+  it("shredOwner refuses on a store that cannot destroy keys, naming what to give", async () => {
+    const whole = storeOver(
+      encryptingLogDriver(new MemoryLogDriver(), { keys: { k: randomBytes(32) }, current: "k" }),
+    );
+    expect(ownerShredding(whole.driver)).toBeUndefined();
+    const refused = await failure(whole.shredOwner("ana"));
+    expect(UnsupportedOperationError.isInstance(refused), String(refused)).toBe(true);
+    expect(String(refused)).toContain("ownerKeyProvider");
+    const { options } = vault();
+    const { destroyOwnerKey: _destroy, ...withoutDestroy } = options;
+    const undestroyable = storeOver(encryptingLogDriver(new MemoryLogDriver(), withoutDestroy));
+    expect(ownerShredding(undestroyable.driver)?.canDestroy).toBe(false);
+    expect(String(await failure(undestroyable.shredOwner("ana")))).toContain("destroyOwnerKey");
+  });
+
+  it("neither inspect nor JSON of the store shows an owner's key, once fetched", async () => {
+    const { options, keys } = vault();
+    const store = storeOver(encryptingLogDriver(new MemoryLogDriver(), options));
+    const thread = await store.create({ id: "t", owner: "ana" });
+    await thread.append({ role: "user", text: "x" });
+    expect(keys.size).toBeGreaterThan(0);
+    const shown = [inspect(store, { depth: 8, showHidden: true }), JSON.stringify(store.driver)].join("\n");
+    for (const key of keys.values()) {
+      expect(shown).not.toContain(key.toString("hex"));
+      expect(shown).not.toContain(key.toString("base64"));
+    }
+  });
+
+  it("a scope's store reaches the same keys", async () => {
+    const { options } = vault();
+    const store = storeOver(encryptingLogDriver(new MemoryLogDriver(), options));
+    const tenant = store.scope("tenant-a");
+    const thread = await tenant.create({ id: "t", owner: "ana" });
+    await thread.append({ role: "user", text: "x" });
+    await tenant.shredOwner("ana");
+    expect(KeyNotFoundError.isInstance(await failure(tenant.get("t")))).toBe(true);
+    expect((await tenant.list()).items.map((item) => item.id)).toEqual(["t"]);
+  });
+});

@@ -1,0 +1,84 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { quoteUntrusted } from "../errors.js";
+import { isPlainObject } from "../json.js";
+import type { LogRecord } from "../local/log-driver.js";
+import { DecryptionError, IntegrityError } from "./encryption-errors.js";
+import type { KeyRing, RingKey } from "./key-ring.js";
+
+/** The field of a sealed context that authenticates where the thread's log ends. */
+export const END_FIELD = "$end";
+
+/** A MAC of a log record's id, creation time, head and length, under a key named by id (and owner). */
+export interface SealedEnd {
+  key: string;
+  owner?: string;
+  check: string;
+  mac: string;
+}
+
+/** The parts of a record its end binds: a tail cut must change `length` (or leave messages missing). */
+export type RecordEnd = Pick<LogRecord, "id" | "createdAt" | "head" | "length">;
+
+// Messages are bound to their own offsets, so a cut from the middle of a segment fails; a cut of its last
+// messages leaves a shorter, valid-looking segment, unless the record's length says otherwise. The length
+// is clear (stores read it), so it is authenticated here, and with it the thread's creation time.
+/** The MAC of `record`'s end under `key`. */
+export function sealEnd(record: RecordEnd, key: RingKey): SealedEnd {
+  return {
+    key: key.id,
+    ...(key.owner === undefined ? {} : { owner: key.owner }),
+    check: key.check,
+    mac: endMac(record, key),
+  };
+}
+
+/**
+ * Checks `stored` (a record's `$end`) against the record; `IntegrityError` when the record's head, length,
+ * id or creation time is not the one it was written with. `missing` is what to do without one: a record
+ * written in clear (under `allowPlaintext`) has none.
+ */
+export async function checkEnd(
+  stored: unknown,
+  record: RecordEnd,
+  ring: KeyRing,
+  missingAllowed: boolean,
+): Promise<void> {
+  const describe = `end of thread ${quoteUntrusted(record.id)}`;
+  if (stored === undefined && missingAllowed) return;
+  if (
+    !isPlainObject(stored) ||
+    typeof stored.key !== "string" ||
+    typeof stored.check !== "string" ||
+    typeof stored.mac !== "string" ||
+    (stored.owner !== undefined && typeof stored.owner !== "string")
+  ) {
+    throw new IntegrityError(describe, "it is not sealed");
+  }
+  const key = await ring.key(stored.key, stored.owner as string | undefined);
+  if (stored.check !== key.check || stored.owner !== key.owner)
+    throw new DecryptionError(stored.key, describe);
+  const expected = Buffer.from(endMac(record, key), "base64url");
+  const given = Buffer.from(stored.mac, "base64url");
+  if (given.byteLength !== expected.byteLength || !timingSafeEqual(given, expected)) {
+    throw new IntegrityError(
+      describe,
+      "its head, length or creation time is not the one it was written with (messages cut from its end?)",
+    );
+  }
+}
+
+function endMac(record: RecordEnd, key: RingKey): string {
+  return createHmac("sha256", key.endKey)
+    .update(
+      JSON.stringify([
+        "skein.end.v1",
+        key.id,
+        key.owner ?? null,
+        record.id,
+        record.createdAt,
+        record.head,
+        record.length,
+      ]),
+    )
+    .digest("base64url");
+}
