@@ -4,8 +4,7 @@ import { InvalidOptionError } from "../errors.js";
 import { isPlainObject } from "../json.js";
 import { describeGiven } from "../option-value.js";
 import type { StoredRecord } from "../spec/log-driver.js";
-import type { RetentionOptions } from "../spec/retention.js";
-import type { ThreadSummary } from "../spec/thread-store.js";
+import type { RetentionOptions, ThreadSummary } from "../spec/thread-store.js";
 
 /** A retention policy checked and in milliseconds: what stores hold and sweeps follow. */
 export interface RetentionPolicy {

@@ -22,8 +22,8 @@ import { sweepExpired } from "../lifecycle/sweep.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import { optionsObject } from "../option-value.js";
 import { type ParsedState, type ParseOptions, SKEIN_TYPE_PACKAGES } from "../registry.js";
-import type { RetentionOptions, SweepOptions, SweepProgress } from "../spec/retention.js";
-import type { ScopeOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
+import type { SweepOptions, SweepProgress } from "../spec/retention.js";
+import type { RetentionOptions, ScopeOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
 import { PlainStateThread } from "../store/plain-state-thread.js";
 import type {

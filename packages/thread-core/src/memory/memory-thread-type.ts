@@ -8,8 +8,7 @@ import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { chainRanges, SegmentChains } from "../local/segment-chain.js";
 import type { Message } from "../message.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
-import type { RetentionOptions } from "../spec/retention.js";
-import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import type { RetentionOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
 import { defineThreadType, type ThreadState } from "../thread-type.js";
 import { MemoryLogDriver } from "./memory-log-driver.js";
 

@@ -1,28 +1,9 @@
 // The retention contract: how long a store keeps threads, and what a sweep reports. Types only.
-import type { ThreadSummary } from "./thread-store.js";
-
 /** A length of time: milliseconds, or a number with a unit (`"90s"`, `"15m"`, `"12h"`, `"30d"`, `"2w"`). */
 export type RetentionDuration = number | `${number}${"ms" | "s" | "m" | "h" | "d" | "w"}`;
 
 /** When a thread expires, as `create({ expiresAt })` and `update({ expiresAt })` take it; `null` clears it. */
 export type ExpiryInput = Date | string | number;
-
-/**
- * A store's (or a scope's) retention policy. A local thread expires at the earliest of its own `expiresAt`,
- * its last change plus `idleFor` and its creation plus `maxAge`, unless `keep` says to keep it. An expired
- * thread is gone for readers at once (`get` and `open` throw `ThreadNotFoundError`, `list` and `count`
- * leave it out); `store.sweep()` deletes it.
- */
-export interface RetentionOptions {
-  /** Expire a thread this long after its last change (append, update, rollback…). @default never */
-  idleFor?: RetentionDuration;
-  /** Expire a thread this long after it was created, however busy. @default never */
-  maxAge?: RetentionDuration;
-  /** Return true to keep a thread that would expire (a pinned chat, a legal hold). Called often: keep it cheap. */
-  keep?: (summary: ThreadSummary) => boolean;
-  /** The clock expiry is measured by, in epoch milliseconds (tests move it). @default Date.now */
-  now?: () => number;
-}
 
 /** What `store.sweep` reports as it goes and when it ends. */
 export interface SweepProgress {

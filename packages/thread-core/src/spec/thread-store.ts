@@ -8,7 +8,7 @@ import type { z } from "zod";
 import type { EncryptionOptions } from "./encryption-options.js";
 import type { LogState } from "./log-state.js";
 import type { ParsedState, ParseOptions } from "./parsed-state.js";
-import type { ExpiryInput, RetentionOptions, SweepOptions, SweepProgress } from "./retention.js";
+import type { ExpiryInput, RetentionDuration, SweepOptions, SweepProgress } from "./retention.js";
 import type { Thread } from "./thread.js";
 import type { ThreadState } from "./thread-state.js";
 
@@ -230,6 +230,23 @@ export interface ThreadStore {
   close(): Promise<void>;
   /** `close()`, so `await using store = await openStore(url)` closes the store when the scope ends. */
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * A store's (or a scope's) retention policy. A local thread expires at the earliest of its own `expiresAt`,
+ * its last change plus `idleFor` and its creation plus `maxAge`, unless `keep` says to keep it. An expired
+ * thread is gone for readers at once (`get` and `open` throw `ThreadNotFoundError`, `list` and `count`
+ * leave it out); `store.sweep()` deletes it.
+ */
+export interface RetentionOptions {
+  /** Expire a thread this long after its last change (append, update, rollback…). @default never */
+  idleFor?: RetentionDuration;
+  /** Expire a thread this long after it was created, however busy. @default never */
+  maxAge?: RetentionDuration;
+  /** Return true to keep a thread that would expire (a pinned chat, a legal hold). Called often: keep it cheap. */
+  keep?: (summary: ThreadSummary) => boolean;
+  /** The clock expiry is measured by, in epoch milliseconds (tests move it). @default Date.now */
+  now?: () => number;
 }
 
 /** Options of `store.scope`. */

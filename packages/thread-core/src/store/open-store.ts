@@ -11,8 +11,7 @@ import {
 import { retentionPolicy } from "../lifecycle/retention-policy.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
-import type { RetentionOptions } from "../spec/retention.js";
-import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import type { RetentionOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
 import { redactUrl, redactUrlText } from "./redact-url.js";
 import type { SkeinAdapter, ThreadStore } from "./store.js";

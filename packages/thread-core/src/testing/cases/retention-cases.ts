@@ -5,7 +5,7 @@ import {
   UnsupportedOperationError,
 } from "../../errors.js";
 import type { LogDriver } from "../../local/log-driver.js";
-import type { RetentionOptions } from "../../spec/retention.js";
+import type { RetentionOptions } from "../../spec/thread-store.js";
 import type { ThreadStore } from "../../store/store.js";
 import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
