@@ -117,7 +117,7 @@ export function retentionSection(figures: RetentionFigures | undefined): string 
 
 Measured ${figures.date} (\`${figures.command}\`). One \`store.sweep()\` of threads past their own \`expiresAt\`,
 spread through the store. With the memory store's expiry index the sweep reads the expired records only
-(O(expired)); without it (every other store today) it reads each record of the store once (O(store)). Most of
+(O(expired)); without it (fs and redis today) it reads each record of the store once (O(store)). Most of
 the indexed rows' time is the deletes themselves: a plain \`store.delete\` in a memory store of 100,000 threads
 costs about 2 ms (its catalogue's sorted arrays are shifted on every removal, memory-catalogue.ts), so 1,000
 deletes one by one took 2.0 s on the machine of these rows, the sweep of 1,000 about the same.

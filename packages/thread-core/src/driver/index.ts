@@ -53,6 +53,7 @@ export { LocalStore, type LocalStoreOptions } from "../local/local-store.js";
 export type {
   AppliedOperation,
   CommitResult,
+  ExpiryQuery,
   LogChange,
   LogDriver,
   LogRecord,
