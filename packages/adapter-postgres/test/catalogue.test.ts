@@ -22,7 +22,9 @@ describe("postgres catalogue (store.list by owner, order and metadata)", () => {
       [name],
     );
     for (const index of gin) await sql(`DROP INDEX "${name}"."${index.indexname}"`);
-    await sql(`ALTER TABLE "${name}"."skein_records" DROP COLUMN owner, DROP COLUMN scope, DROP COLUMN expires_at`);
+    await sql(
+      `ALTER TABLE "${name}"."skein_records" DROP COLUMN owner, DROP COLUMN scope, DROP COLUMN expires_at`,
+    );
     await sql(`UPDATE "${name}"."skein_meta" SET value = '3' WHERE name = 'schema_version'`);
 
     const migrated = postgresStore({ url: databaseUrl(), schema: name });
