@@ -1,4 +1,4 @@
-import type { CatalogueQuery, CountQuery, StoredRecord } from "@skein/thread-core/driver";
+import type { CatalogueQuery, CountQuery, ExpiryQuery, StoredRecord } from "@skein/thread-core/driver";
 import { idKey, prefixEnd } from "./id-keys.js";
 import type { RecordRow, RecordRows } from "./record-rows.js";
 import { LISTED_METADATA } from "./schema.js";
@@ -78,6 +78,26 @@ export async function cataloguePage(
   return rows.map((row) =>
     row.kind === "state" ? connection.records.state(row) : connection.records.log(row, []),
   );
+}
+
+/** A sweep's page of expired local threads (`LogDriver.expiring`), by schema 5's index: O(page). */
+export async function expiringPage(
+  connection: CatalogueConnection,
+  query: ExpiryQuery,
+): Promise<StoredRecord[]> {
+  const values: unknown[] = [query.scope, query.until];
+  const conditions = ["scope = $1", "expires_at IS NOT NULL", `expires_at COLLATE "C" <= $2`];
+  if (query.after) {
+    values.push(query.after.key, idKey(query.after.id));
+    conditions.push(`(expires_at COLLATE "C", key) > ($${values.length - 1}, $${values.length})`);
+  }
+  values.push(query.limit);
+  const rows = await connection.query<RecordRow>(
+    `SELECT * FROM ${connection.table} WHERE ${conditions.join(" AND ")}
+     ORDER BY expires_at COLLATE "C", key LIMIT $${values.length}`,
+    values,
+  );
+  return rows.map((row) => connection.records.log(row, []));
 }
 
 /** `store.count`, by the same indexes. */

@@ -12,6 +12,7 @@ import {
   type CatalogueQuery,
   type CommitResult,
   type CountQuery,
+  type ExpiryQuery,
   eventSegments,
   HeadMovedError,
   importConflicts,
@@ -25,7 +26,7 @@ import {
   type StoredRecord,
 } from "@skein/thread-core/driver";
 import type { PoolClient } from "pg";
-import { type CatalogueConnection, catalogueCount, cataloguePage } from "./catalogue-rows.js";
+import { type CatalogueConnection, catalogueCount, cataloguePage, expiringPage } from "./catalogue-rows.js";
 import { SOURCE, source } from "./errors.js";
 import { idFromKey, idKey, prefixEnd } from "./id-keys.js";
 import { fromJsonb, toJsonb } from "./jsonb-value.js";
@@ -319,6 +320,11 @@ export class PostgresLogDriver implements LogDriver {
   /** A page of `store.list` from the indexes of schema 4 (see catalogue-rows.ts). */
   catalogue(query: CatalogueQuery): Promise<StoredRecord[]> {
     return cataloguePage(this.#catalogueConnection(), query);
+  }
+
+  /** The local threads past their own expiry, from schema 5's index (see catalogue-rows.ts). */
+  expiring(query: ExpiryQuery): Promise<StoredRecord[]> {
+    return expiringPage(this.#catalogueConnection(), query);
   }
 
   countCatalogue(query: CountQuery): Promise<number> {

@@ -44,8 +44,8 @@ export class RecordRows {
     const { rowCount } = await client.query(
       `INSERT INTO ${this.names.records}
          (key, id, kind, type, revision, created_at, updated_at, metadata, context, head, length,
-          metadata_text, context_text, operations, head_start, owner)
-       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13::jsonb, $14, $15)
+          metadata_text, context_text, operations, head_start, owner, expires_at)
+       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13::jsonb, $14, $15, $16)
        ON CONFLICT (key) DO NOTHING`,
       [
         idKey(record.id),
@@ -63,6 +63,7 @@ export class RecordRows {
         record.operations === undefined ? null : toJsonb(record.operations),
         headStart,
         catalogueOf(record.context).owner ?? null,
+        catalogueOf(record.context).expiresAt ?? null,
       ],
     );
     return rowCount === 1;
@@ -105,8 +106,10 @@ export class RecordRows {
     }
     if (context) {
       // The owner lives in the context (see schema 4): a context change is where it changes.
-      values.push(catalogueOf(next.context).owner ?? null);
-      set += `, owner = $${values.length}`;
+      // So does its own expiry (schema 5).
+      const { owner, expiresAt } = catalogueOf(next.context);
+      values.push(owner ?? null, expiresAt ?? null);
+      set += `, owner = $${values.length - 1}, expires_at = $${values.length}`;
     }
     if (operations) {
       values.push(toJsonb(next.operations ?? null));

@@ -136,6 +136,14 @@ const MIGRATIONS: Array<(names: TableNames) => string> = [
     CREATE INDEX ON ${names.records} (scope, key);
     CREATE INDEX ON ${names.records} USING gin ((${LISTED_METADATA}) jsonb_path_ops);
   `,
+  // 5: retention. \`expires_at\` is a local thread's own expiry, written with the record from its context's
+  // "$catalogue" (as \`owner\` is), and indexed per scope where set, so a sweep reads the expired rows only.
+  (names) => `
+    ALTER TABLE ${names.records} ADD COLUMN expires_at text;
+    UPDATE ${names.records} SET expires_at = context -> '$catalogue' ->> 'expiresAt'
+      WHERE kind = 'log' AND jsonb_typeof(context -> '$catalogue' -> 'expiresAt') = 'string';
+    CREATE INDEX ON ${names.records} (scope, expires_at COLLATE "C", key) WHERE expires_at IS NOT NULL;
+  `,
 ];
 
 /** The metadata \`where\` compares: a local thread's, or a saved state's own \`metadata\` field. */

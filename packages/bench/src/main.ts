@@ -15,6 +15,7 @@ import { concurrencyTable, type RedisConcurrencyRow, redisConcurrencyRows } from
 import { redisResults } from "./redis-scenario.js";
 import { withRedis } from "./redis-server.js";
 import { benchmarksMarkdown, type Figures, machineName } from "./report.js";
+import { retentionRows } from "./retention-rows.js";
 import { type RuntimeRow, runtimeRows } from "./runtime-scenario.js";
 import { rawReadRow, type ScalingTarget, scalingRows } from "./scaling.js";
 import { chosenSections, mergedFigures } from "./section-filter.js";
@@ -157,6 +158,7 @@ await withPostgres(async (postgresUrl) =>
     }
 
     const { catalogue, branching } = await issueRows({ sections, quick, redisUrl, postgresUrl, command });
+    const retention = sections.has("retention") ? await retentionRows(quick, command) : undefined;
 
     if (!quick) {
       const fresh: Figures = {
@@ -171,6 +173,7 @@ await withPostgres(async (postgresUrl) =>
         redisConcurrency,
         ...(catalogue ? { catalogue } : {}),
         ...(branching ? { branching } : {}),
+        ...(retention ? { retention } : {}),
       };
       const earlierPath = `${root}bench-results.json`;
       const earlier = existsSync(earlierPath)

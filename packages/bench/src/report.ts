@@ -7,6 +7,7 @@ import { type Result, ratioRows } from "./compare.js";
 import type { LangGraphRow } from "./langgraph-scenario.js";
 import { formatMicros } from "./measure.js";
 import { concurrencyTable, type RedisConcurrencyRow } from "./redis-concurrency.js";
+import { type RetentionFigures, retentionSection } from "./retention-rows.js";
 import type { RuntimeRow } from "./runtime-scenario.js";
 import { SECTIONS } from "./section-filter.js";
 import {
@@ -38,6 +39,8 @@ export interface Figures {
   catalogue?: CatalogueFigures;
   /** Issue 38's rows; absent in figures written before they existed. */
   branching?: BranchingFigures;
+  /** Issue 40's rows; absent in figures written before they existed. */
+  retention?: RetentionFigures;
   /** Sections measured again alone (`--only`) since `date`: the section, and when and how. */
   remeasured?: Record<string, string>;
 }
@@ -261,7 +264,7 @@ Every message of every thread is sent at once; the service runs at most 64 at a 
 the floor appends the same messages straight to the store, each thread's in order, 64 at a time. The ratio is
 time per message over the floor's: what the runtime (queues, leases, fencing, the record checks) costs per message.
 
-${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}## Targets
+${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}${retentionSection(figures.retention)}## Targets
 
 ${table(["target", "measured", "status"], targets(figures))}
 

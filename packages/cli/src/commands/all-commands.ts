@@ -15,6 +15,7 @@ import { migrateCommand } from "./migrate.js";
 import { rollbackCommand } from "./rollback.js";
 import { schemaCommand } from "./schema.js";
 import { showCommand } from "./show.js";
+import { sweepCommand } from "./sweep.js";
 import { switchCommand } from "./switch.js";
 import { uiCommand } from "./ui.js";
 import { viewCommand } from "./view.js";
@@ -34,6 +35,7 @@ export const ALL_COMMANDS: readonly Command[] = [
   logCommand,
   viewCommand,
   deleteCommand,
+  sweepCommand,
   exportCommand,
   importCommand,
   migrateCommand,

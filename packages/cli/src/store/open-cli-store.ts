@@ -1,7 +1,9 @@
 import { fsAdapter } from "@skein/adapter-fs";
-import { InvalidThreadIdError, openStore, type ThreadStore } from "@skein/thread-core";
+import { InvalidThreadIdError, type OpenStoreOptions, openStore, type ThreadStore } from "@skein/thread-core";
 import { findStoreAdapter, type SkeinAdapter } from "@skein/thread-core/driver";
 import { UsageError } from "../cli/cli-error.js";
+
+type RetentionOptions = NonNullable<OpenStoreOptions["retention"]>;
 
 /** The embedded default: files under ./.skein, no server needed. */
 export const DEFAULT_STORE_URL = "file:./.skein";
@@ -19,6 +21,8 @@ export interface CliStoreOptions {
    * read from (`ls`, `show`, migrate's source) must not leave a directory behind. @default false
    */
   create?: boolean;
+  /** The retention policy to open the store with (`skein sweep --idle-for 30d`). @default none */
+  retention?: RetentionOptions;
 }
 
 /**
@@ -30,7 +34,10 @@ export async function openCliStore(
   tenant: string | undefined,
   options: CliStoreOptions = {},
 ): Promise<{ store: ThreadStore; close: () => Promise<void> }> {
-  const root = await openStore(url, { adapters: await mustExistAdapters(url, options) });
+  const root = await openStore(url, {
+    adapters: await mustExistAdapters(url, options),
+    ...(options.retention ? { retention: options.retention } : {}),
+  });
   if (tenant === undefined) return { store: root, close: () => root.close() };
   try {
     return { store: root.scope(tenant), close: () => root.close() };

@@ -9,12 +9,13 @@ import { catalogueOf, ownerProblem } from "./catalogue-fields.js";
  */
 export function catalogueEntry(record: StoredRecord): ThreadSummary {
   if (record.kind === "log") {
-    const { owner, title } = catalogueOf(record.context);
+    const { owner, title, expiresAt } = catalogueOf(record.context);
     return {
       id: record.id,
       type: record.type,
       ...(owner === undefined ? {} : { owner }),
       ...(title === undefined ? {} : { title }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,
       messageCount: record.length,

@@ -1,8 +1,9 @@
 import { InvalidThreadStateError } from "../errors.js";
 import { isPlainObject } from "../json.js";
+import { expiryValue } from "../lifecycle/retention-expiry.js";
 
 /**
- * Where a local thread keeps its owner and title in its record: one reserved key of the record's context,
+ * Where a local thread keeps its owner, title and `expiresAt` in its record: one reserved key of the record's context,
  * as local types keep their fields (`$fields`), so every store keeps them with the same atomic commits,
  * forks, scopes and exports as the rest of the thread, and stores written before owners existed read as
  * they are (no key: no owner, no title). The thread's `context` never shows it.
@@ -14,10 +15,11 @@ export const MAX_OWNER_LENGTH = 256;
 /** The longest title, in characters. */
 export const MAX_TITLE_LENGTH = 1_000;
 
-/** A thread's owner and title, each absent when not set. */
+/** A thread's owner, title and expiry (an ISO time), each absent when not set. */
 export interface CatalogueFields {
   owner?: string;
   title?: string;
+  expiresAt?: string;
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
@@ -53,6 +55,7 @@ export function catalogueOf(context: Readonly<Record<string, unknown>>): Catalog
   return {
     ...(typeof stored.owner === "string" ? { owner: stored.owner } : {}),
     ...(typeof stored.title === "string" ? { title: stored.title } : {}),
+    ...(typeof stored.expiresAt === "string" ? { expiresAt: stored.expiresAt } : {}),
   };
 }
 
@@ -62,7 +65,7 @@ export function withCatalogue(
   fields: CatalogueFields,
 ): Record<string, unknown> {
   const { [CATALOGUE_KEY]: _previous, ...rest } = context;
-  if (fields.owner === undefined && fields.title === undefined) return rest;
+  if (fields.owner === undefined && fields.title === undefined && fields.expiresAt === undefined) return rest;
   return { ...rest, [CATALOGUE_KEY]: { ...fields } };
 }
 
@@ -72,9 +75,12 @@ export function withCatalogue(
  */
 export function changedCatalogue(
   current: CatalogueFields,
-  change: { owner?: string | null | undefined; title?: string | null | undefined },
+  change: { owner?: string | null | undefined; title?: string | null | undefined; expiresAt?: unknown },
 ): CatalogueFields {
   const next: CatalogueFields = { ...current };
+  const expiresAt = expiryValue(change.expiresAt);
+  if (expiresAt === null) delete next.expiresAt;
+  else if (expiresAt !== undefined) next.expiresAt = expiresAt;
   for (const field of ["owner", "title"] as const) {
     const value = change[field];
     if (value === undefined) continue;

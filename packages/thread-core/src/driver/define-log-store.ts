@@ -5,7 +5,7 @@ import { LocalStore } from "../local/local-store.js";
 import { defineLocalThreadType } from "../local/local-thread-type.js";
 import type { LogDriver } from "../local/log-driver.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
-import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import type { RetentionOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
 import { redactUrlText } from "../store/redact-url.js";
 import type { SkeinAdapter } from "../store/store.js";
 import { registerStoreAdapter } from "../store/store-schemes.js";
@@ -46,6 +46,8 @@ export interface StoreBinding {
   adapters?: readonly SkeinAdapter[];
   /** Encrypts what the store keeps at rest (AES-256-GCM). @default no encryption */
   encryption?: EncryptionOptions;
+  /** How long threads are kept (`{ idleFor: "30d" }`), as `openStore`'s `retention`. @default until deleted */
+  retention?: RetentionOptions;
 }
 
 /** The adapter `defineLogStore` makes: its `openStore` also takes a URL string, and its context is optional. */
@@ -98,6 +100,7 @@ export function defineLogStore<Options extends object>(
       registry,
       url: definition.describe(options),
       adapters: options.adapters,
+      ...(options.retention ? { retention: options.retention } : {}),
     });
   };
   const adapter = (options: Partial<Options> = {}): LogStoreAdapter => ({

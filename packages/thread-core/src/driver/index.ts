@@ -54,6 +54,7 @@ export { LocalStore, type LocalStoreOptions } from "../local/local-store.js";
 export type {
   AppliedOperation,
   CommitResult,
+  ExpiryQuery,
   LogChange,
   LogDriver,
   LogRecord,

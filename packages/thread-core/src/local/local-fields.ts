@@ -38,6 +38,7 @@ const THREAD_KEYS = new Set([
   "events",
   "owner",
   "title",
+  "expiresAt",
 ]);
 
 /** A state's own fields: what its type declares beyond the keys of every local thread. */
@@ -179,13 +180,15 @@ export function withLocalFields(
 ): ThreadState {
   const context = parsedContext(registry, record);
   const read = readFields(registry, record);
-  const { owner, title } = catalogueOf(record.context);
-  if (!read && context === record.context && owner === undefined && title === undefined) return state;
+  const { owner, title, expiresAt } = catalogueOf(record.context);
+  const plain = owner === undefined && title === undefined && expiresAt === undefined;
+  if (!read && context === record.context && plain) return state;
   return {
     ...state,
     ...(read ? { ...cloneJson(read.fields), $type: record.type, $v: read.version } : {}),
     ...(owner === undefined ? {} : { owner }),
     ...(title === undefined ? {} : { title }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
     context: cloneJson(context),
   } as ThreadState;
 }

@@ -18,9 +18,14 @@ import {
 import { assertThreadId, newSortableId } from "../ids.js";
 import { withIfRevision } from "../if-revision.js";
 import { cloneJson, type JsonObject, jsonData, jsonObjectField } from "../json.js";
+import { isExpired, type RetentionPolicy, retentionPolicy } from "../lifecycle/retention-policy.js";
+import { visibleCount, visiblePage } from "../lifecycle/retention-reads.js";
+import { sweepExpired } from "../lifecycle/sweep.js";
 import { OpaqueThreadState } from "../opaque-state.js";
+import { optionsObject } from "../option-value.js";
 import { type ParsedState, type ParseOptions, SKEIN_TYPE_PACKAGES } from "../registry.js";
-import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import type { SweepOptions, SweepProgress } from "../spec/retention.js";
+import type { RetentionOptions, ScopeOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
 import { PlainStateThread } from "../store/plain-state-thread.js";
 import type {
@@ -36,7 +41,13 @@ import type { ThreadState, ThreadType } from "../thread-type.js";
 import { STORE_SPANS, THREAD_SPANS } from "../tracing/store-spans.js";
 import { traceMethods } from "../tracing/trace-methods.js";
 import { assertNoFieldsKey, FIELDS_KEY, ownFields, parseContext, withLocalFields } from "./local-fields.js";
-import { deleteRecord, type LogDriver, type LogRecord, newHeadSegment } from "./log-driver.js";
+import {
+  deleteRecord,
+  type LogDriver,
+  type LogRecord,
+  newHeadSegment,
+  type StoredRecord,
+} from "./log-driver.js";
 import { exportLog, importLog, type LogState, LogStateSchema } from "./log-state.js";
 import { LogThread, type LogThreadHost } from "./log-thread.js";
 import { ScopedLogDriver } from "./scoped-log-driver.js";
@@ -52,6 +63,8 @@ export interface LocalStoreOptions {
   adapters?: readonly SkeinAdapter[];
   /** A local thread's JSON. @default a reference: `{ $type, id, createdAt, metadata, context, revision }` */
   serialize?: (record: LogRecord, chains: SegmentChains) => ThreadState;
+  /** How long threads are kept (`openStore(url, { retention })`). @default until deleted */
+  retention?: RetentionOptions;
 }
 
 /**
@@ -66,6 +79,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
   readonly url: string;
   readonly adapters: readonly SkeinAdapter[];
   readonly #serialize: (record: LogRecord, chains: SegmentChains) => ThreadState;
+  #retention: RetentionPolicy | undefined;
 
   constructor(options: LocalStoreOptions) {
     assertSpecificationVersion(`log driver of ${options.driver.source}`, options.driver.specificationVersion);
@@ -75,6 +89,28 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     this.url = options.url;
     this.adapters = options.adapters ?? [];
     this.#serialize = options.serialize ?? referenceState;
+    this.#retention = retentionPolicy(options.retention);
+  }
+
+  /**
+   * Sets the store's retention policy (`openStore(url, { retention })` calls it on the store an adapter
+   * opened); `InvalidOptionError` for a malformed one, leaving the policy as it was.
+   */
+  useRetention(options: RetentionOptions | undefined): void {
+    this.#retention = retentionPolicy(options);
+  }
+
+  /** Whether a record read here has expired: then it is gone for readers, whether or not a sweep ran. */
+  #expired(record: StoredRecord | undefined): boolean {
+    return record !== undefined && isExpired(record, this.#retention);
+  }
+
+  /**
+   * Deletes the threads of this store or scope that expired (see `ThreadStore.sweep`); what it costs is
+   * the driver's: O(expired) with an expiry index (`LogDriver.expiring`), else a read of every record.
+   */
+  sweep(options?: SweepOptions): Promise<SweepProgress> {
+    return sweepExpired(this.driver, this.#retention, options);
   }
 
   get nativeType(): string {
@@ -105,11 +141,12 @@ export class LocalStore implements ThreadStore, LogThreadHost {
 
   /** A local thread of an application's own type: the store's local thread with the type's fields. */
   async #createLocal(type: ThreadType, options: Record<string, unknown>): Promise<Thread> {
-    const { id, metadata, context, owner, title, ...fields } = options as CreateThreadOptions &
+    const { id, metadata, context, owner, title, expiresAt, ...fields } = options as CreateThreadOptions &
       Record<string, unknown>;
     const settings = {
       ...(owner === undefined ? {} : { owner }),
       ...(title === undefined ? {} : { title }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
       id: id ?? newSortableId(),
       metadata: jsonObjectField(metadata ?? {}, "metadata"),
       context: jsonObjectField(context ?? {}, "context"),
@@ -144,7 +181,10 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     const context = jsonObjectField(settings.context ?? {}, "context");
     if (type === this.nativeType) assertNoFieldsKey(context);
     assertNoCatalogueKey(context);
-    const catalogue = changedCatalogue({}, { owner: settings.owner, title: settings.title });
+    const catalogue = changedCatalogue(
+      {},
+      { owner: settings.owner, title: settings.title, expiresAt: settings.expiresAt },
+    );
     const now = new Date().toISOString();
     const head = newHeadSegment(this.driver, id, null, 0);
     const record: LogRecord = {
@@ -161,14 +201,32 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       length: 0,
       events: [],
     };
-    await this.driver.createLog(record, head);
+    await this.#createReplacingExpired(record, head);
     return this.bindRecord(record);
+  }
+
+  /**
+   * `createLog`; an id held by an expired thread no sweep has deleted yet is free to readers, so that
+   * thread is deleted (at the revision found expired) and the create tried once more.
+   */
+  async #createReplacingExpired(record: LogRecord, head: ReturnType<typeof newHeadSegment>): Promise<void> {
+    try {
+      await this.driver.createLog(record, head);
+    } catch (error) {
+      if (!ThreadExistsError.isInstance(error)) throw error;
+      const held = await this.driver.read(record.id);
+      if (!held || !this.#expired(held)) throw error;
+      // A write to it in between makes the fenced delete fail, and the create refuses as it would have.
+      if (this.driver.fencedDelete) await this.driver.delete(record.id, { ifRevision: held.revision });
+      else await this.driver.delete(record.id);
+      await this.driver.createLog(record, head);
+    }
   }
 
   async get(id: string): Promise<Thread> {
     assertThreadId(id);
     const record = await this.driver.read(id);
-    if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
+    if (!record || this.#expired(record)) throw new ThreadNotFoundError(id, { source: this.driver.source });
     if (record.kind === "log") return this.bindRecord(record);
     const typeId = record.state.$type;
     const type = typeof typeId === "string" ? this.registry.get(typeId) : undefined;
@@ -187,7 +245,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
   async getState(id: string, options: ParseOptions = {}): Promise<ParsedState> {
     assertThreadId(id);
     const record = await this.driver.read(id);
-    if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
+    if (!record || this.#expired(record)) throw new ThreadNotFoundError(id, { source: this.driver.source });
     return this.registry.parse(record.kind === "state" ? record.state : this.serialize(record), options);
   }
 
@@ -203,6 +261,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       throw new UnknownThreadTypeError(state.$type, SKEIN_TYPE_PACKAGES[state.$type]);
     if (state.$type === this.nativeType) {
       const record = await this.driver.read(state.id);
+      if (this.#expired(record)) throw new ThreadNotFoundError(state.id, { source: this.driver.source });
       if (record?.kind === "log") return this.bindRecord(record);
       // Memory JSON carries its whole log, so a memory store brings it in; other kinds' JSON only refers to a log.
       if (record === undefined && state.$type === "memory" && LogStateSchema.safeParse(state).success) {
@@ -213,6 +272,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     const type = this.registry.get(state.$type);
     if (type?.local) {
       const record = await this.driver.read(state.id);
+      if (this.#expired(record)) throw new ThreadNotFoundError(state.id, { source: this.driver.source });
       if (record?.kind === "log" && record.type === state.$type) return this.bindRecord(record);
       // As for memory JSON: a local type's JSON with its whole log brings the thread into a memory store.
       if (record === undefined && this.nativeType === "memory" && LogStateSchema.safeParse(state).success) {
@@ -224,6 +284,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       // A reference to a local thread of another store kind (a workflow moved by `skein migrate`): the log
       // with that id in this store is the thread.
       const record = await this.driver.read(state.id);
+      if (this.#expired(record)) throw new ThreadNotFoundError(state.id, { source: this.driver.source });
       if (record?.kind === "log") return this.bindRecord(record);
     }
     if (!type?.bind) return new PlainStateThread(state, this);
@@ -359,7 +420,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     }
     assertThreadId(id);
     const record = await this.driver.read(id);
-    if (!record) throw new ThreadNotFoundError(id, { source: this.driver.source });
+    if (!record || this.#expired(record)) throw new ThreadNotFoundError(id, { source: this.driver.source });
     // Read through the registry like every other read, so an export is migrated and two stores holding
     // the same thread (one written by an older version) export the same JSON; unknown types stay as stored.
     if (record.kind === "state") return asJson(this.registry.parse(record.state, { unknown: "preserve" }));
@@ -377,9 +438,11 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     }
     // One more than the page, to know whether a next page exists.
     const asked: CatalogueQuery = { ...query, limit: query.limit + 1 };
-    const records = this.driver.catalogue
-      ? await this.driver.catalogue(asked)
-      : await scanCatalogue(this.driver, asked);
+    const records = await visiblePage(
+      asked,
+      (page) => (this.driver.catalogue ? this.driver.catalogue(page) : scanCatalogue(this.driver, page)),
+      (record) => this.#expired(record),
+    );
     const items = records.slice(0, query.limit).map((record) => catalogueEntry(record));
     const last = items[items.length - 1];
     if (records.length <= query.limit || !last) return { items };
@@ -392,7 +455,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
    */
   async count(options: CountOptions = {}): Promise<number> {
     const query = { scope: "", ...countQuery(options) };
-    const counted = await this.driver.countCatalogue?.(query);
+    const counted = await visibleCount(this.driver, this.#retention, query);
     if (counted === undefined) {
       throw new UnsupportedOperationError(
         this.nativeType,
@@ -405,14 +468,19 @@ export class LocalStore implements ThreadStore, LogThreadHost {
   }
 
   /** The same store seen by one tenant: its threads are invisible to, and unreachable from, every other scope. */
-  scope(tenant: string): LocalStore {
-    return new LocalStore({
+  scope(tenant: string, options: ScopeOptions = {}): LocalStore {
+    const checked = optionsObject("store.scope", options, '{ retention: { idleFor: "30d" } }');
+    const scoped = new LocalStore({
       driver: new ScopedLogDriver(this.driver, tenant),
       registry: this.registry,
       url: this.url,
       adapters: this.adapters,
       serialize: this.#serialize,
     });
+    // The scope's own policy, or the store's.
+    scoped.#retention =
+      checked.retention === undefined ? this.#retention : retentionPolicy(checked.retention, "store.scope");
+    return scoped;
   }
 
   async shredOwner(owner: string): Promise<void> {

@@ -104,6 +104,8 @@ export const LogStateSchema = ThreadStateSchema.extend({
     .string()
     .refine((value) => titleProblem(value) === undefined, "a title has at most 1,000 characters")
     .optional(),
+  /** When the thread expires: it travels with the thread, so an imported copy expires when it did. */
+  expiresAt: timestamp.optional(),
 });
 export type { LogState } from "../spec/log-state.js";
 
@@ -273,6 +275,7 @@ export async function importLog(
       ...catalogueOf(state.context),
       ...(state.owner === undefined ? {} : { owner: state.owner }),
       ...(state.title === undefined ? {} : { title: state.title }),
+      ...(state.expiresAt === undefined ? {} : { expiresAt: new Date(state.expiresAt).toISOString() }),
     }),
     head: head.id,
     length,

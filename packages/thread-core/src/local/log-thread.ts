@@ -286,8 +286,10 @@ export class LogThread implements Thread {
     const id = options.id ?? newSortableId();
     assertThreadId(id);
     const metadata = options.metadata === undefined ? {} : jsonObjectField(options.metadata, "metadata");
-    // The parent's owner and title unless the fork is given its own.
-    const catalogue = changedCatalogue(catalogueOf(this.#record.context), options);
+    // The parent's owner and title unless the fork is given its own; never the parent's expiresAt: a fork
+    // is a thread of its own that outlives its parent's expiry (its shared prefix stays while it does).
+    const { expiresAt: _parentExpiry, ...inherited } = catalogueOf(this.#record.context);
+    const catalogue = changedCatalogue(inherited, options);
     if (options.ifRevision !== undefined) {
       // Checked again in a commit that changes nothing, atomically: the chain forked above was read at this
       // revision and the thread is still there, so the fork is this thread as of `ifRevision`, and a refusal

@@ -3,6 +3,7 @@ import { SkeinError } from "../errors.js";
 import { assertThreadId, newRandomId } from "../ids.js";
 import type { JsonObject } from "../json.js";
 import type { Message } from "../message.js";
+import type { ExpiryQuery } from "../spec/log-driver.js";
 import type { HistoryEvent, LogPoint } from "../thread.js";
 import type {
   CommitResult,
@@ -112,6 +113,20 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     if (!inner.catalogue) return undefined;
     return async (query) => {
       const records = await inner.catalogue?.({
+        ...query,
+        scope: this.#prefix + query.scope,
+        ...(query.after ? { after: { ...query.after, id: this.#in(query.after.id) } } : {}),
+      });
+      return (records ?? []).map((record) => this.#recordOut(record) as StoredRecord);
+    };
+  }
+
+  /** The inner driver's expiry index, asked for this scope's records; absent when the inner driver has none. */
+  get expiring(): ((query: ExpiryQuery) => Promise<StoredRecord[]>) | undefined {
+    const inner = this.inner;
+    if (!inner.expiring) return undefined;
+    return async (query) => {
+      const records = await inner.expiring?.({
         ...query,
         scope: this.#prefix + query.scope,
         ...(query.after ? { after: { ...query.after, id: this.#in(query.after.id) } } : {}),

@@ -67,10 +67,10 @@ export class TypedLocalThread<
       "thread.update",
       "patch",
       patch,
-      "an object with metadata, context, owner, title and/or fields",
+      "an object with metadata, context, owner, title, expiresAt and/or fields",
     );
     // Checked before anything is read or written: a bad owner or title changes nothing.
-    const catalogueChange = { owner: checked.owner, title: checked.title };
+    const catalogueChange = { owner: checked.owner, title: checked.title, expiresAt: checked.expiresAt };
     changedCatalogue({}, catalogueChange);
     patch = {
       ...(checked.metadata === undefined ? {} : { metadata: jsonObjectField(checked.metadata, "metadata") }),
@@ -112,9 +112,7 @@ export class TypedLocalThread<
         ...(stored === undefined ? {} : { [FIELDS_KEY]: stored }),
         // The replies streaming into the thread are the record's, never the patch's.
         ...(streams === undefined ? {} : { [STREAMS_KEY]: streams }),
-        ...(catalogue.owner === undefined && catalogue.title === undefined
-          ? {}
-          : { [CATALOGUE_KEY]: catalogue }),
+        ...(Object.keys(catalogue).length === 0 ? {} : { [CATALOGUE_KEY]: catalogue }),
       };
       // Fields and context are one stored object: unless the caller guards the change, guard it here and
       // retry on a fresh read, so a concurrent change to the part not patched is kept.

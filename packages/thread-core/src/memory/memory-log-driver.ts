@@ -22,8 +22,10 @@ import {
 } from "../local/log-driver.js";
 import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { type Message, messageConflict } from "../message.js";
+import type { ExpiryQuery } from "../spec/log-driver.js";
 import type { HistoryEvent } from "../thread.js";
 import { MemoryCatalogue } from "./memory-catalogue.js";
+import { MemoryExpiryIndex } from "./memory-expiry-index.js";
 import {
   copyRecord,
   deepFreeze,
@@ -47,6 +49,8 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   readonly #references = new Map<string, number>();
   /** Every record by owner and order, for `store.list`. */
   readonly #catalogue = new MemoryCatalogue();
+  /** Records with their own `expiresAt`, by it, for sweeps. */
+  readonly #expiry = new MemoryExpiryIndex();
   /** Recently read messages, parsed: bounded per store (see ParsedMessages). */
   readonly parsed = new ParsedMessages();
   #closed = false;
@@ -74,6 +78,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     this.#records.set(record.id, stored);
     this.#heads.add(stored.head);
     this.#catalogue.put(stored);
+    this.#expiry.put(stored);
     this.#retainRecord(record);
   }
 
@@ -136,6 +141,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       }
       this.#records.set(id, record);
       this.#catalogue.put(record, stored);
+      this.#expiry.put(record, stored);
     }
     return { record: copyRecord(record), messages };
   }
@@ -175,6 +181,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     }
     this.#records.delete(id);
     this.#catalogue.remove(record);
+    this.#expiry.remove(record);
     if (record.kind === "log") {
       this.#heads.delete(record.head);
       this.#release(record.head);
@@ -203,6 +210,11 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   async catalogue(query: CatalogueQuery): Promise<StoredRecord[]> {
     this.#assertOpen();
     return this.#catalogue.page(query, (id) => this.#records.get(id)).map((record) => copyRecord(record));
+  }
+
+  async expiring(query: ExpiryQuery): Promise<StoredRecord[]> {
+    this.#assertOpen();
+    return this.#expiry.page(query, (id) => this.#records.get(id)).map((record) => copyRecord(record));
   }
 
   async countCatalogue(query: CountQuery): Promise<number> {

@@ -8,7 +8,7 @@ import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { chainRanges, SegmentChains } from "../local/segment-chain.js";
 import type { Message } from "../message.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
-import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import type { RetentionOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
 import { defineThreadType, type ThreadState } from "../thread-type.js";
 import { MemoryLogDriver } from "./memory-log-driver.js";
 
@@ -37,6 +37,7 @@ export function createMemoryStore(options: {
   adapters?: LocalStore["adapters"];
   /** Encrypts the store's contents in memory too (for tests of encryption, or memory an attacker may dump). */
   encryption?: EncryptionOptions;
+  retention?: RetentionOptions;
 }): LocalStore {
   const driver = new MemoryLogDriver();
   return new LocalStore({
@@ -45,6 +46,7 @@ export function createMemoryStore(options: {
     url: "memory:",
     adapters: options.adapters,
     serialize: serializeMemoryThread,
+    ...(options.retention ? { retention: options.retention } : {}),
   });
 }
 

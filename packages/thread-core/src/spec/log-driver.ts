@@ -64,6 +64,13 @@ export interface LogDriver {
    * them without reading each; undefined when it cannot for this query (`store.count` then refuses).
    */
   countCatalogue?(query: CountQuery): Promise<number | undefined>;
+  /**
+   * Optional: the log records of exactly `query.scope` whose own `expiresAt` (kept in the context's
+   * `$catalogue` key, see `catalogueOf`) is at most `query.until`, by `expiresAt` then id, strictly after
+   * `query.after`, at most `query.limit`. A driver implements it with an index by expiry, so a sweep costs
+   * O(expired). Without it, a sweep finds threads with their own `expiresAt` by reading every record.
+   */
+  expiring?(query: ExpiryQuery): Promise<StoredRecord[]>;
 
   segment(id: string): Promise<SegmentInfo | undefined>;
   /**
@@ -257,3 +264,14 @@ export interface CatalogueQuery {
 
 /** The parts of a query that a store counts by (`LogDriver.countCatalogue`). */
 export type CountQuery = Pick<CatalogueQuery, "scope" | "owner" | "where">;
+
+/** What a sweep asks a driver's expiry index for (`LogDriver.expiring`). */
+export interface ExpiryQuery {
+  /** The scope's key prefix, as in `CatalogueQuery`. */
+  scope: string;
+  /** Only records whose `expiresAt` is at most this ISO time. */
+  until: string;
+  /** The position (`key`: the record's `expiresAt`) after which to continue. */
+  after?: ListPosition;
+  limit: number;
+}

@@ -50,5 +50,7 @@ export interface LogState {
   owner?: string | undefined;
   /** What a sidebar shows for the thread. */
   title?: string | undefined;
+  /** When the thread expires (an ISO time); absent when it does not. */
+  expiresAt?: string | undefined;
   [field: string]: unknown;
 }

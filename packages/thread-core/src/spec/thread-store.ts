@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { EncryptionOptions } from "./encryption-options.js";
 import type { LogState } from "./log-state.js";
 import type { ParsedState, ParseOptions } from "./parsed-state.js";
+import type { ExpiryInput, RetentionDuration, SweepOptions, SweepProgress } from "./retention.js";
 import type { Thread } from "./thread.js";
 import type { ThreadState } from "./thread-state.js";
 
@@ -105,6 +106,8 @@ export interface CreateThreadOptions {
   owner?: string;
   /** What a sidebar shows for it: at most 1,000 characters. */
   title?: string;
+  /** When the thread expires (a `Date`, an ISO string or epoch ms): gone for readers from then on. @default never */
+  expiresAt?: ExpiryInput | null;
 }
 
 /** The order of `store.list`: by id, by last change (append, rollback, update…) or by creation. */
@@ -145,6 +148,8 @@ export interface ThreadSummary {
   owner?: string;
   /** Absent when the thread has no title. */
   title?: string;
+  /** When the thread expires, set by `create` or `update({ expiresAt })`; absent when it was not. */
+  expiresAt?: string;
   /** Absent for a saved state that carries none. */
   createdAt?: string;
   updatedAt: string;
@@ -220,7 +225,12 @@ export interface ThreadStore {
    * The store as one tenant sees it: threads created there are invisible to and unreachable from every
    * other scope and from the unscoped store. Scopes nest. Closing a scope releases nothing.
    */
-  scope(tenant: string): ThreadStore;
+  scope(tenant: string, options?: ScopeOptions): ThreadStore;
+  /**
+   * Deletes the threads of this store (or scope) that expired, in batches, each with a fenced delete so a
+   * thread written after it was picked stays; resumable (run it again after a kill). Forks keep what they share.
+   */
+  sweep(options?: SweepOptions): Promise<SweepProgress>;
   /**
    * Crypto-shreds `owner`: destroys their keys through the store's `encryption.destroyOwnerKey` (per-owner
    * keys), so every copy of their threads, backups included, reads as `KeyNotFoundError` from then on;
@@ -231,6 +241,29 @@ export interface ThreadStore {
   close(): Promise<void>;
   /** `close()`, so `await using store = await openStore(url)` closes the store when the scope ends. */
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * A store's (or a scope's) retention policy. A local thread expires at the earliest of its own `expiresAt`,
+ * its last change plus `idleFor` and its creation plus `maxAge`, unless `keep` says to keep it. An expired
+ * thread is gone for readers at once (`get` and `open` throw `ThreadNotFoundError`, `list` and `count`
+ * leave it out); `store.sweep()` deletes it.
+ */
+export interface RetentionOptions {
+  /** Expire a thread this long after its last change (append, update, rollback…). @default never */
+  idleFor?: RetentionDuration;
+  /** Expire a thread this long after it was created, however busy. @default never */
+  maxAge?: RetentionDuration;
+  /** Return true to keep a thread that would expire (a pinned chat, a legal hold). Called often: keep it cheap. */
+  keep?: (summary: ThreadSummary) => boolean;
+  /** The clock expiry is measured by, in epoch milliseconds (tests move it). @default Date.now */
+  now?: () => number;
+}
+
+/** Options of `store.scope`. */
+export interface ScopeOptions {
+  /** The scope's own retention policy, in place of the store's. @default the store's */
+  retention?: RetentionOptions;
 }
 
 /** What an adapter package's factory (`fsAdapter(options)`) returns. */

@@ -1,6 +1,8 @@
 // The `Thread` contract and the options and results of its methods. Only types: the constant `START` stays in
 // thread.ts, which re-exports these.
+
 import type { Message, MessageInput } from "./message.js";
+import type { ExpiryInput } from "./retention.js";
 import type { ThreadState } from "./thread-state.js";
 
 /** What a thread type can do. Operations a type lacks throw `UnsupportedOperationError`. */
@@ -95,6 +97,8 @@ export interface ForkOptions extends UpdateOptions {
   owner?: string;
   /** The fork's title. @default the parent's */
   title?: string;
+  /** When the fork expires. @default never: a fork outlives its parent's `expiresAt` */
+  expiresAt?: ExpiryInput | null;
 }
 
 /** A place in a local thread's log: `offset` messages of `segment`'s own, after everything before it. */
@@ -191,6 +195,8 @@ export interface ThreadUpdate {
   owner?: string | null;
   /** A new title, or `null` to clear it (local threads). */
   title?: string | null;
+  /** When the thread expires (a `Date`, an ISO string or epoch ms), or `null` to clear it (local threads). */
+  expiresAt?: ExpiryInput | null;
 }
 
 /** A thread bound to its behaviour. `JSON.stringify(thread)` gives its state. */

@@ -8,9 +8,10 @@ import {
   SkeinError,
   UnsupportedOperationError,
 } from "../errors.js";
+import { retentionPolicy } from "../lifecycle/retention-policy.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
-import type { ThreadTypeRegistry } from "../spec/thread-store.js";
+import type { RetentionOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
 import { redactUrl, redactUrlText } from "./redact-url.js";
 import type { SkeinAdapter, ThreadStore } from "./store.js";
@@ -28,6 +29,12 @@ export interface OpenStoreOptions {
    * a store that cannot encrypt refuses with `UnsupportedOperationError`. @default no encryption
    */
   encryption?: EncryptionOptions;
+  /**
+   * How long threads are kept: `{ idleFor: "30d", maxAge?, keep? }`. An expired thread is gone for readers
+   * at once; `store.sweep()` (or `skein sweep`) deletes it. Local stores support it; another refuses with
+   * `UnsupportedOperationError`. Scopes take their own (`store.scope(name, { retention })`). @default none
+   */
+  retention?: RetentionOptions;
 }
 
 /**
@@ -35,6 +42,8 @@ export interface OpenStoreOptions {
  * @example const store = await openStore(process.env.SKEIN_STORE ?? "file:./.skein", { adapters: [openaiAdapter()] });
  */
 export async function openStore(url: string | URL, options: OpenStoreOptions = {}): Promise<ThreadStore> {
+  // A malformed policy is refused before anything is opened.
+  retentionPolicy(options.retention);
   const registry = options.registry ?? defaultRegistry();
   const adapters = (options.adapters ?? []).map((adapter) =>
     typeof adapter === "function" ? adapter() : adapter,
@@ -51,7 +60,8 @@ export async function openStore(url: string | URL, options: OpenStoreOptions = {
     for (const type of adapter.types) registry.ensure(type);
   }
   const encryption = options.encryption ? { encryption: options.encryption } : {};
-  if (!opener) return createMemoryStore({ registry, adapters, ...encryption });
+  const retention = options.retention ? { retention: options.retention } : {};
+  if (!opener) return createMemoryStore({ registry, adapters, ...encryption, ...retention });
   const store = await (opener.openStore as NonNullable<SkeinAdapter["openStore"]>)(parsed, {
     registry,
     adapters,
@@ -70,6 +80,18 @@ export async function openStore(url: string | URL, options: OpenStoreOptions = {
       "encryption at rest",
       `${adapterName(opener)} opened a store that does not encrypt; nothing was written`,
     );
+  }
+  if (options.retention) {
+    const local = store as { useRetention?: (retention: RetentionOptions) => void };
+    if (typeof local.useRetention !== "function") {
+      await store.close?.().catch(() => undefined);
+      throw new UnsupportedOperationError(
+        scheme,
+        "retention",
+        `${adapterName(opener)} opened a store that cannot expire threads; nothing was written`,
+      );
+    }
+    local.useRetention(options.retention);
   }
   return store;
 }

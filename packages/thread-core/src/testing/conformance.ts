@@ -14,6 +14,7 @@ import { importCases } from "./cases/import-cases.js";
 import { jsonCases } from "./cases/json-cases.js";
 import { managerCases } from "./cases/manager-cases.js";
 import { ownTypesCases } from "./cases/own-types-cases.js";
+import { retentionCases } from "./cases/retention-cases.js";
 import { scopeCases } from "./cases/scope-cases.js";
 import { storeCases } from "./cases/store-cases.js";
 import { streamingCases } from "./cases/streaming-cases.js";
@@ -63,6 +64,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       ownTypesCases,
       tracingCases,
       streamingCases,
+      retentionCases,
     ]) {
       group(context);
     }
