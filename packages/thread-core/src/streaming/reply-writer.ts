@@ -138,7 +138,11 @@ export class ReplyWriter implements StreamingReply {
     }
     clearInterval(this.#renewTimer);
     await announce(this.#access.driver, this.#entry.segment);
-    if (!message) throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
+    if (!message) {
+      // The reader that ended it reclaimed the batches; a batch written since would have made them again.
+      await this.#access.dropBatches(this.#entry);
+      throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
+    }
     return message;
   }
 

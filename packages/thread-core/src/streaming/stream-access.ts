@@ -17,6 +17,8 @@ export interface StreamAccess {
     contents: Content[],
     status: "interrupted" | undefined,
   ): Promise<Message | undefined>;
+  /** Reclaims the reply's segment of batches (the message is in the log, or nothing will land it). */
+  dropBatches(entry: StreamEntry): Promise<void>;
   /** Moves the lease on to `until`; false when the entry is gone. */
   renewLease(entry: StreamEntry, until: number): Promise<boolean>;
 }

@@ -105,8 +105,17 @@ export class ThreadStreams implements StreamAccess {
       if (!streams.some((stream) => sameWriter(stream, entry))) return undefined;
       const message = replyMessage(entry, contents, status);
       const [stored] = await this.#land(record, [message], (stream) => sameWriter(stream, entry));
+      await this.dropBatches(entry);
       return stored;
     });
+  }
+
+  /**
+   * Reclaims a reply's segment of batches once the message is in the log (or nothing will land it): the log
+   * holds the message once. A failed drop only leaves the segment behind, as a crash here would.
+   */
+  async dropBatches(entry: StreamEntry): Promise<void> {
+    await this.driver.dropSegment?.(entry.segment).catch(() => undefined);
   }
 
   async renewLease(entry: StreamEntry, until: number): Promise<boolean> {
@@ -140,7 +149,12 @@ export class ThreadStreams implements StreamAccess {
           lapsed.map(async (entry) => replyMessage(entry, await this.flushedContents(entry), "interrupted")),
         );
         await this.#land(record, messages, (stream) => lapsed.some((entry) => sameWriter(entry, stream)));
-        await Promise.all(lapsed.map((entry) => announce(this.driver, entry.segment)));
+        await Promise.all(
+          lapsed.map(async (entry) => {
+            await this.dropBatches(entry);
+            await announce(this.driver, entry.segment);
+          }),
+        );
       }, false);
     } finally {
       this.#settling = false;

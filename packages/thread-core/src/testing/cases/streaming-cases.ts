@@ -1,5 +1,5 @@
 import { MessageNotFoundError } from "../../branch-errors.js";
-import { ConflictError, InvalidMessageError, InvalidOptionError } from "../../errors.js";
+import { ConflictError, InvalidMessageError, InvalidOptionError, ThreadNotFoundError } from "../../errors.js";
 import { LogThread } from "../../local/log-thread.js";
 import type { Message } from "../../message.js";
 import type { FollowEvent } from "../../spec/streaming.js";
@@ -305,6 +305,53 @@ export function streamingCases(context: SuiteContext): void {
       expect((await past.messages()).map((message) => message.id)).toEqual(["a", "b"]);
       // The ended reply is an ordinary message: its JSON round-trips like any other.
       expect(JSON.parse(JSON.stringify(ended))).toEqual(ended);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a reply's batches are reclaimed once it ends or fails, or its thread is deleted: the store holds it once",
+    async () => {
+      const thread = await localThread(context);
+      const driver = thread.host.driver;
+      const segmentOf = (reader: LogThread, id: string) =>
+        (reader.record.context[STREAMS_KEY] as Array<{ id: string; segment: string }>).find(
+          (entry) => entry.id === id,
+        )?.segment as string;
+      const batchesLeft = async (segment: string) => ({
+        info: (await driver.segment(segment)) !== undefined,
+        batches: (await driver.readSegment(segment, 0, 1_000)).length,
+      });
+      const ended = await thread.beginMessage({ role: "assistant", id: "ended", ...EACH_WRITE });
+      await ended.write("kept once");
+      const failed = await thread.beginMessage({
+        role: "assistant",
+        id: "failed",
+        concurrent: true,
+        ...EACH_WRITE,
+      });
+      await failed.write("partial");
+      const reader = (await context.store.get(thread.id)) as LogThread;
+      const endedSegment = segmentOf(reader, "ended");
+      const failedSegment = segmentOf(reader, "failed");
+      expect(await batchesLeft(endedSegment)).toEqual({ info: true, batches: 1 });
+      await ended.end();
+      await failed.fail(new Error("stopped"));
+      expect(await batchesLeft(endedSegment)).toEqual({ info: false, batches: 0 });
+      expect(await batchesLeft(failedSegment)).toEqual({ info: false, batches: 0 });
+      expect(text((await thread.messages())[0])).toBe("kept once");
+      // A follower that comes after gets the message from the log.
+      const events = await collect(reader.follow("ended"));
+      expect(events.map((event) => event.type)).toEqual(["end"]);
+
+      const doomed = await localThread(context);
+      const open = await doomed.beginMessage({ role: "assistant", id: "open", ...EACH_WRITE });
+      await open.write("never landed");
+      const openSegment = segmentOf((await context.store.get(doomed.id)) as LogThread, "open");
+      await context.store.delete(doomed.id);
+      expect(await batchesLeft(openSegment)).toEqual({ info: false, batches: 0 });
+      // Its writer finds no thread to land in.
+      expect(ThreadNotFoundError.isInstance(await caught(open.end()))).toBe(true);
     },
   );
 }
