@@ -19,6 +19,6 @@ export interface StreamAccess {
   ): Promise<Message | undefined>;
   /** Reclaims the reply's segment of batches (the message is in the log, or nothing will land it). */
   dropBatches(entry: StreamEntry): Promise<void>;
-  /** Moves the lease on to `until`; false when the entry is gone. */
-  renewLease(entry: StreamEntry, until: number): Promise<boolean>;
+  /** Whether the thread still has the reply's entry (false: a reader ended it after its lease lapsed). */
+  holds(entry: StreamEntry): Promise<boolean>;
 }

@@ -310,6 +310,28 @@ export function streamingCases(context: SuiteContext): void {
 
   conformanceCase(
     context,
+    "a writer keeps its lease past leaseMs with no commit: the revision stays, an ifRevision taken mid-stream holds",
+    async () => {
+      const thread = await localThread(context);
+      const reply = await thread.beginMessage({ role: "assistant", id: "r", leaseMs: 300 });
+      const other = (await context.store.get(thread.id)) as LogThread;
+      const revision = other.revision;
+      // Three leases long with nothing to write: the writer's heartbeats keep the reply alive.
+      await sleep(900);
+      expect((await other.messages()).map((message) => message.status)).toEqual(["streaming"]);
+      expect(other.revision).toBe(revision);
+      expect(StreamInProgressError.isInstance(await caught(other.beginMessage({ role: "assistant" })))).toBe(
+        true,
+      );
+      await other.append({ id: "u", role: "user", text: "meanwhile" }, { ifRevision: revision });
+      await reply.write("late");
+      expect(text(await reply.end())).toBe("late");
+      expect(await ids(other)).toEqual(["u", "r"]);
+    },
+  );
+
+  conformanceCase(
+    context,
     "a reply's batches are reclaimed once it ends or fails, or its thread is deleted: the store holds it once",
     async () => {
       const thread = await localThread(context);
