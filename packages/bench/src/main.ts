@@ -19,6 +19,7 @@ import { type RuntimeRow, runtimeRows } from "./runtime-scenario.js";
 import { rawReadRow, type ScalingTarget, scalingRows } from "./scaling.js";
 import { chosenSections, mergedFigures } from "./section-filter.js";
 import { growthRows, heapRows, type StorageRow, storageRows } from "./storage-scenario.js";
+import { streamingFigures } from "./streaming-rows.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 const quick = process.argv.includes("--quick");
@@ -157,6 +158,9 @@ await withPostgres(async (postgresUrl) =>
     }
 
     const { catalogue, branching } = await issueRows({ sections, quick, redisUrl, postgresUrl, command });
+    const streaming = sections.has("streaming")
+      ? await streamingFigures({ quick, redisUrl, postgresUrl, command })
+      : undefined;
 
     if (!quick) {
       const fresh: Figures = {
@@ -171,6 +175,7 @@ await withPostgres(async (postgresUrl) =>
         redisConcurrency,
         ...(catalogue ? { catalogue } : {}),
         ...(branching ? { branching } : {}),
+        ...(streaming ? { streaming } : {}),
       };
       const earlierPath = `${root}bench-results.json`;
       const earlier = existsSync(earlierPath)

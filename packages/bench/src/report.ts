@@ -20,6 +20,12 @@ import {
   sizedTargets,
 } from "./sized-tables.js";
 import type { StorageRow } from "./storage-scenario.js";
+import {
+  STREAMING_WHY,
+  type StreamingFigures,
+  streamingMarkdown,
+  streamingTargets,
+} from "./streaming-section.js";
 
 export interface Figures {
   node: string;
@@ -38,6 +44,8 @@ export interface Figures {
   catalogue?: CatalogueFigures;
   /** Issue 38's rows; absent in figures written before they existed. */
   branching?: BranchingFigures;
+  /** Issue 39's rows; absent in figures written before they existed. */
+  streaming?: StreamingFigures;
   /** Sections measured again alone (`--only`) since `date`: the section, and when and how. */
   remeasured?: Record<string, string>;
 }
@@ -164,6 +172,7 @@ function targets(figures: Figures): string[][] {
     ],
   ];
   rows.push(...sizedTargets(figures.catalogue, figures.branching));
+  rows.push(...streamingTargets(figures.streaming));
   for (const row of figures.scaling) {
     const value = Number.parseFloat(row[4] ?? "");
     if (row[0] !== "raw array") rows.push([`${row[0]} ${row[1]}: 100,000 / 10 ≤ 1.3`, value, 1.3]);
@@ -261,7 +270,7 @@ Every message of every thread is sent at once; the service runs at most 64 at a 
 the floor appends the same messages straight to the store, each thread's in order, 64 at a time. The ratio is
 time per message over the floor's: what the runtime (queues, leases, fencing, the record checks) costs per message.
 
-${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}## Targets
+${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}${streamingMarkdown(figures.streaming, measuredLine, table)}## Targets
 
 ${table(["target", "measured", "status"], targets(figures))}
 
@@ -347,6 +356,7 @@ a history of ${branching.sizes.edits.toLocaleString("en-US")} edits elsewhere co
 
 /** Why each kind of missed target is missed, from profiling; printed only for targets missed in this run. */
 const WHY: Array<[RegExp, string]> = [
+  ...STREAMING_WHY,
   [
     /1,000 edits at one position/,
     "Not profiled yet. From the code (thread-core src/local/branch-versions.ts and thread-branches.ts): each edit, regenerate, switchTo and alternatives finds the versions at a position by filtering the thread's whole history of events (spotEvents, spotsOf), and versionsOf checks each version against every one found before it, which is quadratic in the versions at that position; an edit also checks the new id against every version. So with a thousand versions at one position these operations grow with that position's versions and with the history, not with the thread's length.",

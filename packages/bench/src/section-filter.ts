@@ -8,6 +8,7 @@ export const SECTIONS = [
   "runtime",
   "catalogue",
   "branching",
+  "streaming",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -27,6 +28,7 @@ const FIELDS: Record<Section, string> = {
   runtime: "runtime",
   catalogue: "catalogue",
   branching: "branching",
+  streaming: "streaming",
 };
 
 /**
@@ -69,7 +71,7 @@ export function mergedFigures<Figures extends MergeableFigures>(
     (merged as unknown as Record<string, unknown>)[field] = (fresh as unknown as Record<string, unknown>)[
       field
     ];
-    if (section !== "catalogue" && section !== "branching") {
+    if (section !== "catalogue" && section !== "branching" && section !== "streaming") {
       (merged.remeasured as Record<string, string>)[section] = `${fresh.date} (${command})`;
     }
   }

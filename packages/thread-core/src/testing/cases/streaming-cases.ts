@@ -5,6 +5,7 @@ import type { Message } from "../../message.js";
 import type { FollowEvent } from "../../spec/streaming.js";
 import { STREAMS_KEY } from "../../streaming/stream-entries.js";
 import { ReplyEndedError, StreamInProgressError } from "../../streaming/stream-errors.js";
+import type { WorkflowThread } from "../../workflow/workflow-thread.js";
 import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
@@ -305,6 +306,26 @@ export function streamingCases(context: SuiteContext): void {
       expect((await past.messages()).map((message) => message.id)).toEqual(["a", "b"]);
       // The ended reply is an ordinary message: its JSON round-trips like any other.
       expect(JSON.parse(JSON.stringify(ended))).toEqual(ended);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a workflow's local sub-thread streams: workflow.thread(key) is a LogThread, also once the workflow is read again",
+    async () => {
+      const workflow = (await context.store.create("workflow", {})) as WorkflowThread;
+      // A workflow made without sub-threads holds a local thread of the store under "main".
+      const main = workflow.thread("main");
+      expect(LogThread.isInstance(main)).toBe(true);
+      const reply = await (main as LogThread).beginMessage({ role: "assistant", id: "r", ...EACH_WRITE });
+      await reply.write("from a sub-thread");
+      const again = ((await context.store.get(workflow.id)) as WorkflowThread).thread("main");
+      expect(LogThread.isInstance(again)).toBe(true);
+      const following = collect((again as LogThread).follow("r"));
+      await reply.end();
+      const events = await following;
+      expect(events[events.length - 1]?.type).toBe("end");
+      expect(text((await workflow.messages())[0])).toBe("from a sub-thread");
     },
   );
 
