@@ -319,6 +319,13 @@ export class FsLogDriver implements LogDriver, FsStorage {
     });
   }
 
+  /** Reclaims a segment nothing references (a streamed reply's batches once the reply landed), as a delete would. */
+  async dropSegment(id: string): Promise<void> {
+    await this.#run("delete", () =>
+      this.locks.withLock(this.layout.referencesLock, () => this.segments.drop(id)),
+    );
+  }
+
   /** Wakes followers of a streamed reply when its segment's files change, in this process or another. */
   watch(segment: string, listener: () => void): () => void {
     return watchSegment(this.layout.segmentDirectory(segment), listener);

@@ -429,6 +429,11 @@ export class PostgresLogDriver implements LogDriver {
     await this.connection.query("SELECT 1", []);
   }
 
+  /** Reclaims a segment nothing references (a streamed reply's batches once the reply landed), as a delete would. */
+  dropSegment(id: string): Promise<void> {
+    return this.connection.transaction((client) => this.#segments.drop(client, id));
+  }
+
   /** Wakes followers of a streamed reply in every process: LISTEN/NOTIFY (see `ReplyWakeups`). */
   watch(segment: string, listener: () => void): () => void {
     return this.#wakeups.watch(segment, listener);

@@ -83,6 +83,22 @@ export class SegmentRows {
     return true;
   }
 
+  /**
+   * Removes a segment that nothing references and no record has as its head (a streamed reply's batches,
+   * once the reply landed), with its messages, and releases its base; a referenced segment is kept.
+   */
+  async drop(client: PoolClient, segmentId: string): Promise<void> {
+    const row = await this.get(client, segmentId, true);
+    if (!row || row.refs > 0) return;
+    const { rows } = await client.query(`SELECT 1 FROM ${this.names.records} WHERE head = $1 LIMIT 1`, [
+      row.key,
+    ]);
+    if (rows.length > 0) return;
+    await client.query(`DELETE FROM ${this.names.messages} WHERE segment = $1`, [row.key]);
+    await client.query(`DELETE FROM ${this.names.segments} WHERE key = $1`, [row.key]);
+    if (row.base) await this.release(client, [idFromKey(row.base)]);
+  }
+
   /** Drops a reference on each segment, reclaiming those left with none, and their bases in turn. */
   async release(client: PoolClient, segmentIds: string[]): Promise<void> {
     const pending = [...segmentIds];

@@ -2,24 +2,15 @@ import { PLANTED_MARKER, plantMarkers, testEncryption } from "@skein/test-suppor
 import { databaseUrl } from "@skein/test-support/test-postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { postgresStore } from "../src/index.js";
-import { sql, testSchemas } from "./test-sql.js";
+import { rowTexts, testSchemas } from "./test-sql.js";
 
 const schemas = testSchemas();
 afterAll(() => schemas.dropAll());
 
 /** The tables of `schema` with a row whose text holds the marker. */
 async function tablesWithMarker(schema: string): Promise<string[]> {
-  const tables = await sql<{ table_name: string }>(
-    "select table_name from information_schema.tables where table_schema = $1",
-    [schema],
-  );
-  const found: string[] = [];
-  for (const { table_name: table } of tables) {
-    const rows = await sql<{ row: string }>(`select t::text as row from "${schema}"."${table}" t`);
-    if (rows.some((row) => row.row.includes(PLANTED_MARKER))) found.push(table);
-  }
-  if (tables.length === 0) throw new Error(`schema ${schema} has no tables`);
-  return found;
+  const found = (await rowTexts(schema)).filter(({ text }) => text.includes(PLANTED_MARKER));
+  return [...new Set(found.map(({ table }) => table))];
 }
 
 describe("an encrypted postgres store", () => {

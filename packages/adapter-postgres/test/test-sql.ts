@@ -29,3 +29,18 @@ export function testSchemas() {
     },
   };
 }
+
+/** Every row of every table of `schema`, as its text (`row::text`), with the table it is in. */
+export async function rowTexts(schema: string): Promise<Array<{ table: string; text: string }>> {
+  const tables = await sql<{ table_name: string }>(
+    "select table_name from information_schema.tables where table_schema = $1",
+    [schema],
+  );
+  if (tables.length === 0) throw new Error(`schema ${schema} has no tables`);
+  const texts: Array<{ table: string; text: string }> = [];
+  for (const { table_name: table } of tables) {
+    const rows = await sql<{ row: string }>(`select t::text as row from "${schema}"."${table}" t`);
+    for (const row of rows) texts.push({ table, text: row.row });
+  }
+  return texts;
+}

@@ -350,6 +350,11 @@ export class RedisLogDriver implements LogDriver {
     await this.connection.command(undefined, ["PING"]);
   }
 
+  /** Reclaims a segment nothing references (a streamed reply's batches once the reply landed), as a delete would. */
+  dropSegment(id: string): Promise<void> {
+    return this.#references.drop(id);
+  }
+
   /** Wakes followers of a streamed reply in every process: Redis pub/sub (see `ReplyWakeups`). */
   watch(segment: string, listener: () => void): () => void {
     return this.#wakeups.watch(segment, listener);

@@ -39,6 +39,11 @@ export class SegmentReferences {
     await Promise.all([...countOccurrences(segmentIds)].map(([id, count]) => this.#releaseChain(id, count)));
   }
 
+  /** Deletes a segment that holds no reference and is no thread's head (and releases its base); else keeps it. */
+  async drop(segmentId: string): Promise<void> {
+    await this.#releaseChain(segmentId, 0);
+  }
+
   /** Releases after a failed change: if Redis fails meanwhile the references leak, which is safe. */
   async releaseQuietly(segmentIds: string[]): Promise<void> {
     await this.release(segmentIds).catch(() => {});

@@ -1,43 +1,16 @@
 import { PLANTED_MARKER, plantMarkers, testEncryption } from "@skein/test-support/encryption-markers";
 import { afterAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
-import { connectSingle, deleteKeys, keysWithPrefix, singleUrl, uniquePrefix } from "./redis-nodes.js";
+import { deleteKeys, keyTexts, singleUrl, uniquePrefix } from "./redis-nodes.js";
 
 const prefixes: string[] = [];
 afterAll(async () => {
   for (const prefix of prefixes) await deleteKeys(singleUrl(), prefix);
 });
 
-/**
- * The keys under `prefix` whose value holds the marker, read by type (GET, HGETALL, LRANGE, SMEMBERS, ZRANGE,
- * XRANGE) rather than DUMP, whose RDB encoding may compress a long string and so hide plaintext from a scan.
- */
+/** The keys under `prefix` whose value holds the marker. */
 async function keysWithMarker(prefix: string): Promise<string[]> {
-  const client = await connectSingle();
-  try {
-    const found: string[] = [];
-    for (const key of await keysWithPrefix(singleUrl(), prefix)) {
-      const type = await client.type(key);
-      const value =
-        type === "string"
-          ? await client.get(key)
-          : type === "hash"
-            ? await client.hGetAll(key)
-            : type === "list"
-              ? await client.lRange(key, 0, -1)
-              : type === "set"
-                ? await client.sMembers(key)
-                : type === "zset"
-                  ? await client.zRangeWithScores(key, 0, -1)
-                  : type === "stream"
-                    ? await client.xRange(key, "-", "+")
-                    : `unknown type ${type}`;
-      if (JSON.stringify([key, value]).includes(PLANTED_MARKER)) found.push(key);
-    }
-    return found;
-  } finally {
-    await client.quit();
-  }
+  return (await keyTexts(prefix)).filter(({ text }) => text.includes(PLANTED_MARKER)).map(({ key }) => key);
 }
 
 describe("an encrypted redis store", () => {

@@ -62,3 +62,36 @@ async function eachNode<Result>(
     await cluster.close();
   }
 }
+
+/**
+ * Every key under `prefix` on the single test server with its value as JSON text, read by type (GET, HGETALL,
+ * LRANGE, SMEMBERS, ZRANGE, XRANGE) rather than DUMP, whose RDB encoding may compress a long string and so
+ * hide its text from a scan.
+ */
+export async function keyTexts(prefix: string): Promise<Array<{ key: string; text: string }>> {
+  const client = await connectSingle();
+  try {
+    const texts: Array<{ key: string; text: string }> = [];
+    for (const key of await keysWithPrefix(singleUrl(), prefix)) {
+      const type = await client.type(key);
+      const value =
+        type === "string"
+          ? await client.get(key)
+          : type === "hash"
+            ? await client.hGetAll(key)
+            : type === "list"
+              ? await client.lRange(key, 0, -1)
+              : type === "set"
+                ? await client.sMembers(key)
+                : type === "zset"
+                  ? await client.zRangeWithScores(key, 0, -1)
+                  : type === "stream"
+                    ? await client.xRange(key, "-", "+")
+                    : `unknown type ${type}`;
+      texts.push({ key, text: JSON.stringify([key, value]) });
+    }
+    return texts;
+  } finally {
+    await client.quit();
+  }
+}

@@ -8,6 +8,8 @@ import { temporaryDirectory } from "./temporary-directory.js";
 /** A store of its own for one scenario, and how to give back what it wrote. */
 export interface FreshStore {
   store: ThreadStore;
+  /** The store's URL, for another process to open it too; absent for memory. */
+  url?: string;
   /** Closes the store and removes what it wrote (its directory, key prefix or schema). */
   dispose(): Promise<void>;
 }
@@ -42,8 +44,9 @@ export function fsFactory(runs: number): StoreFactory {
     name: "fs",
     runs,
     fresh: async () => {
-      const store = await openStore(`file://${temporaryDirectory()}`);
-      return { store, dispose: () => store.close() };
+      const url = `file://${temporaryDirectory()}`;
+      const store = await openStore(url);
+      return { store, url, dispose: () => store.close() };
     },
   };
 }
@@ -64,6 +67,7 @@ export function redisFactory(name: string, url: string, runs: number): StoreFact
       const store = await openStore(target.href);
       return {
         store,
+        url: target.href,
         dispose: async () => {
           await store.close();
           if (!cluster) await deleteRedisKeys(url, prefix);
@@ -98,6 +102,7 @@ export function postgresFactory(url: string, runs: number): StoreFactory {
       const store = await openStore(target.href);
       return {
         store,
+        url: target.href,
         dispose: async () => {
           await store.close();
           const client = new pg.Client({ connectionString: url });

@@ -20,6 +20,7 @@ import { type RuntimeRow, runtimeRows } from "./runtime-scenario.js";
 import { rawReadRow, type ScalingTarget, scalingRows } from "./scaling.js";
 import { chosenSections, mergedFigures } from "./section-filter.js";
 import { growthRows, heapRows, type StorageRow, storageRows } from "./storage-scenario.js";
+import { streamingFigures } from "./streaming-rows.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 const quick = process.argv.includes("--quick");
@@ -159,6 +160,9 @@ await withPostgres(async (postgresUrl) =>
 
     const { catalogue, branching } = await issueRows({ sections, quick, redisUrl, postgresUrl, command });
     const retention = sections.has("retention") ? await retentionRows(quick, command) : undefined;
+    const streaming = sections.has("streaming")
+      ? await streamingFigures({ quick, redisUrl, postgresUrl, command })
+      : undefined;
 
     if (!quick) {
       const fresh: Figures = {
@@ -174,6 +178,7 @@ await withPostgres(async (postgresUrl) =>
         ...(catalogue ? { catalogue } : {}),
         ...(branching ? { branching } : {}),
         ...(retention ? { retention } : {}),
+        ...(streaming ? { streaming } : {}),
       };
       const earlierPath = `${root}bench-results.json`;
       const earlier = existsSync(earlierPath)

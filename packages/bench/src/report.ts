@@ -21,6 +21,12 @@ import {
   sizedTargets,
 } from "./sized-tables.js";
 import type { StorageRow } from "./storage-scenario.js";
+import {
+  STREAMING_WHY,
+  type StreamingFigures,
+  streamingMarkdown,
+  streamingTargets,
+} from "./streaming-section.js";
 
 export interface Figures {
   node: string;
@@ -41,6 +47,8 @@ export interface Figures {
   branching?: BranchingFigures;
   /** Issue 40's rows; absent in figures written before they existed. */
   retention?: RetentionFigures;
+  /** Issue 39's rows; absent in figures written before they existed. */
+  streaming?: StreamingFigures;
   /** Sections measured again alone (`--only`) since `date`: the section, and when and how. */
   remeasured?: Record<string, string>;
 }
@@ -167,6 +175,7 @@ function targets(figures: Figures): string[][] {
     ],
   ];
   rows.push(...sizedTargets(figures.catalogue, figures.branching));
+  rows.push(...streamingTargets(figures.streaming));
   for (const row of figures.scaling) {
     const value = Number.parseFloat(row[4] ?? "");
     if (row[0] !== "raw array") rows.push([`${row[0]} ${row[1]}: 100,000 / 10 ≤ 1.3`, value, 1.3]);
@@ -264,7 +273,7 @@ Every message of every thread is sent at once; the service runs at most 64 at a 
 the floor appends the same messages straight to the store, each thread's in order, 64 at a time. The ratio is
 time per message over the floor's: what the runtime (queues, leases, fencing, the record checks) costs per message.
 
-${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}${retentionSection(figures.retention)}## Targets
+${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}${retentionSection(figures.retention)}${streamingMarkdown(figures.streaming, measuredLine, table)}## Targets
 
 ${table(["target", "measured", "status"], targets(figures))}
 
@@ -350,6 +359,7 @@ a history of ${branching.sizes.edits.toLocaleString("en-US")} edits elsewhere co
 
 /** Why each kind of missed target is missed, from profiling; printed only for targets missed in this run. */
 const WHY: Array<[RegExp, string]> = [
+  ...STREAMING_WHY,
   [
     /1,000 edits at one position/,
     "Profiled (December 2026, node --cpu-prof on one store's operations at 1 vs 1,000 versions): edit, regenerate and switchTo used to rebuild the index of a thread's versions from its whole history for each new record (every event read again), and the memory store froze every event again on each commit. Now the index (thread-core src/local/branch-index.ts) is extended by each new event from the one the previous history had, a scope maps only new events, and memory freezes only the new one; thread-core's branch-version-reads.test.ts and memory-event-freeze.test.ts count the events read and the freeze checks and find them equal at 1 and 300 versions. What still grows with the history is the copy of the record's events array that each commit makes ([...events, event]: a pointer per event), and a first operation after another process changed the thread, which reads the history anew and indexes it once. A miss here that these do not explain has not been profiled.",

@@ -9,6 +9,7 @@ export const SECTIONS = [
   "catalogue",
   "branching",
   "retention",
+  "streaming",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -29,6 +30,7 @@ const FIELDS: Record<Section, string> = {
   catalogue: "catalogue",
   branching: "branching",
   retention: "retention",
+  streaming: "streaming",
 };
 
 /**
@@ -71,7 +73,12 @@ export function mergedFigures<Figures extends MergeableFigures>(
     (merged as unknown as Record<string, unknown>)[field] = (fresh as unknown as Record<string, unknown>)[
       field
     ];
-    if (section !== "catalogue" && section !== "branching" && section !== "retention") {
+    if (
+      section !== "catalogue" &&
+      section !== "branching" &&
+      section !== "retention" &&
+      section !== "streaming"
+    ) {
       (merged.remeasured as Record<string, string>)[section] = `${fresh.date} (${command})`;
     }
   }

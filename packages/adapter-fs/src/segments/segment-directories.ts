@@ -200,11 +200,26 @@ export class SegmentDirectories {
   }
 
   /** Drops `referrer`'s reference; a segment left without any is reclaimed, and so on down its bases. */
-  async release(segmentId: string, referrer: string): Promise<void> {
-    let current: { segment: string; referrer: string } | undefined = { segment: segmentId, referrer };
+  release(segmentId: string, referrer: string): Promise<void> {
+    return this.#reclaim({ segment: segmentId, referrer });
+  }
+
+  /**
+   * Reclaims a segment that nothing references and no thread was made the head of (a streamed reply's
+   * batches, once the reply landed), and so on down its bases; a referenced segment, or a head, is kept.
+   */
+  async drop(segmentId: string): Promise<void> {
+    const info = await this.info(segmentId, { cached: false });
+    if (!info || info.owner !== undefined) return;
+    await this.#reclaim({ segment: segmentId });
+  }
+
+  async #reclaim(start: { segment: string; referrer?: string }): Promise<void> {
+    let current: { segment: string; referrer?: string } | undefined = start;
     while (current) {
       const directory = this.layout.segmentDirectory(current.segment);
-      await rm(join(directory, "refs", current.referrer), { force: true });
+      if (current.referrer !== undefined)
+        await rm(join(directory, "refs", current.referrer), { force: true });
       let remaining: string[];
       try {
         remaining = await readdir(join(directory, "refs"));

@@ -76,6 +76,7 @@ export class EncryptingLogDriver implements LogDriver {
   readonly newSegmentId?: (threadId: string) => string;
   readonly watch?: (segment: string, listener: () => void) => () => void | Promise<void>;
   readonly notify?: (segment: string) => Promise<void>;
+  readonly dropSegment?: (segment: string) => Promise<void>;
   readonly #codec: RecordCodec;
   readonly #appends = new AppendQueue();
   readonly #segments: SegmentInfoCache;
@@ -118,6 +119,8 @@ export class EncryptingLogDriver implements LogDriver {
     // Wake-ups carry no data: a streamed reply's followers are woken as on a plain store.
     if (inner.watch) this.watch = inner.watch.bind(inner);
     if (inner.notify) this.notify = inner.notify.bind(inner);
+    // A segment holds sealed units like any other: removing it needs no key.
+    if (inner.dropSegment) this.dropSegment = inner.dropSegment.bind(inner);
     const sync = inner as Partial<SyncSegmentReader>;
     if (sync.segmentNow && sync.readSegmentNow) {
       const segmentNow = sync.segmentNow.bind(inner);

@@ -2,6 +2,7 @@ import { UnsupportedOperationError } from "../errors.js";
 import { newRandomId } from "../ids.js";
 import type { LogDriver, SegmentInfo } from "../spec/log-driver.js";
 import type { HistoryEvent } from "../spec/thread.js";
+import { streamsOf } from "../streaming/stream-entries.js";
 
 export type * from "../spec/log-driver.js";
 
@@ -12,14 +13,13 @@ export const OPERATIONS_KEPT = 100;
  * Deletes a record through its driver, `ifRevision` checked in the same atomic step; a driver that cannot
  * check it (no `fencedDelete`) refuses with `UnsupportedOperationError` and deletes nothing.
  */
-export function deleteRecord(
+export async function deleteRecord(
   driver: LogDriver,
   id: string,
   type: string,
   options: { ifRevision?: number } = {},
 ): Promise<boolean> {
-  if (options.ifRevision === undefined) return driver.delete(id);
-  if (!driver.fencedDelete) {
+  if (options.ifRevision !== undefined && !driver.fencedDelete) {
     throw new UnsupportedOperationError(
       type,
       "delete with ifRevision",
@@ -27,7 +27,19 @@ export function deleteRecord(
       { source: driver.source },
     );
   }
-  return driver.delete(id, { ifRevision: options.ifRevision });
+  // Replies streaming into the thread have segments of their own that no record points at: read them
+  // first, so the delete reclaims them too (their writers' `end` then finds no thread).
+  const record = driver.dropSegment ? await driver.read(id) : undefined;
+  const deleted =
+    options.ifRevision === undefined
+      ? await driver.delete(id)
+      : await driver.delete(id, { ifRevision: options.ifRevision });
+  if (deleted && record?.kind === "log") {
+    for (const entry of streamsOf(record.context)) {
+      await driver.dropSegment?.(entry.segment).catch(() => undefined);
+    }
+  }
+  return deleted;
 }
 
 /** A fresh head segment for a thread, continuing `base` (or starting the log). */

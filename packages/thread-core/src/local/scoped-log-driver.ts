@@ -176,6 +176,12 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     for (const { info, messages } of inside) await this.inner.importSegment(info, messages, 0, options);
   }
 
+  get dropSegment(): ((segment: string) => Promise<void>) | undefined {
+    const inner = this.inner;
+    if (!inner.dropSegment) return undefined;
+    return (segment) => inner.dropSegment?.(this.#in(segment)) ?? Promise.resolve();
+  }
+
   get watch(): ((segment: string, listener: () => void) => () => void | Promise<void>) | undefined {
     const inner = this.inner;
     if (!inner.watch) return undefined;

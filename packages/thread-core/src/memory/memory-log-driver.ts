@@ -296,6 +296,14 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     for (const message of fresh) pushMessage(segment, message);
   }
 
+  async dropSegment(id: string): Promise<void> {
+    this.#assertOpen();
+    if (!this.#segments.has(id) || this.#heads.has(id) || (this.#references.get(id) ?? 0) > 0) return;
+    // Its own (zero) count made one, so releasing it frees it and its base's reference in turn.
+    this.#references.set(id, 1);
+    this.#release(id);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     // A closed store reads nothing more: what it kept parsed is only heap.

@@ -105,6 +105,13 @@ export interface LogDriver {
     segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>,
     options?: SegmentWriteOptions,
   ): Promise<void>;
+  /**
+   * Optional: removes segment `id` when nothing references it (no record's head, history event or segment
+   * that continues it), as a delete reclaims segments; left as it is when something does, or absent. thread-core
+   * calls it for a streamed reply's segment once the reply landed in the log (or its thread was deleted), which
+   * would otherwise stay as an imported segment no thread uses does.
+   */
+  dropSegment?(id: string): Promise<void>;
   /** A new segment id for `threadId`'s head; lets a store place it beside the thread (a Redis hash slot). */
   newSegmentId?(threadId: string): string;
   /**

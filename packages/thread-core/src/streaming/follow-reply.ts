@@ -5,9 +5,10 @@ import { checkMessageId } from "../read-options.js";
 import type { LogRecord } from "../spec/log-driver.js";
 import type { Message } from "../spec/message.js";
 import type { FollowEvent, FollowOptions } from "../spec/streaming.js";
+import { ALL_BATCHES } from "./stream-deltas.js";
 import { streamsOf } from "./stream-entries.js";
 import { FollowerWakeups, MAX_POLL_MS, MIN_POLL_MS } from "./stream-wakeups.js";
-import { ALL_BATCHES, type ThreadStreams } from "./thread-streams.js";
+import type { ThreadStreams } from "./thread-streams.js";
 
 /** What following a reply needs of its thread. */
 export interface FollowHost {

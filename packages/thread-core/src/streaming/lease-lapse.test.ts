@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import type { LogThread } from "../local/log-thread.js";
 import { createMemoryStore } from "../memory/memory-thread-type.js";
-import { ReplyEndedError } from "./stream-errors.js";
+import { ReplyEndedError, StreamInProgressError } from "./stream-errors.js";
 
 const registry = createRegistry();
 
@@ -46,6 +46,26 @@ describe("a reply whose writer stops renewing its lease", () => {
       ["u", undefined],
       ["r", "interrupted"],
     ]);
+  });
+
+  it("keeps its lease without moving the thread's revision: an ifRevision taken mid-stream holds", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    const store = createMemoryStore({ registry });
+    const thread = (await store.create()) as LogThread;
+    const reply = await thread.beginMessage({ role: "assistant", id: "r", leaseMs: 900 });
+    await reply.write("early");
+    const other = (await store.get(thread.id)) as LogThread;
+    const revision = other.revision;
+    for (let step = 0; step < 10; step++) await vi.advanceTimersByTimeAsync(300);
+    await other.refresh();
+    expect(other.revision).toBe(revision);
+    // Long past the lease beginMessage set, the reply streams, and still holds off a second one.
+    expect((await other.messages()).map((message) => message.status)).toEqual(["streaming"]);
+    const refused = await other.beginMessage({ role: "assistant" }).catch((error: unknown) => error);
+    expect(StreamInProgressError.isInstance(refused)).toBe(true);
+    await other.append({ id: "u", role: "user", text: "meanwhile" }, { ifRevision: revision });
+    expect((await reply.end()).contents).toEqual([{ type: "text", text: "early" }]);
+    expect((await other.messages()).map((message) => message.id)).toEqual(["u", "r"]);
   });
 
   it("keeps its lease while the writer renews it", async () => {

@@ -22,9 +22,10 @@ export interface ReplySettings {
  * The writing end of a streamed message. Deltas wait in a buffer for `flushMs` (or until it holds
  * `maxBatchBytes`), then go to the reply's own segment as one batch (one message), so a reply costs one
  * write per batch, never one per token, and storage in proportion to its length. `end` writes the whole
- * message into the thread's log in one commit that also drops the reply's entry. While it is open, a timer
- * renews the writer's lease every third of `leaseMs`; a writer that dies stops renewing, and the next reader
- * or writer of the thread ends the message `interrupted` from the batches flushed.
+ * message into the thread's log in one commit that also drops the reply's entry. Each batch renews the
+ * writer's lease (stream-leases.ts); while it is open, a timer writes an empty batch every third of `leaseMs`
+ * in which it wrote none, so the lease holds without any commit of the thread. A writer that dies stops
+ * writing, and the next reader or writer of the thread ends the message `interrupted` from the batches flushed.
  */
 export class ReplyWriter implements StreamingReply {
   readonly #access: StreamAccess;
@@ -34,6 +35,8 @@ export class ReplyWriter implements StreamingReply {
   #buffer: Content[] = [];
   #bufferBytes = 0;
   #batches = 0;
+  /** `#batches` at the previous tick of the lease timer: none written since means a heartbeat is due. */
+  #batchesAtTick = 0;
   #flushing: Promise<void> = Promise.resolve();
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #renewTimer: ReturnType<typeof setInterval>;
@@ -115,17 +118,19 @@ export class ReplyWriter implements StreamingReply {
   }
 
   /** Writes the buffered deltas as the next batch, after any batch still being written. */
-  #flush(): Promise<void> {
+  #flush(heartbeat = false): Promise<void> {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
-    const next = this.#flushing.then(() => this.#writeBatch());
+    const next = this.#flushing.then(() => this.#writeBatch(heartbeat));
     // A failed batch is reported once, to the caller that waits for it; the next flush tries again.
     this.#flushing = next.catch(() => undefined);
     return next;
   }
 
-  async #writeBatch(): Promise<void> {
-    if (this.#buffer.length === 0) return;
+  /** The buffered deltas as one batch; with `heartbeat`, an empty batch when none is buffered (the lease). */
+  async #writeBatch(heartbeat: boolean): Promise<void> {
+    // A heartbeat queued behind `end` finds the reply ended: its segment may be reclaimed already.
+    if (this.#buffer.length === 0 && (!heartbeat || this.#ended)) return;
     const deltas = this.#buffer;
     this.#buffer = [];
     this.#bufferBytes = 0;
@@ -165,18 +170,25 @@ export class ReplyWriter implements StreamingReply {
     }
     clearInterval(this.#renewTimer);
     await announce(this.#access.driver, this.#entry.segment);
-    if (!message) throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
+    if (!message) {
+      // The reader that ended it reclaimed the batches; a batch written since would have made them again.
+      await this.#access.dropBatches(this.#entry);
+      throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
+    }
     return message;
   }
 
+  /** A tick of the lease timer: learns if a reader ended the reply, else writes a heartbeat if one is due. */
   async #renew(): Promise<void> {
     if (this.#ended || this.#leaseLost) return;
     try {
-      const renewed = await this.#access.renewLease(this.#entry, Date.now() + this.#settings.leaseMs);
-      if (!renewed) {
+      if (!(await this.#access.holds(this.#entry))) {
         this.#leaseLost = true;
         clearInterval(this.#renewTimer);
+        return;
       }
+      if (this.#batches === this.#batchesAtTick) await this.#flush(true);
+      this.#batchesAtTick = this.#batches;
     } catch {
       // The store is unreachable for now: the next tick tries again, and the lease decides if it lasts.
     }

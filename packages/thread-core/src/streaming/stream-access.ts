@@ -20,6 +20,8 @@ export interface StreamAccess {
     status: "interrupted" | undefined,
     metadata?: Message["metadata"],
   ): Promise<Message | undefined>;
-  /** Moves the lease on to `until`; false when the entry is gone. */
-  renewLease(entry: StreamEntry, until: number): Promise<boolean>;
+  /** Reclaims the reply's segment of batches (the message is in the log, or nothing will land it). */
+  dropBatches(entry: StreamEntry): Promise<void>;
+  /** Whether the thread still has the reply's entry (false: a reader ended it after its lease lapsed). */
+  holds(entry: StreamEntry): Promise<boolean>;
 }

@@ -70,6 +70,9 @@ function joinable(content: Content): content is Content & { text: string } {
   );
 }
 
+/** Every batch of a reply's segment: its offsets are batch numbers, far below this. */
+export const ALL_BATCHES = 2 ** 31 - 1;
+
 /** The id of a reply segment's `index`th batch: unique within the segment, which holds nothing else. */
 export function batchId(index: number): string {
   return `batch-${index}`;

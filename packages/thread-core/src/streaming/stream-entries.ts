@@ -20,8 +20,13 @@ export interface StreamEntry {
   segment: string;
   /** Who writes it: a random token, so a writer whose lease lapsed never ends a reply settled by a reader. */
   writer: string;
-  /** When the writer's lease lapses, in milliseconds since the epoch. */
+  /**
+   * When the writer's lease lapses, in milliseconds since the epoch, unless the writer wrote a batch into
+   * the reply's segment since (see stream-leases.ts): the lease as `beginMessage` set it, never renewed here.
+   */
   leaseUntil: number;
+  /** How long each batch the writer writes extends its lease; absent in entries whose writer renewed them here. */
+  leaseMs?: number;
 }
 
 /** The streaming replies a record's context holds; a malformed entry reads as absent. */
@@ -49,7 +54,10 @@ export function withStreams(
   return entries.length === 0 ? rest : { ...rest, [STREAMS_KEY]: entries.map((entry) => ({ ...entry })) };
 }
 
-/** The entries whose lease lapsed by `now`. */
+/**
+ * The entries whose lease, as `beginMessage` set it, ran out by `now`: those that may have lapsed (their
+ * writers may have renewed them since, `leaseLapsed` tells).
+ */
 export function lapsedStreams(context: Readonly<Record<string, unknown>>, now = Date.now()): StreamEntry[] {
   return streamsOf(context).filter((entry) => entry.leaseUntil <= now);
 }

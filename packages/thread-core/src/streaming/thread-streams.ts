@@ -11,9 +11,10 @@ import type { Content, Message } from "../spec/message.js";
 import type { BeginMessageOptions, StreamingReply } from "../spec/streaming.js";
 import { type ReplySettings, ReplyWriter } from "./reply-writer.js";
 import type { StreamAccess } from "./stream-access.js";
-import { batchDeltas, mergeDeltas } from "./stream-deltas.js";
+import { ALL_BATCHES, batchDeltas, mergeDeltas } from "./stream-deltas.js";
 import { lapsedStreams, type StreamEntry, streamsOf, withStreams } from "./stream-entries.js";
 import { StreamInProgressError } from "./stream-errors.js";
+import { forgetLease, lapsedOf } from "./stream-leases.js";
 import { announce } from "./stream-wakeups.js";
 
 /** What the streaming operations need of the thread they work on (a `LogThread`). */
@@ -30,9 +31,6 @@ export interface StreamHost {
   /** The messages of the log as `record` ends it. */
   chainOf(record: LogRecord): Promise<ChainRange[]>;
 }
-
-/** Every batch of a reply's segment: its offsets are batch numbers, far below this. */
-export const ALL_BATCHES = 2 ** 31 - 1;
 
 /** Enough for any realistic contention on one thread's record; past it the last error is thrown. */
 const MAX_ATTEMPTS = 100;
@@ -86,6 +84,7 @@ export class ThreadStreams implements StreamAccess {
       segment: segment.id,
       writer: newRandomId("writer"),
       leaseUntil: Date.now() + checked.settings.leaseMs,
+      leaseMs: checked.settings.leaseMs,
     };
     await this.#retrying(async (record) => {
       await this.#admit(record, id, checked.concurrent);
@@ -111,24 +110,23 @@ export class ThreadStreams implements StreamAccess {
       if (!streams.some((stream) => sameWriter(stream, entry))) return undefined;
       const message = replyMessage(entry, contents, status, metadata);
       const [stored] = await this.#land(record, [message], (stream) => sameWriter(stream, entry));
+      await this.dropBatches(entry);
       return stored;
     });
   }
 
-  async renewLease(entry: StreamEntry, until: number): Promise<boolean> {
-    return this.#retrying(async (record) => {
-      const streams = streamsOf(record.context);
-      if (!streams.some((stream) => sameWriter(stream, entry))) return false;
-      const renewed = streams.map((stream) =>
-        sameWriter(stream, entry) ? { ...stream, leaseUntil: until } : stream,
-      );
-      await this.host.commit({
-        expectHead: record.head,
-        ifRevision: record.revision,
-        context: withStreams(record.context, renewed),
-      });
-      return true;
-    });
+  /**
+   * Reclaims a reply's segment of batches once the message is in the log (or nothing will land it): the log
+   * holds the message once. A failed drop only leaves the segment behind, as a crash here would.
+   */
+  async dropBatches(entry: StreamEntry): Promise<void> {
+    forgetLease(entry.segment);
+    await this.driver.dropSegment?.(entry.segment).catch(() => undefined);
+  }
+
+  async holds(entry: StreamEntry): Promise<boolean> {
+    const record = await this.host.reread();
+    return streamsOf(record.context).some((stream) => sameWriter(stream, entry));
   }
 
   /**
@@ -140,13 +138,18 @@ export class ThreadStreams implements StreamAccess {
     this.#settling = true;
     try {
       await this.#retrying(async (record) => {
-        const lapsed = lapsedStreams(record.context);
+        const lapsed = await lapsedOf(this.driver, lapsedStreams(record.context));
         if (lapsed.length === 0) return;
         const messages = await Promise.all(
           lapsed.map(async (entry) => replyMessage(entry, await this.flushedContents(entry), "interrupted")),
         );
         await this.#land(record, messages, (stream) => lapsed.some((entry) => sameWriter(entry, stream)));
-        await Promise.all(lapsed.map((entry) => announce(this.driver, entry.segment)));
+        await Promise.all(
+          lapsed.map(async (entry) => {
+            await this.dropBatches(entry);
+            await announce(this.driver, entry.segment);
+          }),
+        );
       }, false);
     } finally {
       this.#settling = false;
@@ -170,9 +173,11 @@ export class ThreadStreams implements StreamAccess {
   /** Refuses a reply while another streams (unless `concurrent`), and an id the thread holds. */
   async #admit(record: LogRecord, id: string, concurrent: boolean): Promise<void> {
     const streams = streamsOf(record.context);
-    const now = Date.now();
-    const other = streams.find((stream) => stream.leaseUntil > now);
-    if (other && !concurrent) throw new StreamInProgressError(this.threadId, other.id, this.#source);
+    if (!concurrent) {
+      const lapsed = await lapsedOf(this.driver, streams);
+      const other = streams.find((stream) => !lapsed.includes(stream));
+      if (other) throw new StreamInProgressError(this.threadId, other.id, this.#source);
+    }
     const held =
       streams.some((stream) => stream.id === id) ||
       (await this.host.chains.message(await this.host.chainOf(record), id)) !== undefined;

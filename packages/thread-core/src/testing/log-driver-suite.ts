@@ -57,6 +57,11 @@ const NEEDS: Record<string, (driver: LogDriver) => string | undefined> = {
     driver.fencedDelete === true
       ? undefined
       : "the driver has no fencedDelete, so its store refuses a delete with ifRevision",
+  "dropSegment removes a segment nothing references, and then its base; never a head or a continued segment":
+    (driver) =>
+      driver.dropSegment
+        ? undefined
+        : "the driver has no dropSegment, so a streamed reply's batches stay after it ends",
 };
 
 const message = (id: string, text = id, role: Message["role"] = "user"): Message =>
@@ -355,6 +360,36 @@ const CASES: Record<string, Case> = {
     }
     assert.deepEqual(await driver.locate(info.id, "c", 3), { offset: 2 });
   },
+
+  "dropSegment removes a segment nothing references, and then its base; never a head or a continued segment":
+    async (driver) => {
+      const drop = (id: string) => (driver.dropSegment as (id: string) => Promise<void>).call(driver, id);
+      const at = new Date().toISOString();
+      const base: SegmentInfo = { id: "dropped-base", base: null, start: 0, createdAt: at };
+      const child: SegmentInfo = {
+        id: "dropped-child",
+        base: { segment: base.id, offset: 2 },
+        start: 2,
+        createdAt: at,
+      };
+      await driver.importSegment(base, [message("a"), message("b")], 0);
+      await driver.importSegment(child, [message("c")], 0);
+      await drop(base.id);
+      assert.deepEqual(
+        ids(await driver.readSegment(base.id, 0, 10)),
+        ["a", "b"],
+        "a continued segment is kept",
+      );
+      await drop(child.id);
+      assert.equal(await driver.segment(child.id), undefined);
+      assert.deepEqual(await driver.readSegment(child.id, 0, 10), []);
+      assert.equal(await driver.segment(base.id), undefined, "its base, referenced by it alone, goes too");
+      await drop("never-made");
+      const record = await newThread(driver, "t");
+      await drop(record.head);
+      const after = await driver.commit("t", { expectHead: record.head, append: [message("x")] });
+      assert.deepEqual(ids(after.messages), ["x"], "a thread's head is kept");
+    },
 
   "concurrent imports of one segment write it once": async (driver) => {
     const info: SegmentInfo = {

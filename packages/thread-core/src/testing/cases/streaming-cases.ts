@@ -1,10 +1,11 @@
 import { MessageNotFoundError } from "../../branch-errors.js";
-import { ConflictError, InvalidMessageError, InvalidOptionError } from "../../errors.js";
+import { ConflictError, InvalidMessageError, InvalidOptionError, ThreadNotFoundError } from "../../errors.js";
 import { LogThread } from "../../local/log-thread.js";
 import type { Message } from "../../message.js";
 import type { FollowEvent } from "../../spec/streaming.js";
 import { STREAMS_KEY } from "../../streaming/stream-entries.js";
 import { ReplyEndedError, StreamInProgressError } from "../../streaming/stream-errors.js";
+import type { WorkflowThread } from "../../workflow/workflow-thread.js";
 import { expect } from "../expect.js";
 import { caught, conformanceCase, type SuiteContext } from "../suite-context.js";
 
@@ -346,6 +347,95 @@ export function streamingCases(context: SuiteContext): void {
       expect((await past.messages()).map((message) => message.id)).toEqual(["a", "b"]);
       // The ended reply is an ordinary message: its JSON round-trips like any other.
       expect(JSON.parse(JSON.stringify(ended))).toEqual(ended);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a workflow's local sub-thread streams: workflow.thread(key) is a LogThread, also once the workflow is read again",
+    async () => {
+      const workflow = (await context.store.create("workflow", {})) as WorkflowThread;
+      // A workflow made without sub-threads holds a local thread of the store under "main".
+      const main = workflow.thread("main");
+      expect(LogThread.isInstance(main)).toBe(true);
+      const reply = await (main as LogThread).beginMessage({ role: "assistant", id: "r", ...EACH_WRITE });
+      await reply.write("from a sub-thread");
+      const again = ((await context.store.get(workflow.id)) as WorkflowThread).thread("main");
+      expect(LogThread.isInstance(again)).toBe(true);
+      const following = collect((again as LogThread).follow("r"));
+      await reply.end();
+      const events = await following;
+      expect(events[events.length - 1]?.type).toBe("end");
+      expect(text((await workflow.messages())[0])).toBe("from a sub-thread");
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a writer keeps its lease past leaseMs with no commit: the revision stays, an ifRevision taken mid-stream holds",
+    async () => {
+      const thread = await localThread(context);
+      const reply = await thread.beginMessage({ role: "assistant", id: "r", leaseMs: 300 });
+      const other = (await context.store.get(thread.id)) as LogThread;
+      const revision = other.revision;
+      // Three leases long with nothing to write: the writer's heartbeats keep the reply alive.
+      await sleep(900);
+      expect((await other.messages()).map((message) => message.status)).toEqual(["streaming"]);
+      expect(other.revision).toBe(revision);
+      expect(StreamInProgressError.isInstance(await caught(other.beginMessage({ role: "assistant" })))).toBe(
+        true,
+      );
+      await other.append({ id: "u", role: "user", text: "meanwhile" }, { ifRevision: revision });
+      await reply.write("late");
+      expect(text(await reply.end())).toBe("late");
+      expect(await ids(other)).toEqual(["u", "r"]);
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a reply's batches are reclaimed once it ends or fails, or its thread is deleted: the store holds it once",
+    async () => {
+      const thread = await localThread(context);
+      const driver = thread.host.driver;
+      const segmentOf = (reader: LogThread, id: string) =>
+        (reader.record.context[STREAMS_KEY] as Array<{ id: string; segment: string }>).find(
+          (entry) => entry.id === id,
+        )?.segment as string;
+      const batchesLeft = async (segment: string) => ({
+        info: (await driver.segment(segment)) !== undefined,
+        batches: (await driver.readSegment(segment, 0, 1_000)).length,
+      });
+      const ended = await thread.beginMessage({ role: "assistant", id: "ended", ...EACH_WRITE });
+      await ended.write("kept once");
+      const failed = await thread.beginMessage({
+        role: "assistant",
+        id: "failed",
+        concurrent: true,
+        ...EACH_WRITE,
+      });
+      await failed.write("partial");
+      const reader = (await context.store.get(thread.id)) as LogThread;
+      const endedSegment = segmentOf(reader, "ended");
+      const failedSegment = segmentOf(reader, "failed");
+      expect(await batchesLeft(endedSegment)).toEqual({ info: true, batches: 1 });
+      await ended.end();
+      await failed.fail(new Error("stopped"));
+      expect(await batchesLeft(endedSegment)).toEqual({ info: false, batches: 0 });
+      expect(await batchesLeft(failedSegment)).toEqual({ info: false, batches: 0 });
+      expect(text((await thread.messages())[0])).toBe("kept once");
+      // A follower that comes after gets the message from the log.
+      const events = await collect(reader.follow("ended"));
+      expect(events.map((event) => event.type)).toEqual(["end"]);
+
+      const doomed = await localThread(context);
+      const open = await doomed.beginMessage({ role: "assistant", id: "open", ...EACH_WRITE });
+      await open.write("never landed");
+      const openSegment = segmentOf((await context.store.get(doomed.id)) as LogThread, "open");
+      await context.store.delete(doomed.id);
+      expect(await batchesLeft(openSegment)).toEqual({ info: false, batches: 0 });
+      // Its writer finds no thread to land in.
+      expect(ThreadNotFoundError.isInstance(await caught(open.end()))).toBe(true);
     },
   );
 }
