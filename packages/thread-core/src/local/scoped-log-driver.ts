@@ -87,6 +87,10 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     return this.inner.fencedDelete === true;
   }
 
+  get erasureFollowUp(): string | undefined {
+    return this.inner.erasureFollowUp;
+  }
+
   delete(id: string, options?: { ifRevision?: number }): Promise<boolean> {
     return this.#outside(this.inner.delete(this.#in(id), options));
   }

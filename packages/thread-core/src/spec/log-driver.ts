@@ -46,6 +46,11 @@ export interface LogDriver {
    * `UnsupportedOperationError` rather than a delete that ignores the revision.
    */
   readonly fencedDelete?: boolean;
+  /**
+   * Optional: what an operator must still do after `store.erase` for deleted bytes to leave the backend
+   * (PostgreSQL: `VACUUM`), given in the erasure report. Absent when a delete removes them.
+   */
+  readonly erasureFollowUp?: string;
   /** Record ids in ascending code-unit order, after `cursor` (an id), starting with `prefix`. */
   list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]>;
 
