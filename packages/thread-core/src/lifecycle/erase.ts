@@ -51,6 +51,8 @@ export async function eraseOwner(host: ErasureHost, options: EraseOptions): Prom
     const erased = await eraseRecord(host, target, shared ? undefined : owner, report);
     if (erased) progress("erased");
   }
+  signal?.throwIfAborted();
+  await host.driver.forgetOwner?.(owner);
   return report;
 }
 

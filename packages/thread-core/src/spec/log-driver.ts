@@ -51,6 +51,13 @@ export interface LogDriver {
    * (PostgreSQL: `VACUUM`), given in the erasure report. Absent when a delete removes them.
    */
   readonly erasureFollowUp?: string;
+  /**
+   * Optional: called by `store.erase` after the owner's records are deleted (and on every run, so a run
+   * stopped before it is finished by the next): removes what an index keeps of `owner` for threads that
+   * have no record of that owner any more (the fs catalogue's journal lines and snapshot). A driver whose
+   * delete leaves nothing of the owner behind has none.
+   */
+  forgetOwner?(owner: string): Promise<void>;
   /** Record ids in ascending code-unit order, after `cursor` (an id), starting with `prefix`. */
   list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]>;
 
