@@ -4,6 +4,7 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { FILL_CONCURRENCY } from "./catalogue-scenario.js";
 import { type Result, ratioRows } from "./compare.js";
+import { type ErasureFigures, erasureTable } from "./erasure-scenario.js";
 import type { LangGraphRow } from "./langgraph-scenario.js";
 import { formatMicros } from "./measure.js";
 import { concurrencyTable, type RedisConcurrencyRow } from "./redis-concurrency.js";
@@ -38,6 +39,8 @@ export interface Figures {
   catalogue?: CatalogueFigures;
   /** Issue 38's rows; absent in figures written before they existed. */
   branching?: BranchingFigures;
+  /** Issue 40's erasure rows; absent in figures written before they existed. */
+  erasure?: ErasureFigures;
   /** Sections measured again alone (`--only`) since `date`: the section, and when and how. */
   remeasured?: Record<string, string>;
 }
@@ -261,7 +264,7 @@ Every message of every thread is sent at once; the service runs at most 64 at a 
 the floor appends the same messages straight to the store, each thread's in order, 64 at a time. The ratio is
 time per message over the floor's: what the runtime (queues, leases, fencing, the record checks) costs per message.
 
-${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}## Targets
+${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}${erasureSection(figures.erasure)}## Targets
 
 ${table(["target", "measured", "status"], targets(figures))}
 
@@ -293,6 +296,22 @@ function remeasuredLines(figures: Figures): string {
 
 function measuredLine(measured: MeasuredAt): string {
   return `Measured on ${measured.date} by \`${measured.command}\` on ${measured.machine}, Node ${measured.node}.`;
+}
+
+function erasureSection(erasure: ErasureFigures | undefined): string {
+  if (!erasure) return "";
+  return `## Erasure: one owner's threads (issue 40)
+
+${measuredLine(erasure.measured)}
+
+${table(...erasureTable(erasure.rows))}
+
+Two fresh stores are filled alike: the owner's threads (two messages and a checkpoint each) and one thread of
+another owner per ten. One is emptied of the owner by \`store.erase({ owner })\`, which first reads every record
+of the store and its scopes to find them; the other by \`store.delete(id)\` for each id, known beforehand. One
+run of each; \`npm run bench -- --only erasure\`.
+
+`;
 }
 
 function catalogueSection(catalogue: CatalogueFigures | undefined): string {

@@ -8,6 +8,7 @@ export const SECTIONS = [
   "runtime",
   "catalogue",
   "branching",
+  "erasure",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -27,6 +28,7 @@ const FIELDS: Record<Section, string> = {
   runtime: "runtime",
   catalogue: "catalogue",
   branching: "branching",
+  erasure: "erasure",
 };
 
 /**
