@@ -45,10 +45,11 @@ export async function eraseOwner(host: ErasureHost, options: EraseOptions): Prom
   const progress = (phase: "scanned" | "erased") =>
     options.onProgress?.({ phase, scanned: plan.scanned, total: targets.length, erased: report.threads });
   progress("scanned");
+  const shared = new Set<StoredRecord>(plan.shared);
   for (const target of targets) {
     signal?.throwIfAborted();
-    const shared = target.kind === "log" && plan.shared.includes(target);
-    const erased = await eraseRecord(host, target, shared ? undefined : owner, report);
+    // A shared fork is another owner's: it goes whoever owns it; the owner's own threads only while theirs.
+    const erased = await eraseRecord(host, target, shared.has(target) ? undefined : owner, report);
     if (erased) progress("erased");
   }
   signal?.throwIfAborted();
