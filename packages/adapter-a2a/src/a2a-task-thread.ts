@@ -36,6 +36,8 @@ const CAPABILITIES: ThreadCapabilities = Object.freeze({
   timeTravel: false,
   views: true,
   revisions: false,
+  // A2A has no delete: the agent keeps its tasks.
+  remoteDelete: false,
 });
 
 const WRITTEN_BY_SERVER = "its A2A server writes the task; talk to the agent through an a2a thread.";

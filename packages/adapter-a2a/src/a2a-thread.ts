@@ -41,6 +41,8 @@ export const A2A_CAPABILITIES: ThreadCapabilities = Object.freeze({
   timeTravel: false,
   views: true,
   revisions: true,
+  // A2A has no delete: the agent keeps its tasks.
+  remoteDelete: false,
 });
 
 /** How often a turn's outcome is merged into a state another writer saved first. */

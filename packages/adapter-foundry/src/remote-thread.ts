@@ -44,6 +44,8 @@ export const REMOTE_CAPABILITIES: ThreadCapabilities = Object.freeze({
   timeTravel: false,
   views: true,
   revisions: false,
+  // delete() deletes the service's conversation or thread too.
+  remoteDelete: true,
 });
 
 /** A new remote thread being filled by a fork: written page by page, thrown away if the copy fails. */

@@ -269,6 +269,11 @@ export class FsLogDriver implements LogDriver, FsStorage {
     return this.#run("list", () => this.listIndex.page(query));
   }
 
+  /** After `store.erase`: no catalogue line or snapshot entry names `owner` for a thread erased. */
+  async forgetOwner(owner: string): Promise<void> {
+    return this.#run("list", () => this.listIndex.forgetOwner(owner));
+  }
+
   /** `store.count` from the catalogue, without `where`; undefined (refused) with it. */
   async countCatalogue(query: CountQuery): Promise<number | undefined> {
     return this.#run("list", () => this.listIndex.count(query));

@@ -33,4 +33,6 @@ export const CONVERSATION_CAPABILITIES: ThreadCapabilities = Object.freeze({
   timeTravel: false,
   views: true,
   revisions: false,
+  // delete() deletes the service's conversation too.
+  remoteDelete: true,
 });

@@ -74,6 +74,8 @@ export const RESPONSES_CAPABILITIES: ThreadCapabilities = Object.freeze({
   timeTravel: true,
   views: true,
   revisions: true,
+  // the responses stay on the service, where forks may still use them.
+  remoteDelete: false,
 });
 
 /** The point a state is at now. */

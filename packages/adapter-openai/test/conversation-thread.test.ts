@@ -32,6 +32,7 @@ describe("openai.conversation", () => {
       timeTravel: false,
       views: true,
       revisions: false,
+      remoteDelete: true,
     });
   });
 

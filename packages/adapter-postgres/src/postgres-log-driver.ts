@@ -276,6 +276,17 @@ export class PostgresLogDriver implements LogDriver {
 
   readonly fencedDelete = true;
 
+  /**
+   * Deleted rows stay in the table files (as dead tuples, then free space) until PostgreSQL rewrites the
+   * pages: `store.erase` does not run `VACUUM FULL` itself, since it locks every table of the store while it
+   * runs and cannot run inside a transaction; the report tells the operator to.
+   */
+  get erasureFollowUp(): string {
+    const names = this.connection.names;
+    const tables = [names.records, names.events, names.segments, names.messages].join(", ");
+    return `run VACUUM FULL ${tables} (it locks those tables while it runs) for the deleted rows to leave the table files; WAL files and backups keep them until they are recycled`;
+  }
+
   delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     return this.connection.transaction(async (client) => {
       const row = await this.#records.lock(client, id);

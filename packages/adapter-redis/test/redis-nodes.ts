@@ -37,6 +37,38 @@ export async function keysWithPrefix(url: string, prefix: string): Promise<strin
   return (await eachNode(url, (client) => keysUnder(client, prefix))).flat();
 }
 
+/**
+ * Every key under `prefix` on every node with its value as text: read by type (a `DUMP` may compress a long
+ * string and hide it from a byte search) and its `DUMP` bytes besides, so nothing a key holds is missed.
+ */
+export async function keyContents(url: string, prefix: string): Promise<Array<[string, string]>> {
+  const read = async (client: RedisNodeClient) => {
+    const node = client as unknown as Awaited<ReturnType<typeof connectSingle>>;
+    const contents: Array<[string, string]> = [];
+    for (const key of await keysUnder(client, prefix)) {
+      const type = await node.type(key);
+      const value =
+        type === "string"
+          ? await node.get(key)
+          : type === "hash"
+            ? await node.hGetAll(key)
+            : type === "list"
+              ? await node.lRange(key, 0, -1)
+              : type === "set"
+                ? await node.sMembers(key)
+                : type === "zset"
+                  ? await node.zRangeWithScores(key, 0, -1)
+                  : type === "stream"
+                    ? await node.xRange(key, "-", "+")
+                    : `unknown type ${type}`;
+      const dumped = await node.sendCommand(["DUMP", key]);
+      contents.push([key, `${JSON.stringify(value)}\n${String(dumped)}`]);
+    }
+    return contents;
+  };
+  return (await eachNode(url, read)).flat();
+}
+
 /** Deletes every key under `prefix`, on every node: a test's cleanup. */
 export async function deleteKeys(url: string, prefix: string): Promise<void> {
   await eachNode(url, (client) => deleteKeysUnder(client, prefix));

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { openStore } from "@skein/thread-core";
 import { type Result, ratioRows } from "./compare.js";
+import { erasureFigures, erasureTable } from "./erasure-scenario.js";
 import { filesCommitResults } from "./files-commit.js";
 import { filesResults } from "./files-scenario.js";
 import { inProcessResults } from "./in-process.js";
@@ -164,6 +165,19 @@ await withPostgres(async (postgresUrl) =>
       ? await streamingFigures({ quick, redisUrl, postgresUrl, command })
       : undefined;
 
+    let erasure: Awaited<ReturnType<typeof erasureFigures>> | undefined;
+    if (sections.has("erasure")) {
+      section("Erasure: store.erase of one owner's threads against deleting them one by one (issue 40)");
+      const measured = {
+        date: new Date().toISOString(),
+        machine: machineName(),
+        node: process.version,
+        command,
+      };
+      erasure = await erasureFigures({ quick, redisUrl, postgresUrl, measured });
+      printTable(...erasureTable(erasure.rows));
+    }
+
     if (!quick) {
       const fresh: Figures = {
         node: process.version,
@@ -179,6 +193,7 @@ await withPostgres(async (postgresUrl) =>
         ...(branching ? { branching } : {}),
         ...(retention ? { retention } : {}),
         ...(streaming ? { streaming } : {}),
+        ...(erasure ? { erasure } : {}),
       };
       const earlierPath = `${root}bench-results.json`;
       const earlier = existsSync(earlierPath)

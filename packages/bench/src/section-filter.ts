@@ -10,6 +10,7 @@ export const SECTIONS = [
   "branching",
   "retention",
   "streaming",
+  "erasure",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -31,6 +32,7 @@ const FIELDS: Record<Section, string> = {
   branching: "branching",
   retention: "retention",
   streaming: "streaming",
+  erasure: "erasure",
 };
 
 /**

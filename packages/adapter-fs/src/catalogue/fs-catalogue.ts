@@ -9,6 +9,7 @@ import type { DurableFiles } from "../records/durable-files.js";
 import { CatalogueIndex, groupName, keyOf } from "./catalogue-index.js";
 import { CatalogueJournal, currentBoot } from "./catalogue-journal.js";
 import { type CataloguePlace, placeOf, samePlace } from "./catalogue-place.js";
+import { scrubJournal } from "./journal-scrub.js";
 
 /** What the catalogue reads of the store: every record's id, and a record as listed (no history). */
 export interface CatalogueRecords {
@@ -115,6 +116,35 @@ export class FsCatalogue {
       if (real && (query.owner === undefined || real.owner === query.owner)) count++;
     }
     return count;
+  }
+
+  /**
+   * After `store.erase`: rewrites every journal line and the snapshot so that no place of `owner`'s
+   * remains for a thread that has no record of that owner any more (see `scrubJournal`). Threads the owner
+   * still holds (made while the erasure ran) keep theirs. Other processes keep what they read in memory
+   * until they close, and may write it into a later snapshot: erase with them closed, or erase again.
+   */
+  async forgetOwner(owner: string): Promise<void> {
+    await this.#ready();
+    const erased = async (id: string) => {
+      const record = await this.records.read(id);
+      return !record || placeOf(record).owner !== owner;
+    };
+    await scrubJournal(this.journal.path, owner, erased);
+    let changed = false;
+    for (const [id, places] of [...this.#index.entries()]) {
+      if (!places.some((place) => place?.owner === owner) || !(await erased(id))) continue;
+      this.#index.set(
+        id,
+        places.map((place) => (place?.owner === owner ? null : place)),
+      );
+      changed = true;
+    }
+    const stored = this.journal.readSnapshot();
+    const snapshotNames = stored?.threads.some(([, places]) =>
+      places.some((place) => place?.owner === owner),
+    );
+    if (changed || snapshotNames) await this.#writeSnapshot();
   }
 
   close(): void {

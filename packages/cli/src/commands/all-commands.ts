@@ -6,6 +6,7 @@ import { createCommand } from "./create.js";
 import { deleteCommand } from "./delete.js";
 import { demoCommand } from "./demo.js";
 import { editCommand } from "./edit.js";
+import { eraseCommand } from "./erase.js";
 import { exportCommand } from "./export.js";
 import { forkCommand } from "./fork.js";
 import { importCommand } from "./import.js";
@@ -36,6 +37,7 @@ export const ALL_COMMANDS: readonly Command[] = [
   viewCommand,
   deleteCommand,
   sweepCommand,
+  eraseCommand,
   exportCommand,
   importCommand,
   migrateCommand,

@@ -69,6 +69,8 @@ export class EncryptingLogDriver implements LogDriver {
   readonly fencedDelete?: boolean;
   readonly catalogue?: (query: CatalogueQuery) => Promise<StoredRecord[]>;
   readonly countCatalogue?: (query: CountQuery) => Promise<number | undefined>;
+  readonly forgetOwner?: (owner: string) => Promise<void>;
+  readonly erasureFollowUp?: string;
   readonly importSegments?: (
     segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>,
     options?: SegmentWriteOptions,
@@ -94,6 +96,9 @@ export class EncryptingLogDriver implements LogDriver {
     this.#codec = new RecordCodec(ring);
     this.#segments = new SegmentInfoCache((id) => inner.segment(id));
     if (inner.fencedDelete) this.fencedDelete = true;
+    // Owners are kept in clear (the catalogue indexes them), so the inner driver scrubs them as it is.
+    if (inner.forgetOwner) this.forgetOwner = inner.forgetOwner.bind(inner);
+    if (inner.erasureFollowUp) this.erasureFollowUp = inner.erasureFollowUp;
     if (inner.catalogue) {
       const catalogue = inner.catalogue.bind(inner);
       // A shredded owner's threads still list, with what is clear (`openForListing`).

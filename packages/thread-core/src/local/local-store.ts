@@ -18,12 +18,14 @@ import {
 import { assertThreadId, newSortableId } from "../ids.js";
 import { withIfRevision } from "../if-revision.js";
 import { cloneJson, type JsonObject, jsonData, jsonObjectField } from "../json.js";
+import { eraseOwner } from "../lifecycle/erase.js";
 import { isExpired, type RetentionPolicy, retentionPolicy } from "../lifecycle/retention-policy.js";
 import { visibleCount, visiblePage } from "../lifecycle/retention-reads.js";
 import { sweepExpired } from "../lifecycle/sweep.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import { optionsObject } from "../option-value.js";
 import { type ParsedState, type ParseOptions, SKEIN_TYPE_PACKAGES } from "../registry.js";
+import type { EraseOptions, ErasureReport } from "../spec/erasure.js";
 import type { SweepOptions, SweepProgress } from "../spec/retention.js";
 import type { RetentionOptions, ScopeOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
@@ -491,6 +493,24 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     assertThreadId(id);
     const checked = withIfRevision("store.delete", options, "delete(id, { ifRevision: 3 })");
     return deleteRecord(this.driver, id, this.nativeType, checked);
+  }
+
+  /** Erases one owner's threads in this store and its scopes; see `ThreadStore.erase`. */
+  erase(options: EraseOptions): Promise<ErasureReport> {
+    return eraseOwner(
+      {
+        driver: this.driver,
+        chains: this.chains,
+        storeFor: (scopes) => scopes.reduce<LocalStore>((store, scope) => store.scope(scope), this),
+        bindsState: (record) => {
+          const typeId = record.kind === "state" ? record.state.$type : undefined;
+          const type = typeof typeId === "string" ? this.registry.get(typeId) : undefined;
+          // An unknown type may be a service's thread: only its adapter can delete it there.
+          return type === undefined || type.bind !== undefined;
+        },
+      },
+      options,
+    );
   }
 
   async close(): Promise<void> {

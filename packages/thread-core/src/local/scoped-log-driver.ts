@@ -92,6 +92,17 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
     return this.inner.fencedDelete === true;
   }
 
+  get erasureFollowUp(): string | undefined {
+    return this.inner.erasureFollowUp;
+  }
+
+  /** Scrubs the whole store's index: it only forgets places of threads the owner no longer has a record of. */
+  get forgetOwner(): ((owner: string) => Promise<void>) | undefined {
+    const inner = this.inner;
+    if (!inner.forgetOwner) return undefined;
+    return (owner) => inner.forgetOwner?.(owner) ?? Promise.resolve();
+  }
+
   delete(id: string, options?: { ifRevision?: number }): Promise<boolean> {
     return this.#outside(this.inner.delete(this.#in(id), options));
   }

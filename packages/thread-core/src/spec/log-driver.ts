@@ -46,6 +46,18 @@ export interface LogDriver {
    * `UnsupportedOperationError` rather than a delete that ignores the revision.
    */
   readonly fencedDelete?: boolean;
+  /**
+   * Optional: what an operator must still do after `store.erase` for deleted bytes to leave the backend
+   * (PostgreSQL: `VACUUM`), given in the erasure report. Absent when a delete removes them.
+   */
+  readonly erasureFollowUp?: string;
+  /**
+   * Optional: called by `store.erase` after the owner's records are deleted (and on every run, so a run
+   * stopped before it is finished by the next): removes what an index keeps of `owner` for threads that
+   * have no record of that owner any more (the fs catalogue's journal lines and snapshot). A driver whose
+   * delete leaves nothing of the owner behind has none.
+   */
+  forgetOwner?(owner: string): Promise<void>;
   /** Record ids in ascending code-unit order, after `cursor` (an id), starting with `prefix`. */
   list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]>;
 

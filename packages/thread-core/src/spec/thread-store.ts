@@ -6,6 +6,7 @@
 // only dependency. Type-only, so the spec still loads nothing.
 import type { z } from "zod";
 import type { EncryptionOptions } from "./encryption-options.js";
+import type { EraseOptions, ErasureReport } from "./erasure.js";
 import type { LogState } from "./log-state.js";
 import type { ParsedState, ParseOptions } from "./parsed-state.js";
 import type { ExpiryInput, RetentionDuration, SweepOptions, SweepProgress } from "./retention.js";
@@ -221,6 +222,14 @@ export interface ThreadStore {
    * thread or state is still at that revision, checked in the same atomic step (else `ConcurrencyError`).
    */
   delete(id: string, options?: { ifRevision?: number }): Promise<boolean>;
+  /**
+   * Erases every thread of `owner` in this store and all its scopes: their messages, history, checkpoints,
+   * operation ids and catalogue entries, and segments no kept thread shares; service threads through their
+   * adapter. Other owners' forks are kept (listed in the report) unless `includeSharedForks`. Safe to run
+   * again after a crash or an abort: it finishes, and a run with nothing left reports zero.
+   * @example const report = await store.erase({ owner: "u-7" });
+   */
+  erase(options: EraseOptions): Promise<ErasureReport>;
   /**
    * The store as one tenant sees it: threads created there are invisible to and unreachable from every
    * other scope and from the unscoped store. Scopes nest. Closing a scope releases nothing.

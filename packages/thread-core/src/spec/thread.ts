@@ -16,6 +16,11 @@ export interface ThreadCapabilities {
   views: boolean;
   /** `revision` and `{ ifRevision }`. */
   revisions: boolean;
+  /**
+   * Present on threads kept by a service: true when `delete()` deletes the service's copy too, false when
+   * only the stored state goes and the service keeps the thread (`store.erase` reports it as not deleted).
+   */
+  remoteDelete?: boolean;
 }
 
 /** Options every change takes: the revision it was decided on (`ifRevision`). */

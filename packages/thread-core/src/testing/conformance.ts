@@ -6,6 +6,7 @@ import { branchRetryCases } from "./cases/branch-retry-cases.js";
 import { catalogueCases } from "./cases/catalogue-cases.js";
 import { catalogueCursorCases } from "./cases/catalogue-cursor-cases.js";
 import { editCases } from "./cases/edit-cases.js";
+import { erasureCases } from "./cases/erasure-cases.js";
 import { fenceCases } from "./cases/fence-cases.js";
 import { formatCases } from "./cases/format-cases.js";
 import { historyCases } from "./cases/history-cases.js";
@@ -65,6 +66,7 @@ export function runConformanceSuite(options: ConformanceOptions): void {
       tracingCases,
       streamingCases,
       retentionCases,
+      erasureCases,
     ]) {
       group(context);
     }

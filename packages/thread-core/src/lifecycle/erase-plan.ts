@@ -1,0 +1,111 @@
+import { catalogueEntry } from "../catalogue/catalogue-entry.js";
+import type { LogDriver, LogRecord, SegmentInfo, StoredRecord } from "../local/log-driver.js";
+import { eventPoints } from "../local/log-state.js";
+import { SCOPE_SEPARATOR } from "../local/scoped-log-driver.js";
+
+/** How many records one step of the scan reads at once. */
+const SCAN_BATCH = 200;
+
+/** What an erasure will remove, found by one read of every record of the store and its scopes. */
+export interface ErasurePlan {
+  /** Records whose owner is the one erased. */
+  owned: StoredRecord[];
+  /** Other owners' local threads whose history reaches a segment the owner's threads made. */
+  shared: LogRecord[];
+  /** Records read. */
+  scanned: number;
+}
+
+/**
+ * Reads every record the driver holds (every scope's too: scoped keys are listed by the unscoped driver)
+ * and sorts out the owner's and the forks that share their messages. A fork is found by its segments, not
+ * by its `parentId`, so a fork of a fork is found too, and a parent the owner forked from is not: the
+ * segments a thread made are those its history reaches minus those its own fork point reaches.
+ */
+export async function planErasure(
+  driver: LogDriver,
+  owner: string,
+  signal: AbortSignal | undefined,
+): Promise<ErasurePlan> {
+  const owned: StoredRecord[] = [];
+  const forks: LogRecord[] = [];
+  let scanned = 0;
+  for (let after: string | undefined; ; ) {
+    signal?.throwIfAborted();
+    const batch = await driver.list({ after, limit: SCAN_BATCH });
+    const records = await Promise.all(batch.map((item) => driver.read(item.id)));
+    scanned += batch.length;
+    for (const record of records) {
+      if (!record) continue; // deleted since it was listed
+      if (catalogueEntry(record).owner === owner) owned.push(record);
+      else if (record.kind === "log" && forkEvent(record)) forks.push(record);
+    }
+    const last = batch[batch.length - 1];
+    if (batch.length < SCAN_BATCH || !last) break;
+    after = last.id;
+  }
+  const segments = new SegmentWalk(driver);
+  const made = new Set<string>();
+  for (const record of owned) {
+    if (record.kind === "log") for (const id of await madeBy(record, segments)) made.add(id);
+  }
+  const shared: LogRecord[] = [];
+  if (made.size > 0) {
+    for (const record of forks) {
+      const from = forkEvent(record)?.from.segment;
+      if (from !== undefined && (await segments.reach([from])).some((id) => made.has(id))) {
+        shared.push(record);
+      }
+    }
+  }
+  return { owned, shared, scanned };
+}
+
+/** The segments a local thread made: those its end and history reach, less those its fork point reaches. */
+async function madeBy(record: LogRecord, segments: SegmentWalk): Promise<string[]> {
+  const reached = await segments.reach([
+    record.head,
+    ...eventPoints(record.events).map((point) => point.segment),
+  ]);
+  const fork = forkEvent(record);
+  if (!fork) return reached;
+  const inherited = new Set(await segments.reach([fork.from.segment]));
+  return reached.filter((id) => !inherited.has(id));
+}
+
+function forkEvent(record: LogRecord) {
+  return record.events.find((event) => event.kind === "fork");
+}
+
+/** Segment infos read once per erasure: a chain is walked base by base, and shared bases are read once. */
+class SegmentWalk {
+  readonly #infos = new Map<string, SegmentInfo | undefined>();
+  constructor(readonly driver: LogDriver) {}
+
+  /** Every segment the given ones continue, them included; a segment gone meanwhile ends its walk. */
+  async reach(starts: string[]): Promise<string[]> {
+    const seen = new Set<string>();
+    for (const start of starts) {
+      for (let id: string | undefined = start; id !== undefined && !seen.has(id); ) {
+        seen.add(id);
+        if (!this.#infos.has(id)) this.#infos.set(id, await this.driver.segment(id));
+        id = this.#infos.get(id)?.base?.segment;
+      }
+    }
+    return [...seen];
+  }
+}
+
+/** The scopes a driver key lives in, outermost first, and the id within the innermost one. */
+export function splitScopedId(key: string): { scopes: string[]; id: string } {
+  const scopes: string[] = [];
+  let rest = key;
+  // A scoped key is `SEP scope SEP key`; scope names and ids hold no control character, so this is exact.
+  while (rest.startsWith(SCOPE_SEPARATOR)) {
+    const end = rest.indexOf(SCOPE_SEPARATOR, 1);
+    if (end < 0) break;
+    scopes.push(rest.slice(1, end));
+    rest = rest.slice(end + 1);
+  }
+  return { scopes, id: rest };
+}

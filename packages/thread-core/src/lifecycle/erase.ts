@@ -1,0 +1,183 @@
+import { catalogueEntry } from "../catalogue/catalogue-entry.js";
+import { ownerProblem } from "../catalogue/catalogue-fields.js";
+import { ConcurrencyError, InvalidOptionError, SkeinError, ThreadNotFoundError } from "../errors.js";
+import { deleteRecord, type LogDriver, type StoredRecord } from "../local/log-driver.js";
+import { exportLog } from "../local/log-state.js";
+import type { SegmentChains } from "../local/segment-chain.js";
+import type { ErasedThreadRef, EraseOptions, ErasureReport, RemoteErasure } from "../spec/erasure.js";
+import type { ThreadStore } from "../spec/thread-store.js";
+import { planErasure, splitScopedId } from "./erase-plan.js";
+
+/** What `eraseOwner` needs of the store it erases from. */
+export interface ErasureHost {
+  readonly driver: LogDriver;
+  readonly chains: SegmentChains;
+  /** The store a key's thread is bound through: the store itself, or the scope the key lives in. */
+  storeFor(scopes: string[]): ThreadStore;
+  /** Whether a saved state is bound through its type to be deleted (a service thread, a workflow). */
+  bindsState(record: StoredRecord): boolean;
+}
+
+/** How often a thread that keeps moving under the erasure is read again before giving up. */
+const FENCE_ATTEMPTS = 20;
+
+/**
+ * `store.erase`: every record of `options.owner` in the store and its scopes, and (with
+ * `includeSharedForks`) other owners' forks sharing their messages, deleted one by one with fenced deletes.
+ * Shared forks go first, so an erasure stopped halfway still finds them from the owner's threads when run again.
+ */
+export async function eraseOwner(host: ErasureHost, options: EraseOptions): Promise<ErasureReport> {
+  const owner = checkedOwner(options);
+  const signal = options.signal;
+  const plan = await planErasure(host.driver, owner, signal);
+  const targets = options.includeSharedForks ? [...plan.shared, ...plan.owned] : plan.owned;
+  const report: ErasureReport = {
+    owner,
+    method: "deleted",
+    threads: 0,
+    messages: 0,
+    bytes: 0,
+    erased: [],
+    keptShared: options.includeSharedForks ? [] : plan.shared.map((record) => reference(record)),
+    remote: [],
+    ...(host.driver.erasureFollowUp ? { followUp: host.driver.erasureFollowUp } : {}),
+  };
+  const progress = (phase: "scanned" | "erased") =>
+    options.onProgress?.({ phase, scanned: plan.scanned, total: targets.length, erased: report.threads });
+  progress("scanned");
+  const shared = new Set<StoredRecord>(plan.shared);
+  for (const target of targets) {
+    signal?.throwIfAborted();
+    // A shared fork is another owner's: it goes whoever owns it; the owner's own threads only while theirs.
+    const erased = await eraseRecord(host, target, shared.has(target) ? undefined : owner, report);
+    if (erased) progress("erased");
+  }
+  signal?.throwIfAborted();
+  await host.driver.forgetOwner?.(owner);
+  return report;
+}
+
+/** Refuses an erasure without a valid owner: there is no default that erases everything. */
+function checkedOwner(options: EraseOptions | undefined): string {
+  const owner = (options as Partial<EraseOptions> | undefined)?.owner;
+  const problem = ownerProblem(owner);
+  if (problem !== undefined) {
+    throw new InvalidOptionError(
+      "store.erase",
+      "owner",
+      "the owner whose threads to erase (1–256 characters, no control characters); there is no erase-everything default",
+      owner === undefined
+        ? "missing"
+        : typeof owner === "string"
+          ? JSON.stringify(owner.slice(0, 40))
+          : typeof owner,
+    );
+  }
+  return owner as string;
+}
+
+/**
+ * Deletes one record, measured first. The delete is fenced by the revision it was measured at: a thread
+ * that moved meanwhile is read and measured again, and one that changed owner (`owner` given) is left.
+ */
+async function eraseRecord(
+  host: ErasureHost,
+  first: StoredRecord,
+  owner: string | undefined,
+  report: ErasureReport,
+): Promise<boolean> {
+  let record: StoredRecord | undefined = first;
+  for (let attempt = 0; attempt < FENCE_ATTEMPTS; attempt++) {
+    if (!record) return false; // deleted meanwhile by someone else
+    if (owner !== undefined && catalogueEntry(record).owner !== owner) return false;
+    if (record.kind === "state" && host.bindsState(record)) return eraseBoundState(host, record, report);
+    const size = await measure(host, record);
+    try {
+      const type = record.kind === "log" ? record.type : String(record.state.$type);
+      const revision = { ifRevision: record.revision };
+      if (!(await deleteRecord(host.driver, record.id, type, host.driver.fencedDelete ? revision : {}))) {
+        return false;
+      }
+      report.threads += 1;
+      report.messages += record.kind === "log" ? record.length : 0;
+      report.bytes += size;
+      report.erased.push(reference(record));
+      return true;
+    } catch (error) {
+      if (!ConcurrencyError.isInstance(error)) throw error;
+      record = await host.driver.read(record.id);
+    }
+  }
+  throw new ConcurrencyError(first.id, first.revision, record?.revision ?? 0, {
+    source: host.driver.source,
+  });
+}
+
+/** A saved state of a type with behaviour: deleted through its thread, so a service deletes its copy. */
+async function eraseBoundState(
+  host: ErasureHost,
+  record: Extract<StoredRecord, { kind: "state" }>,
+  report: ErasureReport,
+): Promise<boolean> {
+  const { scopes, id } = splitScopedId(record.id);
+  const entry: RemoteErasure = { ...reference(record), deleted: false };
+  let thread: Awaited<ReturnType<ThreadStore["get"]>>;
+  try {
+    thread = await host.storeFor(scopes).get(id);
+  } catch (error) {
+    if (ThreadNotFoundError.isInstance(error)) return false;
+    // Kept, so that a run with the adapter installed can still reach the service's copy.
+    report.remote.push({ ...entry, reason: describe(error) });
+    return false;
+  }
+  const size = byteLength(record.state);
+  try {
+    await thread.delete();
+  } catch (error) {
+    report.remote.push({ ...entry, reason: describe(error) });
+    return false;
+  }
+  const remote = thread.capabilities.remoteDelete;
+  if (remote !== undefined) {
+    report.remote.push(
+      remote
+        ? { ...entry, deleted: true }
+        : {
+            ...entry,
+            reason: `the ${entry.type} type cannot delete the service's copy; only the stored state was deleted`,
+          },
+    );
+  }
+  report.threads += 1;
+  report.bytes += size;
+  report.erased.push(reference(record));
+  return true;
+}
+
+/** The bytes a record counts for: its export's JSON for a local thread, its document for a state. */
+async function measure(host: ErasureHost, record: StoredRecord): Promise<number> {
+  if (record.kind === "state") return byteLength(record.state);
+  try {
+    return byteLength(await exportLog(host.chains, record, record.type));
+  } catch (error) {
+    // A log cut short by an earlier crash (a segment already reclaimed) is erased all the same.
+    if (SkeinError.isInstance(error)) return byteLength(record);
+    throw error;
+  }
+}
+
+function reference(record: StoredRecord): ErasedThreadRef {
+  const { scopes, id } = splitScopedId(record.id);
+  const entry = catalogueEntry(record);
+  return { id, scopes, type: entry.type, ...(entry.owner === undefined ? {} : { owner: entry.owner }) };
+}
+
+const utf8 = new TextEncoder();
+
+function byteLength(value: unknown): number {
+  return utf8.encode(JSON.stringify(value)).length;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
