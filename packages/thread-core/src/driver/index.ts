@@ -56,6 +56,8 @@ export type {
   LogChange,
   LogDriver,
   LogRecord,
+  MessageRewrite,
+  RecordRewrite,
   RecordSummary,
   SegmentInfo,
   StateRecord,
@@ -125,6 +127,7 @@ export {
 } from "../service-error.js";
 export type { ServiceErrorOptions } from "../service-error-family.js";
 export type { EncryptionKeyProvider, EncryptionKeys, EncryptionOptions } from "../spec/encryption-options.js";
+export type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
 export type {
   BeginMessageOptions,
   FollowEvent,

@@ -16,11 +16,13 @@ import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { SegmentInfoCache } from "../local/segment-info-cache.js";
 import { type Message, messageConflict } from "../message.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
+import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
 import type { HistoryEvent } from "../thread.js";
 import { AppendQueue } from "./append-queue.js";
 import { filteredCatalogue } from "./encrypted-catalogue.js";
 import { KeyRing } from "./key-ring.js";
 import { RecordCodec } from "./record-codec.js";
+import { rekeyStore } from "./rekey-store.js";
 
 /** Messages to write at own offsets `from…` of a segment. */
 interface SegmentImport {
@@ -249,6 +251,11 @@ class EncryptingLogDriver implements LogDriver {
 
   close(): Promise<void> {
     return this.inner.close();
+  }
+
+  /** `store.rekey`: the stored units under `prefix` (a scope's, or "" for all) moved to the current key. */
+  rekey(options: RekeyOptions | undefined, prefix: string): Promise<RekeyReport> {
+    return rekeyStore({ inner: this.inner, codec: this.#codec, prefix }, options);
   }
 
   toJSON(): { source: string; encrypted: true } {

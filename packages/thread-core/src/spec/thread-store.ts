@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { EncryptionOptions } from "./encryption-options.js";
 import type { LogState } from "./log-state.js";
 import type { ParsedState, ParseOptions } from "./parsed-state.js";
+import type { RekeyOptions, RekeyReport } from "./rekey.js";
 import type { Thread } from "./thread.js";
 import type { ThreadState } from "./thread-state.js";
 
@@ -217,6 +218,12 @@ export interface ThreadStore {
    * other scope and from the unscoped store. Scopes nest. Closing a scope releases nothing.
    */
   scope(tenant: string): ThreadStore;
+  /**
+   * Encrypted stores only: re-encrypts, in place and in batches, everything stored under an older key with
+   * the current one, beside live writers; resumable (a rerun skips what is done). A store that does not
+   * encrypt, or whose backend cannot rewrite in place, refuses with `UnsupportedOperationError`.
+   */
+  rekey?(options?: RekeyOptions): Promise<RekeyReport>;
   close(): Promise<void>;
   /** `close()`, so `await using store = await openStore(url)` closes the store when the scope ends. */
   [Symbol.asyncDispose](): Promise<void>;
