@@ -142,19 +142,23 @@ class RekeyWalk {
     const opened = (await codec.openRecord(stored, (events) =>
       Promise.all(events.map((event) => codec.openEvent(stored.id, event))),
     )) as LogRecord;
-    const events: HistoryEvent[] = await Promise.all(
-      opened.events.map((event) => codec.sealEvent(stored.id, event)),
+    const events = await Promise.all(
+      stored.events.map(async (event, index) => {
+        const plain = opened.events[index] as HistoryEvent;
+        const replacement = await codec.sealEvent(stored.id, plain);
+        // Only checkpoints with a label hold a unit: the others are left out of the rewrite.
+        return replacement === plain ? undefined : { index, expected: event, replacement };
+      }),
     );
-    return (this.#inner.rewriteRecord as NonNullable<LogDriver["rewriteRecord"]>).call(
-      this.#inner,
-      stored.id,
-      {
-        revision: stored.revision,
-        metadata: await codec.sealMetadata(stored.id, opened.metadata),
-        context: await codec.sealContext(stored.id, opened.context),
-        events,
+    const rewrite = this.#inner.rewriteRecord as NonNullable<LogDriver["rewriteRecord"]>;
+    return rewrite.call(this.#inner, stored.id, {
+      metadata: {
+        expected: stored.metadata,
+        replacement: await codec.sealMetadata(stored.id, opened.metadata),
       },
-    );
+      context: { expected: stored.context, replacement: await codec.sealContext(stored.id, opened.context) },
+      events: events.flatMap((entry) => entry ?? []),
+    });
   }
 
   /** A saved state is saved again, fenced by its revision (which therefore grows, as any save makes it). */

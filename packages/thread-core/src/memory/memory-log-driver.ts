@@ -304,13 +304,22 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   async rewriteRecord(id: string, rewrite: RecordRewrite): Promise<boolean> {
     this.#assertOpen();
     const stored = this.#records.get(id);
-    if (stored?.kind !== "log" || stored.revision !== rewrite.revision) return false;
-    if (rewrite.events.length !== stored.events.length) return false;
+    const same = (held: unknown, expected: unknown) => JSON.stringify(held) === JSON.stringify(expected);
+    if (
+      stored?.kind !== "log" ||
+      !same(stored.metadata, rewrite.metadata.expected) ||
+      !same(stored.context, rewrite.context.expected) ||
+      rewrite.events.some(({ index, expected }) => !same(stored.events[index], expected))
+    ) {
+      return false;
+    }
+    const events = [...stored.events];
+    for (const { index, replacement } of rewrite.events) events[index] = cloneJson(replacement);
     const record: LogRecord = {
       ...stored,
-      metadata: cloneJson(rewrite.metadata),
-      context: cloneJson(rewrite.context),
-      events: freezeEvents(cloneJson(rewrite.events)),
+      metadata: cloneJson(rewrite.metadata.replacement),
+      context: cloneJson(rewrite.context.replacement),
+      events: freezeEvents(events),
     };
     this.#records.set(id, record);
     this.#catalogue.put(record, stored);

@@ -111,9 +111,10 @@ export interface LogDriver {
    */
   rewriteMessages?(segment: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]>;
   /**
-   * Optional (key rotation): replaces a record's stored `metadata`, `context` and `events` (same length, same
-   * order) in one atomic step, only while its revision is still `revision`; false, writing nothing, when it
-   * moved on or the record is gone. The revision and `updatedAt` stay as they are: nothing a reader sees changed.
+   * Optional (key rotation): replaces, in one atomic step, a log record's stored `metadata` and `context` and
+   * the events named, each only where it is still exactly `expected` (as `read` gave it); false, writing
+   * nothing at all, when any of them changed or the record is gone. The revision and `updatedAt` stay as they
+   * are: nothing a reader sees changed, so appends racing it (which change none of these) never make it fail.
    */
   rewriteRecord?(id: string, rewrite: RecordRewrite): Promise<boolean>;
   close(): Promise<void>;
@@ -132,12 +133,12 @@ export interface MessageRewrite {
   replacement: Message;
 }
 
-/** A record's sealed fields re-encrypted in place, fenced by the revision they were read at. */
+/** A record's sealed fields re-encrypted in place, each fenced by its stored form. */
 export interface RecordRewrite {
-  revision: number;
-  metadata: Record<string, unknown>;
-  context: Record<string, unknown>;
-  events: HistoryEvent[];
+  metadata: { expected: Record<string, unknown>; replacement: Record<string, unknown> };
+  context: { expected: Record<string, unknown>; replacement: Record<string, unknown> };
+  /** Events by index (events are append-only, so an index keeps naming the same event). */
+  events: Array<{ index: number; expected: HistoryEvent; replacement: HistoryEvent }>;
 }
 
 /** One segment of a local thread's log: the prefix it continues and where it starts. */
