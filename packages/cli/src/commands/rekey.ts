@@ -24,9 +24,6 @@ export const rekeyCommand: Command = {
     noMoreArguments(context, 0);
     const batchSize = integerOption(context, "batch", 1);
     const store = await context.store();
-    if (!store.rekey) {
-      throw new CliError(`the store at ${store.url} cannot be rekeyed`, EXIT_CODES.failure);
-    }
     const controller = new AbortController();
     const stop = () => controller.abort();
     process.once("SIGINT", stop);

@@ -222,8 +222,9 @@ export interface ThreadStore {
    * Encrypted stores only: re-encrypts, in place and in batches, everything stored under an older key with
    * the current one, beside live writers; resumable (a rerun skips what is done). A store that does not
    * encrypt, or whose backend cannot rewrite in place, refuses with `UnsupportedOperationError`.
+   * @example const report = await store.rekey({ onProgress: console.log }); // report.remaining: {} → drop old keys
    */
-  rekey?(options?: RekeyOptions): Promise<RekeyReport>;
+  rekey(options?: RekeyOptions): Promise<RekeyReport>;
   close(): Promise<void>;
   /** `close()`, so `await using store = await openStore(url)` closes the store when the scope ends. */
   [Symbol.asyncDispose](): Promise<void>;
