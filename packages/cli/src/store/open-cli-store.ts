@@ -1,6 +1,6 @@
 import { fsAdapter } from "@skein/adapter-fs";
 import { InvalidThreadIdError, openStore, type ThreadStore } from "@skein/thread-core";
-import { findStoreAdapter, type SkeinAdapter } from "@skein/thread-core/driver";
+import { type EncryptionOptions, findStoreAdapter, type SkeinAdapter } from "@skein/thread-core/driver";
 import { UsageError } from "../cli/cli-error.js";
 
 /** The embedded default: files under ./.skein, no server needed. */
@@ -19,6 +19,8 @@ export interface CliStoreOptions {
    * read from (`ls`, `show`, migrate's source) must not leave a directory behind. @default false
    */
   create?: boolean;
+  /** Keys of an encrypted store (`--keys-file`, `SKEIN_KEYS_FILE`, `SKEIN_KEYS`). @default none */
+  encryption?: EncryptionOptions;
 }
 
 /**
@@ -30,7 +32,10 @@ export async function openCliStore(
   tenant: string | undefined,
   options: CliStoreOptions = {},
 ): Promise<{ store: ThreadStore; close: () => Promise<void> }> {
-  const root = await openStore(url, { adapters: await mustExistAdapters(url, options) });
+  const root = await openStore(url, {
+    adapters: await mustExistAdapters(url, options),
+    ...(options.encryption ? { encryption: options.encryption } : {}),
+  });
   if (tenant === undefined) return { store: root, close: () => root.close() };
   try {
     return { store: root.scope(tenant), close: () => root.close() };

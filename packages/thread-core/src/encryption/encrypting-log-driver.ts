@@ -18,6 +18,7 @@ import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { SegmentInfoCache } from "../local/segment-info-cache.js";
 import type { Message } from "../message.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
+import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
 import type { HistoryEvent } from "../thread.js";
 import { AppendQueue } from "./append-queue.js";
 import { filteredCatalogue } from "./encrypted-catalogue.js";
@@ -25,6 +26,7 @@ import { KeyRing } from "./key-ring.js";
 import { openForListing } from "./listed-record.js";
 import { RecordCodec } from "./record-codec.js";
 import { importWithStoredUnits, type SegmentImport } from "./stored-units.js";
+import { rekeyStore } from "./rekey-store.js";
 
 const ENCRYPTING = Symbol.for("skein.encrypting-log-driver");
 /** How often a commit planned on a stale record is planned again before it gives up (each retry means another writer landed). */
@@ -249,6 +251,11 @@ export class EncryptingLogDriver implements LogDriver {
 
   close(): Promise<void> {
     return this.inner.close();
+  }
+
+  /** `store.rekey`: the stored units under `prefix` (a scope's, or "" for all) moved to the current key. */
+  rekey(options: RekeyOptions | undefined, prefix: string): Promise<RekeyReport> {
+    return rekeyStore({ inner: this.inner, codec: this.#codec, prefix }, options);
   }
 
   toJSON(): { source: string; encrypted: true } {

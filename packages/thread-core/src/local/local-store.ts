@@ -3,6 +3,7 @@ import { assertNoCatalogueKey, changedCatalogue, withCatalogue } from "../catalo
 import { scanCatalogue } from "../catalogue/catalogue-scan.js";
 import { encodeCursor } from "../catalogue/list-cursor.js";
 import { type CatalogueQuery, countQuery, listQuery } from "../catalogue/list-query.js";
+import { rekeyDriver } from "../encryption/rekey-driver.js";
 import { exportSealed, importSealed, isSealedExport } from "../encryption/sealed-export.js";
 import { shredOwner } from "../encryption/shred-owner.js";
 import {
@@ -20,6 +21,7 @@ import { withIfRevision } from "../if-revision.js";
 import { cloneJson, type JsonObject, jsonData, jsonObjectField } from "../json.js";
 import { OpaqueThreadState } from "../opaque-state.js";
 import { type ParsedState, type ParseOptions, SKEIN_TYPE_PACKAGES } from "../registry.js";
+import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
 import type { ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
 import { PlainStateThread } from "../store/plain-state-thread.js";
@@ -423,6 +425,11 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     assertThreadId(id);
     const checked = withIfRevision("store.delete", options, "delete(id, { ifRevision: 3 })");
     return deleteRecord(this.driver, id, this.nativeType, checked);
+  }
+
+  /** Re-encrypts what an older key sealed with the current one (`ThreadStore.rekey`); encrypted stores only. */
+  rekey(options?: RekeyOptions): Promise<RekeyReport> {
+    return rekeyDriver(this.driver, options);
   }
 
   async close(): Promise<void> {

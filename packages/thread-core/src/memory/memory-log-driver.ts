@@ -15,6 +15,8 @@ import {
   type LogChange,
   type LogDriver,
   type LogRecord,
+  type MessageRewrite,
+  type RecordRewrite,
   type RecordSummary,
   type SegmentInfo,
   type StateRecord,
@@ -282,6 +284,47 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       throw refuse.liveHead();
     }
     for (const message of fresh) pushMessage(segment, message);
+  }
+
+  /** See `LogDriver.rewriteMessages`: each one a synchronous step, so atomic. */
+  async rewriteMessages(segmentId: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]> {
+    this.#assertOpen();
+    const segment = this.#segments.get(segmentId);
+    const done = rewrites.map(({ offset, expected, replacement }) => {
+      if (!segment || segment.texts[offset] !== JSON.stringify(expected)) return false;
+      if (replacement.id !== expected.id || replacement.role !== expected.role) return false;
+      segment.texts[offset] = JSON.stringify(replacement);
+      return true;
+    });
+    // What was kept parsed is the old form: it reads the same, but the old form must not outlive the rewrite.
+    if (segment && done.includes(true)) this.parsed.forget(segment);
+    return done;
+  }
+
+  /** See `LogDriver.rewriteRecord`. */
+  async rewriteRecord(id: string, rewrite: RecordRewrite): Promise<boolean> {
+    this.#assertOpen();
+    const stored = this.#records.get(id);
+    const same = (held: unknown, expected: unknown) => JSON.stringify(held) === JSON.stringify(expected);
+    if (
+      stored?.kind !== "log" ||
+      !same(stored.metadata, rewrite.metadata.expected) ||
+      !same(stored.context, rewrite.context.expected) ||
+      rewrite.events.some(({ index, expected }) => !same(stored.events[index], expected))
+    ) {
+      return false;
+    }
+    const events = [...stored.events];
+    for (const { index, replacement } of rewrite.events) events[index] = cloneJson(replacement);
+    const record: LogRecord = {
+      ...stored,
+      metadata: cloneJson(rewrite.metadata.replacement),
+      context: cloneJson(rewrite.context.replacement),
+      events: freezeEvents(events),
+    };
+    this.#records.set(id, record);
+    this.#catalogue.put(record, stored);
+    return true;
   }
 
   async close(): Promise<void> {
