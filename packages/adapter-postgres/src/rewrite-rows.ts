@@ -31,7 +31,8 @@ export async function rewriteMessageRows(
 
 /**
  * `LogDriver.rewriteRecord`: in one transaction, the record's row and the events named are locked and
- * compared with what was read; all are replaced, or none. Revision and `updated_at` are left as they are.
+ * compared with what was read; all are replaced, or none. Revision and `updated_at` are left as they are, and
+ * so is a field the rewrite leaves out (neither compared nor set).
  */
 export function rewriteRecordRows(
   connection: PostgresConnection,
@@ -41,10 +42,15 @@ export function rewriteRecordRows(
   const { names } = connection;
   const key = idKey(id);
   return connection.transaction(async (client) => {
+    const fields = (["metadata", "context"] as const).flatMap((column) => {
+      const field = rewrite[column];
+      return field ? [{ column, ...field }] : [];
+    });
     const record = await client.query(
-      `SELECT 1 FROM ${names.records} WHERE key = $1 AND kind = 'log'
-       AND metadata = $2::jsonb AND context = $3::jsonb FOR UPDATE`,
-      [key, toJsonb(rewrite.metadata.expected), toJsonb(rewrite.context.expected)],
+      `SELECT 1 FROM ${names.records} WHERE key = $1 AND kind = 'log'${fields
+        .map(({ column }, index) => ` AND ${column} = $${index + 2}::jsonb`)
+        .join("")} FOR UPDATE`,
+      [key, ...fields.map((field) => toJsonb(field.expected))],
     );
     if (record.rows.length === 0) return false;
     if (rewrite.events.length > 0) {
@@ -70,17 +76,14 @@ export function rewriteRecordRows(
         ],
       );
     }
-    const { metadata, context } = rewrite;
+    if (fields.length === 0) return true;
     await client.query(
-      `UPDATE ${names.records} SET metadata = $2::jsonb, metadata_text = $3, context = $4::jsonb, context_text = $5
-       WHERE key = $1`,
-      [
-        key,
-        toJsonb(metadata.replacement),
-        JSON.stringify(metadata.replacement),
-        toJsonb(context.replacement),
-        JSON.stringify(context.replacement),
-      ],
+      `UPDATE ${names.records} SET ${fields
+        .map(
+          ({ column }, index) => `${column} = $${2 * index + 2}::jsonb, ${column}_text = $${2 * index + 3}`,
+        )
+        .join(", ")} WHERE key = $1`,
+      [key, ...fields.flatMap((field) => [toJsonb(field.replacement), JSON.stringify(field.replacement)])],
     );
     return true;
   });

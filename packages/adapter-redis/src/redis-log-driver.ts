@@ -357,10 +357,11 @@ export class RedisLogDriver implements LogDriver {
       REWRITE_RECORD,
       [keys.record, keys.events],
       [
-        JSON.stringify(rewrite.metadata.expected),
-        JSON.stringify(rewrite.metadata.replacement),
-        JSON.stringify(rewrite.context.expected),
-        JSON.stringify(rewrite.context.replacement),
+        // "" leaves a field alone: no stored JSON is empty.
+        rewrite.metadata ? JSON.stringify(rewrite.metadata.expected) : "",
+        rewrite.metadata ? JSON.stringify(rewrite.metadata.replacement) : "",
+        rewrite.context ? JSON.stringify(rewrite.context.expected) : "",
+        rewrite.context ? JSON.stringify(rewrite.context.replacement) : "",
         ...rewrite.events.flatMap(({ index, expected, replacement }) => [
           String(index),
           JSON.stringify(expected),

@@ -25,8 +25,8 @@ import { filteredCatalogue } from "./encrypted-catalogue.js";
 import { KeyRing } from "./key-ring.js";
 import { openForListing } from "./listed-record.js";
 import { RecordCodec } from "./record-codec.js";
-import { importWithStoredUnits, type SegmentImport } from "./stored-units.js";
 import { rekeyStore } from "./rekey-store.js";
+import { importWithStoredUnits, type SegmentImport } from "./stored-units.js";
 
 const ENCRYPTING = Symbol.for("skein.encrypting-log-driver");
 /** How often a commit planned on a stale record is planned again before it gives up (each retry means another writer landed). */
@@ -299,9 +299,12 @@ export class EncryptingLogDriver implements LogDriver {
   /** The stored context after a fenced change: the new one sealed, or the stored one, with the new end. */
   async #contextWithEnd(id: string, change: LogChange, base: LogRecord): Promise<Record<string, unknown>> {
     const appended = change.append?.length ?? 0;
+    const stored = (this.#stored.get(base) as LogRecord).context;
     const context = change.context
       ? await this.#codec.sealContext(id, change.context)
-      : (this.#stored.get(base) as LogRecord).context;
+      : this.#codec.isCurrentContext(stored)
+        ? stored
+        : await this.#codec.sealContext(id, base.context);
     return this.#codec.withEnd(context, {
       id,
       createdAt: base.createdAt,

@@ -1,14 +1,25 @@
+import { catalogueOf } from "../catalogue/catalogue-fields.js";
 import { ConcurrencyError, InvalidOptionError, UnsupportedOperationError } from "../errors.js";
-import { eventSegments, type LogDriver, type LogRecord, type StateRecord } from "../local/log-driver.js";
+import {
+  eventSegments,
+  type LogDriver,
+  type LogRecord,
+  type StateRecord,
+  type StoredRecord,
+} from "../local/log-driver.js";
 import type { Message } from "../message.js";
 import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
-import type { HistoryEvent } from "../thread.js";
 import type { RecordCodec } from "./record-codec.js";
-import { recordUnitKeys, stateUnitKey, storedMessageKey } from "./rekey-units.js";
+import { oldRecordUnits, planRecordRewrite } from "./rekey-record.js";
+import { CLEAR, stateUnitKey, storedMessageUnit, type UnitKey } from "./rekey-units.js";
 
 const DEFAULT_BATCH = 100;
 const MAX_BATCH = 10_000;
-/** How often a record that writers keep changing is read and rewritten again before it is left for the next run. */
+/**
+ * How often a record that writers keep changing is read and rewritten again before it is left for the next
+ * run. Appends move a record's context to the current key themselves, and a rewrite without the context does
+ * not race them, so on a thread that only grows the second attempt lands; the rest is for edits of metadata.
+ */
 const RECORD_ATTEMPTS = 5;
 
 /** What a rekey walks: the stored (sealed) records under `prefix` of `inner`, opened and sealed by `codec`. */
@@ -25,10 +36,12 @@ const STOPPED = Symbol("rekey stopped");
 /**
  * Moves every sealed unit under `target.prefix` that an older key sealed onto the current key, in place:
  * records page by page (`list`), then every segment a record reaches (head chain, checkpoints, rollbacks,
- * forks), `batchSize` messages per read and per `rewriteMessages` call. Each rewrite is fenced (a message
- * by its exact stored form, a record by its revision), so a writer racing it loses nothing: the rewrite is
- * skipped, counted as remaining, and done by the next run. A run is idempotent, so a run that was killed or
- * stopped is finished by running it again. Memory: the ids of the segments walked in this run.
+ * forks), `batchSize` messages per read and per `rewriteMessages` call. Units stored in clear (readable only
+ * under `allowPlaintext`) are sealed the same way. Each rewrite is fenced (a message by its exact stored form,
+ * a record by the stored form of the fields it rewrites, a saved state by its revision), so a writer racing it
+ * loses nothing: the rewrite is tried again a few times, then counted as remaining and left for the next run.
+ * A run is idempotent, so a run that was killed or stopped is finished by running it again. Memory: the ids
+ * of the segments walked in this run.
  */
 export async function rekeyStore(target: RekeyTarget, options: RekeyOptions = {}): Promise<RekeyReport> {
   const { inner } = target;
@@ -92,6 +105,7 @@ class RekeyWalk {
       segments: 0,
       rewritten: {},
       remaining: {},
+      plaintext: { sealed: 0, remaining: 0 },
       complete: false,
     };
   }
@@ -105,6 +119,7 @@ class RekeyWalk {
       ...this.#report,
       rewritten: { ...this.#report.rewritten },
       remaining: { ...this.#report.remaining },
+      plaintext: { ...this.#report.plaintext },
     };
   }
 
@@ -114,9 +129,7 @@ class RekeyWalk {
     if (!stored) return; // deleted since it was listed
     this.#report.records++;
     for (let attempt = 1; ; attempt++) {
-      const old = this.#oldKeys(
-        stored.kind === "log" ? recordUnitKeys(stored) : [stateUnitKey(stored)].flatMap((key) => key ?? []),
-      );
+      const old = this.#oldUnits(stored);
       const moved =
         old.length === 0 ||
         (stored.kind === "log" ? await this.#rewriteLog(stored) : await this.#rewriteState(stored));
@@ -125,40 +138,33 @@ class RekeyWalk {
         break;
       }
       const again = await this.#inner.read(id);
-      if (!again || attempt >= RECORD_ATTEMPTS) {
-        if (again) this.#count("remaining", old);
+      if (!again) break;
+      if (attempt >= RECORD_ATTEMPTS) {
+        // What is still old now, not what was old when it was first read: a writer may have moved some.
+        this.#count("remaining", this.#oldUnits(again));
+        stored = again;
         break;
       }
       stored = again;
     }
     if (stored.kind === "log") {
+      // A message stored in clear has no owner of its own: it is sealed for the thread that reached it first.
+      const { owner } = catalogueOf(stored.context);
       const reached = [stored.head, ...stored.events.flatMap(eventSegments)];
-      for (const segment of reached) await this.#chain(segment);
+      for (const segment of reached) await this.#chain(segment, owner);
     }
   }
 
+  #oldUnits(stored: StoredRecord): UnitKey[] {
+    if (stored.kind === "log") return oldRecordUnits(stored, this.#current);
+    return [stateUnitKey(stored)].filter((key) => key !== this.#current);
+  }
+
   async #rewriteLog(stored: LogRecord): Promise<boolean> {
-    const codec = this.#codec;
-    const opened = (await codec.openRecord(stored, (events) =>
-      Promise.all(events.map((event) => codec.openEvent(stored.id, event))),
-    )) as LogRecord;
-    const events = await Promise.all(
-      stored.events.map(async (event, index) => {
-        const plain = opened.events[index] as HistoryEvent;
-        const replacement = await codec.sealEvent(stored.id, plain);
-        // Only checkpoints with a label hold a unit: the others are left out of the rewrite.
-        return replacement === plain ? undefined : { index, expected: event, replacement };
-      }),
-    );
-    const rewrite = this.#inner.rewriteRecord as NonNullable<LogDriver["rewriteRecord"]>;
-    return rewrite.call(this.#inner, stored.id, {
-      metadata: {
-        expected: stored.metadata,
-        replacement: await codec.sealMetadata(stored.id, opened.metadata),
-      },
-      context: { expected: stored.context, replacement: await codec.sealContext(stored.id, opened.context) },
-      events: events.flatMap((entry) => entry ?? []),
-    });
+    const rewrite = await planRecordRewrite(this.#codec, stored, this.#current);
+    if (!rewrite) return true;
+    const rewriteRecord = this.#inner.rewriteRecord as NonNullable<LogDriver["rewriteRecord"]>;
+    return rewriteRecord.call(this.#inner, stored.id, rewrite);
   }
 
   /** A saved state is saved again, fenced by its revision (which therefore grows, as any save makes it). */
@@ -175,40 +181,40 @@ class RekeyWalk {
   }
 
   /** A segment and the segments it continues, each once per run. */
-  async #chain(first: string): Promise<void> {
+  async #chain(first: string, owner: string | undefined): Promise<void> {
     let segment: string | undefined = first;
     while (segment !== undefined && !this.#walked.has(segment)) {
       this.#walked.add(segment);
       this.#report.segments++;
-      await this.#segment(segment);
+      await this.#segment(segment, owner);
       segment = (await this.#inner.segment(segment))?.base?.segment;
     }
   }
 
-  async #segment(segment: string): Promise<void> {
+  async #segment(segment: string, owner: string | undefined): Promise<void> {
     for (let from = 0; ; from += this.batchSize) {
       this.checkSignal();
       const stored = await this.#inner.readSegment(segment, from, from + this.batchSize);
-      const planned: Array<{ offset: number; expected: Message; key: string }> = [];
+      const planned: PlannedMessage[] = [];
       stored.forEach((message, index) => {
-        const key = storedMessageKey(message);
-        // A message that is not a sealed unit is opened below, which names the integrity failure.
-        if (key !== this.#current) planned.push({ offset: from + index, expected: message, key: key ?? "" });
+        const unit = storedMessageUnit(message);
+        // A message that holds no sealed unit is opened below: in clear it is sealed under `allowPlaintext`,
+        // otherwise opening it names the integrity failure.
+        if (unit?.key === this.#current) return;
+        const key = unit ? unit.key : CLEAR;
+        planned.push({ offset: from + index, expected: message, key, owner: unit ? unit.owner : owner });
       });
       if (planned.length > 0) await this.#rewriteMessages(segment, planned);
       if (stored.length < this.batchSize) return;
     }
   }
 
-  async #rewriteMessages(
-    segment: string,
-    planned: Array<{ offset: number; expected: Message; key: string }>,
-  ): Promise<void> {
+  async #rewriteMessages(segment: string, planned: PlannedMessage[]): Promise<void> {
     const codec = this.#codec;
     const rewrites = await Promise.all(
-      planned.map(async ({ offset, expected }) => {
+      planned.map(async ({ offset, expected, owner }) => {
         const opened = await codec.openMessage(expected, segment, offset);
-        return { offset, expected, replacement: await codec.sealMessage(opened, segment, offset) };
+        return { offset, expected, replacement: await codec.sealMessage(opened, segment, offset, owner) };
       }),
     );
     const rewrite = this.#inner.rewriteMessages as NonNullable<LogDriver["rewriteMessages"]>;
@@ -220,17 +226,26 @@ class RekeyWalk {
       }
       // Not as it was read: another rekey moved it already, or its segment was reclaimed meanwhile.
       const [now] = await this.#inner.readSegment(segment, offset, offset + 1);
-      const still = now && storedMessageKey(now);
-      if (still !== undefined && still !== this.#current) this.#count("remaining", [still]);
+      if (!now) continue;
+      const still = storedMessageUnit(now);
+      if (still?.key !== this.#current) this.#count("remaining", [still ? still.key : CLEAR]);
     }
   }
 
-  #oldKeys(keys: string[]): string[] {
-    return keys.filter((key) => key !== this.#current);
-  }
-
-  #count(field: "rewritten" | "remaining", keys: string[]): void {
+  /** Counts units by the key they were (`rewritten`) or still are (`remaining`) under; clear ones apart. */
+  #count(field: "rewritten" | "remaining", keys: UnitKey[]): void {
     const counts = this.#report[field];
-    for (const key of keys) counts[key] = (counts[key] ?? 0) + 1;
+    for (const key of keys) {
+      if (key === CLEAR) this.#report.plaintext[field === "rewritten" ? "sealed" : "remaining"]++;
+      else counts[key] = (counts[key] ?? 0) + 1;
+    }
   }
+}
+
+/** A stored message to move: where it is, as read, the key it is under and whose key seals it anew. */
+interface PlannedMessage {
+  offset: number;
+  expected: Message;
+  key: UnitKey;
+  owner: string | undefined;
 }

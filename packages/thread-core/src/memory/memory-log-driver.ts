@@ -306,10 +306,11 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     this.#assertOpen();
     const stored = this.#records.get(id);
     const same = (held: unknown, expected: unknown) => JSON.stringify(held) === JSON.stringify(expected);
+    const { metadata, context } = rewrite;
     if (
       stored?.kind !== "log" ||
-      !same(stored.metadata, rewrite.metadata.expected) ||
-      !same(stored.context, rewrite.context.expected) ||
+      (metadata && !same(stored.metadata, metadata.expected)) ||
+      (context && !same(stored.context, context.expected)) ||
       rewrite.events.some(({ index, expected }) => !same(stored.events[index], expected))
     ) {
       return false;
@@ -318,8 +319,8 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     for (const { index, replacement } of rewrite.events) events[index] = cloneJson(replacement);
     const record: LogRecord = {
       ...stored,
-      metadata: cloneJson(rewrite.metadata.replacement),
-      context: cloneJson(rewrite.context.replacement),
+      ...(metadata ? { metadata: cloneJson(metadata.replacement) } : {}),
+      ...(context ? { context: cloneJson(context.replacement) } : {}),
       events: freezeEvents(events),
     };
     this.#records.set(id, record);

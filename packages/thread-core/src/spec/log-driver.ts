@@ -119,10 +119,11 @@ export interface LogDriver {
    */
   rewriteMessages?(segment: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]>;
   /**
-   * Optional (key rotation): replaces, in one atomic step, a log record's stored `metadata` and `context` and
-   * the events named, each only where it is still exactly `expected` (as `read` gave it); false, writing
-   * nothing at all, when any of them changed or the record is gone. The revision and `updatedAt` stay as they
-   * are: nothing a reader sees changed, so appends racing it (which change none of these) never make it fail.
+   * Optional (key rotation): replaces, in one atomic step, a log record's stored `metadata` and `context` (each
+   * only when given) and the events named, each only where it is still exactly `expected` (as `read` gave it);
+   * false, writing nothing at all, when any of them changed or the record is gone. The revision and
+   * `updatedAt` stay as they are: nothing a reader sees changed. Appends rewrite the context (its
+   * authenticated end), so a rewrite that leaves the context out never races them.
    */
   rewriteRecord?(id: string, rewrite: RecordRewrite): Promise<boolean>;
   close(): Promise<void>;
@@ -139,9 +140,10 @@ export interface SegmentWriteOptions {
 /**
  * One message re-encrypted in place. Segments are immutable, and this keeps what that promises: `replacement`
  * has the same id, role and `createdAt`, opens to the same contents at the same segment and offset (the same
- * associated data), and differs from `expected` only in the key id, nonce and ciphertext of its sealed unit.
- * A reader sees one or the other, both of which read as the same message; an append writes past every
- * existing offset, so it never races with a rewrite.
+ * associated data), and differs from `expected` only in its sealed unit (key id, owner, check, nonce and
+ * ciphertext), or, for a message stored in clear during an `allowPlaintext` window, in being sealed. A reader
+ * sees one or the other, both of which read as the same message; an append writes past every existing
+ * offset, so it never races with a rewrite.
  */
 export interface MessageRewrite {
   offset: number;
@@ -149,10 +151,10 @@ export interface MessageRewrite {
   replacement: Message;
 }
 
-/** A record's sealed fields re-encrypted in place, each fenced by its stored form. */
+/** A record's sealed fields re-encrypted in place, each fenced by its stored form; a field left out is left alone. */
 export interface RecordRewrite {
-  metadata: { expected: Record<string, unknown>; replacement: Record<string, unknown> };
-  context: { expected: Record<string, unknown>; replacement: Record<string, unknown> };
+  metadata?: { expected: Record<string, unknown>; replacement: Record<string, unknown> };
+  context?: { expected: Record<string, unknown>; replacement: Record<string, unknown> };
   /** Events by index (events are append-only, so an index keeps naming the same event). */
   events: Array<{ index: number; expected: HistoryEvent; replacement: HistoryEvent }>;
 }

@@ -27,6 +27,12 @@ export interface RekeyReport {
    * that no writer raced: the old keys can then be dropped from `encryption.keys`.
    */
   remaining: Record<string, number>;
+  /**
+   * Units found stored in clear (a store opened with `allowPlaintext`, migrating to encryption): how many
+   * were sealed with `current`, and how many were still clear when the run ended (a writer raced them, or the
+   * run was stopped). After a complete run with `remaining: 0`, `allowPlaintext` can be turned off.
+   */
+  plaintext: { sealed: number; remaining: number };
   /** True when every record of the store (or scope) was walked. */
   complete: boolean;
 }

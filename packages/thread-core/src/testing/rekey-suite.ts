@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { UnsupportedOperationError } from "../errors.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
-import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
-import type { Thread } from "../spec/thread.js";
 import type { ThreadStore } from "../spec/thread-store.js";
 import { expect } from "./expect.js";
+import { NEW, OLD, type RekeyCase, readThreads, rekey, withStore, writeThreads } from "./rekey-fixtures.js";
+import { MIGRATION_CASES } from "./rekey-migration-cases.js";
 import { registerCase, type SuiteOptions } from "./test-runner.js";
 
 /** Options of `runRekeySuite`: a way to open one backend again and again, with whatever keys a case gives. */
@@ -16,14 +16,10 @@ export interface RekeySuiteOptions extends SuiteOptions {
   openStore: (encryption?: EncryptionOptions) => Promise<ThreadStore>;
 }
 
-type Case = (open: RekeySuiteOptions["openStore"]) => Promise<void>;
-
-const OLD = "2026-06";
-const NEW = "2026-12";
-
 /**
  * Key rotation (`store.rekey`) as named cases: what an older key sealed is moved to the current one, so the
- * older key can be dropped; a stopped run is finished by the next; appends racing a run all land.
+ * older key can be dropped; a stopped run is finished by the next; appends racing a run all land; per-owner
+ * keys stay per owner; units in clear (`allowPlaintext`) are sealed.
  * @example runRekeySuite({ name: "redis", openStore: (encryption) => openStore(url, { encryption }), describe, it });
  */
 export function runRekeySuite(options: RekeySuiteOptions): void {
@@ -40,69 +36,7 @@ export function runRekeySuite(options: RekeySuiteOptions): void {
   });
 }
 
-/** Opens a store, runs `work` with it and closes it, whatever happens. */
-async function withStore<Result>(
-  open: RekeySuiteOptions["openStore"],
-  encryption: EncryptionOptions | undefined,
-  work: (store: ThreadStore) => Promise<Result>,
-): Promise<Result> {
-  const store = await open(encryption);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
-}
-
-/** `store.rekey`, checked to be there (a store built against an older contract may lack it). */
-function rekey(store: ThreadStore, options?: RekeyOptions): Promise<RekeyReport> {
-  expect(typeof store.rekey, "store.rekey").toBe("function");
-  return store.rekey(options);
-}
-
-/** What a thread reads as, through every path that opens a sealed unit. */
-async function readAll(thread: Thread): Promise<unknown> {
-  const history = await thread.history();
-  const checkpoints = history.flatMap((event) => (event.kind === "checkpoint" ? [event.checkpoint] : []));
-  return {
-    messages: await thread.messages(),
-    state: JSON.parse(JSON.stringify(thread)),
-    labels: checkpoints.map((checkpoint) => checkpoint.label ?? null),
-    past: await Promise.all(checkpoints.map(async (checkpoint) => (await thread.at(checkpoint)).messages())),
-  };
-}
-
-/** Threads with every kind of sealed unit: messages over several segments, metadata, context, labels. */
-async function writeThreads(store: ThreadStore): Promise<string[]> {
-  const main = await store.create({
-    id: "rekey-main",
-    metadata: { topic: "rotation" },
-    owner: "u-1",
-    title: "Rotation",
-  });
-  await main.append([
-    { id: "m1", role: "system", text: "be brief" },
-    { id: "m2", role: "user", text: "first" },
-    { id: "m3", role: "assistant", text: "second" },
-  ]);
-  const checkpoint = await main.checkpoint("before the fork");
-  const fork = await main.fork({ at: "m2" });
-  await fork.append({ id: "f1", role: "user", text: "forked" });
-  await main.append({ id: "m4", role: "user", text: "third" });
-  await main.rollback(checkpoint);
-  await main.append({ id: "m5", role: "user", text: "after the rollback" });
-  const long = await store.create({ id: "rekey-long" });
-  await long.append(
-    Array.from({ length: 25 }, (_, index) => ({ id: `l${index}`, role: "user" as const, text: `n${index}` })),
-  );
-  return [main.id, fork.id, long.id];
-}
-
-async function readThreads(store: ThreadStore, ids: string[]): Promise<unknown[]> {
-  return Promise.all(ids.map(async (id) => readAll(await store.get(id))));
-}
-
-const CASES: Record<string, Case> = {
+const CASES: Record<string, RekeyCase> = {
   "rekey moves every unit to the current key: the old key can then be dropped and every thread reads the same":
     async (open) => {
       const oldKey = randomBytes(32);
@@ -200,4 +134,5 @@ const CASES: Record<string, Case> = {
       expect(UnsupportedOperationError.isInstance(error), String(error)).toBe(true);
     });
   },
+  ...MIGRATION_CASES,
 };
