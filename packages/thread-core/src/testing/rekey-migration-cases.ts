@@ -55,6 +55,37 @@ export const MIGRATION_CASES: Record<string, RekeyCase> = {
     expect(read).toEqual({ metadata: { topic: "stale" }, messages: ["a", "b"] });
   },
 
+  "a thread appended to after the rotation: the append moved its context, rekey moves the rest": async (
+    open,
+  ) => {
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    await withStore(open, { keys: { [OLD]: oldKey }, current: OLD }, async (store) => {
+      const thread = await store.create({ id: "rekey-half", metadata: { topic: "half" } });
+      await thread.append({ id: "a", role: "user", text: "before" });
+      await thread.checkpoint("labelled");
+    });
+    const rotated = { keys: { [OLD]: oldKey, [NEW]: newKey }, current: NEW };
+    await withStore(open, rotated, async (store) => {
+      await (await store.get("rekey-half")).append({ id: "b", role: "user", text: "after" });
+    });
+    // Metadata, the label and one message are still on the old key; the context is not: the record's
+    // rewrite leaves the context out (a driver must then neither compare nor set it).
+    const report = await withStore(open, rotated, (store) => rekey(store));
+    expect(report.rewritten, JSON.stringify(report)).toEqual({ [OLD]: 3 });
+    expect(report.remaining).toEqual({});
+    const read = await withStore(open, { keys: { [NEW]: newKey }, current: NEW }, async (store) => {
+      const thread = await store.get("rekey-half");
+      const history = await thread.history();
+      return {
+        metadata: thread.metadata,
+        messages: (await thread.messages()).map((message) => message.id),
+        labels: history.flatMap((event) => (event.kind === "checkpoint" ? [event.checkpoint.label] : [])),
+      };
+    });
+    expect(read).toEqual({ metadata: { topic: "half" }, messages: ["a", "b"], labels: ["labelled"] });
+  },
+
   "with per-owner keys, each owner's units are moved to that owner's current key": async (open) => {
     const vault = ownerVault();
     const ids = await withStore(open, vault.options(OLD), writeThreads);
