@@ -59,8 +59,8 @@ describe("skein rekey", () => {
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({ current: NEW, records: THREADS, complete: true, remaining: {} });
-    // Every message, and each thread's metadata and context.
-    expect(report.rewritten[OLD]).toBe(THREADS * (MESSAGES + 2));
+    // Every message, and each thread's metadata, context and the context's authenticated end.
+    expect(report.rewritten[OLD]).toBe(THREADS * (MESSAGES + 3));
     const after = await run(scope, ["show", "t3", "--keys-file", newOnly]);
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toContain("thread 3 says 19");
@@ -100,7 +100,7 @@ describe("skein rekey", () => {
     expect(report.remaining).toEqual({});
     // The kill left part of the scope on the old key: the second run moved it.
     expect(report.rewritten[OLD]).toBeGreaterThan(0);
-    expect(report.rewritten[OLD]).toBeLessThan(THREADS * (MESSAGES + 2));
+    expect(report.rewritten[OLD]).toBeLessThan(THREADS * (MESSAGES + 3));
     for (const thread of [0, THREADS - 1]) {
       const shown = await run(scope, ["show", `t${thread}`, "--keys-file", newOnly]);
       expect(shown.code, shown.stderr).toBe(0);

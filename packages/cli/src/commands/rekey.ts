@@ -11,7 +11,7 @@ export const rekeyCommand: Command = {
   summary: "Re-encrypt what older keys sealed with the current key",
   usage: "rekey --keys-file FILE [--batch N]",
   description:
-    'Walks every thread of an encrypted store (or of --scope) and re-encrypts, in place and in batches, every message, metadata, context, checkpoint label and saved state that an older key of the keys file sealed, with its "current" key. Applications may keep reading and writing meanwhile: each rewrite is fenced, and one a writer raced is left for the next run. Interrupted (Ctrl-C, a kill), it is finished by running it again. When the report shows nothing on an old key, that key can be removed from the keys file. Exits 4 when units raced writers and still use an old key: run it again.',
+    'Walks every thread of an encrypted store (or of --scope) and re-encrypts, in place and in batches, every message, metadata, context, checkpoint label and saved state that an older key of the keys file sealed, with its "current" key. Applications may keep reading and writing meanwhile: each rewrite is fenced, and one a writer raced is left for the next run. Interrupted (Ctrl-C, a kill), it is finished by running it again. When the report shows nothing on an old key, that key can be removed from the keys file. Units still in clear in a store migrating to encryption are sealed too, and counted apart. Exits 4 when units raced writers and still use an old key (or none): run it again.',
   options: {
     batch: {
       type: "string",
@@ -35,7 +35,7 @@ export const rekeyCommand: Command = {
         // One line per page of records on stderr, so a long run shows it is moving (and where it stopped).
         onProgress: (progress) =>
           void context.stderr.line(
-            `rekey: ${plural(progress.records, "record")} walked, ${sum(progress.rewritten)} re-encrypted`,
+            `rekey: ${plural(progress.records, "record")} walked, ${sum(progress.rewritten) + progress.plaintext.sealed} re-encrypted`,
           ),
         ...(batchSize === undefined ? {} : { batchSize }),
       });
@@ -47,9 +47,9 @@ export const rekeyCommand: Command = {
     else await context.stdout.lines(describeReport(report).join("\n"));
     if (!report.complete)
       throw new CliError("rekey was stopped before the end: run it again", EXIT_CODES.failure);
-    if (Object.keys(report.remaining).length > 0) {
+    if (Object.keys(report.remaining).length > 0 || report.plaintext.remaining > 0) {
       throw new CliError(
-        "some units changed while they were being re-encrypted and still use an old key: run rekey again",
+        "some units changed while they were being re-encrypted and still use an old key (or none): run rekey again",
         EXIT_CODES.conflict,
       );
     }
@@ -67,6 +67,10 @@ function describeReport(report: RekeyReport): string[] {
       ? `re-encrypted from ${counts(report.rewritten)}`
       : "nothing needed re-encrypting",
   ];
+  // Units in clear are met only in a store migrating to encryption (allowPlaintext).
+  const { plaintext } = report;
+  if (plaintext.sealed > 0) lines.push(`sealed ${plural(plaintext.sealed, "unit")} stored in clear`);
+  if (plaintext.remaining > 0) lines.push(`still in clear: ${plural(plaintext.remaining, "unit")}`);
   lines.push(
     Object.keys(report.remaining).length > 0
       ? `still on an old key: ${counts(report.remaining)}`
