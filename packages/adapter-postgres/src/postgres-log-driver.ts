@@ -19,7 +19,9 @@ import {
   type LogChange,
   type LogDriver,
   type LogRecord,
+  type MessageRewrite,
   messageConflict,
+  type RecordRewrite,
   type RecordSummary,
   type SegmentInfo,
   type StateRecord,
@@ -33,6 +35,7 @@ import { fromJsonb, toJsonb } from "./jsonb-value.js";
 import { type PostgresConnection, type PreparedStatement, preparedStatement } from "./postgres-connection.js";
 import { type RecordRow, RecordRows } from "./record-rows.js";
 import { ReplyWakeups } from "./reply-wakeups.js";
+import { rewriteMessageRows, rewriteRecordRows } from "./rewrite-rows.js";
 import { type SegmentRow, SegmentRows, segmentInfo } from "./segment-rows.js";
 import type { TableNames } from "./table-names.js";
 
@@ -433,6 +436,16 @@ export class PostgresLogDriver implements LogDriver {
       [idKey(id), from, to],
     );
     return rows.map((row) => fromJsonb<Message>(row.message));
+  }
+
+  /** See `LogDriver.rewriteMessages` (rewrite-rows.ts). */
+  rewriteMessages(segment: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]> {
+    return rewriteMessageRows(this.connection, segment, rewrites);
+  }
+
+  /** See `LogDriver.rewriteRecord` (rewrite-rows.ts). */
+  rewriteRecord(id: string, rewrite: RecordRewrite): Promise<boolean> {
+    return rewriteRecordRows(this.connection, id, rewrite);
   }
 
   /** Checks that the server answers and the tables exist, so a store opened on a wrong URL fails at once. */

@@ -16,7 +16,9 @@ import {
   type LogChange,
   type LogDriver,
   type LogRecord,
+  type MessageRewrite,
   messageConflict,
+  type RecordRewrite,
   type RecordSummary,
   type SegmentInfo,
   SegmentInfoCache,
@@ -39,6 +41,8 @@ import { DELETE_RECORD } from "./scripts/delete-record.js";
 import { IMPORT_SEGMENT } from "./scripts/import-segment.js";
 import { PUT_STATE } from "./scripts/put-state.js";
 import { READ_RECORD } from "./scripts/read-record.js";
+import { REWRITE_MESSAGES } from "./scripts/rewrite-messages.js";
+import { REWRITE_RECORD } from "./scripts/rewrite-record.js";
 import { SegmentReader } from "./segment-reader.js";
 import { SegmentReferences } from "./segment-references.js";
 import { fromSortableText, toSortableText } from "./sortable-text.js";
@@ -331,6 +335,41 @@ export class RedisLogDriver implements LogDriver {
 
   newSegmentId(threadId: string): string {
     return this.layout.newSegmentId(threadId);
+  }
+
+  /** See `LogDriver.rewriteMessages`: one script per call, each message compared and set inside it. */
+  async rewriteMessages(segment: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]> {
+    if (rewrites.length === 0) return [];
+    const key = this.layout.segment(segment).messages;
+    const args = rewrites.flatMap(({ offset, expected, replacement }) => [
+      String(offset),
+      JSON.stringify(expected),
+      JSON.stringify(replacement),
+    ]);
+    const reply = (await this.connection.script(REWRITE_MESSAGES, [key], args)) as number[];
+    return rewrites.map((_, index) => reply[index] === 1);
+  }
+
+  /** See `LogDriver.rewriteRecord`: one script, each field compared with what was read inside it. */
+  async rewriteRecord(id: string, rewrite: RecordRewrite): Promise<boolean> {
+    const keys = this.layout.record(id);
+    const reply = await this.connection.script(
+      REWRITE_RECORD,
+      [keys.record, keys.events],
+      [
+        // "" leaves a field alone: no stored JSON is empty.
+        rewrite.metadata ? JSON.stringify(rewrite.metadata.expected) : "",
+        rewrite.metadata ? JSON.stringify(rewrite.metadata.replacement) : "",
+        rewrite.context ? JSON.stringify(rewrite.context.expected) : "",
+        rewrite.context ? JSON.stringify(rewrite.context.replacement) : "",
+        ...rewrite.events.flatMap(({ index, expected, replacement }) => [
+          String(index),
+          JSON.stringify(expected),
+          JSON.stringify(replacement),
+        ]),
+      ],
+    );
+    return reply === 1;
   }
 
   /** Where the segment holds an imported message's id already, it must hold that message: else `ConflictError`. */

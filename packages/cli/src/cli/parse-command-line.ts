@@ -33,6 +33,12 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
     placeholder: "FILE",
     description: `a config file of "adapters" and "types" to load (default: $SKEIN_CONFIG, else the nearest ${CONFIG_FILE_NAME} from here up)`,
   },
+  "keys-file": {
+    type: "string",
+    placeholder: "FILE",
+    description:
+      'keys of an encrypted store, a JSON file {"current": ID, "keys": {ID: base64 32 bytes}} (default: $SKEIN_KEYS_FILE, else the JSON in $SKEIN_KEYS); never on the command line',
+  },
   json: { type: "boolean", description: "machine-readable JSON on stdout" },
   help: { type: "boolean", short: "h", description: "show help" },
 };

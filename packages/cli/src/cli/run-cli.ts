@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { ThreadStore } from "@skein/thread-core";
 import { ALL_COMMANDS } from "../commands/all-commands.js";
 import { configTypeList, loadConfigAdapters, readCliConfig } from "../store/cli-config.js";
+import { readEncryptionKeys } from "../store/encryption-keys.js";
 import { loadAdapterModules } from "../store/load-adapters.js";
 import { loadTypeModules } from "../store/load-types.js";
 import { type CliStoreOptions, openCliStore, storeUrlFrom } from "../store/open-cli-store.js";
@@ -69,8 +70,15 @@ export async function runCli(args: string[], io: CliIo = processIo()): Promise<E
       process.cwd(),
     );
     const tenant = typeof values.scope === "string" ? values.scope : undefined;
+    const encryption = readEncryptionKeys(
+      typeof values["keys-file"] === "string" ? values["keys-file"] : undefined,
+      io.environment,
+    );
     const open = async (url: string, scope = tenant, options: CliStoreOptions = {}): Promise<ThreadStore> => {
-      const { store, close } = await openCliStore(url, scope, options);
+      const { store, close } = await openCliStore(url, scope, {
+        ...(encryption ? { encryption } : {}),
+        ...options,
+      });
       opened.push(close);
       return store;
     };

@@ -13,6 +13,7 @@ import { importCommand } from "./import.js";
 import { logCommand } from "./log.js";
 import { lsCommand } from "./ls.js";
 import { migrateCommand } from "./migrate.js";
+import { rekeyCommand } from "./rekey.js";
 import { rollbackCommand } from "./rollback.js";
 import { schemaCommand } from "./schema.js";
 import { showCommand } from "./show.js";
@@ -41,6 +42,7 @@ export const ALL_COMMANDS: readonly Command[] = [
   exportCommand,
   importCommand,
   migrateCommand,
+  rekeyCommand,
   schemaCommand,
   demoCommand,
   uiCommand,

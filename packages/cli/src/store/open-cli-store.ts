@@ -1,6 +1,6 @@
 import { fsAdapter } from "@skein/adapter-fs";
 import { InvalidThreadIdError, type OpenStoreOptions, openStore, type ThreadStore } from "@skein/thread-core";
-import { findStoreAdapter, type SkeinAdapter } from "@skein/thread-core/driver";
+import { type EncryptionOptions, findStoreAdapter, type SkeinAdapter } from "@skein/thread-core/driver";
 import { UsageError } from "../cli/cli-error.js";
 
 type RetentionOptions = NonNullable<OpenStoreOptions["retention"]>;
@@ -23,6 +23,8 @@ export interface CliStoreOptions {
   create?: boolean;
   /** The retention policy to open the store with (`skein sweep --idle-for 30d`). @default none */
   retention?: RetentionOptions;
+  /** Keys of an encrypted store (`--keys-file`, `SKEIN_KEYS_FILE`, `SKEIN_KEYS`). @default none */
+  encryption?: EncryptionOptions;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function openCliStore(
   const root = await openStore(url, {
     adapters: await mustExistAdapters(url, options),
     ...(options.retention ? { retention: options.retention } : {}),
+    ...(options.encryption ? { encryption: options.encryption } : {}),
   });
   if (tenant === undefined) return { store: root, close: () => root.close() };
   try {

@@ -58,6 +58,8 @@ export type {
   LogChange,
   LogDriver,
   LogRecord,
+  MessageRewrite,
+  RecordRewrite,
   RecordSummary,
   SegmentInfo,
   SegmentWriteOptions,
@@ -136,6 +138,7 @@ export type {
   EncryptionOwnerKeyProvider,
   OwnerKeyRequest,
 } from "../spec/encryption-options.js";
+export type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
 export type {
   BeginMessageOptions,
   FollowEvent,

@@ -18,12 +18,14 @@ import type { SyncSegmentReader } from "../local/scoped-log-driver.js";
 import { SegmentInfoCache } from "../local/segment-info-cache.js";
 import type { Message } from "../message.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
+import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
 import type { HistoryEvent } from "../thread.js";
 import { AppendQueue } from "./append-queue.js";
 import { filteredCatalogue } from "./encrypted-catalogue.js";
 import { KeyRing } from "./key-ring.js";
 import { openForListing } from "./listed-record.js";
 import { RecordCodec } from "./record-codec.js";
+import { rekeyStore } from "./rekey-store.js";
 import { importWithStoredUnits, type SegmentImport } from "./stored-units.js";
 
 const ENCRYPTING = Symbol.for("skein.encrypting-log-driver");
@@ -259,6 +261,11 @@ export class EncryptingLogDriver implements LogDriver {
     return this.inner.close();
   }
 
+  /** `store.rekey`: the stored units under `prefix` (a scope's, or "" for all) moved to the current key. */
+  rekey(options: RekeyOptions | undefined, prefix: string): Promise<RekeyReport> {
+    return rekeyStore({ inner: this.inner, codec: this.#codec, prefix }, options);
+  }
+
   toJSON(): { source: string; encrypted: true } {
     return { source: this.source, encrypted: true };
   }
@@ -300,9 +307,12 @@ export class EncryptingLogDriver implements LogDriver {
   /** The stored context after a fenced change: the new one sealed, or the stored one, with the new end. */
   async #contextWithEnd(id: string, change: LogChange, base: LogRecord): Promise<Record<string, unknown>> {
     const appended = change.append?.length ?? 0;
+    const stored = (this.#stored.get(base) as LogRecord).context;
     const context = change.context
       ? await this.#codec.sealContext(id, change.context)
-      : (this.#stored.get(base) as LogRecord).context;
+      : this.#codec.isCurrentContext(stored)
+        ? stored
+        : await this.#codec.sealContext(id, base.context);
     return this.#codec.withEnd(context, {
       id,
       createdAt: base.createdAt,

@@ -76,6 +76,17 @@ export class RecordCodec {
     };
   }
 
+  /**
+   * Whether a stored context is sealed under the key new writes of its owner use. A writer that keeps a stored
+   * context (an append rewrites only its end) seals it again when it is not: written back as it was read, it
+   * would undo a rekey that moved it meanwhile, which changes no revision to fence on.
+   */
+  isCurrentContext(stored: Record<string, unknown>): boolean {
+    const unit = stored[SEALED_FIELD];
+    if (!isSealedUnit(unit) || unit.key !== this.ring.current) return false;
+    return !this.ring.perOwner || unit.owner === catalogueOf(stored).owner;
+  }
+
   /** A stored (sealed) context with the end of `record` authenticated in it, replacing any earlier end. */
   async withEnd(sealedContext: Record<string, unknown>, record: RecordEnd): Promise<Record<string, unknown>> {
     const { [END_FIELD]: _previous, ...rest } = sealedContext;
@@ -153,7 +164,9 @@ export class RecordCodec {
       ["metadata", record.id],
       () => `metadata of thread ${quoteUntrusted(record.id)}`,
     );
-    const context = await this.#openWhole(
+    // A context stored in clear (the `allowPlaintext` window) holds its end beside it once it was appended to:
+    // the end belongs to the stored form, never to the context a thread reads (or a rekey seals).
+    const { [END_FIELD]: _end, ...context } = await this.#openWhole(
       record.context,
       ["context", record.id],
       () => `context of thread ${quoteUntrusted(record.id)}`,

@@ -3,6 +3,7 @@ import { assertNoCatalogueKey, changedCatalogue, withCatalogue } from "../catalo
 import { scanCatalogue } from "../catalogue/catalogue-scan.js";
 import { encodeCursor } from "../catalogue/list-cursor.js";
 import { type CatalogueQuery, countQuery, listQuery } from "../catalogue/list-query.js";
+import { rekeyDriver } from "../encryption/rekey-driver.js";
 import { exportSealed, importSealed, isSealedExport } from "../encryption/sealed-export.js";
 import { shredOwner } from "../encryption/shred-owner.js";
 import {
@@ -26,6 +27,7 @@ import { OpaqueThreadState } from "../opaque-state.js";
 import { optionsObject } from "../option-value.js";
 import { type ParsedState, type ParseOptions, SKEIN_TYPE_PACKAGES } from "../registry.js";
 import type { EraseOptions, ErasureReport } from "../spec/erasure.js";
+import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
 import type { SweepOptions, SweepProgress } from "../spec/retention.js";
 import type { RetentionOptions, ScopeOptions, ThreadTypeRegistry } from "../spec/thread-store.js";
 import { assertSpecificationVersion } from "../specification-version.js";
@@ -511,6 +513,11 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       },
       options,
     );
+  }
+
+  /** Re-encrypts what an older key sealed with the current one (`ThreadStore.rekey`); encrypted stores only. */
+  rekey(options?: RekeyOptions): Promise<RekeyReport> {
+    return rekeyDriver(this.driver, options);
   }
 
   async close(): Promise<void> {

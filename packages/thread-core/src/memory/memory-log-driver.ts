@@ -15,6 +15,8 @@ import {
   type LogChange,
   type LogDriver,
   type LogRecord,
+  type MessageRewrite,
+  type RecordRewrite,
   type RecordSummary,
   type SegmentInfo,
   type StateRecord,
@@ -302,6 +304,48 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     // Its own (zero) count made one, so releasing it frees it and its base's reference in turn.
     this.#references.set(id, 1);
     this.#release(id);
+  }
+
+  /** See `LogDriver.rewriteMessages`: each one a synchronous step, so atomic. */
+  async rewriteMessages(segmentId: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]> {
+    this.#assertOpen();
+    const segment = this.#segments.get(segmentId);
+    const done = rewrites.map(({ offset, expected, replacement }) => {
+      if (!segment || segment.texts[offset] !== JSON.stringify(expected)) return false;
+      if (replacement.id !== expected.id || replacement.role !== expected.role) return false;
+      segment.texts[offset] = JSON.stringify(replacement);
+      return true;
+    });
+    // What was kept parsed is the old form: it reads the same, but the old form must not outlive the rewrite.
+    if (segment && done.includes(true)) this.parsed.forget(segment);
+    return done;
+  }
+
+  /** See `LogDriver.rewriteRecord`. */
+  async rewriteRecord(id: string, rewrite: RecordRewrite): Promise<boolean> {
+    this.#assertOpen();
+    const stored = this.#records.get(id);
+    const same = (held: unknown, expected: unknown) => JSON.stringify(held) === JSON.stringify(expected);
+    const { metadata, context } = rewrite;
+    if (
+      stored?.kind !== "log" ||
+      (metadata && !same(stored.metadata, metadata.expected)) ||
+      (context && !same(stored.context, context.expected)) ||
+      rewrite.events.some(({ index, expected }) => !same(stored.events[index], expected))
+    ) {
+      return false;
+    }
+    const events = [...stored.events];
+    for (const { index, replacement } of rewrite.events) events[index] = cloneJson(replacement);
+    const record: LogRecord = {
+      ...stored,
+      ...(metadata ? { metadata: cloneJson(metadata.replacement) } : {}),
+      ...(context ? { context: cloneJson(context.replacement) } : {}),
+      events: freezeEvents(events),
+    };
+    this.#records.set(id, record);
+    this.#catalogue.put(record, stored);
+    return true;
   }
 
   async close(): Promise<void> {

@@ -137,6 +137,21 @@ export interface LogDriver {
    * wake nobody by themselves (Redis pub/sub, PostgreSQL NOTIFY). Called after each batch of a reply.
    */
   notify?(segment: string): Promise<void>;
+  /**
+   * Optional (key rotation, `store.rekey`): replaces, in one atomic step each, the stored message at own
+   * `offset` of `segment` by `replacement`, only where the stored message is still exactly `expected` (as
+   * `readSegment` gave it); answers, for each rewrite, whether it was made. Missing segments and offsets are
+   * skipped, never created. See `MessageRewrite` for why this does not break the immutability of segments.
+   */
+  rewriteMessages?(segment: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]>;
+  /**
+   * Optional (key rotation): replaces, in one atomic step, a log record's stored `metadata` and `context` (each
+   * only when given) and the events named, each only where it is still exactly `expected` (as `read` gave it);
+   * false, writing nothing at all, when any of them changed or the record is gone. The revision and
+   * `updatedAt` stay as they are: nothing a reader sees changed. Appends rewrite the context (its
+   * authenticated end), so a rewrite that leaves the context out never races them.
+   */
+  rewriteRecord?(id: string, rewrite: RecordRewrite): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -146,6 +161,28 @@ export interface LogDriver {
  */
 export interface SegmentWriteOptions {
   owner?: string;
+}
+
+/**
+ * One message re-encrypted in place. Segments are immutable, and this keeps what that promises: `replacement`
+ * has the same id, role and `createdAt`, opens to the same contents at the same segment and offset (the same
+ * associated data), and differs from `expected` only in its sealed unit (key id, owner, check, nonce and
+ * ciphertext), or, for a message stored in clear during an `allowPlaintext` window, in being sealed. A reader
+ * sees one or the other, both of which read as the same message; an append writes past every existing
+ * offset, so it never races with a rewrite.
+ */
+export interface MessageRewrite {
+  offset: number;
+  expected: Message;
+  replacement: Message;
+}
+
+/** A record's sealed fields re-encrypted in place, each fenced by its stored form; a field left out is left alone. */
+export interface RecordRewrite {
+  metadata?: { expected: Record<string, unknown>; replacement: Record<string, unknown> };
+  context?: { expected: Record<string, unknown>; replacement: Record<string, unknown> };
+  /** Events by index (events are append-only, so an index keeps naming the same event). */
+  events: Array<{ index: number; expected: HistoryEvent; replacement: HistoryEvent }>;
 }
 
 /** One segment of a local thread's log: the prefix it continues and where it starts. */

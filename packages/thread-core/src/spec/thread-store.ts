@@ -9,6 +9,7 @@ import type { EncryptionOptions } from "./encryption-options.js";
 import type { EraseOptions, ErasureReport } from "./erasure.js";
 import type { LogState } from "./log-state.js";
 import type { ParsedState, ParseOptions } from "./parsed-state.js";
+import type { RekeyOptions, RekeyReport } from "./rekey.js";
 import type { ExpiryInput, RetentionDuration, SweepOptions, SweepProgress } from "./retention.js";
 import type { Thread } from "./thread.js";
 import type { ThreadState } from "./thread-state.js";
@@ -247,6 +248,13 @@ export interface ThreadStore {
    * keys that can be destroyed.
    */
   shredOwner(owner: string): Promise<void>;
+  /**
+   * Encrypted stores only: re-encrypts, in place and in batches, everything stored under an older key with
+   * the current one, beside live writers; resumable (a rerun skips what is done). A store that does not
+   * encrypt, or whose backend cannot rewrite in place, refuses with `UnsupportedOperationError`.
+   * @example const report = await store.rekey({ onProgress: console.log }); // report.remaining: {} → drop old keys
+   */
+  rekey(options?: RekeyOptions): Promise<RekeyReport>;
   close(): Promise<void>;
   /** `close()`, so `await using store = await openStore(url)` closes the store when the scope ends. */
   [Symbol.asyncDispose](): Promise<void>;

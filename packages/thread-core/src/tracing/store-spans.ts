@@ -61,6 +61,8 @@ export const STORE_SPANS: Readonly<Record<string, MethodSpan>> = Object.freeze({
     start: (store) => storeAttributes(urlOf(store), {}),
     end: (count) => (typeof count === "number" ? { [SPAN_ATTRIBUTES.threadsCount]: count } : undefined),
   },
+  // A rekey can run for minutes: its span shows it, with no key material (the report holds key ids only).
+  rekey: { name: "skein.store.rekey", start: (store) => storeAttributes(urlOf(store), {}) },
 });
 
 /** The thread's id and type, and its store's scheme and URL (a local thread's `host`). */

@@ -1,0 +1,55 @@
+import { catalogueOf } from "../catalogue/catalogue-fields.js";
+import type { LogRecord, RecordRewrite } from "../local/log-driver.js";
+import type { HistoryEvent } from "../thread.js";
+import type { RecordCodec } from "./record-codec.js";
+import { recordUnits, type UnitKey, unitKeys } from "./rekey-units.js";
+
+/**
+ * The rewrite that moves a stored log record's units not under `current` (older keys, or clear ones in an
+ * `allowPlaintext` window) onto it; undefined when none is. Only those fields are in the rewrite: one left
+ * out is not fenced either, so a record whose context is already current is rewritten without racing appends
+ * (which rewrite the context). The record is opened first, which also checks its authenticated end, so the
+ * end written back (for the stored head and length) is one the record already proved.
+ */
+export async function planRecordRewrite(
+  codec: RecordCodec,
+  stored: LogRecord,
+  current: string,
+): Promise<RecordRewrite | undefined> {
+  const units = recordUnits(stored);
+  const old = (key: UnitKey | undefined) => key !== undefined && key !== current;
+  const labels = units.labels.filter((label) => old(label.key));
+  const contextMoves = old(units.context) || old(units.end);
+  if (!old(units.metadata) && !contextMoves && labels.length === 0) return undefined;
+  const { id } = stored;
+  const opened = (await codec.openRecord(stored, (events) =>
+    Promise.all(events.map((event) => codec.openEvent(id, event))),
+  )) as LogRecord;
+  // The owner is clear in the stored context; with per-owner keys, what is resealed goes under their key.
+  const { owner } = catalogueOf(stored.context);
+  const rewrite: RecordRewrite = {
+    events: await Promise.all(
+      labels.map(async ({ index }) => ({
+        index,
+        expected: stored.events[index] as HistoryEvent,
+        replacement: await codec.sealEvent(id, opened.events[index] as HistoryEvent, owner),
+      })),
+    ),
+  };
+  if (old(units.metadata)) {
+    rewrite.metadata = {
+      expected: stored.metadata,
+      replacement: await codec.sealMetadata(id, opened.metadata, owner),
+    };
+  }
+  if (contextMoves) {
+    const sealed = old(units.context) ? await codec.sealContext(id, opened.context) : stored.context;
+    rewrite.context = { expected: stored.context, replacement: await codec.withEnd(sealed, stored) };
+  }
+  return rewrite;
+}
+
+/** The units of `stored` a rewrite of it moves, by key (what `planRecordRewrite` leaves out is current). */
+export function oldRecordUnits(stored: LogRecord, current: string): UnitKey[] {
+  return unitKeys(recordUnits(stored)).filter((key) => key !== current);
+}

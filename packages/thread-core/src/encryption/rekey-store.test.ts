@@ -1,0 +1,74 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createRegistry } from "../create-registry.js";
+import { LocalStore } from "../local/local-store.js";
+import { MemoryLogDriver } from "../memory/memory-log-driver.js";
+import type { EncryptionOptions } from "../spec/encryption-options.js";
+import { runRekeySuite } from "../testing/rekey-suite.js";
+import { encryptingLogDriver } from "./encrypting-log-driver.js";
+
+/** One memory backend that outlives the stores opened on it (a store's close would close it). */
+class KeptMemoryDriver extends MemoryLogDriver {
+  override async close(): Promise<void> {}
+}
+
+let backend = new KeptMemoryDriver();
+
+runRekeySuite({
+  name: "memory",
+  openStore: async (encryption) =>
+    new LocalStore({
+      driver: encryption ? encryptingLogDriver(backend, encryption) : backend,
+      registry: createRegistry(),
+      url: "memory:",
+    }),
+  cleanup: async () => {
+    backend = new KeptMemoryDriver();
+  },
+  describe,
+  it,
+});
+
+/** A memory backend where another writer appends to `thread` just before each record rewrite lands. */
+class BusyMemoryDriver extends MemoryLogDriver {
+  beforeRewrite?: () => Promise<void>;
+  rewrites = 0;
+  override async rewriteRecord(...args: Parameters<MemoryLogDriver["rewriteRecord"]>): Promise<boolean> {
+    this.rewrites++;
+    await this.beforeRewrite?.();
+    return super.rewriteRecord(...args);
+  }
+}
+
+describe("rekey on a thread that is appended to between every read and rewrite", () => {
+  it("converges: the append moves the context, and a rewrite without it does not race appends", async () => {
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    const inner = new BusyMemoryDriver();
+    const storeWith = (encryption: EncryptionOptions) =>
+      new LocalStore({
+        driver: encryptingLogDriver(inner, encryption),
+        registry: createRegistry(),
+        url: "memory:",
+      });
+    const first = await storeWith({ keys: { old: oldKey }, current: "old" }).create({
+      id: "busy",
+      metadata: { topic: "busy" },
+    });
+    await first.append({ id: "m0", role: "user", text: "first" });
+    const rotated = { keys: { old: oldKey, new: newKey }, current: "new" };
+    const writer = await storeWith(rotated).get("busy");
+    let appended = 0;
+    inner.beforeRewrite = async () => {
+      appended++;
+      await writer.append({ id: `w${appended}`, role: "user", text: `w${appended}` });
+    };
+    const report = await storeWith(rotated).rekey();
+    inner.beforeRewrite = undefined;
+    expect(report.remaining).toEqual({});
+    expect(inner.rewrites).toBe(2);
+    const fresh = await storeWith({ keys: { new: newKey }, current: "new" }).get("busy");
+    expect(fresh.metadata).toEqual({ topic: "busy" });
+    expect((await fresh.messages()).map((message) => message.id)).toEqual(["m0", "w1", "w2"]);
+  });
+});

@@ -1,0 +1,251 @@
+import { catalogueOf } from "../catalogue/catalogue-fields.js";
+import { ConcurrencyError, InvalidOptionError, UnsupportedOperationError } from "../errors.js";
+import {
+  eventSegments,
+  type LogDriver,
+  type LogRecord,
+  type StateRecord,
+  type StoredRecord,
+} from "../local/log-driver.js";
+import type { Message } from "../message.js";
+import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
+import type { RecordCodec } from "./record-codec.js";
+import { oldRecordUnits, planRecordRewrite } from "./rekey-record.js";
+import { CLEAR, stateUnitKey, storedMessageUnit, type UnitKey } from "./rekey-units.js";
+
+const DEFAULT_BATCH = 100;
+const MAX_BATCH = 10_000;
+/**
+ * How often a record that writers keep changing is read and rewritten again before it is left for the next
+ * run. Appends move a record's context to the current key themselves, and a rewrite without the context does
+ * not race them, so on a thread that only grows the second attempt lands; the rest is for edits of metadata.
+ */
+const RECORD_ATTEMPTS = 5;
+
+/** What a rekey walks: the stored (sealed) records under `prefix` of `inner`, opened and sealed by `codec`. */
+export interface RekeyTarget {
+  inner: LogDriver;
+  codec: RecordCodec;
+  /** The raw id prefix of a scope ("" for the whole store). */
+  prefix: string;
+}
+
+/** The walk was stopped by the caller's signal. */
+const STOPPED = Symbol("rekey stopped");
+
+/**
+ * Moves every sealed unit under `target.prefix` that an older key sealed onto the current key, in place:
+ * records page by page (`list`), then every segment a record reaches (head chain, checkpoints, rollbacks,
+ * forks), `batchSize` messages per read and per `rewriteMessages` call. Units stored in clear (readable only
+ * under `allowPlaintext`) are sealed the same way. Each rewrite is fenced (a message by its exact stored form,
+ * a record by the stored form of the fields it rewrites, a saved state by its revision), so a writer racing it
+ * loses nothing: the rewrite is tried again a few times, then counted as remaining and left for the next run.
+ * A run is idempotent, so a run that was killed or stopped is finished by running it again. Memory: the ids
+ * of the segments walked in this run.
+ */
+export async function rekeyStore(target: RekeyTarget, options: RekeyOptions = {}): Promise<RekeyReport> {
+  const { inner } = target;
+  if (!inner.rewriteMessages || !inner.rewriteRecord) {
+    throw new UnsupportedOperationError(
+      inner.nativeType,
+      "rekey",
+      `the ${inner.source} store cannot rewrite stored data in place; nothing was changed`,
+      { source: inner.source },
+    );
+  }
+  const batchSize = options.batchSize ?? DEFAULT_BATCH;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH) {
+    throw new InvalidOptionError(
+      "store.rekey",
+      "batchSize",
+      `a whole number from 1 to ${MAX_BATCH}`,
+      String(batchSize),
+    );
+  }
+  const walk = new RekeyWalk(target, batchSize, options.signal);
+  try {
+    let after: string | undefined;
+    for (;;) {
+      walk.checkSignal();
+      const page = await inner.list({
+        ...(target.prefix ? { prefix: target.prefix } : {}),
+        ...(after === undefined ? {} : { after }),
+        limit: batchSize,
+      });
+      for (const summary of page) await walk.record(summary.id);
+      options.onProgress?.(walk.snapshot());
+      if (page.length < batchSize) break;
+      after = page[page.length - 1]?.id;
+    }
+  } catch (error) {
+    if (error !== STOPPED) throw error;
+    return walk.snapshot();
+  }
+  return { ...walk.snapshot(), complete: true };
+}
+
+class RekeyWalk {
+  readonly #report: RekeyReport;
+  readonly #walked = new Set<string>();
+  readonly #current: string;
+  readonly #inner: LogDriver;
+  readonly #codec: RecordCodec;
+
+  constructor(
+    target: RekeyTarget,
+    readonly batchSize: number,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    this.#inner = target.inner;
+    this.#codec = target.codec;
+    this.#current = target.codec.ring.current;
+    this.#report = {
+      current: this.#current,
+      records: 0,
+      segments: 0,
+      rewritten: {},
+      remaining: {},
+      plaintext: { sealed: 0, remaining: 0 },
+      complete: false,
+    };
+  }
+
+  checkSignal(): void {
+    if (this.signal?.aborted) throw STOPPED;
+  }
+
+  snapshot(): RekeyReport {
+    return {
+      ...this.#report,
+      rewritten: { ...this.#report.rewritten },
+      remaining: { ...this.#report.remaining },
+      plaintext: { ...this.#report.plaintext },
+    };
+  }
+
+  async record(id: string): Promise<void> {
+    this.checkSignal();
+    let stored = await this.#inner.read(id);
+    if (!stored) return; // deleted since it was listed
+    this.#report.records++;
+    for (let attempt = 1; ; attempt++) {
+      const old = this.#oldUnits(stored);
+      const moved =
+        old.length === 0 ||
+        (stored.kind === "log" ? await this.#rewriteLog(stored) : await this.#rewriteState(stored));
+      if (moved) {
+        this.#count("rewritten", old);
+        break;
+      }
+      const again = await this.#inner.read(id);
+      if (!again) break;
+      if (attempt >= RECORD_ATTEMPTS) {
+        // What is still old now, not what was old when it was first read: a writer may have moved some.
+        this.#count("remaining", this.#oldUnits(again));
+        stored = again;
+        break;
+      }
+      stored = again;
+    }
+    if (stored.kind === "log") {
+      // A message stored in clear has no owner of its own: it is sealed for the thread that reached it first.
+      const { owner } = catalogueOf(stored.context);
+      const reached = [stored.head, ...stored.events.flatMap(eventSegments)];
+      for (const segment of reached) await this.#chain(segment, owner);
+    }
+  }
+
+  #oldUnits(stored: StoredRecord): UnitKey[] {
+    if (stored.kind === "log") return oldRecordUnits(stored, this.#current);
+    return [stateUnitKey(stored)].filter((key) => key !== this.#current);
+  }
+
+  async #rewriteLog(stored: LogRecord): Promise<boolean> {
+    const rewrite = await planRecordRewrite(this.#codec, stored, this.#current);
+    if (!rewrite) return true;
+    const rewriteRecord = this.#inner.rewriteRecord as NonNullable<LogDriver["rewriteRecord"]>;
+    return rewriteRecord.call(this.#inner, stored.id, rewrite);
+  }
+
+  /** A saved state is saved again, fenced by its revision (which therefore grows, as any save makes it). */
+  async #rewriteState(stored: StateRecord): Promise<boolean> {
+    const opened = await this.#codec.openState(stored);
+    const sealed = await this.#codec.sealState(stored.id, opened.state);
+    try {
+      await this.#inner.putState(stored.id, sealed, { ifRevision: stored.revision });
+      return true;
+    } catch (error) {
+      if (ConcurrencyError.isInstance(error)) return false;
+      throw error;
+    }
+  }
+
+  /** A segment and the segments it continues, each once per run. */
+  async #chain(first: string, owner: string | undefined): Promise<void> {
+    let segment: string | undefined = first;
+    while (segment !== undefined && !this.#walked.has(segment)) {
+      this.#walked.add(segment);
+      this.#report.segments++;
+      await this.#segment(segment, owner);
+      segment = (await this.#inner.segment(segment))?.base?.segment;
+    }
+  }
+
+  async #segment(segment: string, owner: string | undefined): Promise<void> {
+    for (let from = 0; ; from += this.batchSize) {
+      this.checkSignal();
+      const stored = await this.#inner.readSegment(segment, from, from + this.batchSize);
+      const planned: PlannedMessage[] = [];
+      stored.forEach((message, index) => {
+        const unit = storedMessageUnit(message);
+        // A message that holds no sealed unit is opened below: in clear it is sealed under `allowPlaintext`,
+        // otherwise opening it names the integrity failure.
+        if (unit?.key === this.#current) return;
+        const key = unit ? unit.key : CLEAR;
+        planned.push({ offset: from + index, expected: message, key, owner: unit ? unit.owner : owner });
+      });
+      if (planned.length > 0) await this.#rewriteMessages(segment, planned);
+      if (stored.length < this.batchSize) return;
+    }
+  }
+
+  async #rewriteMessages(segment: string, planned: PlannedMessage[]): Promise<void> {
+    const codec = this.#codec;
+    const rewrites = await Promise.all(
+      planned.map(async ({ offset, expected, owner }) => {
+        const opened = await codec.openMessage(expected, segment, offset);
+        return { offset, expected, replacement: await codec.sealMessage(opened, segment, offset, owner) };
+      }),
+    );
+    const rewrite = this.#inner.rewriteMessages as NonNullable<LogDriver["rewriteMessages"]>;
+    const done = await rewrite.call(this.#inner, segment, rewrites);
+    for (const [index, { offset, key }] of planned.entries()) {
+      if (done[index]) {
+        this.#count("rewritten", [key]);
+        continue;
+      }
+      // Not as it was read: another rekey moved it already, or its segment was reclaimed meanwhile.
+      const [now] = await this.#inner.readSegment(segment, offset, offset + 1);
+      if (!now) continue;
+      const still = storedMessageUnit(now);
+      if (still?.key !== this.#current) this.#count("remaining", [still ? still.key : CLEAR]);
+    }
+  }
+
+  /** Counts units by the key they were (`rewritten`) or still are (`remaining`) under; clear ones apart. */
+  #count(field: "rewritten" | "remaining", keys: UnitKey[]): void {
+    const counts = this.#report[field];
+    for (const key of keys) {
+      if (key === CLEAR) this.#report.plaintext[field === "rewritten" ? "sealed" : "remaining"]++;
+      else counts[key] = (counts[key] ?? 0) + 1;
+    }
+  }
+}
+
+/** A stored message to move: where it is, as read, the key it is under and whose key seals it anew. */
+interface PlannedMessage {
+  offset: number;
+  expected: Message;
+  key: UnitKey;
+  owner: string | undefined;
+}
