@@ -323,10 +323,12 @@ another owner per ten. One is emptied of the owner by \`store.erase({ owner })\`
 of the store and its scopes to find them; the other by \`store.delete(id)\` for each id, known beforehand. One
 run of each; \`npm run bench -- --only erasure\`.
 
-Erase also measures each thread for its report (\`bytes\`: the thread's export, every message read), which the
-deletes one by one do not. Where a delete costs well under a millisecond (memory, Redis) that reading weighs
-most (a CPU profile of the memory store puts about half of erase's time in the export), and the 3× target is
-missed there; on fs and PostgreSQL, where each delete flushes or commits, it is met.
+Erase also measures each thread for its report (\`bytes\`: the thread's stored record and the messages its
+log reaches, read once along its chain), which the deletes one by one do not. It used to build each thread's
+full export for that (about half of erase's time on the memory store, by a CPU profile: 4.12× memory, 3.77×
+Redis). Where a delete costs well under a millisecond (memory, Redis) erase's own reads (every record, each
+thread's messages) weigh most and the ratio sits near the 3× target, on either side of it from run to run
+(one cold run each, erase first); on fs and PostgreSQL, where each delete flushes or commits, it is met.
 
 `;
 }

@@ -3,8 +3,8 @@ import { keyRingOf } from "./encrypting-log-driver.js";
 
 /**
  * How an owner's threads on a store can be erased by destroying a key (crypto-shredding). The seam for
- * `store.erase({ owner })`: when `ownerShredding(driver)?.canDestroy`, erasure may destroy the owner's key
- * and report `method: "crypto-shredded"`, which also covers every backup and copy of the store.
+ * `store.erase({ owner })`: when `ownerShredding(driver)?.canDestroy`, erasure destroys the owner's key
+ * after deleting and reports `method: "deleted+crypto-shredded"`, which also covers every backup and copy.
  */
 export interface OwnerShredding {
   /** Whether `shred` can destroy keys: the store's `ownerKeyProvider` came with `destroyOwnerKey`. */

@@ -510,6 +510,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
           // An unknown type may be a service's thread: only its adapter can delete it there.
           return type === undefined || type.bind !== undefined;
         },
+        scoped: this.driver instanceof ScopedLogDriver,
       },
       options,
     );

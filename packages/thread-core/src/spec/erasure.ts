@@ -13,6 +13,13 @@ export interface EraseOptions {
   signal?: AbortSignal;
   /** Called as the erasure advances: after the store was read, and after each thread. */
   onProgress?: (progress: ErasureProgress) => void;
+  /**
+   * On a store with per-owner keys that can be destroyed, whether to destroy the owner's keys once their
+   * threads are deleted (see `ErasureReport.method`). False keeps them: for an owner whose keys still seal
+   * data of threads now owned by someone else (a thread's owner changed; its old messages were not re-sealed).
+   * @default true
+   */
+  shredKey?: boolean;
 }
 
 /** Where an erasure stands. */
@@ -47,16 +54,27 @@ export interface RemoteErasure extends ErasedThreadRef {
 /** What `store.erase` did. A second call for the same owner reports zero threads. */
 export interface ErasureReport {
   owner: string;
-  /** `"deleted"`: the data was deleted (a store keeping per-owner keys may one day shred them instead). */
-  method: "deleted";
+  /**
+   * `"deleted"`: the owner's data was deleted. `"deleted+crypto-shredded"`: deleted, then the owner's keys
+   * were destroyed (a store with per-owner keys and `destroyOwnerKey`, erased from its root), so every backup
+   * and copy of what was deleted is unreadable too. `keyKept` says why a store that could shred did not.
+   */
+  method: "deleted" | "deleted+crypto-shredded";
+  /**
+   * Why the owner's keys were kept on a store that can destroy them: `shredKey: false`, an erasure of one
+   * scope (the owner's threads elsewhere in the store use the same keys), or other owners' forks kept that
+   * share the owner's messages (sealed with the owner's keys). Absent when shredded or when the store cannot.
+   */
+  keyKept?: string;
   /** Threads (local logs and saved states) erased. */
   threads: number;
   /** Messages the erased local threads held (a prefix shared by two erased forks counts in each). */
   messages: number;
   /**
-   * UTF-8 bytes of the erased threads as JSON: a local thread's export (`store.export`: its record, history
-   * and every message it reaches), a saved state's document. The same measure on every store; what the
-   * backend frees differs (indexes, encryption, shared prefixes a kept fork still holds).
+   * UTF-8 bytes of the erased threads as JSON: a local thread's stored record (title, metadata, context,
+   * history with checkpoint labels, operation ids) plus the messages its log reaches, a saved state's
+   * document. The same measure on every store; what the backend frees differs (indexes, encryption, shared
+   * prefixes a kept fork still holds).
    */
   bytes: number;
   /** The erased threads. */

@@ -1,0 +1,112 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createRegistry } from "../create-registry.js";
+import { encryptingLogDriver } from "../encryption/encrypting-log-driver.js";
+import { KeyNotFoundError } from "../encryption/encryption-errors.js";
+import { LocalStore } from "../local/local-store.js";
+import type { LogDriver } from "../local/log-driver.js";
+import { MemoryLogDriver } from "../memory/memory-log-driver.js";
+import type { EncryptionOwnerKeyProvider } from "../spec/encryption-options.js";
+
+/** A key store with one key per owner and id, and a destroy, as a KMS would offer. */
+function vault() {
+  const keys = new Map<string, Buffer>();
+  const destroyed: string[] = [];
+  const options: EncryptionOwnerKeyProvider = {
+    current: "v1",
+    ownerKeyProvider: ({ owner, keyId }) => {
+      if (destroyed.includes(owner ?? "")) return undefined;
+      const name = `${owner ?? ""}/${keyId}`;
+      if (!keys.has(name)) keys.set(name, randomBytes(32));
+      return keys.get(name);
+    },
+    destroyOwnerKey: (owner) => {
+      destroyed.push(owner);
+    },
+  };
+  return { options, destroyed };
+}
+
+function storeOver(driver: LogDriver): LocalStore {
+  return new LocalStore({ driver, registry: createRegistry(), url: "memory:" });
+}
+
+const utf8 = new TextEncoder();
+const jsonBytes = (value: unknown) => utf8.encode(JSON.stringify(value)).length;
+
+describe("store.erase", () => {
+  it("counts bytes as the stored record plus the messages the thread reaches, as JSON", async () => {
+    const driver = new MemoryLogDriver();
+    const store = storeOver(driver);
+    const thread = await store.create({ id: "t", owner: "ana", title: "Ana's", metadata: { topic: "x" } });
+    await thread.append([
+      { id: "m1", role: "user", text: "question" },
+      { id: "m2", role: "assistant", text: "answer" },
+    ]);
+    await thread.checkpoint("after the answer");
+    const expected = jsonBytes(await driver.read("t")) + jsonBytes(await thread.messages());
+
+    const report = await store.erase({ owner: "ana" });
+    expect(report).toMatchObject({ threads: 1, messages: 2, bytes: expected });
+  });
+
+  it("destroys the owner's keys after deleting, on a store with per-owner keys, and reports it", async () => {
+    const { options, destroyed } = vault();
+    const store = storeOver(encryptingLogDriver(new MemoryLogDriver(), options));
+    for (const id of ["ana-1", "ana-2"]) {
+      const thread = await store.create({ id, owner: "ana" });
+      await thread.append({ role: "user", text: "ana's words" });
+    }
+    const ben = await store.create({ id: "ben-1", owner: "ben" });
+    await ben.append({ id: "b1", role: "user", text: "ben's" });
+
+    const report = await store.erase({ owner: "ana" });
+    expect(report).toMatchObject({ method: "deleted+crypto-shredded", threads: 2, messages: 2 });
+    expect(report.keyKept).toBeUndefined();
+    expect(destroyed).toEqual(["ana"]);
+    // Anything of Ana's sealed again (a backup restored, a late write) finds no key.
+    const late = await store.create({ id: "ana-late", owner: "ana" }).catch((error: unknown) => error);
+    expect(KeyNotFoundError.isInstance(late), String(late)).toBe(true);
+    expect((await (await store.get("ben-1")).messages()).map((message) => message.id)).toEqual(["b1"]);
+
+    // A second run finds nothing to delete and destroys again (a run killed before the destroy finishes it).
+    const again = await store.erase({ owner: "ana" });
+    expect(again).toMatchObject({ method: "deleted+crypto-shredded", threads: 0, bytes: 0 });
+    expect(destroyed).toEqual(["ana", "ana"]);
+  });
+
+  it("keeps the keys, saying why, when kept forks share the owner's messages, in a scope, or with shredKey: false", async () => {
+    const { options, destroyed } = vault();
+    const store = storeOver(encryptingLogDriver(new MemoryLogDriver(), options));
+    const parent = await store.create({ id: "ana-1", owner: "ana" });
+    await parent.append({ id: "a1", role: "user", text: "ana's words" });
+    await parent.fork({ id: "ben-copy", owner: "ben" });
+
+    const shared = await store.erase({ owner: "ana" });
+    expect(shared).toMatchObject({ method: "deleted", threads: 1 });
+    expect(shared.keyKept).toContain("includeSharedForks");
+    // Ben's copy of the prefix is sealed with Ana's key: it stays readable.
+    expect((await (await store.get("ben-copy")).messages()).map((message) => message.id)).toEqual(["a1"]);
+
+    const tenant = store.scope("tenant-a");
+    await (await tenant.create({ id: "cy-1", owner: "cy" })).append({ role: "user", text: "cy's" });
+    const scoped = await tenant.erase({ owner: "cy" });
+    expect(scoped).toMatchObject({ method: "deleted", threads: 1 });
+    expect(scoped.keyKept).toContain("scope");
+
+    await (await store.create({ id: "dee-1", owner: "dee" })).append({ role: "user", text: "dee's" });
+    const optedOut = await store.erase({ owner: "dee", shredKey: false });
+    expect(optedOut).toMatchObject({ method: "deleted", threads: 1, keyKept: "shredKey: false" });
+    expect(destroyed).toEqual([]);
+  });
+
+  it("reports deleted, with no keyKept, on a store without per-owner keys", async () => {
+    const store = storeOver(
+      encryptingLogDriver(new MemoryLogDriver(), { keys: { k: randomBytes(32) }, current: "k" }),
+    );
+    await (await store.create({ id: "t", owner: "ana" })).append({ role: "user", text: "x" });
+    const report = await store.erase({ owner: "ana" });
+    expect(report).toMatchObject({ method: "deleted", threads: 1 });
+    expect(report.keyKept).toBeUndefined();
+  });
+});
