@@ -44,6 +44,8 @@ describe("openai.responses", () => {
       timeTravel: true,
       views: true,
       revisions: true,
+      // Deleting one removes the stored state only: its responses stay, where forks may still use them.
+      remoteDelete: false,
     });
   });
 

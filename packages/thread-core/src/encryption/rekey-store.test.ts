@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { LocalStore } from "../local/local-store.js";
+import type { LogThread } from "../local/log-thread.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
 import type { EncryptionOptions } from "../spec/encryption-options.js";
 import { runRekeySuite } from "../testing/rekey-suite.js";
@@ -70,5 +71,34 @@ describe("rekey on a thread that is appended to between every read and rewrite",
     const fresh = await storeWith({ keys: { new: newKey }, current: "new" }).get("busy");
     expect(fresh.metadata).toEqual({ topic: "busy" });
     expect((await fresh.messages()).map((message) => message.id)).toEqual(["m0", "w1", "w2"]);
+  });
+});
+
+describe("rekey of a thread with a reply still streaming", () => {
+  it("moves the reply's batches too, so the thread reads with the new key alone", async () => {
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    const inner = new KeptMemoryDriver();
+    const storeWith = (encryption: EncryptionOptions) =>
+      new LocalStore({
+        driver: encryptingLogDriver(inner, encryption),
+        registry: createRegistry(),
+        url: "memory:",
+      });
+    const thread = (await storeWith({ keys: { old: oldKey }, current: "old" }).create({
+      id: "live",
+    })) as LogThread;
+    await thread.append({ id: "q", role: "user", text: "question" });
+    // A writer whose process died mid-reply: one batch flushed, under the old key, its lease still running.
+    const reply = await thread.beginMessage({ role: "assistant", flushMs: 1, leaseMs: 3_600_000 });
+    await reply.write("half an answer");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const report = await storeWith({ keys: { old: oldKey, new: newKey }, current: "new" }).rekey();
+    expect(report.remaining).toEqual({});
+    const reader = (await storeWith({ keys: { new: newKey }, current: "new" }).get("live")) as LogThread;
+    const messages = await reader.messages();
+    expect(messages.map((message) => message.id)).toEqual(["q", reply.id]);
+    expect(messages[1]?.contents).toEqual([{ type: "text", text: "half an answer" }]);
+    await reply.fail(new Error("gone")).catch(() => undefined);
   });
 });

@@ -9,6 +9,7 @@ import {
 } from "../local/log-driver.js";
 import type { Message } from "../message.js";
 import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
+import { streamsOf } from "../streaming/stream-entries.js";
 import type { RecordCodec } from "./record-codec.js";
 import { oldRecordUnits, planRecordRewrite } from "./rekey-record.js";
 import { CLEAR, stateUnitKey, storedMessageUnit, type UnitKey } from "./rekey-units.js";
@@ -150,7 +151,11 @@ class RekeyWalk {
     if (stored.kind === "log") {
       // A message stored in clear has no owner of its own: it is sealed for the thread that reached it first.
       const { owner } = catalogueOf(stored.context);
-      const reached = [stored.head, ...stored.events.flatMap(eventSegments)];
+      // A reply still streaming (or left so by a crashed writer) keeps its batches in a segment of its own,
+      // named only in the (sealed) context: moved too, or dropping the old key would make the thread unreadable.
+      const opened = await this.#codec.openRecord(stored, async (events) => events);
+      const replies = opened.kind === "log" ? streamsOf(opened.context).map((entry) => entry.segment) : [];
+      const reached = [stored.head, ...stored.events.flatMap(eventSegments), ...replies];
       for (const segment of reached) await this.#chain(segment, owner);
     }
   }

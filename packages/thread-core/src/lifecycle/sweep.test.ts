@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
-import { InvalidOptionError, UnsupportedOperationError } from "../errors.js";
+import { InvalidOptionError, ThreadNotFoundError, UnsupportedOperationError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
 import type { LogDriver } from "../local/log-driver.js";
+import type { LogThread } from "../local/log-thread.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
 import { openStore } from "../store/open-store.js";
 import type { ThreadStore } from "../store/store.js";
+import { streamsOf } from "../streaming/stream-entries.js";
 
 const HOUR = 3_600_000;
 
@@ -128,5 +130,44 @@ describe("store.sweep", () => {
     await expect(
       openStore("plainstore:x", { adapters: [plain], retention: { idleFor: "1d" } }),
     ).rejects.toBeInstanceOf(UnsupportedOperationError);
+  });
+});
+
+describe("store.sweep of a thread with a reply left streaming", () => {
+  it("drops the reply's segment with the thread, as delete does", async () => {
+    const clock = { now: Date.now() };
+    const driver = new MemoryLogDriver();
+    const store = new LocalStore({
+      driver,
+      registry: createRegistry(),
+      url: "memory:",
+      retention: { idleFor: "1h", now: () => clock.now },
+    });
+    const thread = (await store.create({ id: "abandoned" })) as LogThread;
+    // A writer that stops writing (its process died): the reply's segment is named only in the record's context.
+    const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000, leaseMs: 3_600_000 });
+    await reply.write("half an answer");
+    const record = await driver.read("abandoned");
+    const [stream] = record?.kind === "log" ? streamsOf(record.context) : [];
+    expect(stream && (await driver.segment(stream.segment))).toBeDefined();
+    clock.now += 2 * HOUR;
+    expect(await store.sweep()).toMatchObject({ deleted: 1 });
+    expect(await driver.read("abandoned")).toBeUndefined();
+    expect(await driver.segment(stream?.segment as string)).toBeUndefined();
+    await reply.fail(new Error("gone")).catch(() => undefined);
+  });
+
+  it("refuses a sealed export of an expired thread as it refuses a plain one", async () => {
+    const clock = { now: Date.now() };
+    const store = await openStore("memory:", {
+      encryption: { keys: { k1: new Uint8Array(32).fill(7) }, current: "k1" },
+      retention: { idleFor: "1h", now: () => clock.now },
+    });
+    await store.create({ id: "old" });
+    expect(await store.export("old", { encrypted: true })).toBeDefined();
+    clock.now += 2 * HOUR;
+    await expect(store.export("old")).rejects.toThrow(ThreadNotFoundError);
+    await expect(store.export("old", { encrypted: true })).rejects.toThrow(ThreadNotFoundError);
+    await store.close();
   });
 });

@@ -1,5 +1,5 @@
 import { ConcurrencyError, InvalidOptionError, ThreadNotFoundError } from "../errors.js";
-import type { LogDriver, StoredRecord } from "../local/log-driver.js";
+import { deleteRecord, type LogDriver, type StoredRecord } from "../local/log-driver.js";
 import { describeGiven, optionsObject } from "../option-value.js";
 import type { SweepOptions, SweepProgress } from "../spec/retention.js";
 import { MAX_LIST_LIMIT } from "../store/store.js";
@@ -66,14 +66,18 @@ async function sweepOne(
   if (expiry === undefined || expiry > now) return "not expired";
   if (!isExpired(record, policy, now)) return "skipped"; // kept by `keep`
   try {
+    // Through `deleteRecord`, so the segments of a reply its crashed writer left streaming go too.
+    const type = record.kind === "log" ? record.type : driver.nativeType;
     if (driver.fencedDelete) {
-      return (await driver.delete(record.id, { ifRevision: record.revision })) ? "deleted" : "gone";
+      return (await deleteRecord(driver, record.id, type, { ifRevision: record.revision }))
+        ? "deleted"
+        : "gone";
     }
     // A driver that cannot fence a delete: read again just before, so only a write in between is at risk.
     const fresh = await driver.read(record.id);
     if (!fresh) return "gone";
     if (fresh.revision !== record.revision) return "skipped";
-    return (await driver.delete(record.id)) ? "deleted" : "gone";
+    return (await deleteRecord(driver, record.id, type)) ? "deleted" : "gone";
   } catch (error) {
     // Written to since it was picked: it lives on, and its next expiry is measured from that write.
     if (ConcurrencyError.isInstance(error)) return "skipped";

@@ -5,7 +5,8 @@ import type { HistoryEvent } from "../thread.js";
  * event that work read. A history only grows: every driver makes a commit's events `[...known.events, event]`,
  * sharing the event objects, so an array that holds the same objects as `entry.source` at its first and last
  * places, with no more than one event after, continues it. A history read anew from storage (new objects)
- * continues nothing and is built once.
+ * continues nothing and is built once. A driver that rewrites an event in place (the memory store's
+ * `rewriteRecord`, for a rekey) gives the last event a new object, so its history continues nothing either.
  */
 export function continuedHistory<Entry extends { source: readonly HistoryEvent[] }>(
   byLastEvent: WeakMap<HistoryEvent, Entry>,

@@ -3,6 +3,7 @@ import { assertNoCatalogueKey, changedCatalogue, withCatalogue } from "../catalo
 import { scanCatalogue } from "../catalogue/catalogue-scan.js";
 import { encodeCursor } from "../catalogue/list-cursor.js";
 import { type CatalogueQuery, countQuery, listQuery } from "../catalogue/list-query.js";
+import { KeyNotFoundError } from "../encryption/encryption-errors.js";
 import { rekeyDriver } from "../encryption/rekey-driver.js";
 import { exportSealed, importSealed, isSealedExport } from "../encryption/sealed-export.js";
 import { shredOwner } from "../encryption/shred-owner.js";
@@ -221,8 +222,13 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       const held = await this.driver.read(record.id);
       if (!held || !this.#expired(held)) throw error;
       // A write to it in between makes the fenced delete fail, and the create refuses as it would have.
-      if (this.driver.fencedDelete) await this.driver.delete(record.id, { ifRevision: held.revision });
-      else await this.driver.delete(record.id);
+      // `deleteRecord` also drops the segments of a reply left streaming in the expired thread.
+      await deleteRecord(
+        this.driver,
+        record.id,
+        this.nativeType,
+        this.driver.fencedDelete ? { ifRevision: held.revision } : {},
+      );
       await this.driver.createLog(record, head);
     }
   }
@@ -420,6 +426,14 @@ export class LocalStore implements ThreadStore, LogThreadHost {
 
   async export(id: string, options: { encrypted?: boolean } = {}): Promise<LogState | ThreadState> {
     if (options.encrypted === true) {
+      // An expired thread is gone for readers, sealed or not. Its expiry is read opened (expiresAt is sealed
+      // with the context); one this process cannot open is left to the sealed export, which refuses it.
+      assertThreadId(id);
+      const held = await this.driver.read(id).catch((error: unknown) => {
+        if (KeyNotFoundError.isInstance(error)) return undefined;
+        throw error;
+      });
+      if (held && this.#expired(held)) throw new ThreadNotFoundError(id, { source: this.driver.source });
       return (await exportSealed(this.driver, this.nativeType, id)) as unknown as LogState;
     }
     assertThreadId(id);

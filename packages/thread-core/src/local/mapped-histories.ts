@@ -27,9 +27,21 @@ export class MappedHistories {
     const result = previous
       ? [...previous.result, ...events.slice(previous.source.length).map(mapEvent)]
       : events.map(mapEvent);
+    // The mapping continued is superseded: kept, every prefix of a long history would hold its own two
+    // arrays (memory quadratic in the history). A holder of the older array maps it anew, once.
+    if (previous && previous.source !== events) {
+      this.#forget(previous.source);
+      if (this.reverse) this.reverse.#forget(previous.result);
+    }
     this.remember(events, result);
     this.reverse?.remember(result, events);
     return result;
+  }
+
+  /** Forgets the mapping of `source` for continuations (the array's own entry goes with the array). */
+  #forget(source: readonly HistoryEvent[]): void {
+    const last = source[source.length - 1];
+    if (last && this.#byLast.get(last)?.source === source) this.#byLast.delete(last);
   }
 
   /** Records that `source` maps to `result`. */

@@ -337,6 +337,12 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     }
     const events = [...stored.events];
     for (const { index, replacement } of rewrite.events) events[index] = cloneJson(replacement);
+    // A history whose ends are the same objects is taken for the same history (`continuedHistory`): a copy of
+    // the last event tells readers' indexes this one changed in the middle.
+    const last = events.length - 1;
+    if (rewrite.events.length > 0 && last >= 0 && events[last] === stored.events[last]) {
+      events[last] = cloneJson(events[last] as HistoryEvent);
+    }
     const record: LogRecord = {
       ...stored,
       ...(metadata ? { metadata: cloneJson(metadata.replacement) } : {}),
