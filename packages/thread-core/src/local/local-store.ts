@@ -84,7 +84,9 @@ export class LocalStore implements ThreadStore, LogThreadHost {
   readonly url: string;
   readonly adapters: readonly SkeinAdapter[];
   readonly #serialize: (record: LogRecord, chains: SegmentChains) => ThreadState;
-  #retention: RetentionPolicy | undefined;
+  // Plain (not `#`) members: the read paths use them, and a store wrapped in a Proxy or `Object.create` (a
+  // test double, an instrumenting wrapper) calls its methods with the wrapper as `this`.
+  private retention: RetentionPolicy | undefined;
 
   constructor(options: LocalStoreOptions) {
     assertSpecificationVersion(`log driver of ${options.driver.source}`, options.driver.specificationVersion);
@@ -94,7 +96,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     this.url = options.url;
     this.adapters = options.adapters ?? [];
     this.#serialize = options.serialize ?? referenceState;
-    this.#retention = retentionPolicy(options.retention);
+    this.retention = retentionPolicy(options.retention);
   }
 
   /**
@@ -102,12 +104,12 @@ export class LocalStore implements ThreadStore, LogThreadHost {
    * opened); `InvalidOptionError` for a malformed one, leaving the policy as it was.
    */
   useRetention(options: RetentionOptions | undefined): void {
-    this.#retention = retentionPolicy(options);
+    this.retention = retentionPolicy(options);
   }
 
   /** Whether a record read here has expired: then it is gone for readers, whether or not a sweep ran. */
-  #expired(record: StoredRecord | undefined): boolean {
-    return record !== undefined && isExpired(record, this.#retention);
+  private expired(record: StoredRecord | undefined): boolean {
+    return record !== undefined && isExpired(record, this.retention);
   }
 
   /**
@@ -115,7 +117,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
    * the driver's: O(expired) with an expiry index (`LogDriver.expiring`), else a read of every record.
    */
   sweep(options?: SweepOptions): Promise<SweepProgress> {
-    return sweepExpired(this.driver, this.#retention, options);
+    return sweepExpired(this.driver, this.retention, options);
   }
 
   get nativeType(): string {
@@ -220,7 +222,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     } catch (error) {
       if (!ThreadExistsError.isInstance(error)) throw error;
       const held = await this.driver.read(record.id);
-      if (!held || !this.#expired(held)) throw error;
+      if (!held || !this.expired(held)) throw error;
       // A write to it in between makes the fenced delete fail, and the create refuses as it would have.
       // `deleteRecord` also drops the segments of a reply left streaming in the expired thread.
       await deleteRecord(
@@ -236,7 +238,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
   async get(id: string): Promise<Thread> {
     assertThreadId(id);
     const record = await this.driver.read(id);
-    if (!record || this.#expired(record)) throw new ThreadNotFoundError(id, { source: this.driver.source });
+    if (!record || this.expired(record)) throw new ThreadNotFoundError(id, { source: this.driver.source });
     if (record.kind === "log") return this.bindRecord(record);
     const typeId = record.state.$type;
     const type = typeof typeId === "string" ? this.registry.get(typeId) : undefined;
@@ -255,7 +257,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
   async getState(id: string, options: ParseOptions = {}): Promise<ParsedState> {
     assertThreadId(id);
     const record = await this.driver.read(id);
-    if (!record || this.#expired(record)) throw new ThreadNotFoundError(id, { source: this.driver.source });
+    if (!record || this.expired(record)) throw new ThreadNotFoundError(id, { source: this.driver.source });
     return this.registry.parse(record.kind === "state" ? record.state : this.serialize(record), options);
   }
 
@@ -271,7 +273,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       throw new UnknownThreadTypeError(state.$type, SKEIN_TYPE_PACKAGES[state.$type]);
     if (state.$type === this.nativeType) {
       const record = await this.driver.read(state.id);
-      if (this.#expired(record)) throw new ThreadNotFoundError(state.id, { source: this.driver.source });
+      if (this.expired(record)) throw new ThreadNotFoundError(state.id, { source: this.driver.source });
       if (record?.kind === "log") return this.bindRecord(record);
       // Memory JSON carries its whole log, so a memory store brings it in; other kinds' JSON only refers to a log.
       if (record === undefined && state.$type === "memory" && LogStateSchema.safeParse(state).success) {
@@ -282,7 +284,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     const type = this.registry.get(state.$type);
     if (type?.local) {
       const record = await this.driver.read(state.id);
-      if (this.#expired(record)) throw new ThreadNotFoundError(state.id, { source: this.driver.source });
+      if (this.expired(record)) throw new ThreadNotFoundError(state.id, { source: this.driver.source });
       if (record?.kind === "log" && record.type === state.$type) return this.bindRecord(record);
       // As for memory JSON: a local type's JSON with its whole log brings the thread into a memory store.
       if (record === undefined && this.nativeType === "memory" && LogStateSchema.safeParse(state).success) {
@@ -294,7 +296,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       // A reference to a local thread of another store kind (a workflow moved by `skein migrate`): the log
       // with that id in this store is the thread.
       const record = await this.driver.read(state.id);
-      if (this.#expired(record)) throw new ThreadNotFoundError(state.id, { source: this.driver.source });
+      if (this.expired(record)) throw new ThreadNotFoundError(state.id, { source: this.driver.source });
       if (record?.kind === "log") return this.bindRecord(record);
     }
     if (!type?.bind) return new PlainStateThread(state, this);
@@ -433,12 +435,12 @@ export class LocalStore implements ThreadStore, LogThreadHost {
         if (KeyNotFoundError.isInstance(error)) return undefined;
         throw error;
       });
-      if (held && this.#expired(held)) throw new ThreadNotFoundError(id, { source: this.driver.source });
+      if (held && this.expired(held)) throw new ThreadNotFoundError(id, { source: this.driver.source });
       return (await exportSealed(this.driver, this.nativeType, id)) as unknown as LogState;
     }
     assertThreadId(id);
     const record = await this.driver.read(id);
-    if (!record || this.#expired(record)) throw new ThreadNotFoundError(id, { source: this.driver.source });
+    if (!record || this.expired(record)) throw new ThreadNotFoundError(id, { source: this.driver.source });
     // Read through the registry like every other read, so an export is migrated and two stores holding
     // the same thread (one written by an older version) export the same JSON; unknown types stay as stored.
     if (record.kind === "state") return asJson(this.registry.parse(record.state, { unknown: "preserve" }));
@@ -459,7 +461,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
     const records = await visiblePage(
       asked,
       (page) => (this.driver.catalogue ? this.driver.catalogue(page) : scanCatalogue(this.driver, page)),
-      (record) => this.#expired(record),
+      (record) => this.expired(record),
     );
     const items = records.slice(0, query.limit).map((record) => catalogueEntry(record));
     const last = items[items.length - 1];
@@ -473,7 +475,7 @@ export class LocalStore implements ThreadStore, LogThreadHost {
    */
   async count(options: CountOptions = {}): Promise<number> {
     const query = { scope: "", ...countQuery(options) };
-    const counted = await visibleCount(this.driver, this.#retention, query);
+    const counted = await visibleCount(this.driver, this.retention, query);
     if (counted === undefined) {
       throw new UnsupportedOperationError(
         this.nativeType,
@@ -496,8 +498,8 @@ export class LocalStore implements ThreadStore, LogThreadHost {
       serialize: this.#serialize,
     });
     // The scope's own policy, or the store's.
-    scoped.#retention =
-      checked.retention === undefined ? this.#retention : retentionPolicy(checked.retention, "store.scope");
+    scoped.retention =
+      checked.retention === undefined ? this.retention : retentionPolicy(checked.retention, "store.scope");
     return scoped;
   }
 
