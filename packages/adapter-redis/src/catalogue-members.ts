@@ -1,4 +1,9 @@
-import { type CatalogueQuery, catalogueEntry, type StoredRecord } from "@skein/thread-core/driver";
+import {
+  type CatalogueQuery,
+  catalogueEntry,
+  catalogueOf,
+  type StoredRecord,
+} from "@skein/thread-core/driver";
 import { fromSortableText, PAST_EVERY_CHARACTER, toSortableText } from "./sortable-text.js";
 
 type ListOrder = CatalogueQuery["order"];
@@ -6,12 +11,14 @@ type ListOrder = CatalogueQuery["order"];
 /**
  * How the catalogue orders records in one sorted set per scope, all scores 0, so Redis orders members by
  * their bytes and `ZRANGE … BYLEX` with `LIMIT` reads a page in O(log n + page). Each record has up to six
- * members, one per order in the scope's group (`*`) and in its owner's (`=<owner>`):
+ * members, one per order in the scope's group (`*`) and in its owner's (`=<owner>`), and a seventh, in the
+ * scope's group, when it carries its own `expiresAt` (the expiry index, expiry-range.ts):
  *
  * ```
  * <group> NUL i NUL <id>                      id order
  * <group> NUL u NUL <updated key> NUL 1 <id>  last change, then id
  * <group> NUL c NUL <created key> NUL 1 <id>  creation, then id
+ * *       NUL e NUL <expiresAt> NUL 1 <id>    a local thread's own expiry, then id (the scope's group only)
  * ```
  *
  * Ids and keys are in sortable form (UTF-8 bytes in code-unit order, sortable-text.ts). Owners and ids hold
@@ -20,16 +27,22 @@ type ListOrder = CatalogueQuery["order"];
  * character, a key sorts before the keys it is a prefix of, as thread-core compares them.
  */
 const NUL = "\u0000";
-const KEY_END = "\u0000\u0001";
+export const KEY_END = "\u0000\u0001";
 const ESCAPED_NUL = "\u0000\u0002";
 
 const ORDER_LETTER: Record<ListOrder, string> = { id: "i", updated: "u", created: "c" };
 
 /**
- * A record's catalogue entry as the scripts take it: revision, owner ("" for none), and its last-change
- * and creation keys encoded for members.
+ * A record's catalogue entry as the scripts take it: revision, owner ("" for none), its last-change and
+ * creation keys encoded for members, and a local thread's own `expiresAt` encoded likewise ("" for none).
  */
-export type CatalogueEntryArguments = [revision: string, owner: string, updated: string, created: string];
+export type CatalogueEntryArguments = [
+  revision: string,
+  owner: string,
+  updated: string,
+  created: string,
+  expiry: string,
+];
 
 export function entryArguments(record: StoredRecord): CatalogueEntryArguments {
   const entry = catalogueEntry(record);
@@ -38,7 +51,14 @@ export function entryArguments(record: StoredRecord): CatalogueEntryArguments {
     entry.owner ?? "",
     encodeKey(entry.updatedAt),
     encodeKey(entry.createdAt ?? ""),
+    expiryArgument(record),
   ];
+}
+
+/** A record's own `expiresAt` as members hold it, "" when it has none (saved states never expire on their own). */
+export function expiryArgument(record: StoredRecord): string {
+  const expiresAt = record.kind === "log" ? catalogueOf(record.context).expiresAt : undefined;
+  return expiresAt === undefined ? "" : encodeKey(expiresAt);
 }
 
 /** A key (a timestamp as stored) as members hold it. */
@@ -46,7 +66,7 @@ export function encodeKey(key: string): string {
   return toSortableText(key).replaceAll(NUL, ESCAPED_NUL);
 }
 
-function decodeKey(encoded: string): string {
+export function decodeKey(encoded: string): string {
   return fromSortableText(encoded.replaceAll(ESCAPED_NUL, NUL));
 }
 

@@ -20,8 +20,11 @@ import type { RedisConnection } from "./redis-connection.js";
 import { CATALOGUE_STEP } from "./scripts/catalogue-step.js";
 import { toSortableText } from "./sortable-text.js";
 
-/** The catalogue's version in `<prefix>:catalogue`: set once records written before it are indexed. */
-const CATALOGUE_VERSION = "1";
+/**
+ * The catalogue's version in `<prefix>:catalogue`: set once records written before it are indexed. "2"
+ * added the expiry members (expiry-range.ts): a store marked "1" is indexed again, once, to add them.
+ */
+const CATALOGUE_VERSION = "2";
 /** How many records the build indexes at once. */
 const BUILD_BATCH = 500;
 /** With `where`, each read of the index fetches at least this many members, since some are filtered out. */
@@ -69,7 +72,7 @@ export class RedisCatalogue {
 
   /** The page `query` asks for: O(log n + page) reads of the index, and one record read per listed id. */
   async page(query: CatalogueQuery): Promise<StoredRecord[]> {
-    await this.#ready();
+    await this.ready();
     const keys = this.layout.catalogue(query.scope);
     const range = new CatalogueRange(query);
     let bounds = { low: range.low, high: range.high };
@@ -84,7 +87,7 @@ export class RedisCatalogue {
           : ["ZRANGE", keys.order, bounds.high, bounds.low, "BYLEX", "REV", "LIMIT", "0", String(batch)];
       const members = (await this.connection.command(keys.order, args, true)) as string[];
       const positions = members.map((member) => range.position(member));
-      const records = await Promise.all(positions.map((position) => this.#read(position.id)));
+      const records = await Promise.all(positions.map((position) => this.read(position.id)));
       for (const [index, position] of positions.entries()) {
         const record = records[index];
         if (!record) {
@@ -115,7 +118,7 @@ export class RedisCatalogue {
   /** How many records of the scope (and owner) there are: `ZLEXCOUNT`, O(log n). Not by metadata. */
   async count(query: CountQuery): Promise<number | undefined> {
     if (query.where !== undefined && Object.keys(query.where).length > 0) return undefined;
-    await this.#ready();
+    await this.ready();
     const keys = this.layout.catalogue(query.scope);
     const [low, high] = countRange(query.owner);
     return Number(await this.connection.command(keys.order, ["ZLEXCOUNT", keys.order, low, high], true));
@@ -127,8 +130,8 @@ export class RedisCatalogue {
    * exists; the step after the record's script sets the real entry.
    */
   async placeFirst(id: string, entry: CatalogueEntryArguments): Promise<void> {
-    const [, owner, updated, created] = entry;
-    await this.#put(id, ["-1", owner, updated, created]);
+    const [, owner, updated, created, expiry] = entry;
+    await this.#put(id, ["-1", owner, updated, created, expiry]);
   }
 
   /**
@@ -155,6 +158,16 @@ export class RedisCatalogue {
     await this.repairEntry(id);
   }
 
+  /** Removes `member` of the order set unless `id`'s entry holds it: what a repair leaves of an older writer's. */
+  async prune(id: string, member: string): Promise<void> {
+    const keys = this.keysOf(id);
+    await this.connection.script(
+      CATALOGUE_STEP,
+      [keys.entries, keys.order],
+      ["prune", toSortableText(id), member],
+    );
+  }
+
   /**
    * Makes `id`'s entry say what its record says now (or removes it when there is none). On a single server
    * the step checks the record's revision in the same script; on Cluster the revision guard keeps a newer
@@ -165,7 +178,7 @@ export class RedisCatalogue {
     const recordKey = this.layout.record(id).record;
     const scriptKeys = this.inline ? [keys.entries, keys.order, recordKey] : [keys.entries, keys.order];
     for (let attempt = 0; attempt < REPAIR_ATTEMPTS; attempt++) {
-      const record = await this.#read(id);
+      const record = await this.read(id);
       const args = record
         ? ["put", toSortableText(id), ...entryArguments(record)]
         : ["remove", toSortableText(id)];
@@ -175,7 +188,7 @@ export class RedisCatalogue {
   }
 
   /** A record without its events (a listing reads none), or undefined when it is gone. */
-  async #read(id: string): Promise<StoredRecord | undefined> {
+  async read(id: string): Promise<StoredRecord | undefined> {
     const key = this.layout.record(id).record;
     // HMGET, not HGETALL: its reply is a list whatever protocol the client a user passed in speaks.
     const values = (await this.connection.command(key, ["HMGET", key, ...LISTED_FIELDS], true)) as unknown[];
@@ -190,10 +203,11 @@ export class RedisCatalogue {
   }
 
   /**
-   * Records written before the catalogue existed are indexed once per prefix, by the first listing or
-   * count of a process that finds no version mark: it walks the id index and repairs every entry.
+   * Records written before the catalogue (or its expiry members) existed are indexed once per prefix, by
+   * the first listing, count or sweep of a process that finds no version mark or an older one: it walks
+   * the id index and repairs every entry.
    */
-  #ready(): Promise<void> {
+  ready(): Promise<void> {
     this.#built ??= this.#build().catch((error: unknown) => {
       this.#built = undefined;
       throw error;

@@ -11,6 +11,7 @@ import {
   type CatalogueQuery,
   type CommitResult,
   type CountQuery,
+  type ExpiryQuery,
   eventSegments,
   importConflicts,
   type LogChange,
@@ -32,6 +33,7 @@ import { committedRecord, decodeRecord, hashFields } from "./record-codec.js";
 import { RecordIndex } from "./record-index.js";
 import { RedisCatalogue } from "./redis-catalogue.js";
 import type { RedisConnection } from "./redis-connection.js";
+import { RedisExpiryIndex } from "./redis-expiry-index.js";
 import { ReplyWakeups } from "./reply-wakeups.js";
 import { AncestorRetention, ancestorSeconds } from "./retention.js";
 import { commitArguments, createLogArguments, importArguments, referencesTaken } from "./script-arguments.js";
@@ -76,6 +78,7 @@ export class RedisLogDriver implements LogDriver {
   readonly #retention: AncestorRetention | undefined;
   readonly #reader: SegmentReader;
   readonly #catalogue: RedisCatalogue;
+  readonly #expiry: RedisExpiryIndex;
   readonly #wakeups: ReplyWakeups;
 
   constructor(options: RedisLogDriverOptions) {
@@ -91,6 +94,7 @@ export class RedisLogDriver implements LogDriver {
     this.#index = new RecordIndex(this.connection, this.layout);
     this.#reader = new SegmentReader(this.connection, this.layout);
     this.#catalogue = new RedisCatalogue(this.connection, this.layout, this.#index);
+    this.#expiry = new RedisExpiryIndex(this.#catalogue);
     this.#wakeups = new ReplyWakeups(this.connection, this.layout.prefix);
   }
 
@@ -205,7 +209,7 @@ export class RedisLogDriver implements LogDriver {
     const updatedAt = new Date().toISOString();
     await this.#index.add(id);
     const [, owner, updated, created] = entryArguments({ kind: "state", id, revision: 0, updatedAt, state });
-    if (!this.#catalogue.inline) await this.#catalogue.placeFirst(id, ["0", owner, updated, created]);
+    if (!this.#catalogue.inline) await this.#catalogue.placeFirst(id, ["0", owner, updated, created, ""]);
     const reply = (await this.connection.script(
       PUT_STATE,
       [key, ...this.#catalogueKeys(id)],
@@ -287,6 +291,11 @@ export class RedisLogDriver implements LogDriver {
   /** A page of `store.list` from the catalogue (redis-catalogue.ts): O(log n + page) in every order. */
   catalogue(query: CatalogueQuery): Promise<StoredRecord[]> {
     return this.#catalogue.page(query);
+  }
+
+  /** A sweep's page of threads past their own `expiresAt` (redis-expiry-index.ts): O(log n + page). */
+  expiring(query: ExpiryQuery): Promise<StoredRecord[]> {
+    return this.#expiry.page(query);
   }
 
   /** `store.count` by scope and owner, O(log n); by metadata it is refused (undefined). */

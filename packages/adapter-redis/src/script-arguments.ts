@@ -1,7 +1,7 @@
 import type { HistoryEvent, Message } from "@skein/thread-core";
 import type { LogChange, LogRecord, SegmentInfo } from "@skein/thread-core/driver";
 import { catalogueOf } from "@skein/thread-core/driver";
-import { entryArguments } from "./catalogue-members.js";
+import { encodeKey, entryArguments } from "./catalogue-members.js";
 import { eventTemplate } from "./record-codec.js";
 import { toSortableText } from "./sortable-text.js";
 
@@ -38,9 +38,14 @@ export function commitArguments(
   }
   args.push(flags);
   if (catalogue) {
-    // A changed context may change the owner; otherwise the catalogue keeps the one it holds.
-    const owner = change.context ? catalogueOf(change.context).owner : undefined;
-    args.push(toSortableText(catalogue.id), change.context ? (owner === undefined ? "-" : `=${owner}`) : "");
+    // A changed context may change the owner and the own expiry; otherwise the catalogue keeps its own.
+    const fields = change.context ? catalogueOf(change.context) : undefined;
+    const given = (value: string | undefined) => (!fields ? "" : value === undefined ? "-" : `=${value}`);
+    args.push(
+      toSortableText(catalogue.id),
+      given(fields?.owner),
+      given(fields?.expiresAt === undefined ? undefined : encodeKey(fields.expiresAt)),
+    );
   }
   if (!newHead && !event && !change.metadata && !change.context && !change.operations) return args;
   const template = eventTemplate(event);

@@ -7,7 +7,8 @@ import { defineLuaScript } from "./lua-script.js";
  * makes one. ARGV: ifRevision or "", expected head, now, ttl, the caller's known revision or "", the
  * number of messages n, then per message its id and JSON, then a flag per message ("1" for a system message)
  * as one string; then, on a single server, the catalogue's entries and order keys end KEYS and ARGV
- * goes on with the record's id (sortable) and its owner ("" kept, "-" none, "=<owner>"); then, only for a
+ * goes on with the record's id (sortable), its owner ("" kept, "-" none, "=<owner>") and its own expiry
+ * key (likewise); then, only for a
  * change that does more than append: new head id or "", its base (JSON),
  * start and createdAt, metadata or "", context or "", event kind ("", checkpoint, rollback, other), event
  * JSON before the point, event JSON after it up to the revision, the point's segment (JSON), the record's
@@ -34,11 +35,12 @@ local flags = ARGV[last + 1]
 -- The catalogue's keys end KEYS when it is kept in this step (a single server): 6 or 10 keys without it.
 local catalogue = #KEYS == 8 or #KEYS == 12
 local c = last + 1
-local catalogue_owner = false
+local catalogue_owner, catalogue_expiry = false, false
 if catalogue then
-  c = last + 3
-  local owner = ARGV[last + 3]
+  c = last + 4
+  local owner, expiry = ARGV[last + 3], ARGV[last + 4]
   if owner == '-' then catalogue_owner = '' elseif owner ~= '' then catalogue_owner = string.sub(owner, 2) end
+  if expiry == '-' then catalogue_expiry = '' elseif expiry ~= '' then catalogue_expiry = string.sub(expiry, 2) end
 end
 -- The rest of the change, when there is more than an append ("" where absent).
 local new_head, metadata, context, kind = ARGV[c + 1] or '', ARGV[c + 5] or '', ARGV[c + 6] or '', ARGV[c + 7] or ''
@@ -56,7 +58,7 @@ if count == 1 and #ARGV == c then
   revision = revision + 1
   length = length + 1
   redis.call('HSET', KEYS[1], 'revision', revision, 'updatedAt', ARGV[3], 'length', length)
-  if catalogue then catalogue_commit(KEYS[7], KEYS[8], ARGV[last + 2], revision, ARGV[3], false) end
+  if catalogue then catalogue_commit(KEYS[7], KEYS[8], ARGV[last + 2], revision, ARGV[3], false, false) end
   expire_all(ARGV[4], 'extend', KEYS, 1, 6)
   if known then return { 'ok', revision, length, false, false } end
   return { 'ok', revision, length, false, false, redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1) }
@@ -124,7 +126,7 @@ if changed or metadata ~= '' or context ~= '' or kind ~= '' or operations ~= '' 
   if context ~= '' then fields[#fields + 1] = 'context' fields[#fields + 1] = context end
   if operations ~= '' then fields[#fields + 1] = 'operations' fields[#fields + 1] = operations end
   redis.call('HSET', KEYS[1], unpack(fields))
-  if catalogue then catalogue_commit(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[last + 2], revision, ARGV[3], catalogue_owner) end
+  if catalogue then catalogue_commit(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[last + 2], revision, ARGV[3], catalogue_owner, catalogue_expiry) end
   if kind ~= '' then
     event = ARGV[c + 8] .. point .. ARGV[c + 9] .. revision .. '}'
     redis.call('RPUSH', KEYS[2], event)
