@@ -121,7 +121,8 @@ describe.each([
       expect(commands).toEqual(["ZRANGE", ...Array.from({ length: PAGE + 1 }, () => "HMGET")]);
     }
     expect(large.slice(0, LISTINGS.length)).toEqual(small.slice(0, LISTINGS.length));
-    expect(small[LISTINGS.length]).toEqual(["ZLEXCOUNT", `count=${SMALL}`]);
-    expect(large[LISTINGS.length]).toEqual(["ZLEXCOUNT", `count=${OWNED}`]);
+    // A count, and one range read of the expiry members (none expired here) for the threads it leaves out.
+    expect(small[LISTINGS.length]).toEqual(["ZLEXCOUNT", "ZRANGE", `count=${SMALL}`]);
+    expect(large[LISTINGS.length]).toEqual(["ZLEXCOUNT", "ZRANGE", `count=${OWNED}`]);
   }, 240_000);
 });
