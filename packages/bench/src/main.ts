@@ -160,7 +160,7 @@ await withPostgres(async (postgresUrl) =>
     }
 
     const { catalogue, branching } = await issueRows({ sections, quick, redisUrl, postgresUrl, command });
-    const retention = sections.has("retention") ? await retentionRows(quick, command) : undefined;
+    const retention = sections.has("retention") ? await retentionRows(quick, command, redisUrl) : undefined;
     const streaming = sections.has("streaming")
       ? await streamingFigures({ quick, redisUrl, postgresUrl, command })
       : undefined;

@@ -1,6 +1,8 @@
 import { openStore } from "@skein/thread-core";
-import { LocalStore, type LogDriver } from "@skein/thread-core/driver";
+import { LocalStore } from "@skein/thread-core/driver";
+import { countedReads } from "./counted-reads.js";
 import { printTable } from "./measure.js";
+import { redisSweeps } from "./retention-redis-rows.js";
 
 /** One sweep measured: how many expired among how many, and what it cost. */
 export interface RetentionRow {
@@ -30,22 +32,7 @@ const FILL_CONCURRENCY = 200;
  */
 export async function sweptOnce(threads: number, expired: number, scan: boolean): Promise<RetentionRow> {
   const memory = (await openStore("memory:")) as LocalStore;
-  let recordsRead = 0;
-  const driver = new Proxy(memory.driver, {
-    get: (target, key) => {
-      if (key === "expiring" && scan) return undefined;
-      const value = Reflect.get(target, key);
-      if (typeof value !== "function") return value;
-      if (key === "expiring" || key === "catalogue" || key === "list") {
-        return async (...args: unknown[]) => {
-          const found = (await value.apply(target, args)) as unknown[];
-          recordsRead += found.length;
-          return found;
-        };
-      }
-      return value.bind(target);
-    },
-  }) as LogDriver;
+  const { driver, reads } = countedReads(memory.driver, scan);
   const clock = { now: Date.now() };
   const store = new LocalStore({
     driver,
@@ -69,7 +56,7 @@ export async function sweptOnce(threads: number, expired: number, scan: boolean)
     }),
   );
   clock.now += 2 * HOUR;
-  recordsRead = 0;
+  reads.count = 0;
   const start = process.hrtime.bigint();
   const report = await store.sweep({ batchSize: 500 });
   const milliseconds = Number(process.hrtime.bigint() - start) / 1e6;
@@ -79,18 +66,32 @@ export async function sweptOnce(threads: number, expired: number, scan: boolean)
     threads,
     expired,
     milliseconds,
-    recordsRead,
+    recordsRead: reads.count,
     deleted: report.deleted,
   };
 }
 
 /** Sweeps of 1,000 and 10,000 expired threads among 100,000 (`--quick`: a tenth of each). */
-export async function retentionRows(quick: boolean, command: string): Promise<RetentionFigures> {
+export async function retentionRows(
+  quick: boolean,
+  command: string,
+  redisUrl?: string,
+): Promise<RetentionFigures> {
   const threads = quick ? 10_000 : 100_000;
   const rows: RetentionRow[] = [];
   for (const scan of [false, true]) {
     for (const expired of quick ? [100, 1_000] : [1_000, 10_000])
       rows.push(await sweptOnce(threads, expired, scan));
+  }
+  if (redisUrl) {
+    const [few, many] = quick ? [100, 1_000] : [1_000, 10_000];
+    rows.push(
+      ...(await redisSweeps(redisUrl, threads, [
+        { expired: few, scan: false },
+        { expired: many, scan: false },
+        { expired: few, scan: true },
+      ])),
+    );
   }
   printTable(
     ["store", "threads", "expired", "sweep ms", "records read", "deleted"],
@@ -116,11 +117,13 @@ export function retentionSection(figures: RetentionFigures | undefined): string 
   return `## Retention: sweep of expired threads (issue 40)
 
 Measured ${figures.date} (\`${figures.command}\`). One \`store.sweep()\` of threads past their own \`expiresAt\`,
-spread through the store. With the memory store's expiry index the sweep reads the expired records only
-(O(expired)); without it (fs and redis today) it reads each record of the store once (O(store)). Most of
+spread through the store. With an expiry index (memory; redis: one sorted set per scope) the sweep reads
+the expired records only (O(expired)); without it it reads each record of the store once (O(store)). Most of
 the indexed rows' time is the deletes themselves: a plain \`store.delete\` in a memory store of 100,000 threads
 costs about 2 ms (its catalogue's sorted arrays are shifted on every removal, memory-catalogue.ts), so 1,000
-deletes one by one took 2.0 s on the machine of these rows, the sweep of 1,000 about the same.
+deletes one by one took 2.0 s on the machine of these rows, the sweep of 1,000 about the same. The redis
+rows share one key prefix on a loopback \`redis-server\`, filled once: each sweep finds its own group of expired
+threads, and as many new threads are created after it as it deleted (retention-redis-rows.ts).
 
 | store | threads | expired | sweep ms | records read | deleted |
 |---|---|---|---|---|---|
