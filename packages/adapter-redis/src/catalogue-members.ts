@@ -56,7 +56,7 @@ export function entryArguments(record: StoredRecord): CatalogueEntryArguments {
 }
 
 /** A record's own `expiresAt` as members hold it, "" when it has none (saved states never expire on their own). */
-export function expiryArgument(record: StoredRecord): string {
+function expiryArgument(record: StoredRecord): string {
   const expiresAt = record.kind === "log" ? catalogueOf(record.context).expiresAt : undefined;
   return expiresAt === undefined ? "" : encodeKey(expiresAt);
 }

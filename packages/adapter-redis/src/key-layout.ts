@@ -24,7 +24,7 @@ export interface SegmentKeys {
 
 /** The keys of one scope's catalogue (`store.list` by owner and order): one slot per scope. */
 export interface CatalogueKeys {
-  /** Hash: record id (sortable) → its entry, JSON `[revision, owner or "", updated key, created key]`. */
+  /** Hash: record id (sortable) → its entry, JSON `[revision, owner or "", updated key, created key(, expiry key)]`. */
   entries: string;
   /** Sorted set, every score 0: the entries' positions, as members ordered by their bytes. */
   order: string;
@@ -52,7 +52,8 @@ export interface RecordKeys {
  * <prefix>:{<slot tag>}:segment:<name>:ids        hash: message id → offset
  * <prefix>:{<slot tag>}:segment:<name>:system     list: offsets of system messages
  * <prefix>:{@<scope tag>}:catalogue:entries       hash: a scope's catalogue entries (catalogue-members.ts)
- * <prefix>:{@<scope tag>}:catalogue:order         sorted set: their positions by owner and order
+ * <prefix>:{@<scope tag>}:catalogue:order         sorted set: their positions by owner and order, and by
+ *                                                 a thread's own expiresAt (the expiry index)
  * <prefix>:catalogue                              the catalogue's version, once built over older records
  * ```
  */
