@@ -78,6 +78,14 @@ instead of decrypting them; the first-view row is what each decryption costs. Co
 from one process are queued when encrypted (each is bound to the offset it lands at, \`append-queue.ts\`).
 Memory is left out (it encrypts only when asked, and has no second process to write the first-view threads).
 
+What still separates an encrypted append from a clear one on every store is the thread's authenticated end
+(\`$end\`, a MAC of its head and length that detects messages cut from its end): it is kept in the record's
+context, so each encrypted append also writes the record's (sealed) context, and each store then takes its
+general commit path instead of its append-only one: PostgreSQL a transaction that locks the record row and
+runs several statements instead of one statement, fs a rewrite of the record beside the log, Redis the commit
+script's general branch with the context in its arguments. Keeping the end beside the context (a field each
+driver writes in its append path) is the change that would bring appends near the clear ones; it is not made.
+
 `;
 }
 
@@ -85,14 +93,14 @@ Memory is left out (it encrypts only when asked, and has no second process to wr
 export const ENCRYPTION_WHY: Array<[RegExp, string]> = [
   [
     /^encrypted redis append/,
-    "Profiled (December 2026, node --cpu-prof and INFO commandstats on packages/bench/src/encryption-profile.ts): an encrypted append sends the same one EVALSHA as a clear one, and no longer opens the record and message it has just sealed (each commit decrypted the record's metadata and context, checked its `$end` MAC and decrypted the appended message again: 3 decryptions and an HMAC of the 3 AES operations and 3 HMACs per append). What is left per append is sealing the message (an HMAC for its synthetic nonce, AES-256-GCM), the `$end` MAC, and the context: the `$end` lives in the record's context, so each encrypted append rewrites the stored (sealed) context, which a clear append never sends, and the commit script takes its general path instead of the one-message fast path. Meeting 1.3× on every run would need the end kept outside the context (a driver field of its own) so that an append sends only the message and the MAC.",
+    "Profiled (December 2026, node --cpu-prof, INFO commandstats and process.cpuUsage in turns on packages/bench/src/encryption-profile.ts): an encrypted append sends the same one EVALSHA as a clear one. It used to open again everything it had just sealed: after each commit the record's metadata and context were decrypted, its `$end` MAC checked and the appended message decrypted (3 AES-256-GCM decryptions and an HMAC per append, counted in thread-core's decryption-count.test.ts); it now hands back what it sealed. What is left per append is sealing the message (an HMAC for its synthetic nonce and an AES-256-GCM encryption, about 10 µs of CPU at load under 2), the `$end` MAC (an HMAC), and the context: the `$end` lives in the record's context, so each encrypted append writes the stored (sealed) context again, which a clear append never sends, and Redis's commit script takes its general path instead of the one-message fast path (more server time, and the catalogue's owner entry rewritten). Meeting 1.3× on every run would need the end kept beside the context (a field of its own in every driver) so that an append sends only the message and the MAC.",
   ],
   [
     /^encrypted (fs|redis) view/,
-    "A view of messages this store has not sealed or read before decrypts each of them (about 5 µs of CPU each for AES-256-GCM and the base64 and JSON around it, at load under 2); messages it sealed or read lately are compared instead (see the first-view row, which is not held to the target).",
+    "A view decrypts each message this store has not sealed or read before (about 5 µs of CPU each for AES-256-GCM and the base64 and JSON around it, at load under 2; the first-view row); messages it sealed or read lately are compared with what it remembers instead.",
   ],
   [
     /^encrypted fs append/,
-    "An fs append is two fdatasyncs; the encrypted one also rewrites the record's context with the new `$end` MAC. Not profiled further here.",
+    "A clear fs append adds lines to the head's log and index; an encrypted one also changes the record's context (the new `$end` MAC, see the section's note), so each append rewrites the record beside the log, with its own flushes: the store's general commit path. Not profiled further here; the fix is the one named for Redis (the end kept beside the context, written in the append path).",
   ],
 ];
