@@ -1,5 +1,17 @@
 import type { Message } from "../message.js";
-import type { SealedUnit } from "./sealed-unit.js";
+
+/**
+ * The fields of a stored sealed unit that are compared (`sealed-unit.ts`'s `SealedUnit` has them; it is not
+ * imported, since that file imports the key ring that owns this cache).
+ */
+export interface StoredUnit {
+  readonly key: string;
+  readonly owner?: string;
+  readonly check: string;
+  readonly nonce: string;
+  readonly data: string;
+  readonly tag: string;
+}
 
 /** How many messages' plaintext a store's keys remember at most. */
 export const OPENED_MESSAGES = 10_000;
@@ -11,7 +23,7 @@ export interface OpenedEntry<Key> {
   readonly id: string;
   readonly role: string;
   readonly createdAt: string | undefined;
-  readonly unit: SealedUnit;
+  readonly unit: StoredUnit;
   readonly text: string;
   readonly key: Key;
   readonly characters: number;
@@ -91,7 +103,7 @@ export class OpenedMessages<Key> {
   }
 
   /** The entry of `stored` (whose sealed unit is `unit`) at `offset` of `segment`, if exactly it is remembered. */
-  get(segment: string, offset: number, stored: Message, unit: SealedUnit): OpenedEntry<Key> | undefined {
+  get(segment: string, offset: number, stored: Message, unit: StoredUnit): OpenedEntry<Key> | undefined {
     const young = this.#young.get(segment, offset);
     if (young) return sameMessage(young, stored, unit) ? young : undefined;
     const old = this.#old.get(segment, offset);
@@ -101,7 +113,7 @@ export class OpenedMessages<Key> {
   }
 
   /** Remembers that `unit`, stored as `stored` at `offset` of `segment`, holds `text`, opened with `key`. */
-  set(segment: string, offset: number, stored: Message, unit: SealedUnit, text: string, key: Key): void {
+  set(segment: string, offset: number, stored: Message, unit: StoredUnit, text: string, key: Key): void {
     const characters = unit.data.length + text.length;
     // One message larger than a generation's budget would only push everything else out.
     if (characters > this.#perGeneration.characters) return;
@@ -143,7 +155,7 @@ export class OpenedMessages<Key> {
 }
 
 // Everything a message's unit is bound to (its place aside) and everything stored in it.
-function sameMessage<Key>(entry: OpenedEntry<Key>, stored: Message, unit: SealedUnit): boolean {
+function sameMessage<Key>(entry: OpenedEntry<Key>, stored: Message, unit: StoredUnit): boolean {
   const held = entry.unit;
   return (
     entry.id === stored.id &&
