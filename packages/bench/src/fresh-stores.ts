@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { openStore, type ThreadStore } from "@skein/thread-core";
+import { type OpenStoreOptions, openStore, type ThreadStore } from "@skein/thread-core";
 import { LocalStore } from "@skein/thread-core/driver";
 import pg from "pg";
 import { createClient } from "redis";
@@ -17,8 +17,8 @@ export interface FreshStore {
 /** One kind of store the catalogue and branching rows run on. */
 export interface StoreFactory {
   name: string;
-  /** A new, empty store that shares nothing with any other this factory made. */
-  fresh(): Promise<FreshStore>;
+  /** A new, empty store that shares nothing with any other this factory made; `options` go to `openStore`. */
+  fresh(options?: OpenStoreOptions): Promise<FreshStore>;
   /** How many timed runs an operation of this store affords (fewer for slow ones, see `affordableRuns`). */
   runs: number;
 }
@@ -31,8 +31,8 @@ export function memoryFactory(runs: number): StoreFactory {
   return {
     name: "memory",
     runs,
-    fresh: async () => {
-      const store = await openStore("memory:");
+    fresh: async (options) => {
+      const store = await openStore("memory:", options);
       return { store, dispose: () => store.close() };
     },
   };
@@ -43,9 +43,9 @@ export function fsFactory(runs: number): StoreFactory {
   return {
     name: "fs",
     runs,
-    fresh: async () => {
+    fresh: async (options) => {
       const url = `file://${temporaryDirectory()}`;
-      const store = await openStore(url);
+      const store = await openStore(url, options);
       return { store, url, dispose: () => store.close() };
     },
   };
@@ -60,11 +60,11 @@ export function redisFactory(name: string, url: string, runs: number): StoreFact
   return {
     name,
     runs,
-    fresh: async () => {
+    fresh: async (options) => {
       const prefix = uniqueName("skein-bench");
       const target = new URL(url);
       target.searchParams.set("prefix", prefix);
-      const store = await openStore(target.href);
+      const store = await openStore(target.href, options);
       return {
         store,
         url: target.href,
@@ -95,11 +95,11 @@ export function postgresFactory(url: string, runs: number): StoreFactory {
   return {
     name: "postgres",
     runs,
-    fresh: async () => {
+    fresh: async (options) => {
       const schema = uniqueName("bench_rows");
       const target = new URL(url);
       target.searchParams.set("schema", schema);
-      const store = await openStore(target.href);
+      const store = await openStore(target.href, options);
       return {
         store,
         url: target.href,

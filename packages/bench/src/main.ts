@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { openStore } from "@skein/thread-core";
 import { type Result, ratioRows } from "./compare.js";
+import { encryptionFigures } from "./encryption-rows.js";
 import { erasureFigures, erasureTable } from "./erasure-scenario.js";
 import { filesCommitResults } from "./files-commit.js";
 import { filesResults } from "./files-scenario.js";
@@ -178,6 +179,10 @@ await withPostgres(async (postgresUrl) =>
       printTable(...erasureTable(erasure.rows));
     }
 
+    const encryption = sections.has("encryption")
+      ? await encryptionFigures({ quick, redisUrl, postgresUrl, command })
+      : undefined;
+
     if (!quick) {
       const fresh: Figures = {
         node: process.version,
@@ -194,6 +199,7 @@ await withPostgres(async (postgresUrl) =>
         ...(retention ? { retention } : {}),
         ...(streaming ? { streaming } : {}),
         ...(erasure ? { erasure } : {}),
+        ...(encryption ? { encryption } : {}),
       };
       const earlierPath = `${root}bench-results.json`;
       const earlier = existsSync(earlierPath)

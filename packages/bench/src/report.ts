@@ -4,6 +4,12 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { FILL_CONCURRENCY } from "./catalogue-scenario.js";
 import { type Result, ratioRows } from "./compare.js";
+import {
+  ENCRYPTION_WHY,
+  type EncryptionFigures,
+  encryptionMarkdown,
+  encryptionTargets,
+} from "./encryption-section.js";
 import { type ErasureFigures, erasureTable } from "./erasure-scenario.js";
 import type { LangGraphRow } from "./langgraph-scenario.js";
 import { formatMicros } from "./measure.js";
@@ -52,6 +58,8 @@ export interface Figures {
   streaming?: StreamingFigures;
   /** Issue 40's erasure rows; absent in figures written before they existed. */
   erasure?: ErasureFigures;
+  /** Issue 41's rows; absent in figures written before they existed. */
+  encryption?: EncryptionFigures;
   /** Sections measured again alone (`--only`) since `date`: the section, and when and how. */
   remeasured?: Record<string, string>;
 }
@@ -179,6 +187,7 @@ function targets(figures: Figures): string[][] {
   ];
   rows.push(...sizedTargets(figures.catalogue, figures.branching));
   rows.push(...streamingTargets(figures.streaming));
+  rows.push(...encryptionTargets(figures.encryption));
   for (const row of figures.scaling) {
     const value = Number.parseFloat(row[4] ?? "");
     if (row[0] !== "raw array") rows.push([`${row[0]} ${row[1]}: 100,000 / 10 ≤ 1.3`, value, 1.3]);
@@ -276,7 +285,7 @@ Every message of every thread is sent at once; the service runs at most 64 at a 
 the floor appends the same messages straight to the store, each thread's in order, 64 at a time. The ratio is
 time per message over the floor's: what the runtime (queues, leases, fencing, the record checks) costs per message.
 
-${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}${retentionSection(figures.retention)}${streamingMarkdown(figures.streaming, measuredLine, table)}${erasureSection(figures.erasure)}## Targets
+${catalogueSection(figures.catalogue)}${branchingSection(figures.branching)}${retentionSection(figures.retention)}${streamingMarkdown(figures.streaming, measuredLine, table)}${erasureSection(figures.erasure)}${encryptionMarkdown(figures.encryption, measuredLine, table)}## Targets
 
 ${table(["target", "measured", "status"], targets(figures))}
 
@@ -386,6 +395,7 @@ a history of ${branching.sizes.edits.toLocaleString("en-US")} edits elsewhere co
 /** Why each kind of missed target is missed, from profiling; printed only for targets missed in this run. */
 const WHY: Array<[RegExp, string]> = [
   ...STREAMING_WHY,
+  ...ENCRYPTION_WHY,
   [
     /1,000 edits at one position/,
     "Profiled (December 2026, node --cpu-prof on one store's operations at 1 vs 1,000 versions): edit, regenerate and switchTo used to rebuild the index of a thread's versions from its whole history for each new record (every event read again), and the memory store froze every event again on each commit. Now the index (thread-core src/local/branch-index.ts) is extended by each new event from the one the previous history had, a scope maps only new events, and memory freezes only the new one; thread-core's branch-version-reads.test.ts and memory-event-freeze.test.ts count the events read and the freeze checks and find them equal at 1 and 300 versions. What still grows with the history is the copy of the record's events array that each commit makes ([...events, event]: a pointer per event), and a first operation after another process changed the thread, which reads the history anew and indexes it once. A miss here that these do not explain has not been profiled.",

@@ -11,6 +11,7 @@ export const SECTIONS = [
   "retention",
   "streaming",
   "erasure",
+  "encryption",
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -33,6 +34,7 @@ const FIELDS: Record<Section, string> = {
   retention: "retention",
   streaming: "streaming",
   erasure: "erasure",
+  encryption: "encryption",
 };
 
 /**
@@ -79,7 +81,8 @@ export function mergedFigures<Figures extends MergeableFigures>(
       section !== "catalogue" &&
       section !== "branching" &&
       section !== "retention" &&
-      section !== "streaming"
+      section !== "streaming" &&
+      section !== "encryption"
     ) {
       (merged.remeasured as Record<string, string>)[section] = `${fresh.date} (${command})`;
     }

@@ -1,6 +1,6 @@
 import { catalogueOf } from "../catalogue/catalogue-fields.js";
 import { ConcurrencyError, ThreadNotFoundError } from "../errors.js";
-import type { JsonObject } from "../json.js";
+import { cloneJson, type JsonObject } from "../json.js";
 import type {
   CatalogueQuery,
   CommitResult,
@@ -179,11 +179,12 @@ export class EncryptingLogDriver implements LogDriver {
       const offset = appends && base ? base.length - (await this.#start(change.expectHead)) : 0;
       const sealed = await this.#sealChange(id, change, offset, ifRevision, base, fenced);
       try {
-        const result = await this.#openResult(
-          change.newHead?.id ?? change.expectHead,
-          await this.inner.commit(id, sealed),
-          offset,
-        );
+        const stored = await this.inner.commit(id, sealed);
+        const head = change.newHead?.id ?? change.expectHead;
+        const result =
+          base && ifRevision === base.revision && !stored.held && this.#stored.has(base)
+            ? await this.#resultOnBase(id, stored, base, change, sealed.append, offset)
+            : await this.#openResult(head, stored, offset);
         this.#appends.saw(result.record);
         return result;
       } catch (error) {
@@ -329,6 +330,42 @@ export class EncryptingLogDriver implements LogDriver {
     // The owner is stored clear: no key is needed to learn it.
     const stored = await this.inner.read(id);
     return stored?.kind === "log" ? catalogueOf(stored.context).owner : undefined;
+  }
+
+  /**
+   * What a change landed at the revision of `base` (an opened record of this driver's) left, without
+   * decrypting what this driver has just sealed: the record is `base` with the change, so its metadata and
+   * context are the change's or the base's, and the messages the store hands back as written are the
+   * caller's. Only checkpoint labels the record gained are opened. The next read of the record from the
+   * store is opened and checked in full as ever.
+   */
+  async #resultOnBase(
+    id: string,
+    result: CommitResult,
+    base: LogRecord,
+    change: LogChange,
+    sealedAppend: Message[] | undefined,
+    offset: number,
+  ): Promise<CommitResult> {
+    const stored = result.record;
+    const record: LogRecord = {
+      ...stored,
+      metadata: change.metadata ? cloneJson(change.metadata) : base.metadata,
+      context: change.context ? cloneJson(change.context) : base.context,
+      events: await this.#openEvents(id, stored.events),
+    };
+    this.#remember(record, stored);
+    this.#opened.set(stored, record);
+    const plain = change.append ?? [];
+    const head = change.newHead?.id ?? change.expectHead;
+    const messages = await Promise.all(
+      result.messages.map((message, index) =>
+        message === sealedAppend?.[index]
+          ? (plain[index] as Message)
+          : this.#codec.openMessage(message, head, offset + index),
+      ),
+    );
+    return { record, messages };
   }
 
   async #openResult(head: string, result: CommitResult, offset: number): Promise<CommitResult> {

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { InvalidOptionError } from "../errors.js";
 import type { EncryptionOptions, OwnerKeyRequest } from "../spec/encryption-options.js";
 import { KeyNotFoundError } from "./encryption-errors.js";
+import { OpenedMessages } from "./opened-messages.js";
 
 /** The bytes of an AES-256 key. */
 export const KEY_BYTES = 32;
@@ -38,6 +39,9 @@ export class KeyRing {
     | undefined;
   readonly #destroy: ((owner: string) => Promise<void> | void) | undefined;
   readonly #fetched = new Map<string, Promise<RingKey>>();
+  /** The keys `#listed` holds, by identity: an entry of `#opened` is served only while its key is here. */
+  readonly #held = new WeakSet<RingKey>();
+  readonly #opened = new OpenedMessages<RingKey>();
 
   constructor(options: EncryptionOptions) {
     if (typeof options !== "object" || options === null) {
@@ -90,7 +94,7 @@ export class KeyRing {
         typeof keys,
       );
     }
-    for (const [id, bytes] of Object.entries(keys)) this.#listed.set(slot(id, undefined), ringKey(id, bytes));
+    for (const [id, bytes] of Object.entries(keys)) this.#list(slot(id, undefined), ringKey(id, bytes));
     if (!this.#listed.has(slot(this.current, undefined))) throw new KeyNotFoundError(this.current);
   }
 
@@ -109,7 +113,7 @@ export class KeyRing {
     if (!fetched) {
       fetched = fetchKey(provider, { keyId, owner: whose }, this.perOwner).then((key) => {
         // Kept only while this fetch is still the one asked for: a key destroyed meanwhile is not kept.
-        if (this.#fetched.get(at) === fetched) this.#listed.set(at, key);
+        if (this.#fetched.get(at) === fetched) this.#list(at, key);
         return key;
       });
       // A failed fetch is not kept: the next read asks again (a KMS may have been briefly away).
@@ -127,6 +131,24 @@ export class KeyRing {
   /** The key under `keyId` (of `owner`) when it is already at hand, for synchronous reads. */
   keyNow(keyId: string, owner?: string): RingKey | undefined {
     return this.#listed.get(slot(keyId, this.perOwner ? owner : undefined));
+  }
+
+  /**
+   * The plaintext of messages these keys sealed or opened lately (bounded), so reading the same messages
+   * again decrypts nothing. It goes with the keys: an owner's entries are forgotten with the owner's keys.
+   */
+  get openedMessages(): OpenedMessages<RingKey> {
+    return this.#opened;
+  }
+
+  /** Whether `key` is one this ring still holds (not forgotten with its owner). */
+  holds(key: RingKey): boolean {
+    return this.#held.has(key);
+  }
+
+  #list(at: string, key: RingKey): void {
+    this.#listed.set(at, key);
+    this.#held.add(key);
   }
 
   /** Whether `destroyOwner` can destroy keys: per-owner keys whose provider has `destroy`. */
@@ -151,9 +173,13 @@ export class KeyRing {
   /** Drops every key of `owner` held in memory: the next read asks the provider again. */
   forgetOwner(owner: string): void {
     const prefix = slot("", owner);
-    for (const map of [this.#listed, this.#fetched]) {
-      for (const at of [...map.keys()]) if (at.startsWith(prefix)) map.delete(at);
+    for (const [at, key] of [...this.#listed]) {
+      if (!at.startsWith(prefix)) continue;
+      this.#listed.delete(at);
+      this.#held.delete(key);
     }
+    for (const at of [...this.#fetched.keys()]) if (at.startsWith(prefix)) this.#fetched.delete(at);
+    this.#opened.forgetOwner(owner);
   }
 
   toJSON(): { current: string } {

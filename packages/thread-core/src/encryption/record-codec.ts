@@ -7,7 +7,15 @@ import type { HistoryEvent } from "../thread.js";
 import { IntegrityError, KeyNotFoundError } from "./encryption-errors.js";
 import type { KeyRing, RingKey } from "./key-ring.js";
 import { checkEnd, END_FIELD, type RecordEnd, sealEnd } from "./record-end.js";
-import { isSealedUnit, openValue, type SealedUnit, sealValue, type UnitPosition } from "./sealed-unit.js";
+import {
+  isSealedUnit,
+  openText,
+  openValue,
+  type SealedUnit,
+  sealText,
+  sealValue,
+  type UnitPosition,
+} from "./sealed-unit.js";
 
 /** The content type a sealed message stores its contents under: unknown to readers, so kept as it is. */
 export const SEALED_CONTENT = "skein.sealed";
@@ -32,28 +40,57 @@ export class RecordCodec {
 
   async sealMessage(message: Message, segment: string, offset: number, owner?: string): Promise<Message> {
     const { id, role, createdAt, ...rest } = message;
-    const unit = sealValue(rest, messagePosition(segment, offset, message), await this.currentKey(owner), {
-      deterministic: true,
-    });
-    return { id, role, createdAt, contents: [{ type: SEALED_CONTENT, ...unit }] };
+    const text = JSON.stringify(rest);
+    const key = await this.currentKey(owner);
+    const unit = sealText(text, messagePosition(segment, offset, message), key, { deterministic: true });
+    const content = { type: SEALED_CONTENT, ...unit };
+    const sealed = { id, role, createdAt, contents: [content] } as Message;
+    // Remembered as it will be stored: the thread's next view reads it back without decrypting.
+    this.ring.openedMessages.set(segment, offset, sealed, content, text, key);
+    return sealed;
   }
 
   async openMessage(stored: Message, segment: string, offset: number): Promise<Message> {
     const sealed = sealedContent(stored, segment, offset, this.ring.allowPlaintext);
     if (!sealed) return stored;
-    const { unit, describe } = sealed;
-    const key = await this.ring.key(unit.key, unit.owner);
-    return openedMessage(stored, openValue(unit, messagePosition(segment, offset, stored), key, describe));
+    const remembered = this.#remembered(stored, segment, offset, sealed.unit);
+    if (remembered) return remembered;
+    const key = await this.ring.key(sealed.unit.key, sealed.unit.owner);
+    return this.#opened(stored, segment, offset, sealed, key);
   }
 
   /** `openMessage` with keys already at hand, for a memory store's synchronous `JSON.stringify`. */
   openMessageNow(stored: Message, segment: string, offset: number): Message {
     const sealed = sealedContent(stored, segment, offset, this.ring.allowPlaintext);
     if (!sealed) return stored;
-    const { unit, describe } = sealed;
-    const key = this.ring.keyNow(unit.key, unit.owner);
-    if (!key) throw new KeyNotFoundError(unit.key, { owner: unit.owner });
-    return openedMessage(stored, openValue(unit, messagePosition(segment, offset, stored), key, describe));
+    const remembered = this.#remembered(stored, segment, offset, sealed.unit);
+    if (remembered) return remembered;
+    const key = this.ring.keyNow(sealed.unit.key, sealed.unit.owner);
+    if (!key) throw new KeyNotFoundError(sealed.unit.key, { owner: sealed.unit.owner });
+    return this.#opened(stored, segment, offset, sealed, key);
+  }
+
+  /**
+   * The message, when exactly this unit was sealed or opened at this place before and the key that sealed it
+   * is still held (a key forgotten since, as a shredded owner's, is asked for again and found missing).
+   */
+  #remembered(stored: Message, segment: string, offset: number, unit: SealedUnit): Message | undefined {
+    const entry = this.ring.openedMessages.get(segment, offset, stored, unit);
+    if (!entry || !this.ring.holds(entry.key)) return undefined;
+    // Parsed again on every read: a caller may change the message it gets, never the remembered one.
+    return openedMessage(stored, JSON.parse(entry.text));
+  }
+
+  #opened(
+    stored: Message,
+    segment: string,
+    offset: number,
+    { unit, describe }: { unit: SealedUnit; describe: () => string },
+    key: RingKey,
+  ): Message {
+    const text = openText(unit, messagePosition(segment, offset, stored), key, describe);
+    this.ring.openedMessages.set(segment, offset, stored, unit, text, key);
+    return openedMessage(stored, JSON.parse(text));
   }
 
   async sealMetadata(

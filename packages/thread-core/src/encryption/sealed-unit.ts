@@ -39,7 +39,17 @@ export function sealValue(
   key: RingKey,
   options: { deterministic?: boolean } = {},
 ): SealedUnit {
-  const plaintext = Buffer.from(JSON.stringify(value), "utf8");
+  return sealText(JSON.stringify(value), position, key, options);
+}
+
+/** `sealValue` of a value already turned into JSON text (`text`), for a caller that keeps the text. */
+export function sealText(
+  text: string,
+  position: UnitPosition,
+  key: RingKey,
+  options: { deterministic?: boolean } = {},
+): SealedUnit {
+  const plaintext = Buffer.from(text, "utf8");
   const associated = associatedData(key, position);
   const nonce = options.deterministic
     ? createHmac("sha256", key.nonceKey)
@@ -88,18 +98,27 @@ export function openValue(
   key: RingKey,
   describe: () => string,
 ): unknown {
+  return JSON.parse(openText(unit, position, key, describe));
+}
+
+/** `openValue`'s JSON text, not parsed, for a caller that keeps the text. */
+export function openText(
+  unit: SealedUnit,
+  position: UnitPosition,
+  key: RingKey,
+  describe: () => string,
+): string {
   if (unit.check !== key.check || unit.owner !== key.owner) throw new DecryptionError(unit.key, describe());
   const nonce = Buffer.from(unit.nonce, "base64");
   const tag = Buffer.from(unit.tag, "base64");
   if (nonce.byteLength !== NONCE_BYTES || tag.byteLength !== TAG_BYTES) {
     throw new IntegrityError(describe(), "its nonce or tag has the wrong length");
   }
-  let text: string;
   try {
     const decipher = createDecipheriv("aes-256-gcm", key.bytes, nonce, { authTagLength: TAG_BYTES });
     decipher.setAAD(associatedData(key, position));
     decipher.setAuthTag(tag);
-    text = Buffer.concat([decipher.update(Buffer.from(unit.data, "base64")), decipher.final()]).toString(
+    return Buffer.concat([decipher.update(Buffer.from(unit.data, "base64")), decipher.final()]).toString(
       "utf8",
     );
   } catch (error) {
@@ -107,7 +126,6 @@ export function openValue(
       cause: error,
     });
   }
-  return JSON.parse(text);
 }
 
 // An owner's key is also bound by name, so a unit cannot claim another owner's key under the same id.

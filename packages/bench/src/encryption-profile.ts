@@ -1,0 +1,98 @@
+// Issue 41's Redis overhead, taken apart: per append and per view(last 20) on an encrypted Redis store against
+// the same store in clear, the Redis commands each sends (INFO commandstats before and after) and the Node
+// process's CPU (process.cpuUsage), in alternating rounds. Run under `node --cpu-prof` to see where the CPU goes.
+// Run: node --import tsx src/encryption-profile.ts [rounds] [plain,encrypted] [append,view]
+import { randomBytes } from "node:crypto";
+import { openStore, type Thread, type ThreadStore } from "@skein/thread-core";
+import type { EncryptionOptions } from "@skein/thread-core/driver";
+import { createClient } from "redis";
+import { withRedis } from "./redis-server.js";
+
+const ROUNDS = Number(process.argv[2] ?? 5);
+const SIDES = (process.argv[3] ?? "plain,encrypted").split(",") as Array<"plain" | "encrypted">;
+const OPERATIONS = (process.argv[4] ?? "append,view").split(",");
+const PER_ROUND = 200;
+const encryption: EncryptionOptions = { keys: { bench: randomBytes(32) }, current: "bench" };
+
+type Stats = Map<string, number>;
+
+async function commandStats(client: { info(section: string): Promise<string> }): Promise<Stats> {
+  const text = await client.info("commandstats");
+  const stats: Stats = new Map();
+  for (const line of text.split("\n")) {
+    const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+    if (match) stats.set(match[1] as string, Number(match[2]));
+  }
+  return stats;
+}
+
+function difference(after: Stats, before: Stats, count: number): string {
+  const parts: string[] = [];
+  for (const [name, calls] of after) {
+    const delta = calls - (before.get(name) ?? 0);
+    if (delta > 0 && name !== "info") parts.push(`${name} ${(delta / count).toFixed(2)}`);
+  }
+  return parts.join(", ");
+}
+
+async function seeded(store: ThreadStore): Promise<Thread> {
+  const thread = await store.create();
+  await thread.append(
+    Array.from({ length: 200 }, (_, index) => ({ role: "user" as const, text: `seed ${index}` })),
+  );
+  return thread;
+}
+
+await withRedis(async (url) => {
+  if (!url) throw new Error("no redis");
+  const admin = createClient({ url });
+  await admin.connect();
+  const open = (encrypted: boolean) => {
+    const target = new URL(url);
+    target.searchParams.set(
+      "prefix",
+      `profile-${encrypted ? "enc" : "plain"}-${randomBytes(3).toString("hex")}`,
+    );
+    return openStore(target.href, encrypted ? { encryption } : {});
+  };
+  const stores = { plain: await open(false), encrypted: await open(true) };
+  const threads = { plain: await seeded(stores.plain), encrypted: await seeded(stores.encrypted) };
+  const totals: Record<string, { cpu: number[]; wall: number[]; commands: string }> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const side of SIDES) {
+      const thread = threads[side];
+      for (const [operation, run] of [
+        [
+          "append",
+          (index: number) =>
+            thread.append({ role: "assistant", text: `reply ${round}-${index} with a few words` }),
+        ],
+        ["view(last 20)", () => thread.view({ maxMessages: 20 })],
+      ] as const) {
+        if (!OPERATIONS.includes(operation.split("(")[0] as string)) continue;
+        const before = await commandStats(admin);
+        const cpu = process.cpuUsage();
+        const start = performance.now();
+        for (let index = 0; index < PER_ROUND; index++) await run(index);
+        const wall = ((performance.now() - start) * 1000) / PER_ROUND;
+        const used = process.cpuUsage(cpu);
+        const after = await commandStats(admin);
+        const name = `${side} ${operation}`;
+        totals[name] = totals[name] ?? { cpu: [], wall: [], commands: "" };
+        const entry = totals[name];
+        entry.cpu.push((used.user + used.system) / PER_ROUND);
+        entry.wall.push(wall);
+        entry.commands = difference(after, before, PER_ROUND);
+      }
+    }
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  for (const [name, entry] of Object.entries(totals)) {
+    console.log(
+      `${name.padEnd(26)} wall ${median(entry.wall).toFixed(0).padStart(5)} µs  cpu ${median(entry.cpu).toFixed(0).padStart(5)} µs  commands/op: ${entry.commands}`,
+    );
+  }
+  await stores.plain.close();
+  await stores.encrypted.close();
+  await admin.quit();
+});
