@@ -298,6 +298,9 @@ export function knownEvents(
   stored: StoredLogRecord,
 ): HistoryEvent[] | undefined {
   if (!known || known.head !== live.head || known.revision !== live.revision) return undefined;
+  // Inline events are in hand already; and a key rotation's rewrite puts events inline keeping the
+  // revision (`rewriteRecordFile`), so a caller's copy of the same revision may hold them as they were.
+  if (!stored.eventLog) return undefined;
   const count = stored.eventLog?.count ?? stored.events?.length ?? 0;
   return known.events.length === count ? known.events : undefined;
 }
