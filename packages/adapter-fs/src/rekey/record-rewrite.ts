@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import type { HistoryEvent } from "@skein/thread-core";
 import type { RecordRewrite } from "@skein/thread-core/driver";
 import { missingEvents } from "../errors.js";
@@ -47,5 +48,11 @@ export async function rewriteRecordFile(
   await lease.staging.guard("rekey", () =>
     storage.files.flushAndReplace(storage.records.stage(next, lease.staging, "rekey")),
   );
+  if (events && stored.eventLog) {
+    // The history file no record points at any more holds the events as they were sealed: a reader that
+    // read the old record finds it gone and reads the record again (`FsLogDriver.#live`).
+    await rm(storage.layout.eventsPath(id), { force: true });
+    await storage.files.syncDirectory(storage.layout.records);
+  }
   return true;
 }
