@@ -334,9 +334,11 @@ export class FsLogDriver implements LogDriver, FsStorage {
     return this.#run("rekey", async () => {
       if (rewrites.length === 0) return [];
       if (!(await this.segments.info(segment, { cached: false }))) return rewrites.map(() => false);
-      return this.#withSegmentWriters(segment, (stillHeld) =>
-        rewriteSegment(this.log(segment), rewrites, stillHeld),
-      );
+      return this.#withSegmentWriters(segment, async (stillHeld) => {
+        // Reclaimed (its threads deleted) while this waited for the locks: nothing left to rewrite.
+        if (!(await this.segments.info(segment, { cached: false }))) return rewrites.map(() => false);
+        return rewriteSegment(this.log(segment), rewrites, stillHeld);
+      });
     });
   }
 

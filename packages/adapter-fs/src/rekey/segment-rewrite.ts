@@ -38,9 +38,11 @@ export async function rewriteSegment(
     },
     { overdraft: true },
   );
-  if (!planned || !planned.done.includes(true)) return planned?.done ?? rewrites.map(() => false);
+  const nothing = rewrites.map(() => false);
+  // An empty segment, or no message still as read: nothing to swap in.
+  if (!planned?.done.includes(true)) return planned?.done ?? nothing;
   const swapped = await swapIn(log.directory, log.files, planned.log, planned.index, stillHeld);
-  return swapped ? planned.done : rewrites.map(() => false);
+  return swapped ? planned.done : nothing;
 }
 
 /** The segment's log and index with the rewrites made, and which were made. */
