@@ -51,6 +51,9 @@ import { watchSegment } from "./segments/segment-watch.js";
 import { isSealed, publishSeal, sealState } from "./takeover/head-seal.js";
 import { moveOffSealedHead } from "./takeover/head-takeover.js";
 
+/** How many times a segment read that meets a key rotation's swap is made (`#readSwapped`). */
+const SWAPPED_READS = 3;
+
 /** A `"state"` delete found a local thread under the id: it is deleted again under a `"record"` lock. */
 const LOCAL_THREAD = Symbol("local thread");
 
@@ -310,19 +313,22 @@ export class FsLogDriver implements LogDriver, FsStorage {
   }
 
   /**
-   * A read of segment `id` that found a line not matching its entry, read again once: a key rotation may
-   * have swapped the segment's files between this read's opening of the index and of the log (the second
-   * read opens both anew), or stopped half-way through the swap, which is settled first under the locks its
-   * writers take (`segment-swap.ts`). Damage fails the second read too.
+   * A read of segment `id` that found a line not matching its entry, read again: a key rotation may have
+   * swapped the segment's files between this read's opening of the index and of the log (the next read
+   * opens both anew), or stopped half-way through the swap, which is settled first under the locks its
+   * writers take (`segment-swap.ts`). A few times, for a segment whose batches are swapped in one after
+   * another; damage fails every read.
    */
   async #readSwapped<T>(id: string, read: () => Promise<T>): Promise<T> {
-    try {
-      return await read();
-    } catch (error) {
-      if (!CorruptStoreError.isInstance(error)) throw error;
-      const directory = this.layout.segmentDirectory(id);
-      if (hasSwapMark(directory)) await this.#withSegmentWriters(id, () => settleSwap(directory, this.files));
-      return read();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (error) {
+        if (!CorruptStoreError.isInstance(error) || attempt >= SWAPPED_READS) throw error;
+        const directory = this.layout.segmentDirectory(id);
+        if (hasSwapMark(directory))
+          await this.#withSegmentWriters(id, () => settleSwap(directory, this.files));
+      }
     }
   }
 

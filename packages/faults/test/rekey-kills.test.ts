@@ -156,8 +156,16 @@ describe("fs: skein rekey killed with SIGKILL at a seeded point of a segment's s
           output.stderr(),
         ).toEqual(point.state);
 
-        // Readers with the keys read everything as it was, before any rerun (a half swap is settled first).
-        expect(await readAll(url, { [OLD]: old, [NEW]: fresh }, NEW)).toEqual(before);
+        // A writer appends before anyone else settles the segment (it settles it itself first); then readers
+        // with the keys read everything as it was, and the append, before any rerun.
+        const writer = await openStore(url, {
+          encryption: { keys: { [OLD]: old, [NEW]: fresh }, current: NEW },
+        });
+        await (await writer.get("t0")).append({ id: "late", role: "user", text: "late" });
+        await writer.close();
+        const expected = structuredClone(before) as Record<string, { messages: unknown[] }>;
+        expected.t0?.messages.push(["late", [{ type: "text", text: "late" }]]);
+        expect(await readAll(url, { [OLD]: old, [NEW]: fresh }, NEW)).toEqual(expected);
         const rerun = await runSkein(["rekey", "--store", url, "--keys-file", rotated, "--json"]);
         expect(rerun.code, rerun.stderr).toBe(0);
         const report = JSON.parse(rerun.stdout);
@@ -167,7 +175,7 @@ describe("fs: skein rekey killed with SIGKILL at a seeded point of a segment's s
         expect(existsSync(join(segment, "rekey.json"))).toBe(false);
         expect(readdirSync(segment).filter((name) => name.startsWith("rekey-"))).toEqual([]);
         // The old key can go: everything reads with the new one alone, and no unit under the old key is left.
-        expect(await readAll(url, { [NEW]: fresh }, NEW)).toEqual(before);
+        expect(await readAll(url, { [NEW]: fresh }, NEW)).toEqual(expected);
         const bytes = await storedBytes(directory);
         expect(bytes).toContain(`"key":"${NEW}"`);
         expect(bytes).not.toContain(`"key":"${OLD}"`);

@@ -17,8 +17,9 @@ import type { DurableFiles } from "../records/durable-files.js";
  * settles the segment first (`settleSwap`, from `SegmentLog.withFiles`), as a reader that finds a line not
  * matching its entry does under those locks before reading again. Settling finds out how far a stopped
  * rewriter got: its log not renamed yet, the old pair is whole and the copy is dropped (rolled back); its
- * log renamed, the index follows (rolled forward). The copy's log is dropped by renaming it away first, so
- * a rewriter that lost its lock to a takeover meanwhile finds it gone and stops before touching the index.
+ * log renamed, the index follows (rolled forward). A settler first takes the copy's index away (a rename),
+ * then its log, so a rewriter that lost its lock to a takeover meanwhile finds its copy gone and stops
+ * before it swaps anything more.
  */
 export const SWAP_MARK = "rekey.json";
 
@@ -48,26 +49,33 @@ export async function settleSwap(directory: string, files: DurableFiles): Promis
   const generation = readMark(directory);
   if (generation === undefined) return;
   const copy = swapFiles(directory, generation);
-  const claimed = files.temporaryPath();
-  let rolledBack = true;
-  try {
-    await rename(copy.log, claimed);
-  } catch (error) {
-    if (!hasCode(error, "ENOENT")) throw error;
-    rolledBack = false;
-  }
-  if (rolledBack) {
-    await rm(claimed, { force: true });
-    await rm(copy.index, { force: true });
-  } else {
-    try {
-      await rename(copy.index, join(directory, "index.bin"));
-    } catch (error) {
-      if (!hasCode(error, "ENOENT")) throw error; // renamed by the rewriter itself just before it stopped
+  // The copy's index is taken first, out of everyone's reach: whoever holds it alone decides, so two
+  // settlers (or a settler and a rewriter that lost its lock) never decide differently.
+  const index = files.temporaryPath();
+  if (await moved(copy.index, index)) {
+    const log = files.temporaryPath();
+    if (await moved(copy.log, log)) {
+      // The log was not swapped yet: the old pair is whole; the copy goes.
+      await rm(log, { force: true });
+      await rm(index, { force: true });
+    } else {
+      // The log was swapped: the index follows.
+      await rename(index, join(directory, "index.bin"));
     }
   }
   await rm(join(directory, SWAP_MARK), { force: true });
   await files.syncDirectory(directory);
+}
+
+/** Renames `from` to `to`; false when `from` is gone (renamed by someone else). */
+async function moved(from: string, to: string): Promise<boolean> {
+  try {
+    await rename(from, to);
+    return true;
+  } catch (error) {
+    if (hasCode(error, "ENOENT")) return false;
+    throw error;
+  }
 }
 
 /**
@@ -110,17 +118,10 @@ export async function swapIn(
     return false;
   }
   await files.writeAtomically(join(directory, SWAP_MARK), `${JSON.stringify({ generation })}\n`);
-  try {
-    await rename(copy.log, join(directory, "messages.jsonl"));
-  } catch (error) {
-    if (hasCode(error, "ENOENT")) return false; // rolled back by a settler that took the lock over
-    throw error;
-  }
-  try {
-    await rename(copy.index, join(directory, "index.bin"));
-  } catch (error) {
-    if (!hasCode(error, "ENOENT")) throw error; // rolled forward by a settler meanwhile
-  }
+  // Gone: a settler that took the lock over rolled the copy back. Then the index's copy gone too: that
+  // settler finishes the swap (it found the log swapped).
+  if (!(await moved(copy.log, join(directory, "messages.jsonl")))) return false;
+  await moved(copy.index, join(directory, "index.bin"));
   await rm(join(directory, SWAP_MARK), { force: true });
   await files.syncDirectory(directory);
   return true;
