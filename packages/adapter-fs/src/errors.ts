@@ -46,7 +46,7 @@ export class LockLostError extends StoreUnavailableError {
   constructor(
     readonly lockPath: string,
     options: SkeinErrorOptions = {},
-    readonly operation: "append" | "commit" | "create" | "save" | "delete" = "append",
+    readonly operation: "append" | "commit" | "create" | "save" | "delete" | "rekey" = "append",
   ) {
     super(
       `Lost the lock ${lockPath} during ${operation === "append" ? "an append" : `a ${operation}`}: this ` +

@@ -13,6 +13,8 @@ import type {
   LogChange,
   LogDriver,
   LogRecord,
+  MessageRewrite,
+  RecordRewrite,
   RecordSummary,
   SegmentInfo,
   StateRecord,
@@ -37,6 +39,9 @@ import {
   type StoredLogRecord,
 } from "./records/record-files.js";
 import { StoreLayout } from "./records/store-layout.js";
+import { rewriteRecordFile } from "./rekey/record-rewrite.js";
+import { rewriteSegment } from "./rekey/segment-rewrite.js";
+import { hasSwapMark, settleSwap } from "./rekey/segment-swap.js";
 import { IMPORT_BATCH, importSegment, importSegments } from "./segments/import-segment.js";
 import { newSegmentId, SegmentDirectories, threadReferrer } from "./segments/segment-directories.js";
 import { SegmentFileCache } from "./segments/segment-file-cache.js";
@@ -45,6 +50,9 @@ import { withReader } from "./segments/segment-reader.js";
 import { watchSegment } from "./segments/segment-watch.js";
 import { isSealed, publishSeal, sealState } from "./takeover/head-seal.js";
 import { moveOffSealedHead } from "./takeover/head-takeover.js";
+
+/** How many times a segment read that meets a key rotation's swap is made (`#readSwapped`). */
+const SWAPPED_READS = 3;
 
 /** A `"state"` delete found a local thread under the id: it is deleted again under a `"record"` lock. */
 const LOCAL_THREAD = Symbol("local thread");
@@ -294,14 +302,70 @@ export class FsLogDriver implements LogDriver, FsStorage {
   }
 
   async readSegment(id: string, from: number, to: number): Promise<Message[]> {
-    return this.#run("read", () => this.log(id).readMessages(from, to));
+    return this.#run("read", () => this.#readSwapped(id, () => this.log(id).readMessages(from, to)));
   }
 
   async locate(id: string, messageId: string, before: number) {
     return this.#run("read", async () => {
-      const [found] = await this.log(id).locate([messageId], before);
+      const [found] = await this.#readSwapped(id, () => this.log(id).locate([messageId], before));
       return found && { offset: found.offset };
     });
+  }
+
+  /**
+   * A read of segment `id` that found a line not matching its entry, read again: a key rotation may have
+   * swapped the segment's files between this read's opening of the index and of the log (the next read
+   * opens both anew), or stopped half-way through the swap, which is settled first under the locks its
+   * writers take (`segment-swap.ts`). A few times, for a segment whose batches are swapped in one after
+   * another; damage fails every read.
+   */
+  async #readSwapped<T>(id: string, read: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (error) {
+        if (!CorruptStoreError.isInstance(error) || attempt >= SWAPPED_READS) throw error;
+        const directory = this.layout.segmentDirectory(id);
+        if (hasSwapMark(directory))
+          await this.#withSegmentWriters(id, () => settleSwap(directory, this.files));
+      }
+    }
+  }
+
+  /**
+   * Key rotation (`store.rekey`): see `LogDriver.rewriteMessages` and `rewriteSegment`. The segment is
+   * copied and swapped in under its owner's lock and the references lock, which every writer of it holds.
+   */
+  async rewriteMessages(segment: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]> {
+    return this.#run("rekey", async () => {
+      if (rewrites.length === 0) return [];
+      if (!(await this.segments.info(segment, { cached: false }))) return rewrites.map(() => false);
+      return this.#withSegmentWriters(segment, async (stillHeld) => {
+        // Reclaimed (its threads deleted) while this waited for the locks: nothing left to rewrite.
+        if (!(await this.segments.info(segment, { cached: false }))) return rewrites.map(() => false);
+        return rewriteSegment(this.log(segment), rewrites, stillHeld);
+      });
+    });
+  }
+
+  /** Key rotation: see `LogDriver.rewriteRecord` and `rewriteRecordFile`. */
+  async rewriteRecord(id: string, rewrite: RecordRewrite): Promise<boolean> {
+    return this.#run("rekey", () =>
+      this.#withThreadLock(id, "record", (lease) => rewriteRecordFile(this, id, rewrite, lease)),
+    );
+  }
+
+  /**
+   * Runs `task` holding every lock a writer of segment `id` may hold: its owner's (the thread it was made
+   * the head of, which alone appends to it) and the references lock (imports, reclaims). `stillHeld` says
+   * whether the owner's lock is still this process's (a takeover of a stalled holder revokes it).
+   */
+  async #withSegmentWriters<T>(id: string, task: (stillHeld: () => boolean) => Promise<T>): Promise<T> {
+    const owner = (await this.segments.info(id))?.owner;
+    const underReferences = (stillHeld: () => boolean) =>
+      this.locks.withLock(this.layout.referencesLock, () => task(stillHeld));
+    if (owner === undefined) return underReferences(() => true);
+    return this.#withThreadLock(owner, "record", (lease) => underReferences(() => lease.held()));
   }
 
   async systemOffsets(id: string, before: number): Promise<number[]> {

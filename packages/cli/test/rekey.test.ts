@@ -120,14 +120,16 @@ describe("skein rekey", () => {
     expect(flag.code).toBe(2);
   });
 
-  it("refuses a file store, which cannot rewrite in place yet, changing nothing", async () => {
+  it("rekeys a file store in place; afterwards it reads with the new key alone", async () => {
     const store = `file:${join(directory, "files")}`;
     const created = await skein(["create", "--id", "kept", "--keys-file", oldOnly], { store });
     expect(created.code, created.stderr).toBe(0);
-    const result = await skein(["rekey", "--keys-file", rotated], { store });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain("does not support rekey");
-    const shown = await skein(["show", "kept", "--keys-file", oldOnly], { store });
+    const result = await skein(["rekey", "--keys-file", rotated, "--json"], { store });
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ current: NEW, complete: true, remaining: {} });
+    expect(report.rewritten[OLD]).toBeGreaterThan(0);
+    const shown = await skein(["show", "kept", "--keys-file", newOnly], { store });
     expect(shown.code, shown.stderr).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import type { Message } from "@skein/thread-core";
 import { CorruptStoreError } from "../errors.js";
 import type { DurableFiles } from "../records/durable-files.js";
 import { readAt, readAtNow, sizeNow, writeThrough } from "../records/file-access.js";
+import { hasSwapMark, settleSwap } from "../rekey/segment-swap.js";
 import { checksum } from "./checksum.js";
 import { IdBuckets, LINK_LAG } from "./id-buckets.js";
 import { ENTRY_SIZE, EntryFlag, encodeEntry, hashMessageId, type IndexEntry } from "./index-entry.js";
@@ -135,6 +136,11 @@ export class SegmentLog {
     options: { overdraft?: boolean; trusted?: boolean; knownIds?: KnownIds } = {},
   ): Promise<T> {
     const { knownIds, ...open } = options;
+    // A rewrite (key rotation) that stopped half-way is settled before anything is written: its holder held
+    // this lock too. A carried (trusted) holding held the lock since its last settle.
+    if (!options.trusted && hasSwapMark(this.directory)) {
+      return settleSwap(this.directory, this.files).then(() => this.withFiles(task, options));
+    }
     const run = (reader: SegmentReader) => {
       if (knownIds) {
         this.#buckets.knowWatermark(reader, knownIds.watermark);
