@@ -8,5 +8,6 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 600_000,
     fileParallelism: false,
+    globalSetup: ["test/install-strace.ts"],
   },
 });

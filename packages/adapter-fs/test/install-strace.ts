@@ -1,27 +1,2 @@
-import { execFileSync, spawnSync } from "node:child_process";
-
-/**
- * vitest global setup: segment-json-kill.test.ts stops a process at one exact system call with strace. On a
- * fresh Debian machine where the tests run as root (CI), install Debian's strace once, as the Redis and
- * PostgreSQL setups install their servers; elsewhere that test says why it is skipped.
- */
-export default function setup(): void {
-  if (spawnSync("strace", ["-V"], { stdio: "ignore" }).status === 0) return;
-  if (typeof process.getuid !== "function" || process.getuid() !== 0) {
-    console.warn(
-      "[adapter-fs tests] strace is not installed and we are not root: the segment.json kill test is skipped",
-    );
-    return;
-  }
-  console.warn("[adapter-fs tests] installing Debian's strace with apt-get (once per machine)");
-  const options = {
-    stdio: ["ignore", "ignore", "inherit"] as ["ignore", "ignore", "inherit"],
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-  };
-  try {
-    execFileSync("apt-get", ["update"], options);
-    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "strace"], options);
-  } catch (error) {
-    console.warn(`[adapter-fs tests] apt-get could not install strace (${(error as Error).message})`);
-  }
-}
+// segment-json-kill.test.ts stops a process at one exact system call with strace: install it once, as root.
+export { default } from "@skein/test-support/install-strace";
