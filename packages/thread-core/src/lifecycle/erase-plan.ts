@@ -1,4 +1,4 @@
-import { catalogueEntry } from "../catalogue/catalogue-entry.js";
+import { ownedBy } from "../catalogue/catalogue-entry.js";
 import type { LogDriver, LogRecord, SegmentInfo, StoredRecord } from "../local/log-driver.js";
 import { eventPoints } from "../local/log-state.js";
 import { SCOPE_SEPARATOR } from "../local/scoped-log-driver.js";
@@ -37,7 +37,7 @@ export async function planErasure(
     scanned += batch.length;
     for (const record of records) {
       if (!record) continue; // deleted since it was listed
-      if (catalogueEntry(record).owner === owner) owned.push(record);
+      if (ownedBy(record, owner)) owned.push(record);
       else if (record.kind === "log" && forkEvent(record)) forks.push(record);
     }
     const last = batch[batch.length - 1];

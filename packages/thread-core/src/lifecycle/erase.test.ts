@@ -40,10 +40,11 @@ describe("store.erase", () => {
     const store = storeOver(driver);
     const thread = await store.create({ id: "t", owner: "ana", title: "Ana's", metadata: { topic: "x" } });
     await thread.append([
-      { id: "m1", role: "user", text: "question" },
+      // Two-, three- and four-byte characters: bytes are UTF-8 bytes, not string length.
+      { id: "m1", role: "user", text: "question é ✓ 😀" },
       { id: "m2", role: "assistant", text: "answer" },
     ]);
-    await thread.checkpoint("after the answer");
+    await thread.checkpoint("after the answer ü");
     const expected = jsonBytes(await driver.read("t")) + jsonBytes(await thread.messages());
 
     const report = await store.erase({ owner: "ana" });

@@ -1,4 +1,4 @@
-import { catalogueEntry } from "../catalogue/catalogue-entry.js";
+import { catalogueEntry, ownedBy } from "../catalogue/catalogue-entry.js";
 import { ownerProblem } from "../catalogue/catalogue-fields.js";
 import { ownerShredding } from "../encryption/owner-shredding.js";
 import { ConcurrencyError, InvalidOptionError, SkeinError, ThreadNotFoundError } from "../errors.js";
@@ -115,13 +115,13 @@ async function eraseRecord(
   let record: StoredRecord | undefined = first;
   for (let attempt = 0; attempt < FENCE_ATTEMPTS; attempt++) {
     if (!record) return false; // deleted meanwhile by someone else
-    if (owner !== undefined && catalogueEntry(record).owner !== owner) return false;
+    if (owner !== undefined && !ownedBy(record, owner)) return false;
     if (record.kind === "state" && host.bindsState(record)) return eraseBoundState(host, record, report);
     const size = await measure(host, record);
     try {
       const type = record.kind === "log" ? record.type : String(record.state.$type);
-      const revision = { ifRevision: record.revision };
-      if (!(await deleteRecord(host.driver, record.id, type, host.driver.fencedDelete ? revision : {}))) {
+      const fence = { ifRevision: record.revision, known: record };
+      if (!(await deleteRecord(host.driver, record.id, type, host.driver.fencedDelete ? fence : {}))) {
         return false;
       }
       report.threads += 1;
@@ -204,10 +204,24 @@ function reference(record: StoredRecord): ErasedThreadRef {
   return { id, scopes, type: entry.type, ...(entry.owner === undefined ? {} : { owner: entry.owner }) };
 }
 
-const utf8 = new TextEncoder();
-
+/** UTF-8 bytes of `value` as JSON, counted without encoding it (an erasure measures every thread it erases). */
 function byteLength(value: unknown): number {
-  return utf8.encode(JSON.stringify(value)).length;
+  const text = JSON.stringify(value);
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit < 0xdc00 && isLowSurrogate(text.charCodeAt(index + 1))) {
+      bytes += 2; // a pair: two units, four bytes
+      index++;
+    } else bytes += 2; // three bytes (JSON.stringify escapes a lone surrogate, so none is left here)
+  }
+  return bytes;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit < 0xe000;
 }
 
 function describe(error: unknown): string {
