@@ -6,7 +6,7 @@ import { deleteRecord, type LogDriver, type StoredRecord } from "../local/log-dr
 import type { SegmentChains } from "../local/segment-chain.js";
 import type { ErasedThreadRef, EraseOptions, ErasureReport, RemoteErasure } from "../spec/erasure.js";
 import type { ThreadStore } from "../spec/thread-store.js";
-import { planErasure, splitScopedId } from "./erase-plan.js";
+import { ErasurePlanner, splitScopedId } from "./erase-plan.js";
 
 /** What `eraseOwner` needs of the store it erases from. */
 export interface ErasureHost {
@@ -27,12 +27,12 @@ const FENCE_ATTEMPTS = 20;
  * `store.erase`: every record of `options.owner` in the store and its scopes, and (with
  * `includeSharedForks`) other owners' forks sharing their messages, deleted one by one with fenced deletes.
  * Shared forks go first, so an erasure stopped halfway still finds them from the owner's threads when run again.
+ * Passes follow until one finds nothing new (see the loop).
  */
 export async function eraseOwner(host: ErasureHost, options: EraseOptions): Promise<ErasureReport> {
   const owner = checkedOwner(options);
   const signal = options.signal;
-  const plan = await planErasure(host.driver, owner, signal);
-  const targets = options.includeSharedForks ? [...plan.shared, ...plan.owned] : plan.owned;
+  const planner = new ErasurePlanner(host.driver, owner);
   const report: ErasureReport = {
     owner,
     method: "deleted",
@@ -40,19 +40,39 @@ export async function eraseOwner(host: ErasureHost, options: EraseOptions): Prom
     messages: 0,
     bytes: 0,
     erased: [],
-    keptShared: options.includeSharedForks ? [] : plan.shared.map((record) => reference(record)),
+    keptShared: [],
     remote: [],
     ...(host.driver.erasureFollowUp ? { followUp: host.driver.erasureFollowUp } : {}),
   };
-  const progress = (phase: "scanned" | "erased") =>
-    options.onProgress?.({ phase, scanned: plan.scanned, total: targets.length, erased: report.threads });
-  progress("scanned");
-  const shared = new Set<StoredRecord>(plan.shared);
-  for (const target of targets) {
-    signal?.throwIfAborted();
-    // A shared fork is another owner's: it goes whoever owns it; the owner's own threads only while theirs.
-    const erased = await eraseRecord(host, target, shared.has(target) ? undefined : owner, report);
-    if (erased) progress("erased");
+  /** Ids of the records erased, tried or kept: a later pass brings only what is new. */
+  const handled = new Set<string>();
+  let scanned = 0;
+  let total = 0;
+  // Pass after pass until one finds nothing new: a fork another owner made of the owner's threads while they
+  // were being deleted is found by the next pass (then kept and listed, or erased), so the owner's key is
+  // never shredded under it, and a thread the owner made meanwhile goes too.
+  for (let pass = 0; ; pass++) {
+    const plan = await planner.scan(signal);
+    scanned += plan.scanned;
+    const owned = plan.owned.filter((record) => !handled.has(record.id));
+    const shared = plan.shared.filter((record) => !handled.has(record.id));
+    if (pass > 0 && owned.length === 0 && shared.length === 0) break;
+    for (const record of [...owned, ...shared]) handled.add(record.id);
+    if (!options.includeSharedForks) report.keptShared.push(...shared.map((record) => reference(record)));
+    const targets = options.includeSharedForks ? [...shared, ...owned] : owned;
+    total += targets.length;
+    const progress = (phase: "scanned" | "erased") =>
+      options.onProgress?.({ phase, scanned, total, erased: report.threads });
+    if (pass === 0 || targets.length > 0) progress("scanned");
+    const sharedIds = new Set(shared.map((record) => record.id));
+    for (const target of targets) {
+      signal?.throwIfAborted();
+      // A shared fork is another owner's: it goes whoever owns it; the owner's own threads only while theirs.
+      const erased = await eraseRecord(host, target, sharedIds.has(target.id) ? undefined : owner, report);
+      if (erased) progress("erased");
+    }
+    // Nothing deleted: nothing of the owner's went that a new fork could have raced with.
+    if (targets.length === 0) break;
   }
   signal?.throwIfAborted();
   await host.driver.forgetOwner?.(owner);
