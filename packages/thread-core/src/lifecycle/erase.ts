@@ -1,5 +1,5 @@
 import { catalogueEntry, ownedBy } from "../catalogue/catalogue-entry.js";
-import { ownerProblem } from "../catalogue/catalogue-fields.js";
+import { catalogueOf, ownerProblem } from "../catalogue/catalogue-fields.js";
 import { ownerShredding } from "../encryption/owner-shredding.js";
 import { ConcurrencyError, InvalidOptionError, SkeinError, ThreadNotFoundError } from "../errors.js";
 import { deleteRecord, type LogDriver, type StoredRecord } from "../local/log-driver.js";
@@ -220,7 +220,9 @@ async function measure(host: ErasureHost, record: StoredRecord): Promise<number>
 
 function reference(record: StoredRecord): ErasedThreadRef {
   const { scopes, id } = splitScopedId(record.id);
-  const entry = catalogueEntry(record);
+  // A log's type and owner read straight from its record: the whole catalogue entry is built for nothing else.
+  const entry =
+    record.kind === "log" ? { type: record.type, ...catalogueOf(record.context) } : catalogueEntry(record);
   return { id, scopes, type: entry.type, ...(entry.owner === undefined ? {} : { owner: entry.owner }) };
 }
 
