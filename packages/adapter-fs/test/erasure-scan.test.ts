@@ -1,6 +1,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PLANTED_MARKER, plantMarkers, testEncryption } from "@skein/test-support/encryption-markers";
+import {
+  PLANTED_MARKER,
+  plantMarkers,
+  plantStreamingReply,
+  testEncryption,
+} from "@skein/test-support/encryption-markers";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { openStore } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
@@ -24,12 +29,13 @@ describe("store.erase on an fs store", () => {
       const store = await openStore(`file://${directory}`, options);
       await plantMarkers(store);
       await plantMarkers(store.scope("tenant-a"));
+      await plantStreamingReply(store);
       const kept = await store.create({ id: "kept", owner: "owner-2", title: "someone else's" });
       await kept.append({ id: "k1", role: "user", text: "stays" });
       if (!encrypted) expect((await filesWith(directory, PLANTED_MARKER)).length).toBeGreaterThan(0);
 
       const report = await store.erase({ owner: "owner-1" });
-      expect(report.threads).toBe(4);
+      expect(report.threads).toBe(5);
       await store.close();
       expect(await filesWith(directory, PLANTED_MARKER)).toEqual([]);
       expect(await filesWith(directory, "owner-1")).toEqual([]);

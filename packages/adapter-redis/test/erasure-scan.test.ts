@@ -1,4 +1,9 @@
-import { PLANTED_MARKER, plantMarkers, testEncryption } from "@skein/test-support/encryption-markers";
+import {
+  PLANTED_MARKER,
+  plantMarkers,
+  plantStreamingReply,
+  testEncryption,
+} from "@skein/test-support/encryption-markers";
 import type { ThreadStore } from "@skein/thread-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
@@ -19,10 +24,11 @@ async function keysHolding(url: string, prefix: string, text: string): Promise<s
 async function plantAndErase(store: ThreadStore, url: string, prefix: string, encrypted: boolean) {
   await plantMarkers(store);
   await plantMarkers(store.scope("tenant-a"));
+  await plantStreamingReply(store);
   const kept = await store.create({ id: "kept", owner: "owner-2", title: "someone else's" });
   await kept.append({ id: "k1", role: "user", text: "stays" });
   if (!encrypted) expect((await keysHolding(url, prefix, PLANTED_MARKER)).length).toBeGreaterThan(0);
-  expect((await store.erase({ owner: "owner-1" })).threads).toBe(4);
+  expect((await store.erase({ owner: "owner-1" })).threads).toBe(5);
   expect((await store.list()).items.map((item) => item.id)).toEqual(["kept"]);
 }
 

@@ -18,6 +18,8 @@ const FILL_CONCURRENCY = 16;
 export interface ErasureRow {
   store: string;
   threads: number;
+  /** Timed pairs (after an untimed warm-up pair); the times are their medians. Absent in older figures: one cold run. */
+  runs?: number;
   eraseMs: number;
   oneByOneMs: number;
   /** eraseMs / oneByOneMs: the target is at most 3. */
@@ -55,47 +57,87 @@ async function fill(store: ThreadStore, threads: number): Promise<string[]> {
   return ids;
 }
 
-/**
- * One store's row: two fresh stores filled alike; one erased with `store.erase({ owner })`, the other's
- * threads deleted one by one with `store.delete(id)` (the ids known beforehand, which erase must find). Both
- * timed from the call to its end; one run each, as each empties its store.
- */
-export async function erasureRow(factory: StoreFactory, threads: number): Promise<ErasureRow> {
+/** One timed pair: the erase of one fresh store and the deletes of another, in the order given. */
+interface TimedPair {
+  eraseMs: number;
+  oneByOneMs: number;
+  verified: boolean;
+}
+
+async function timedPair(factory: StoreFactory, threads: number, eraseFirst: boolean): Promise<TimedPair> {
   const erased = await factory.fresh();
   const deleted = await factory.fresh();
   try {
     await fill(erased.store, threads);
     const ids = await fill(deleted.store, threads);
-
-    let started = performance.now();
-    const report = await erased.store.erase({ owner: OWNER });
-    const eraseMs = performance.now() - started;
-
-    started = performance.now();
-    for (const id of ids) await deleted.store.delete(id);
-    const oneByOneMs = performance.now() - started;
+    let eraseMs = 0;
+    let oneByOneMs = 0;
+    let reported = 0;
+    const erase = async () => {
+      const started = performance.now();
+      reported = (await erased.store.erase({ owner: OWNER })).threads;
+      eraseMs = performance.now() - started;
+    };
+    const deleteOneByOne = async () => {
+      const started = performance.now();
+      for (const id of ids) await deleted.store.delete(id);
+      oneByOneMs = performance.now() - started;
+    };
+    for (const step of eraseFirst ? [erase, deleteOneByOne] : [deleteOneByOne, erase]) {
+      // The fill's garbage is collected before each step (with --expose-gc, as `npm run bench` runs), so
+      // neither pays for it.
+      (globalThis as { gc?: () => void }).gc?.();
+      await step();
+    }
 
     const left = (await erased.store.list({ owner: OWNER, limit: 1 })).items.length;
     const kept = (await erased.store.list({ owner: "bench-kept", limit: 1000 })).items.length;
-    const verified =
-      report.threads === threads && left === 0 && kept === Math.ceil(threads / OTHER_THREADS_EVERY);
-    return { store: factory.name, threads, eraseMs, oneByOneMs, ratio: eraseMs / oneByOneMs, verified };
+    const verified = reported === threads && left === 0 && kept === Math.ceil(threads / OTHER_THREADS_EVERY);
+    return { eraseMs, oneByOneMs, verified };
   } finally {
     await erased.dispose();
     await deleted.dispose();
   }
 }
 
-/** The rows as a table: store, threads, both times, ratio, whether verified. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/**
+ * One store's row: pairs of fresh stores filled alike; in each, one erased with `store.erase({ owner })`,
+ * the other's threads deleted one by one with `store.delete(id)` (the ids known beforehand, which erase must
+ * find). Each timed from the call to its end. A first pair of a tenth the size warms both paths up untimed
+ * (a cold first run measured V8's compiling more than either path); then `runs` pairs, the order of the two
+ * alternating from pair to pair so neither always runs on a warmer process, and each time is the median.
+ */
+export async function erasureRow(factory: StoreFactory, threads: number, runs = 1): Promise<ErasureRow> {
+  await timedPair(factory, Math.max(1, Math.ceil(threads / 10)), true);
+  const pairs: TimedPair[] = [];
+  for (let run = 0; run < runs; run++) pairs.push(await timedPair(factory, threads, run % 2 === 0));
+  const eraseMs = median(pairs.map((pair) => pair.eraseMs));
+  const oneByOneMs = median(pairs.map((pair) => pair.oneByOneMs));
+  // The ratio is the median of each pair's: both sides of a pair ran a moment apart, under the same load.
+  const ratio = median(pairs.map((pair) => pair.eraseMs / pair.oneByOneMs));
+  const verified = pairs.every((pair) => pair.verified);
+  return { store: factory.name, threads, runs, eraseMs, oneByOneMs, ratio, verified };
+}
+
+/** The rows as a table: store, threads, runs, both times (medians), ratio, whether verified. */
 export function erasureTable(rows: readonly ErasureRow[]): [string[], string[][]] {
   return [
-    ["store", "threads", "store.erase", "delete one by one", "ratio (target ≤ 3×)", "check"],
+    ["store", "threads", "runs", "store.erase", "delete one by one", "ratio (target ≤ 3×)", "check"],
     rows.map((row) =>
       row.note
-        ? [row.store, String(row.threads), "", "", "", row.note]
+        ? [row.store, String(row.threads), "", "", "", "", row.note]
         : [
             row.store,
             row.threads.toLocaleString("en-US"),
+            row.runs === undefined ? "1, cold" : `${row.runs}, warm`,
             `${row.eraseMs.toFixed(0)} ms`,
             `${row.oneByOneMs.toFixed(0)} ms`,
             `${row.ratio.toFixed(2)}×`,
@@ -114,6 +156,7 @@ export async function erasureFigures(options: {
   measured: MeasuredAt;
 }): Promise<ErasureFigures> {
   const threads = options.quick ? 100 : 1_000;
+  const runs = options.quick ? 1 : 5;
   const factories: StoreFactory[] = [memoryFactory(1), fsFactory(1)];
   if (options.redisUrl) factories.push(redisFactory("redis", options.redisUrl, 1));
   if (options.postgresUrl) factories.push(postgresFactory(options.postgresUrl, 1));
@@ -121,7 +164,7 @@ export async function erasureFigures(options: {
   for (const factory of factories) {
     process.stderr.write(`  erasure: ${factory.name}…\n`);
     try {
-      rows.push(await erasureRow(factory, threads));
+      rows.push(await erasureRow(factory, threads, runs));
     } catch (error) {
       const note = `not run: ${(error as Error).message.split("\n")[0]}`;
       rows.push({ store: factory.name, threads, eraseMs: 0, oneByOneMs: 0, ratio: 0, verified: false, note });

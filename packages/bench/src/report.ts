@@ -329,15 +329,28 @@ ${table(...erasureTable(erasure.rows))}
 
 Two fresh stores are filled alike: the owner's threads (two messages and a checkpoint each) and one thread of
 another owner per ten. One is emptied of the owner by \`store.erase({ owner })\`, which first reads every record
-of the store and its scopes to find them; the other by \`store.delete(id)\` for each id, known beforehand. One
-run of each; \`npm run bench -- --only erasure\`.
+of the store and its scopes to find them, deletes them, then lists the store again (reading only the records new
+or changed since) so that a fork made meanwhile is not missed; the other by \`store.delete(id)\` for each id,
+known beforehand. A first pair of stores a tenth the size warms both paths up, untimed; then five pairs (one with
+\`--quick\`), the order of erase and deletes alternating from pair to pair, garbage collected before each step.
+The times are medians, and the ratio is the median of the pairs' own ratios: both sides of a pair run moments
+apart, under the same load. Rows measured before this method ("1, cold") are one cold run, erase first.
+\`npm run bench -- --only erasure\`.
 
 Erase also measures each thread for its report (\`bytes\`: the thread's stored record and the messages its
-log reaches, read once along its chain), which the deletes one by one do not. It used to build each thread's
-full export for that (about half of erase's time on the memory store, by a CPU profile: 4.12× memory, 3.77×
-Redis). Where a delete costs well under a millisecond (memory, Redis) erase's own reads (every record, each
-thread's messages) weigh most and the ratio sits near the 3× target, on either side of it from run to run
-(one cold run each, erase first); on fs and PostgreSQL, where each delete flushes or commits, it is met.
+log reaches, read once along its chain), which the deletes one by one do not; it deletes with the record it
+read for the plan (no second read) and counts bytes without encoding them. Where a delete costs well under a
+millisecond (memory) erase's own reads (every record, each thread's messages, the second listing) weigh as
+much as the deletes themselves, and the ratio sits near the 3× target; where each delete flushes or commits
+(fs, PostgreSQL) it is well under. On Redis each of erase's reads is a round trip of its own (the record,
+each segment's info along the chain, the messages), where a delete is one read and one script: the run of
+2026-12-06 (load average about 22 on 2 cores, both sides of each pair under it) measured 4.61×, missing the
+target, against 2.33× in an earlier single cold run; batching those reads is what is left to do.
+
+The plan still reads every record of the store (O(store), not O(the owner's threads)): the owner's threads
+are looked for in every scope, and the catalogue's owner index answers one scope at a time; other owners' forks
+are found by the segments they continue, which no driver indexes. An index of forks by the segment they
+continue, and an owner listing across scopes, would make it O(the owner's threads and their forks).
 
 `;
 }

@@ -45,6 +45,10 @@ describe("skein erase", () => {
       await skeinOk(["erase", "--owner", "nobody", "--json"], { store: `file:${path}` }),
     );
     expect(report).toMatchObject({ owner: "nobody", method: "deleted", threads: 0, messages: 0, bytes: 0 });
+    // The text report says how the data went (the method), as the JSON one does.
+    expect(await skeinOk(["erase", "--owner", "nobody"], { store: `file:${path}` })).toBe(
+      'erased 0 threads of "nobody": 0 messages, 0 bytes (deleted)\n',
+    );
   });
 
   it("erases an owner, killed halfway and run again, leaving no byte of theirs in any file", async () => {

@@ -9,8 +9,10 @@ import { exited, printed, startChild } from "./support/child-processes.js";
 import { chooseSeed, seededRandom } from "./support/seeded-random.js";
 import { usePostgres } from "./support/test-postgres.js";
 import { useRedis, withClient } from "./support/test-redis.js";
+import { useRedisCluster } from "./support/test-redis-cluster.js";
 
 const redis = useRedis();
+const cluster = useRedisCluster();
 const postgres = usePostgres();
 const THREADS = 40;
 
@@ -25,21 +27,8 @@ async function backendHits(kind: string, shared: SharedStore, marker: string): P
     }
     return hits;
   }
-  if (kind === "redis") {
-    return withClient(redis.url(), async (client) => {
-      const hits: string[] = [];
-      for await (const batch of client.scanIterator({ MATCH: "*", COUNT: 1000 })) {
-        for (const key of batch) {
-          const dumped = await client.sendCommand(["DUMP", key]);
-          const type = await client.type(key);
-          const value =
-            type === "hash" ? await client.hGetAll(key) : type === "string" ? await client.get(key) : "";
-          if (`${key}${String(dumped)}${JSON.stringify(value)}`.includes(marker)) hits.push(key);
-        }
-      }
-      return hits;
-    });
-  }
+  if (kind === "redis") return redisHits([redis.url()], marker);
+  if (kind === "redis-cluster") return redisHits(cluster.nodes(), marker);
   const schema = new URL(shared.url).searchParams.get("schema") ?? "";
   const client = new pg.Client(postgres.url());
   await client.connect();
@@ -60,9 +49,30 @@ async function backendHits(kind: string, shared: SharedStore, marker: string): P
   }
 }
 
+/** The keys, on each of the servers (every node of a Cluster), whose name, value or DUMP holds `marker`. */
+async function redisHits(servers: string[], marker: string): Promise<string[]> {
+  const hits: string[] = [];
+  for (const server of servers) {
+    await withClient(server, async (client) => {
+      for await (const batch of client.scanIterator({ MATCH: "*", COUNT: 1000 })) {
+        for (const key of batch) {
+          const dumped = await client.sendCommand(["DUMP", key]);
+          const type = await client.type(key);
+          const value =
+            type === "hash" ? await client.hGetAll(key) : type === "string" ? await client.get(key) : "";
+          if (`${key}${String(dumped)}${JSON.stringify(value)}`.includes(marker)) hits.push(key);
+        }
+      }
+    });
+  }
+  return hits;
+}
+
 const BACKENDS: Array<[string, () => Promise<SharedStore>]> = [
   ["fs", () => fileStore("erase-kills")],
   ["redis", async () => redisStore(redis.url(), "erase-kills")],
+  // A Cluster deletes a thread's record and its segments in steps (slot by slot), not in one script.
+  ["redis-cluster", () => cluster.store("erase-kills")],
   ["postgres", async () => postgresStore(postgres.url(), "erase-kills")],
 ];
 

@@ -1,7 +1,7 @@
 // What the encrypted-store tests of every adapter share: keys for a test store, and a store filled with a
 // plaintext marker in every place encryption promises to hide, read back through the store.
 import { randomBytes } from "node:crypto";
-import type { ThreadStore } from "@skein/thread-core";
+import type { LogThread, ThreadStore } from "@skein/thread-core";
 import type { EncryptionOptions } from "@skein/thread-core/driver";
 
 /** A text planted everywhere: found in a backend's bytes, it is plaintext that should have been sealed. */
@@ -72,4 +72,14 @@ export async function plantMarkers(store: ThreadStore): Promise<void> {
   if (!listed.items.some((item) => item.title === `title ${marker}`)) {
     throw new Error("plantMarkers: the title did not come back through the store's listing");
   }
+}
+
+/**
+ * A thread of `owner-1` with a reply left streaming (as a crashed writer leaves it): one batch holding the
+ * marker, in a segment of the reply's own that no record points at, only the record's `$streams` entry.
+ */
+export async function plantStreamingReply(store: ThreadStore): Promise<void> {
+  const thread = await store.create({ id: "streaming", owner: "owner-1" });
+  const reply = await (thread as LogThread).beginMessage({ role: "assistant", maxBatchBytes: 1 });
+  await reply.write(`delta ${PLANTED_MARKER}`);
 }

@@ -2,6 +2,7 @@ import { CliError, UsageError } from "../cli/cli-error.js";
 import type { Command } from "../cli/command.js";
 import { EXIT_CODES } from "../cli/exit-codes.js";
 import { booleanOption, noMoreArguments, stringOption } from "../cli/option-values.js";
+import { erasureReportLines } from "../format/erasure-report.js";
 import { plural } from "../format/plural.js";
 
 /** How many erased threads pass between two progress lines on stderr. */
@@ -42,24 +43,7 @@ export const eraseCommand: Command = {
       },
     });
     if (context.json) await context.stdout.json(report);
-    else {
-      await context.stdout.line(
-        `erased ${plural(report.threads, "thread")} of ${JSON.stringify(owner)}: ${plural(report.messages, "message")}, ${report.bytes} bytes`,
-      );
-      for (const kept of report.keptShared) {
-        await context.stdout.line(
-          `kept ${kept.id}${kept.scopes.length ? ` (scope ${kept.scopes.join(" / ")})` : ""}: a fork of ${JSON.stringify(kept.owner ?? "no owner")} that shares the owner's messages (--include-shared-forks erases it)`,
-        );
-      }
-      for (const remote of report.remote) {
-        await context.stdout.line(
-          remote.deleted
-            ? `deleted ${remote.type} ${remote.id} on its service`
-            : `NOT deleted on its service: ${remote.type} ${remote.id}: ${remote.reason}`,
-        );
-      }
-      if (report.followUp) await context.stdout.line(`still to do: ${report.followUp}`);
-    }
+    else for (const line of erasureReportLines(report)) await context.stdout.line(line);
     const left = report.remote.filter((remote) => !remote.deleted);
     if (left.length > 0) {
       throw new CliError(

@@ -1,7 +1,7 @@
 import { isPlainObject } from "../json.js";
 import type { StoredRecord } from "../local/log-driver.js";
 import type { ListOrder, ThreadSummary } from "../spec/thread-store.js";
-import { catalogueOf, ownerProblem } from "./catalogue-fields.js";
+import { CATALOGUE_KEY, catalogueOf, ownerProblem } from "./catalogue-fields.js";
 
 /**
  * A stored record as `store.list` shows it. A local thread's owner and title are its record's; a saved
@@ -32,6 +32,16 @@ export function catalogueEntry(record: StoredRecord): ThreadSummary {
     updatedAt: record.updatedAt,
     metadata: isPlainObject(state.metadata) ? state.metadata : {},
   };
+}
+
+/**
+ * Whether `catalogueEntry(record).owner` is `owner` (a valid owner), without building the entry: an
+ * erasure asks it of every record of the store.
+ */
+export function ownedBy(record: StoredRecord, owner: string): boolean {
+  if (record.kind === "state") return record.state.owner === owner;
+  const stored = record.context[CATALOGUE_KEY];
+  return isPlainObject(stored) && stored.owner === owner;
 }
 
 /**

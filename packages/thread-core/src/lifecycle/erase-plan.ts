@@ -1,4 +1,4 @@
-import { catalogueEntry } from "../catalogue/catalogue-entry.js";
+import { ownedBy } from "../catalogue/catalogue-entry.js";
 import type { LogDriver, LogRecord, SegmentInfo, StoredRecord } from "../local/log-driver.js";
 import { eventPoints } from "../local/log-state.js";
 import { SCOPE_SEPARATOR } from "../local/scoped-log-driver.js";
@@ -6,7 +6,7 @@ import { SCOPE_SEPARATOR } from "../local/scoped-log-driver.js";
 /** How many records one step of the scan reads at once. */
 const SCAN_BATCH = 200;
 
-/** What an erasure will remove, found by one read of every record of the store and its scopes. */
+/** What an erasure will remove, found by reading the records of the store and its scopes. */
 export interface ErasurePlan {
   /** Records whose owner is the one erased. */
   owned: StoredRecord[];
@@ -17,48 +17,69 @@ export interface ErasurePlan {
 }
 
 /**
- * Reads every record the driver holds (every scope's too: scoped keys are listed by the unscoped driver)
- * and sorts out the owner's and the forks that share their messages. A fork is found by its segments, not
- * by its `parentId`, so a fork of a fork is found too, and a parent the owner forked from is not: the
- * segments a thread made are those its history reaches minus those its own fork point reaches.
+ * Finds the owner's records and the forks that share their messages, first in the whole store, then again
+ * among the records new or changed since, so a fork made while the erasure ran is not missed.
+ *
+ * A fork is found by its segments, not by its `parentId`, so a fork of a fork is found too, and a parent the
+ * owner forked from is not: the segments a thread made are those its history reaches minus those its own
+ * fork point reaches.
  */
-export async function planErasure(
-  driver: LogDriver,
-  owner: string,
-  signal: AbortSignal | undefined,
-): Promise<ErasurePlan> {
-  const owned: StoredRecord[] = [];
-  const forks: LogRecord[] = [];
-  let scanned = 0;
-  for (let after: string | undefined; ; ) {
-    signal?.throwIfAborted();
-    const batch = await driver.list({ after, limit: SCAN_BATCH });
-    const records = await Promise.all(batch.map((item) => driver.read(item.id)));
-    scanned += batch.length;
-    for (const record of records) {
-      if (!record) continue; // deleted since it was listed
-      if (catalogueEntry(record).owner === owner) owned.push(record);
-      else if (record.kind === "log" && forkEvent(record)) forks.push(record);
+export class ErasurePlanner {
+  readonly #segments: SegmentWalk;
+  /** Segments the owner's threads made, over every pass. */
+  readonly #made = new Set<string>();
+  /** The last change of every record read, by id: a record listed with the same one is not read again. */
+  readonly #seen = new Map<string, string>();
+  /** Other owners' forks not found sharing yet, by id: a thread of the owner found later may be their parent. */
+  readonly #forks = new Map<string, LogRecord>();
+
+  constructor(
+    readonly driver: LogDriver,
+    readonly owner: string,
+  ) {
+    this.#segments = new SegmentWalk(driver);
+  }
+
+  /**
+   * The first call reads every record the driver holds (every scope's too: scoped keys are listed by the
+   * unscoped driver). A later one lists every record again and reads only those new or changed since (a fork
+   * made meanwhile is a new record): it gives what the erasure has not seen yet, or has seen change.
+   */
+  async scan(signal: AbortSignal | undefined): Promise<ErasurePlan> {
+    const owned: StoredRecord[] = [];
+    let scanned = 0;
+    for (let after: string | undefined; ; ) {
+      signal?.throwIfAborted();
+      const batch = await this.driver.list({ after, limit: SCAN_BATCH });
+      const fresh = batch.filter((item) => this.#seen.get(item.id) !== item.updatedAt);
+      const records = await Promise.all(fresh.map((item) => this.driver.read(item.id)));
+      scanned += fresh.length;
+      for (const record of records) {
+        if (!record) continue; // deleted since it was listed
+        this.#seen.set(record.id, record.updatedAt);
+        this.#forks.delete(record.id);
+        if (ownedBy(record, this.owner)) owned.push(record);
+        else if (record.kind === "log" && forkEvent(record)) this.#forks.set(record.id, record);
+      }
+      const last = batch[batch.length - 1];
+      if (batch.length < SCAN_BATCH || !last) break;
+      after = last.id;
     }
-    const last = batch[batch.length - 1];
-    if (batch.length < SCAN_BATCH || !last) break;
-    after = last.id;
-  }
-  const segments = new SegmentWalk(driver);
-  const made = new Set<string>();
-  for (const record of owned) {
-    if (record.kind === "log") for (const id of await madeBy(record, segments)) made.add(id);
-  }
-  const shared: LogRecord[] = [];
-  if (made.size > 0) {
-    for (const record of forks) {
-      const from = forkEvent(record)?.from.segment;
-      if (from !== undefined && (await segments.reach([from])).some((id) => made.has(id))) {
-        shared.push(record);
+    for (const record of owned) {
+      if (record.kind === "log") for (const id of await madeBy(record, this.#segments)) this.#made.add(id);
+    }
+    const shared: LogRecord[] = [];
+    if (this.#made.size > 0) {
+      for (const record of this.#forks.values()) {
+        const from = forkEvent(record)?.from.segment;
+        if (from !== undefined && (await this.#segments.reach([from])).some((id) => this.#made.has(id))) {
+          shared.push(record);
+          this.#forks.delete(record.id);
+        }
       }
     }
+    return { owned, shared, scanned };
   }
-  return { owned, shared, scanned };
 }
 
 /** The segments a local thread made: those its end and history reach, less those its fork point reaches. */

@@ -31,6 +31,29 @@ function storeOver(driver: LogDriver): LocalStore {
   return new LocalStore({ driver, registry: createRegistry(), url: "memory:" });
 }
 
+/**
+ * `driver` whose first `delete` first runs `before`: what another process does between the erasure's plan
+ * and its deletes.
+ */
+function beforeFirstDelete(driver: MemoryLogDriver, before: () => Promise<void>): LogDriver {
+  let ran = false;
+  return new Proxy(driver, {
+    get(target, property) {
+      if (property === "delete") {
+        return async (id: string, options?: { ifRevision?: number }) => {
+          if (!ran) {
+            ran = true;
+            await before();
+          }
+          return target.delete(id, options);
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
 const utf8 = new TextEncoder();
 const jsonBytes = (value: unknown) => utf8.encode(JSON.stringify(value)).length;
 
@@ -40,10 +63,11 @@ describe("store.erase", () => {
     const store = storeOver(driver);
     const thread = await store.create({ id: "t", owner: "ana", title: "Ana's", metadata: { topic: "x" } });
     await thread.append([
-      { id: "m1", role: "user", text: "question" },
+      // Two-, three- and four-byte characters: bytes are UTF-8 bytes, not string length.
+      { id: "m1", role: "user", text: "question é ✓ 😀" },
       { id: "m2", role: "assistant", text: "answer" },
     ]);
-    await thread.checkpoint("after the answer");
+    await thread.checkpoint("after the answer ü");
     const expected = jsonBytes(await driver.read("t")) + jsonBytes(await thread.messages());
 
     const report = await store.erase({ owner: "ana" });
@@ -99,6 +123,41 @@ describe("store.erase", () => {
     expect(optedOut).toMatchObject({ method: "deleted", threads: 1, keyKept: "shredKey: false" });
     expect(destroyed).toEqual([]);
   });
+
+  for (const includeSharedForks of [false, true]) {
+    it(`finds a fork another owner made after the plan, and ${includeSharedForks ? "erases it" : "keeps it, listed, with the key"}`, async () => {
+      const { options, destroyed } = vault();
+      let store: LocalStore | undefined;
+      const driver = beforeFirstDelete(new MemoryLogDriver(), async () => {
+        const parent = await (store as LocalStore).get("ana-1");
+        await parent.fork({ id: "ben-late", owner: "ben" });
+      });
+      store = storeOver(encryptingLogDriver(driver, options));
+      for (const id of ["ana-1", "ana-2"]) {
+        await (await store.create({ id, owner: "ana" })).append({
+          id: `${id}-m`,
+          role: "user",
+          text: "ana's",
+        });
+      }
+
+      const report = await store.erase({ owner: "ana", includeSharedForks });
+      if (includeSharedForks) {
+        expect(report.erased.map((entry) => entry.id).sort()).toEqual(["ana-1", "ana-2", "ben-late"]);
+        expect(report.method).toBe("deleted+crypto-shredded");
+        expect((await store.list()).items).toEqual([]);
+      } else {
+        expect(report.erased.map((entry) => entry.id).sort()).toEqual(["ana-1", "ana-2"]);
+        expect(report.keptShared.map((entry) => [entry.id, entry.owner])).toEqual([["ben-late", "ben"]]);
+        expect(report).toMatchObject({ method: "deleted" });
+        expect(report.keyKept).toContain("includeSharedForks");
+        expect(destroyed).toEqual([]);
+        // Ben's fork, made while Ana's threads were being deleted, still reads its prefix.
+        const late = await store.get("ben-late");
+        expect((await late.messages()).map((message) => message.id)).toEqual(["ana-1-m"]);
+      }
+    });
+  }
 
   it("reports deleted, with no keyKept, on a store without per-owner keys", async () => {
     const store = storeOver(

@@ -1,12 +1,12 @@
-import { catalogueEntry } from "../catalogue/catalogue-entry.js";
-import { ownerProblem } from "../catalogue/catalogue-fields.js";
+import { catalogueEntry, ownedBy } from "../catalogue/catalogue-entry.js";
+import { catalogueOf, ownerProblem } from "../catalogue/catalogue-fields.js";
 import { ownerShredding } from "../encryption/owner-shredding.js";
 import { ConcurrencyError, InvalidOptionError, SkeinError, ThreadNotFoundError } from "../errors.js";
 import { deleteRecord, type LogDriver, type StoredRecord } from "../local/log-driver.js";
 import type { SegmentChains } from "../local/segment-chain.js";
 import type { ErasedThreadRef, EraseOptions, ErasureReport, RemoteErasure } from "../spec/erasure.js";
 import type { ThreadStore } from "../spec/thread-store.js";
-import { planErasure, splitScopedId } from "./erase-plan.js";
+import { ErasurePlanner, splitScopedId } from "./erase-plan.js";
 
 /** What `eraseOwner` needs of the store it erases from. */
 export interface ErasureHost {
@@ -27,12 +27,12 @@ const FENCE_ATTEMPTS = 20;
  * `store.erase`: every record of `options.owner` in the store and its scopes, and (with
  * `includeSharedForks`) other owners' forks sharing their messages, deleted one by one with fenced deletes.
  * Shared forks go first, so an erasure stopped halfway still finds them from the owner's threads when run again.
+ * Passes follow until one finds nothing new (see the loop).
  */
 export async function eraseOwner(host: ErasureHost, options: EraseOptions): Promise<ErasureReport> {
   const owner = checkedOwner(options);
   const signal = options.signal;
-  const plan = await planErasure(host.driver, owner, signal);
-  const targets = options.includeSharedForks ? [...plan.shared, ...plan.owned] : plan.owned;
+  const planner = new ErasurePlanner(host.driver, owner);
   const report: ErasureReport = {
     owner,
     method: "deleted",
@@ -40,19 +40,39 @@ export async function eraseOwner(host: ErasureHost, options: EraseOptions): Prom
     messages: 0,
     bytes: 0,
     erased: [],
-    keptShared: options.includeSharedForks ? [] : plan.shared.map((record) => reference(record)),
+    keptShared: [],
     remote: [],
     ...(host.driver.erasureFollowUp ? { followUp: host.driver.erasureFollowUp } : {}),
   };
-  const progress = (phase: "scanned" | "erased") =>
-    options.onProgress?.({ phase, scanned: plan.scanned, total: targets.length, erased: report.threads });
-  progress("scanned");
-  const shared = new Set<StoredRecord>(plan.shared);
-  for (const target of targets) {
-    signal?.throwIfAborted();
-    // A shared fork is another owner's: it goes whoever owns it; the owner's own threads only while theirs.
-    const erased = await eraseRecord(host, target, shared.has(target) ? undefined : owner, report);
-    if (erased) progress("erased");
+  /** Ids of the records erased, tried or kept: a later pass brings only what is new. */
+  const handled = new Set<string>();
+  let scanned = 0;
+  let total = 0;
+  // Pass after pass until one finds nothing new: a fork another owner made of the owner's threads while they
+  // were being deleted is found by the next pass (then kept and listed, or erased), so the owner's key is
+  // never shredded under it, and a thread the owner made meanwhile goes too.
+  for (let pass = 0; ; pass++) {
+    const plan = await planner.scan(signal);
+    scanned += plan.scanned;
+    const owned = plan.owned.filter((record) => !handled.has(record.id));
+    const shared = plan.shared.filter((record) => !handled.has(record.id));
+    if (pass > 0 && owned.length === 0 && shared.length === 0) break;
+    for (const record of [...owned, ...shared]) handled.add(record.id);
+    if (!options.includeSharedForks) report.keptShared.push(...shared.map((record) => reference(record)));
+    const targets = options.includeSharedForks ? [...shared, ...owned] : owned;
+    total += targets.length;
+    const progress = (phase: "scanned" | "erased") =>
+      options.onProgress?.({ phase, scanned, total, erased: report.threads });
+    if (pass === 0 || targets.length > 0) progress("scanned");
+    const sharedIds = new Set(shared.map((record) => record.id));
+    for (const target of targets) {
+      signal?.throwIfAborted();
+      // A shared fork is another owner's: it goes whoever owns it; the owner's own threads only while theirs.
+      const erased = await eraseRecord(host, target, sharedIds.has(target.id) ? undefined : owner, report);
+      if (erased) progress("erased");
+    }
+    // Nothing deleted: nothing of the owner's went that a new fork could have raced with.
+    if (targets.length === 0) break;
   }
   signal?.throwIfAborted();
   await host.driver.forgetOwner?.(owner);
@@ -115,13 +135,13 @@ async function eraseRecord(
   let record: StoredRecord | undefined = first;
   for (let attempt = 0; attempt < FENCE_ATTEMPTS; attempt++) {
     if (!record) return false; // deleted meanwhile by someone else
-    if (owner !== undefined && catalogueEntry(record).owner !== owner) return false;
+    if (owner !== undefined && !ownedBy(record, owner)) return false;
     if (record.kind === "state" && host.bindsState(record)) return eraseBoundState(host, record, report);
     const size = await measure(host, record);
     try {
       const type = record.kind === "log" ? record.type : String(record.state.$type);
-      const revision = { ifRevision: record.revision };
-      if (!(await deleteRecord(host.driver, record.id, type, host.driver.fencedDelete ? revision : {}))) {
+      const fence = { ifRevision: record.revision, known: record };
+      if (!(await deleteRecord(host.driver, record.id, type, host.driver.fencedDelete ? fence : {}))) {
         return false;
       }
       report.threads += 1;
@@ -200,14 +220,30 @@ async function measure(host: ErasureHost, record: StoredRecord): Promise<number>
 
 function reference(record: StoredRecord): ErasedThreadRef {
   const { scopes, id } = splitScopedId(record.id);
-  const entry = catalogueEntry(record);
+  // A log's type and owner read straight from its record: the whole catalogue entry is built for nothing else.
+  const entry =
+    record.kind === "log" ? { type: record.type, ...catalogueOf(record.context) } : catalogueEntry(record);
   return { id, scopes, type: entry.type, ...(entry.owner === undefined ? {} : { owner: entry.owner }) };
 }
 
-const utf8 = new TextEncoder();
-
+/** UTF-8 bytes of `value` as JSON, counted without encoding it (an erasure measures every thread it erases). */
 function byteLength(value: unknown): number {
-  return utf8.encode(JSON.stringify(value)).length;
+  const text = JSON.stringify(value);
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit < 0xdc00 && isLowSurrogate(text.charCodeAt(index + 1))) {
+      bytes += 2; // a pair: two units, four bytes
+      index++;
+    } else bytes += 2; // three bytes (JSON.stringify escapes a lone surrogate, so none is left here)
+  }
+  return bytes;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit < 0xe000;
 }
 
 function describe(error: unknown): string {

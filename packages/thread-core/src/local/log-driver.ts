@@ -1,6 +1,6 @@
 import { UnsupportedOperationError } from "../errors.js";
 import { newRandomId } from "../ids.js";
-import type { LogDriver, SegmentInfo } from "../spec/log-driver.js";
+import type { LogDriver, SegmentInfo, StoredRecord } from "../spec/log-driver.js";
 import type { HistoryEvent } from "../spec/thread.js";
 import { streamsOf } from "../streaming/stream-entries.js";
 
@@ -11,13 +11,14 @@ export const OPERATIONS_KEPT = 100;
 
 /**
  * Deletes a record through its driver, `ifRevision` checked in the same atomic step; a driver that cannot
- * check it (no `fencedDelete`) refuses with `UnsupportedOperationError` and deletes nothing.
+ * check it (no `fencedDelete`) refuses with `UnsupportedOperationError` and deletes nothing. `known` is the
+ * record as the caller read it: used in place of a read when its revision is the `ifRevision` fenced by.
  */
 export async function deleteRecord(
   driver: LogDriver,
   id: string,
   type: string,
-  options: { ifRevision?: number } = {},
+  options: { ifRevision?: number; known?: StoredRecord } = {},
 ): Promise<boolean> {
   if (options.ifRevision !== undefined && !driver.fencedDelete) {
     throw new UnsupportedOperationError(
@@ -28,8 +29,10 @@ export async function deleteRecord(
     );
   }
   // Replies streaming into the thread have segments of their own that no record points at: read them
-  // first, so the delete reclaims them too (their writers' `end` then finds no thread).
-  const record = driver.dropSegment ? await driver.read(id) : undefined;
+  // first, so the delete reclaims them too (their writers' `end` then finds no thread). A record the caller
+  // read at the revision the delete is fenced by names the same ones, so it is not read again.
+  const known = options.known?.revision === options.ifRevision ? options.known : undefined;
+  const record = driver.dropSegment ? (known ?? (await driver.read(id))) : undefined;
   const deleted =
     options.ifRevision === undefined
       ? await driver.delete(id)

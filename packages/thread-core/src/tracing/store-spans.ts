@@ -63,6 +63,26 @@ export const STORE_SPANS: Readonly<Record<string, MethodSpan>> = Object.freeze({
   },
   // A rekey can run for minutes: its span shows it, with no key material (the report holds key ids only).
   rekey: { name: "skein.store.rekey", start: (store) => storeAttributes(urlOf(store), {}) },
+  // What an erasure removed, counted; never whose: the owner's id names the person erased, and traces are
+  // kept (and copied) where the erasure does not reach. Nor the erased threads' ids, for the same reason.
+  erase: {
+    name: "skein.store.erase",
+    start: (store) => storeAttributes(urlOf(store), {}),
+    end: (report) => {
+      const { threads, messages } = (report ?? {}) as { threads?: unknown; messages?: unknown };
+      return typeof threads === "number" && typeof messages === "number"
+        ? { [SPAN_ATTRIBUTES.threadsCount]: threads, [SPAN_ATTRIBUTES.messagesCount]: messages }
+        : undefined;
+    },
+  },
+  sweep: {
+    name: "skein.store.sweep",
+    start: (store) => storeAttributes(urlOf(store), {}),
+    end: (progress) => {
+      const deleted = (progress as { deleted?: unknown } | null)?.deleted;
+      return typeof deleted === "number" ? { [SPAN_ATTRIBUTES.threadsCount]: deleted } : undefined;
+    },
+  },
 });
 
 /** The thread's id and type, and its store's scheme and URL (a local thread's `host`). */

@@ -117,6 +117,29 @@ describe("OpenTelemetry spans", () => {
     await store.close();
   });
 
+  it("erase and sweep make a span with what they removed, counted, and neither the owner nor a thread id", async () => {
+    const store = await openStore("memory:");
+    for (const id of ["owned-1", "owned-2"]) {
+      const thread = await store.create({ id, owner: "person-7f3a", title: "person-7f3a's" });
+      await thread.append({ role: "user", text: "words" });
+    }
+    await store.create({ id: "expired", expiresAt: Date.now() - 1_000 });
+    await store.erase({ owner: "person-7f3a" });
+    await store.sweep();
+
+    const memory = { [SPAN_ATTRIBUTES.storeScheme]: "memory", [SPAN_ATTRIBUTES.storeUrl]: "memory:" };
+    expect(only("skein.store.erase").attributes).toEqual({
+      ...memory,
+      [SPAN_ATTRIBUTES.threadsCount]: 2,
+      [SPAN_ATTRIBUTES.messagesCount]: 2,
+    });
+    expect(only("skein.store.sweep").attributes).toEqual({ ...memory, [SPAN_ATTRIBUTES.threadsCount]: 1 });
+    // The create spans name the threads, as every thread operation's does; the erasure's names none.
+    expect(exported()).not.toContain("person-7f3a");
+    expect(JSON.stringify(only("skein.store.erase").attributes)).not.toContain("owned-");
+    await store.close();
+  });
+
   it("no span holds a message's text, not even the error of a conflicting re-send", async () => {
     const marker = `marker-${crypto.randomUUID()}`;
     const store = await openStore("memory:");
