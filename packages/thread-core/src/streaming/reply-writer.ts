@@ -22,7 +22,8 @@ export interface ReplySettings {
  * The writing end of a streamed message. Deltas wait in a buffer for `flushMs` (or until it holds
  * `maxBatchBytes`), then go to the reply's own segment as one batch (one message), so a reply costs one
  * write per batch, never one per token, and storage in proportion to its length. `end` writes the whole
- * message into the thread's log in one commit that also drops the reply's entry. Each batch renews the
+ * message into the thread's log in one commit that also drops the reply's entry (deltas still buffered go
+ * only there: they are not written as a batch first). Each batch renews the
  * writer's lease (stream-leases.ts); while it is open, a timer writes an empty batch every third of `leaseMs`
  * in which it wrote none, so the lease holds without any commit of the thread. A writer that dies stops
  * writing, and the next reader or writer of the thread ends the message `interrupted` from the batches flushed.
@@ -35,6 +36,8 @@ export class ReplyWriter implements StreamingReply {
   #buffer: Content[] = [];
   #bufferBytes = 0;
   #batches = 0;
+  /** Whether a batch went (or may have gone) to the reply's segment: only then is there one to reclaim. */
+  #batched = false;
   /** `#batches` at the previous tick of the lease timer: none written since means a heartbeat is due. */
   #batchesAtTick = 0;
   #flushing: Promise<void> = Promise.resolve();
@@ -129,12 +132,14 @@ export class ReplyWriter implements StreamingReply {
 
   /** The buffered deltas as one batch; with `heartbeat`, an empty batch when none is buffered (the lease). */
   async #writeBatch(heartbeat: boolean): Promise<void> {
-    // A heartbeat queued behind `end` finds the reply ended: its segment may be reclaimed already.
-    if (this.#buffer.length === 0 && (!heartbeat || this.#ended)) return;
+    // A flush queued behind `end` finds the reply ended: the landing message holds the buffer, and the
+    // segment may be reclaimed already.
+    if (this.#ended || (this.#buffer.length === 0 && !heartbeat)) return;
     const deltas = this.#buffer;
     this.#buffer = [];
     this.#bufferBytes = 0;
     const index = this.#batches;
+    this.#batched = true;
     try {
       await this.#access.driver.importSegment(
         this.#access.segmentInfo(this.#entry),
@@ -149,7 +154,7 @@ export class ReplyWriter implements StreamingReply {
       throw error;
     }
     this.#batches = index + 1;
-    await announce(this.#access.driver, this.#entry.segment);
+    announce(this.#access.driver, this.#entry.segment);
   }
 
   async #finish(
@@ -159,20 +164,26 @@ export class ReplyWriter implements StreamingReply {
   ): Promise<Message> {
     this.#assertOpen();
     this.#ended = true;
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
     let message: Message | undefined;
     try {
-      await this.#flush();
-      message = await this.#access.landReply(this.#entry, contents, status, metadata);
+      // Deltas still in the buffer are not written as a batch: the message that lands holds them, in the
+      // same commit. Only a batch already being written is waited for, so none reaches the segment after
+      // its reclaim.
+      await this.#flushing;
+      message = await this.#access.landReply(this.#entry, contents, status, metadata, this.#batched);
     } catch (error) {
-      // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried again.
+      // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried
+      // again; the buffered deltas wait for it, or for the next flush.
       this.#ended = false;
       throw error;
     }
     clearInterval(this.#renewTimer);
-    await announce(this.#access.driver, this.#entry.segment);
+    announce(this.#access.driver, this.#entry.segment);
     if (!message) {
       // The reader that ended it reclaimed the batches; a batch written since would have made them again.
-      await this.#access.dropBatches(this.#entry);
+      if (this.#batched) await this.#access.dropBatches(this.#entry);
       throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
     }
     return message;

@@ -65,17 +65,16 @@ export class ThreadStreams implements StreamAccess {
 
   async begin(options: BeginMessageOptions): Promise<StreamingReply> {
     const checked = checkBeginOptions(options);
+    const given = checked.id !== undefined;
     const id = checked.id ?? newSortableId();
     checkMessageId("thread.beginMessage", "id", id);
     // A write: replies whose writer died are ended first, so they neither block this one nor linger.
     await this.host.reread();
     await this.settleLapsed();
-    // Refused before anything is written (checked again in the commit below, against a racing writer).
-    await this.#admit(this.host.record(), id, checked.concurrent);
     const createdAt = new Date().toISOString();
+    // The reply's segment is named here but written by its first batch: until then a follower reads it as
+    // empty, and a refused or abandoned begin leaves nothing behind.
     const segment = newHeadSegment(this.driver, this.threadId, null, 0);
-    // The reply's segment exists before its entry does: a follower that sees the entry can read it at once.
-    await this.driver.importSegment({ ...segment, createdAt }, [], 0, { owner: this.owner });
     const entry: StreamEntry = {
       id,
       role: checked.role,
@@ -86,8 +85,10 @@ export class ThreadStreams implements StreamAccess {
       leaseUntil: Date.now() + checked.settings.leaseMs,
       leaseMs: checked.settings.leaseMs,
     };
+    // One commit, pinned to the revision just read (a racing writer makes it read again and check again):
+    // the record as read decides the refusal, so nothing is written for a refused reply.
     await this.#retrying(async (record) => {
-      await this.#admit(record, id, checked.concurrent);
+      await this.#admit(record, id, checked.concurrent, given);
       const streams = streamsOf(record.context);
       entry.leaseUntil = Date.now() + checked.settings.leaseMs;
       await this.host.commit({
@@ -95,24 +96,32 @@ export class ThreadStreams implements StreamAccess {
         ifRevision: record.revision,
         context: withStreams(record.context, [...streams, entry]),
       });
-    });
+    }, false);
     return new ReplyWriter(this, entry, checked.settings);
   }
 
+  /**
+   * Lands the finished message and drops the reply's entry in one commit, planned on the record this thread
+   * holds (its own begin's commit, most often: a reply costs no read at its end) and read again only when
+   * another writer moved the thread. `batched` says whether any batch went to the reply's segment, which is
+   * then reclaimed.
+   */
   async landReply(
     entry: StreamEntry,
     contents: Content[],
     status: "interrupted" | undefined,
-    metadata?: Message["metadata"],
+    metadata: Message["metadata"] | undefined,
+    batched: boolean,
   ): Promise<Message | undefined> {
-    return this.#retrying(async (record) => {
+    const stored = await this.#retrying(async (record) => {
       const streams = streamsOf(record.context);
       if (!streams.some((stream) => sameWriter(stream, entry))) return undefined;
       const message = replyMessage(entry, contents, status, metadata);
-      const [stored] = await this.#land(record, [message], (stream) => sameWriter(stream, entry));
-      await this.dropBatches(entry);
-      return stored;
-    });
+      const [landed] = await this.#land(record, [message], (stream) => sameWriter(stream, entry));
+      return landed;
+    }, false);
+    if (stored !== undefined && batched) await this.dropBatches(entry);
+    return stored;
   }
 
   /**
@@ -147,7 +156,7 @@ export class ThreadStreams implements StreamAccess {
         await Promise.all(
           lapsed.map(async (entry) => {
             await this.dropBatches(entry);
-            await announce(this.driver, entry.segment);
+            announce(this.driver, entry.segment);
           }),
         );
       }, false);
@@ -170,8 +179,11 @@ export class ThreadStreams implements StreamAccess {
     return mergeDeltas(batchDeltas(await this.driver.readSegment(entry.segment, 0, ALL_BATCHES)));
   }
 
-  /** Refuses a reply while another streams (unless `concurrent`), and an id the thread holds. */
-  async #admit(record: LogRecord, id: string, concurrent: boolean): Promise<void> {
+  /**
+   * Refuses a reply while another streams (unless `concurrent`), and an id the thread holds: looked up only
+   * when the caller `given` it (a sortable id made here is new).
+   */
+  async #admit(record: LogRecord, id: string, concurrent: boolean, given: boolean): Promise<void> {
     const streams = streamsOf(record.context);
     if (!concurrent) {
       const lapsed = await lapsedOf(this.driver, streams);
@@ -180,7 +192,7 @@ export class ThreadStreams implements StreamAccess {
     }
     const held =
       streams.some((stream) => stream.id === id) ||
-      (await this.host.chains.message(await this.host.chainOf(record), id)) !== undefined;
+      (given && (await this.host.chains.message(await this.host.chainOf(record), id)) !== undefined);
     if (held) {
       throw new ConflictError(
         `Thread ${JSON.stringify(this.threadId)} already has a message ${JSON.stringify(id)}; nothing was written. Give beginMessage another id, or none.`,
