@@ -44,7 +44,7 @@ async function threadOn(driver: StepCountingDriver): Promise<{ store: LocalStore
 }
 
 describe("the store steps of a streamed reply", () => {
-  it("a reply that ends within one batch: one read and one commit to begin, one commit to end", async () => {
+  it("a reply that ends within one batch: one commit to begin (on the record the thread holds), one to end", async () => {
     const driver = new StepCountingDriver();
     const { thread } = await threadOn(driver);
     const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000 });
@@ -53,7 +53,7 @@ describe("the store steps of a streamed reply", () => {
     const message = await reply.end();
     expect(message.contents).toEqual([{ type: "text", text: "an answer in two deltas" }]);
     // No segment is written for deltas still buffered at `end` (the message holds them), none reclaimed.
-    expect(driver.steps).toEqual({ read: 1, locate: 0, commit: 2, importSegment: 0, dropSegment: 0 });
+    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 2, importSegment: 0, dropSegment: 0 });
     expect((await thread.messages()).map((each) => each.status)).toEqual([undefined, undefined]);
   });
 
@@ -88,5 +88,21 @@ describe("the store steps of a streamed reply", () => {
     expect(driver.steps.importSegment).toBe(0);
     const begun = results.find((result) => result.status === "fulfilled");
     await (begun as PromiseFulfilledResult<Awaited<ReturnType<LogThread["beginMessage"]>>>).value.end();
+  });
+});
+
+describe("beginMessage on a record the thread holds that is behind", () => {
+  it("reads the record again before refusing: a reply that ended elsewhere does not block", async () => {
+    const driver = new StepCountingDriver();
+    const { store, thread } = await threadOn(driver);
+    const elsewhere = (await store.get("t")) as LogThread;
+    const first = await elsewhere.beginMessage({ role: "assistant", id: "first" });
+    await thread.refresh();
+    await first.end();
+    // `thread` still shows "first" streaming: deciding on that would refuse a reply the thread allows.
+    const second = await thread.beginMessage({ role: "assistant", id: "second" });
+    await second.write("fine");
+    expect(await second.end()).toMatchObject({ id: "second", contents: [{ type: "text", text: "fine" }] });
+    expect((await thread.messages()).map((message) => message.id).slice(1)).toEqual(["first", "second"]);
   });
 });

@@ -68,8 +68,9 @@ export class ThreadStreams implements StreamAccess {
     const given = checked.id !== undefined;
     const id = checked.id ?? newSortableId();
     checkMessageId("thread.beginMessage", "id", id);
-    // A write: replies whose writer died are ended first, so they neither block this one nor linger.
-    await this.host.reread();
+    // A write: replies whose writer died are ended first, so they neither block this one nor linger. On the
+    // record this thread holds: the commit below is pinned to its revision, so a record that moved on since
+    // (another process began a reply, say) fails it, and the next attempt reads the record and decides again.
     await this.settleLapsed();
     const createdAt = new Date().toISOString();
     // The reply's segment is named here but written by its first batch: until then a follower reads it as
@@ -85,18 +86,29 @@ export class ThreadStreams implements StreamAccess {
       leaseUntil: Date.now() + checked.settings.leaseMs,
       leaseMs: checked.settings.leaseMs,
     };
-    // One commit, pinned to the revision just read (a racing writer makes it read again and check again):
-    // the record as read decides the refusal, so nothing is written for a refused reply.
-    await this.#retrying(async (record) => {
-      await this.#admit(record, id, checked.concurrent, given);
-      const streams = streamsOf(record.context);
+    // One commit, pinned to the revision the decision was made on: a racing writer makes it read again and
+    // decide again, so nothing is written for a refused reply. The record this thread holds may be behind
+    // (a reply it shows may have ended since), so a refusal is only ever decided on a fresh read.
+    for (let attempt = 1; ; attempt++) {
+      const record = attempt === 1 ? this.host.record() : await this.host.reread();
+      try {
+        await this.#admit(record, id, checked.concurrent, given);
+      } catch (error) {
+        if (attempt === 1) continue;
+        throw error;
+      }
       entry.leaseUntil = Date.now() + checked.settings.leaseMs;
-      await this.host.commit({
-        expectHead: record.head,
-        ifRevision: record.revision,
-        context: withStreams(record.context, [...streams, entry]),
-      });
-    }, false);
+      try {
+        await this.host.commit({
+          expectHead: record.head,
+          ifRevision: record.revision,
+          context: withStreams(record.context, [...streamsOf(record.context), entry]),
+        });
+        break;
+      } catch (error) {
+        if (!raced(error) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
     return new ReplyWriter(this, entry, checked.settings);
   }
 
@@ -113,14 +125,20 @@ export class ThreadStreams implements StreamAccess {
     metadata: Message["metadata"] | undefined,
     batched: boolean,
   ): Promise<Message | undefined> {
+    // A driver that reclaims in the commit lands the message and drops the batches in one step.
+    const inCommit = batched && this.driver.reclaimsInCommit === true;
     const stored = await this.#retrying(async (record) => {
       const streams = streamsOf(record.context);
       if (!streams.some((stream) => sameWriter(stream, entry))) return undefined;
       const message = replyMessage(entry, contents, status, metadata);
-      const [landed] = await this.#land(record, [message], (stream) => sameWriter(stream, entry));
+      const ended = (stream: StreamEntry) => sameWriter(stream, entry);
+      const [landed] = await this.#land(record, [message], ended, inCommit ? entry.segment : undefined);
       return landed;
     }, false);
-    if (stored !== undefined && batched) await this.dropBatches(entry);
+    if (stored !== undefined && batched) {
+      if (inCommit) forgetLease(entry.segment);
+      else await this.dropBatches(entry);
+    }
     return stored;
   }
 
@@ -206,13 +224,18 @@ export class ThreadStreams implements StreamAccess {
     return { source: this.driver.source };
   }
 
-  /** Appends `messages` and drops the entries `ended` picks, in one commit pinned to `record`'s revision. */
+  /**
+   * Appends `messages` and drops the entries `ended` picks (and reclaims the segment `reclaim`, for a driver that
+   * can in its commit), in one commit pinned to `record`'s revision.
+   */
   async #land(
     record: LogRecord,
     messages: Message[],
     ended: (stream: StreamEntry) => boolean,
+    reclaim?: string,
   ): Promise<Message[]> {
     const change = {
+      ...(reclaim === undefined ? {} : { reclaim }),
       expectHead: record.head,
       ifRevision: record.revision,
       context: withStreams(
@@ -240,11 +263,15 @@ export class ThreadStreams implements StreamAccess {
       try {
         return await change(record);
       } catch (error) {
-        const raced = ConcurrencyError.isInstance(error) || HeadMovedError.isInstance(error);
-        if (!raced || attempt >= MAX_ATTEMPTS) throw error;
+        if (!raced(error) || attempt >= MAX_ATTEMPTS) throw error;
       }
     }
   }
+}
+
+/** Another writer moved the record between the read and the commit: read again and retry. */
+function raced(error: unknown): boolean {
+  return ConcurrencyError.isInstance(error) || HeadMovedError.isInstance(error);
 }
 
 function sameWriter(a: StreamEntry, b: StreamEntry): boolean {
