@@ -83,8 +83,8 @@ The whole column appends a ${tokens.toLocaleString("en-US")}-token reply (about 
 ${deltaTokens} tokens written back to back, and \`end\` (default \`flushMs\` ${figures.flushMs}, \`maxBatchBytes\` 16 KiB),
 in turns with the first. Written back to back, the deltas fill one batch by size (the reply is about 21 KB of
 JSON): the store sees the reply's begin (one commit of the record, which holds the reply's entry), one batch (its
-segment's first write), and the end (a commit that lands the message with the deltas still buffered, and the
-reclaim of the batch; one statement on postgres), against one commit for the whole reply; a reply a model
+segment's first write), and the end (the last batch, a commit that lands the message, and the reclaim of the
+batches, which is in that commit's statement on postgres), against one commit for the whole reply; a reply a model
 streams over seconds costs about one batch per \`flushMs\` more. The follow column writes ${followDeltas} deltas ${followGapMs} ms apart while a process of its own
 follows the reply through another store on the same URL (fs: file watching; redis: pub/sub; postgres:
 LISTEN/NOTIFY) and notes when each delta arrives; a delta waits up to \`flushMs\` in the writer's buffer first.
@@ -96,15 +96,15 @@ LISTEN/NOTIFY) and notes when each delta arrives; a delta waits up to \`flushMs\
 export const STREAMING_WHY: Array<[RegExp, string]> = [
   [
     /^fs reply streamed in deltas/,
-    "fs: the begin and end commits rewrite the record's file (a context change), where a plain append writes the head segment and the catalogue line; the batch makes a segment of its own (a directory and files, under `references.lock`) and the reclaim removes it under the same lock. What is left is the floor of this design, not overhead: a reply that readers and other processes see while it streams, and that a second `beginMessage` is refused against, needs a durable write before its end (the record's entry: one commit), and one at its end (the message); and a reply longer than `maxBatchBytes` (16 KiB; this one is about 21 KB of JSON) writes a batch, so about 16 KB of its content is sent twice, once in the batch and once in the message, because the log stores a message as one unit. Steps already taken out (session 13, each checked by a test that counts them): the read and the id lookup at begin (the begin commits on the record the thread holds, pinned to its revision), the empty segment made at begin, the last batch (deltas still buffered land only in the message), the read at end, the reclaim when no batch was written, and waiting for followers' wake-ups. Going lower needs the message made from its batches where they are stored (a Lua script or SQL that joins the deltas; impossible for encrypted stores, whose batches are sealed by the client) or the begin entry written by the first batch's own step; neither is done.",
+    "fs: the begin and end commits rewrite the record's file (a context change), where a plain append writes the head segment and the catalogue line; the batch makes a segment of its own (a directory and files, under `references.lock`) and the reclaim removes it under the same lock. What is left is the floor of this design, not overhead: a reply that readers and other processes see while it streams, and that a second `beginMessage` is refused against, needs a durable write before its end (the record's entry: one commit), and one at its end (the message); and its deltas go to batches as they come (two here: one filled by `maxBatchBytes`, 16 KiB, and the rest at `end`, so that followers get every delta as a delta), so its content is sent twice, once in the batches and once in the message, because the log stores a message as one unit. Steps already taken out (session 13, each checked by a test that counts them): the read and the id lookup at begin (the begin commits on the record the thread holds, pinned to its revision), the empty segment made at begin, the read at end, the reclaim when no batch was written, and waiting for followers' wake-ups. Going lower needs the message made from its batches where they are stored (a Lua script or SQL that joins the deltas; impossible for encrypted stores, whose batches are sealed by the client) or the begin entry written by the first batch's own step; neither is done.",
   ],
   [
     /^redis reply streamed in deltas/,
-    "redis: four scripts (begin, batch, end, reclaim) against one, and the reply's content sent about 1.8 times; wake-ups (PUBLISH) go on the same connection without being waited for. The floor of the design and the steps taken out: as for fs reply streamed in deltas above.",
+    "redis: five scripts (begin, two batches, end, reclaim) against one, and the reply's content sent twice; wake-ups (PUBLISH) go on the same connection without being waited for. The floor of the design and the steps taken out: as for fs reply streamed in deltas above.",
   ],
   [
     /^postgres reply streamed in deltas/,
-    "postgres: each step is now one statement, as an append is (begin: the record row's context; the batch: its segment row and rows; end: the message, the context and the reclaim of the batch in one statement), so three statements against one; wake-ups (`pg_notify`) are sent without being waited for, each on a pooled connection of its own. The floor of the design and the steps taken out: as for fs reply streamed in deltas above.",
+    "postgres: each step is now one statement, as an append is (begin: the record row's context; each batch: its rows, the first with its segment row; end: the message, the context and the reclaim of the batches in one statement), so four statements against one; wake-ups (`pg_notify`) are sent without being waited for, each on a pooled connection of its own. The floor of the design and the steps taken out: as for fs reply streamed in deltas above.",
   ],
   [
     /follow from another process/,

@@ -44,7 +44,7 @@ async function threadOn(driver: StepCountingDriver): Promise<{ store: LocalStore
 }
 
 describe("the store steps of a streamed reply", () => {
-  it("a reply that ends within one batch: one commit to begin (on the record the thread holds), one to end", async () => {
+  it("a reply that ends within one batch: one commit to begin (on the record the thread holds), its batch, one commit to end", async () => {
     const driver = new StepCountingDriver();
     const { thread } = await threadOn(driver);
     const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000 });
@@ -52,12 +52,12 @@ describe("the store steps of a streamed reply", () => {
     await reply.write("in two deltas");
     const message = await reply.end();
     expect(message.contents).toEqual([{ type: "text", text: "an answer in two deltas" }]);
-    // No segment is written for deltas still buffered at `end` (the message holds them), none reclaimed.
-    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 2, importSegment: 0, dropSegment: 0 });
+    // No read and no id lookup at begin, no empty segment, no read at end.
+    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 2, importSegment: 1, dropSegment: 1 });
     expect((await thread.messages()).map((each) => each.status)).toEqual([undefined, undefined]);
   });
 
-  it("a reply that fills a batch: the batch is written, the rest lands with the message, the batch reclaimed", async () => {
+  it("a reply that fills a batch: the batch is written, then the rest, then the message lands and the batches go", async () => {
     const driver = new StepCountingDriver();
     const { thread } = await threadOn(driver);
     const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000, maxBatchBytes: 40 });
@@ -70,7 +70,7 @@ describe("the store steps of a streamed reply", () => {
     expect(message.contents).toEqual([
       { type: "text", text: "a delta that fills the batch by itself and a tail" },
     ]);
-    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 1, importSegment: 0, dropSegment: 1 });
+    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 1, importSegment: 1, dropSegment: 1 });
   });
 
   it("a refused reply writes nothing, not even an empty segment", async () => {

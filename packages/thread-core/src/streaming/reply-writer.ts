@@ -22,8 +22,7 @@ export interface ReplySettings {
  * The writing end of a streamed message. Deltas wait in a buffer for `flushMs` (or until it holds
  * `maxBatchBytes`), then go to the reply's own segment as one batch (one message), so a reply costs one
  * write per batch, never one per token, and storage in proportion to its length. `end` writes the whole
- * message into the thread's log in one commit that also drops the reply's entry (deltas still buffered go
- * only there: they are not written as a batch first). Each batch renews the
+ * message into the thread's log in one commit that also drops the reply's entry. Each batch renews the
  * writer's lease (stream-leases.ts); while it is open, a timer writes an empty batch every third of `leaseMs`
  * in which it wrote none, so the lease holds without any commit of the thread. A writer that dies stops
  * writing, and the next reader or writer of the thread ends the message `interrupted` from the batches flushed.
@@ -132,9 +131,8 @@ export class ReplyWriter implements StreamingReply {
 
   /** The buffered deltas as one batch; with `heartbeat`, an empty batch when none is buffered (the lease). */
   async #writeBatch(heartbeat: boolean): Promise<void> {
-    // A flush queued behind `end` finds the reply ended: the landing message holds the buffer, and the
-    // segment may be reclaimed already.
-    if (this.#ended || (this.#buffer.length === 0 && !heartbeat)) return;
+    // A heartbeat queued behind `end` finds the reply ended: its segment may be reclaimed already.
+    if (this.#buffer.length === 0 && (!heartbeat || this.#ended)) return;
     const deltas = this.#buffer;
     this.#buffer = [];
     this.#bufferBytes = 0;
@@ -164,18 +162,14 @@ export class ReplyWriter implements StreamingReply {
   ): Promise<Message> {
     this.#assertOpen();
     this.#ended = true;
-    clearTimeout(this.#flushTimer);
-    this.#flushTimer = undefined;
     let message: Message | undefined;
     try {
-      // Deltas still in the buffer are not written as a batch: the message that lands holds them, in the
-      // same commit. Only a batch already being written is waited for, so none reaches the segment after
-      // its reclaim.
-      await this.#flushing;
+      // The last deltas go to the segment as a batch too, before the message lands: a follower gets every
+      // delta as a delta, then the end (the message alone would not tell it which deltas it missed).
+      await this.#flush();
       message = await this.#access.landReply(this.#entry, contents, status, metadata, this.#batched);
     } catch (error) {
-      // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried
-      // again; the buffered deltas wait for it, or for the next flush.
+      // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried again.
       this.#ended = false;
       throw error;
     }
