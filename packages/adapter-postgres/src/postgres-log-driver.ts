@@ -32,6 +32,7 @@ import { type CatalogueConnection, catalogueCount, cataloguePage, expiringPage }
 import { SOURCE, source } from "./errors.js";
 import { idFromKey, idKey, prefixEnd } from "./id-keys.js";
 import { fromJsonb, toJsonb } from "./jsonb-value.js";
+import { OneStatementChanges } from "./one-statement-changes.js";
 import { type PostgresConnection, type PreparedStatement, preparedStatement } from "./postgres-connection.js";
 import { type RecordRow, RecordRows } from "./record-rows.js";
 import { ReplyWakeups } from "./reply-wakeups.js";
@@ -48,13 +49,17 @@ export class PostgresLogDriver implements LogDriver {
   readonly specificationVersion = "v1";
   readonly source = SOURCE;
   readonly nativeType = "postgres";
+  /** A landed reply's batches go in its commit (`LogChange.reclaim`). */
+  readonly reclaimsInCommit = true;
   readonly #records: RecordRows;
   readonly #segments: SegmentRows;
   readonly #appendStatement: PreparedStatement;
   readonly #appendOneStatement: PreparedStatement;
   readonly #wakeups: ReplyWakeups;
+  readonly #oneStatement: OneStatementChanges;
 
   constructor(readonly connection: PostgresConnection) {
+    this.#oneStatement = new OneStatementChanges(connection);
     this.#records = new RecordRows(connection.names);
     this.#segments = new SegmentRows(connection.names);
     this.#wakeups = new ReplyWakeups(connection);
@@ -109,7 +114,16 @@ export class PostgresLogDriver implements LogDriver {
     const plain =
       !change.newHead && !change.event && !change.metadata && !change.context && !change.operations;
     if (plain && (change.append?.length ?? 0) > 0 && change.known?.id === id) return this.#append(id, change);
+    if (this.#oneStatement.fits(id, change)) return this.#contextCommit(id, change);
     return this.#checked(id, change);
+  }
+
+  /** A context change (a streamed reply's begin and end) in one statement, else the checked transaction. */
+  async #contextCommit(
+    id: string,
+    change: LogChange & { context: Record<string, unknown>; known: LogRecord },
+  ): Promise<CommitResult> {
+    return (await this.#oneStatement.contextCommit(id, change)) ?? this.#checked(id, change);
   }
 
   /** Any change, in one transaction that locks the record row and checks everything before writing. */
@@ -136,7 +150,9 @@ export class PostgresLogDriver implements LogDriver {
         );
         if (held.length > 0) return { record, messages: [], held };
       }
-      return this.#apply(client, record, head, change);
+      const result = await this.#apply(client, record, head, change);
+      if (change.reclaim !== undefined) await this.#segments.drop(client, change.reclaim);
+      return result;
     });
   }
 
@@ -388,7 +404,9 @@ export class PostgresLogDriver implements LogDriver {
     return rows.map((row) => Number(row.offset));
   }
 
-  importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
+  async importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
+    // A streamed reply's batch, the common import, in one statement; anything it cannot write is checked.
+    if (await this.#oneStatement.importBatch(info, messages, from)) return;
     const refuse = importConflicts(info.id, SOURCE);
     return this.connection.transaction(async (client) => {
       let segment = await this.#segments.get(client, info.id, true);
@@ -454,8 +472,10 @@ export class PostgresLogDriver implements LogDriver {
   }
 
   /** Reclaims a segment nothing references (a streamed reply's batches once the reply landed), as a delete would. */
-  dropSegment(id: string): Promise<void> {
-    return this.connection.transaction((client) => this.#segments.drop(client, id));
+  async dropSegment(id: string): Promise<void> {
+    // A reply's segment (no base, nothing references it) goes in one statement; anything else is checked.
+    if (await this.#oneStatement.dropReplySegment(id)) return;
+    await this.connection.transaction((client) => this.#segments.drop(client, id));
   }
 
   /** Wakes followers of a streamed reply in every process: LISTEN/NOTIFY (see `ReplyWakeups`). */

@@ -81,10 +81,11 @@ ${table(...streamingTable(figures))}
 The whole column appends a ${tokens.toLocaleString("en-US")}-token reply (about 4 characters a token) in one
 \`append\`; the streamed column makes the same reply with \`beginMessage\`, ${tokens / deltaTokens} \`write\`s of
 ${deltaTokens} tokens written back to back, and \`end\` (default \`flushMs\` ${figures.flushMs}, \`maxBatchBytes\` 16 KiB),
-in turns with the first. Written back to back, the deltas fill a batch by size: the store sees the reply's
-begin (its segment, a commit), a batch or two, and the end (a commit that lands the message, and the reclaim of
-the batches), against one commit for the whole reply; a reply a model streams over seconds costs about one batch
-per \`flushMs\` more. The follow column writes ${followDeltas} deltas ${followGapMs} ms apart while a process of its own
+in turns with the first. Written back to back, the deltas fill one batch by size (the reply is about 21 KB of
+JSON): the store sees the reply's begin (one commit of the record, which holds the reply's entry), one batch (its
+segment's first write), and the end (the last batch, a commit that lands the message, and the reclaim of the
+batches, which is in that commit's statement on postgres), against one commit for the whole reply; a reply a model
+streams over seconds costs about one batch per \`flushMs\` more. The follow column writes ${followDeltas} deltas ${followGapMs} ms apart while a process of its own
 follows the reply through another store on the same URL (fs: file watching; redis: pub/sub; postgres:
 LISTEN/NOTIFY) and notes when each delta arrives; a delta waits up to \`flushMs\` in the writer's buffer first.
 
@@ -94,8 +95,16 @@ LISTEN/NOTIFY) and notes when each delta arrives; a delta waits up to \`flushMs\
 /** Why issue 39's targets may be missed, for BENCHMARKS.md's notes (report.ts's `WHY`). */
 export const STREAMING_WHY: Array<[RegExp, string]> = [
   [
-    /reply streamed in deltas/,
-    "A streamed reply is several durable steps where an append is one: `beginMessage` reads the record (to end lapsed replies and check the id), makes the reply's segment and commits its entry; each batch is an import; `end` commits the message and reclaims the batches (fs: under `references.lock`; postgres: a transaction each, each with its WAL flush). Written back to back, that is 5–6 store round trips against one, and the ratio follows the store's cost of a durable step (highest on postgres, lowest on redis). It is a cost per reply, not per token: a reply a model streams over seconds pays it over those seconds, one batch per `flushMs`. Not profiled further; meeting 1.5× would need the begin and end folded into the batches (no commit of the record until the end).",
+    /^fs reply streamed in deltas/,
+    "fs: the begin and end commits rewrite the record's file (a context change), where a plain append writes the head segment and the catalogue line; the batch makes a segment of its own (a directory and files, under `references.lock`) and the reclaim removes it under the same lock. What is left is the floor of this design, not overhead: a reply that readers and other processes see while it streams, and that a second `beginMessage` is refused against, needs a durable write before its end (the record's entry: one commit), and one at its end (the message); and its deltas go to batches as they come (two here: one filled by `maxBatchBytes`, 16 KiB, and the rest at `end`, so that followers get every delta as a delta), so its content is sent twice, once in the batches and once in the message, because the log stores a message as one unit. Steps already taken out (session 13, each checked by a test that counts them): the read and the id lookup at begin (the begin commits on the record the thread holds, pinned to its revision), the empty segment made at begin, the read at end, the reclaim when no batch was written, and waiting for followers' wake-ups. Going lower needs the message made from its batches where they are stored (a Lua script or SQL that joins the deltas; impossible for encrypted stores, whose batches are sealed by the client) or the begin entry written by the first batch's own step; neither is done.",
+  ],
+  [
+    /^redis reply streamed in deltas/,
+    "redis: five scripts (begin, two batches, end, reclaim) against one, and the reply's content sent twice; wake-ups (PUBLISH) go on the same connection without being waited for. The floor of the design and the steps taken out: as for fs reply streamed in deltas above.",
+  ],
+  [
+    /^postgres reply streamed in deltas/,
+    "postgres: each step is now one statement, as an append is (begin: the record row's context; each batch: its rows, the first with its segment row; end: the message, the context and the reclaim of the batches in one statement), so four statements against one; wake-ups (`pg_notify`) are sent without being waited for, each on a pooled connection of its own. The floor of the design and the steps taken out: as for fs reply streamed in deltas above.",
   ],
   [
     /follow from another process/,

@@ -97,7 +97,8 @@ describe("per-owner keys", () => {
     expect(unitOwner((await inner.readSegment(base, 0, 1))[0] as Message)).toBe("ana");
 
     inner.owners = [];
-    const reply = await (imported as LogThread).beginMessage({ role: "assistant" });
+    // A one-byte bound flushes each delta as a batch (deltas still buffered at `end` land only in the message).
+    const reply = await (imported as LogThread).beginMessage({ role: "assistant", maxBatchBytes: 1 });
     await reply.write({ type: "text", text: "streamed" });
     const message = await reply.end();
     expect(message.contents).toEqual([{ type: "text", text: "streamed" }]);

@@ -145,7 +145,12 @@ describe("store.sweep of a thread with a reply left streaming", () => {
     });
     const thread = (await store.create({ id: "abandoned" })) as LogThread;
     // A writer that stops writing (its process died): the reply's segment is named only in the record's context.
-    const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000, leaseMs: 3_600_000 });
+    const reply = await thread.beginMessage({
+      role: "assistant",
+      flushMs: 60_000,
+      maxBatchBytes: 1,
+      leaseMs: 3_600_000,
+    });
     await reply.write("half an answer");
     const record = await driver.read("abandoned");
     const [stream] = record?.kind === "log" ? streamsOf(record.context) : [];

@@ -77,6 +77,7 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
         ...(change.newHead ? { newHead: this.#segmentIn(change.newHead) } : {}),
         ...(change.event ? { event: mapEvent(change.event, (segment) => this.#in(segment)) } : {}),
         ...(change.known ? { known: this.#logIn(change.known) } : {}),
+        ...(change.reclaim === undefined ? {} : { reclaim: this.#in(change.reclaim) }),
       }),
     );
     return { ...result, record: this.#recordOut(result.record) as LogRecord };
@@ -90,6 +91,10 @@ export class ScopedLogDriver implements LogDriver, SyncSegmentReader {
 
   get fencedDelete(): boolean {
     return this.inner.fencedDelete === true;
+  }
+
+  get reclaimsInCommit(): boolean {
+    return this.inner.reclaimsInCommit === true;
   }
 
   get erasureFollowUp(): string | undefined {

@@ -124,6 +124,11 @@ export interface LogDriver {
    * would otherwise stay as an imported segment no thread uses does.
    */
   dropSegment?(id: string): Promise<void>;
+  /**
+   * Optional: true when `commit` reclaims `LogChange.reclaim` in the same atomic step, so a streamed reply
+   * lands and its batches go in one round trip. Without it thread-core calls `dropSegment` after the commit.
+   */
+  readonly reclaimsInCommit?: boolean;
   /** A new segment id for `threadId`'s head; lets a store place it beside the thread (a Redis hash slot). */
   newSegmentId?(threadId: string): string;
   /**
@@ -275,6 +280,11 @@ export interface LogChange {
   context?: Record<string, unknown>;
   /** The record's operations after the change, to store in place of its current ones. */
   operations?: AppliedOperation[];
+  /**
+   * A segment to reclaim once the change is made, as `dropSegment` would (a landed reply's batches), in the
+   * same atomic step; only given to a driver whose `reclaimsInCommit` is true, and never with `held`.
+   */
+  reclaim?: string;
   /**
    * The record the caller planned the change on (its last read or commit). A driver whose record still
    * has this revision and head may build the result from it instead of reading metadata, context and

@@ -35,6 +35,8 @@ export class ReplyWriter implements StreamingReply {
   #buffer: Content[] = [];
   #bufferBytes = 0;
   #batches = 0;
+  /** Whether a batch went (or may have gone) to the reply's segment: only then is there one to reclaim. */
+  #batched = false;
   /** `#batches` at the previous tick of the lease timer: none written since means a heartbeat is due. */
   #batchesAtTick = 0;
   #flushing: Promise<void> = Promise.resolve();
@@ -135,6 +137,7 @@ export class ReplyWriter implements StreamingReply {
     this.#buffer = [];
     this.#bufferBytes = 0;
     const index = this.#batches;
+    this.#batched = true;
     try {
       await this.#access.driver.importSegment(
         this.#access.segmentInfo(this.#entry),
@@ -149,7 +152,7 @@ export class ReplyWriter implements StreamingReply {
       throw error;
     }
     this.#batches = index + 1;
-    await announce(this.#access.driver, this.#entry.segment);
+    announce(this.#access.driver, this.#entry.segment);
   }
 
   async #finish(
@@ -161,18 +164,20 @@ export class ReplyWriter implements StreamingReply {
     this.#ended = true;
     let message: Message | undefined;
     try {
+      // The last deltas go to the segment as a batch too, before the message lands: a follower gets every
+      // delta as a delta, then the end (the message alone would not tell it which deltas it missed).
       await this.#flush();
-      message = await this.#access.landReply(this.#entry, contents, status, metadata);
+      message = await this.#access.landReply(this.#entry, contents, status, metadata, this.#batched);
     } catch (error) {
       // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried again.
       this.#ended = false;
       throw error;
     }
     clearInterval(this.#renewTimer);
-    await announce(this.#access.driver, this.#entry.segment);
+    announce(this.#access.driver, this.#entry.segment);
     if (!message) {
       // The reader that ended it reclaimed the batches; a batch written since would have made them again.
-      await this.#access.dropBatches(this.#entry);
+      if (this.#batched) await this.#access.dropBatches(this.#entry);
       throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
     }
     return message;

@@ -12,13 +12,15 @@ export interface StreamAccess {
   segmentInfo(entry: StreamEntry): SegmentInfo;
   /**
    * Writes the finished message into the log and drops the reply's entry, in one commit; undefined when the
-   * entry is gone (a reader ended it `interrupted` after its lease lapsed).
+   * entry is gone (a reader ended it `interrupted` after its lease lapsed). With `batched` (a batch was
+   * written), the reply's segment is reclaimed once the message landed.
    */
   landReply(
     entry: StreamEntry,
     contents: Content[],
     status: "interrupted" | undefined,
-    metadata?: Message["metadata"],
+    metadata: Message["metadata"] | undefined,
+    batched: boolean,
   ): Promise<Message | undefined>;
   /** Reclaims the reply's segment of batches (the message is in the log, or nothing will land it). */
   dropBatches(entry: StreamEntry): Promise<void>;

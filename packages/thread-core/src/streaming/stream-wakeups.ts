@@ -15,11 +15,13 @@ export function wakeFollowers(segment: string): void {
 
 /**
  * Wakes every follower of `segment`: this process's at once, other processes' through the driver's
- * `notify` when it has one. A wake-up that fails is only a later one: followers poll.
+ * `notify` when it has one, sent but not waited for: a wake-up carries nothing, so the writer has no need
+ * of its answer (the write it announces is durable already), and one that fails is only a later one:
+ * followers poll.
  */
-export async function announce(driver: LogDriver, segment: string): Promise<void> {
+export function announce(driver: LogDriver, segment: string): void {
   wakeFollowers(segment);
-  await driver.notify?.(segment).catch(() => undefined);
+  driver.notify?.(segment).catch(() => undefined);
 }
 
 /** The longest and shortest waits between two reads when nothing wakes a follower. */

@@ -65,17 +65,17 @@ export class ThreadStreams implements StreamAccess {
 
   async begin(options: BeginMessageOptions): Promise<StreamingReply> {
     const checked = checkBeginOptions(options);
+    const given = checked.id !== undefined;
     const id = checked.id ?? newSortableId();
     checkMessageId("thread.beginMessage", "id", id);
-    // A write: replies whose writer died are ended first, so they neither block this one nor linger.
-    await this.host.reread();
+    // A write: replies whose writer died are ended first, so they neither block this one nor linger. On the
+    // record this thread holds: the commit below is pinned to its revision, so a record that moved on since
+    // (another process began a reply, say) fails it, and the next attempt reads the record and decides again.
     await this.settleLapsed();
-    // Refused before anything is written (checked again in the commit below, against a racing writer).
-    await this.#admit(this.host.record(), id, checked.concurrent);
     const createdAt = new Date().toISOString();
+    // The reply's segment is named here but written by its first batch: until then a follower reads it as
+    // empty, and a refused or abandoned begin leaves nothing behind.
     const segment = newHeadSegment(this.driver, this.threadId, null, 0);
-    // The reply's segment exists before its entry does: a follower that sees the entry can read it at once.
-    await this.driver.importSegment({ ...segment, createdAt }, [], 0, { owner: this.owner });
     const entry: StreamEntry = {
       id,
       role: checked.role,
@@ -86,33 +86,60 @@ export class ThreadStreams implements StreamAccess {
       leaseUntil: Date.now() + checked.settings.leaseMs,
       leaseMs: checked.settings.leaseMs,
     };
-    await this.#retrying(async (record) => {
-      await this.#admit(record, id, checked.concurrent);
-      const streams = streamsOf(record.context);
+    // One commit, pinned to the revision the decision was made on: a racing writer makes it read again and
+    // decide again, so nothing is written for a refused reply. The record this thread holds may be behind
+    // (a reply it shows may have ended since), so a refusal is only ever decided on a fresh read.
+    for (let attempt = 1; ; attempt++) {
+      const record = attempt === 1 ? this.host.record() : await this.host.reread();
+      try {
+        await this.#admit(record, id, checked.concurrent, given);
+      } catch (error) {
+        if (attempt === 1) continue;
+        throw error;
+      }
       entry.leaseUntil = Date.now() + checked.settings.leaseMs;
-      await this.host.commit({
-        expectHead: record.head,
-        ifRevision: record.revision,
-        context: withStreams(record.context, [...streams, entry]),
-      });
-    });
+      try {
+        await this.host.commit({
+          expectHead: record.head,
+          ifRevision: record.revision,
+          context: withStreams(record.context, [...streamsOf(record.context), entry]),
+        });
+        break;
+      } catch (error) {
+        if (!raced(error) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
     return new ReplyWriter(this, entry, checked.settings);
   }
 
+  /**
+   * Lands the finished message and drops the reply's entry in one commit, planned on the record this thread
+   * holds (its own begin's commit, most often: a reply costs no read at its end) and read again only when
+   * another writer moved the thread. `batched` says whether any batch went to the reply's segment, which is
+   * then reclaimed.
+   */
   async landReply(
     entry: StreamEntry,
     contents: Content[],
     status: "interrupted" | undefined,
-    metadata?: Message["metadata"],
+    metadata: Message["metadata"] | undefined,
+    batched: boolean,
   ): Promise<Message | undefined> {
-    return this.#retrying(async (record) => {
+    // A driver that reclaims in the commit lands the message and drops the batches in one step.
+    const inCommit = batched && this.driver.reclaimsInCommit === true;
+    const stored = await this.#retrying(async (record) => {
       const streams = streamsOf(record.context);
       if (!streams.some((stream) => sameWriter(stream, entry))) return undefined;
       const message = replyMessage(entry, contents, status, metadata);
-      const [stored] = await this.#land(record, [message], (stream) => sameWriter(stream, entry));
-      await this.dropBatches(entry);
-      return stored;
-    });
+      const ended = (stream: StreamEntry) => sameWriter(stream, entry);
+      const [landed] = await this.#land(record, [message], ended, inCommit ? entry.segment : undefined);
+      return landed;
+    }, false);
+    if (stored !== undefined && batched) {
+      if (inCommit) forgetLease(entry.segment);
+      else await this.dropBatches(entry);
+    }
+    return stored;
   }
 
   /**
@@ -147,7 +174,7 @@ export class ThreadStreams implements StreamAccess {
         await Promise.all(
           lapsed.map(async (entry) => {
             await this.dropBatches(entry);
-            await announce(this.driver, entry.segment);
+            announce(this.driver, entry.segment);
           }),
         );
       }, false);
@@ -170,8 +197,11 @@ export class ThreadStreams implements StreamAccess {
     return mergeDeltas(batchDeltas(await this.driver.readSegment(entry.segment, 0, ALL_BATCHES)));
   }
 
-  /** Refuses a reply while another streams (unless `concurrent`), and an id the thread holds. */
-  async #admit(record: LogRecord, id: string, concurrent: boolean): Promise<void> {
+  /**
+   * Refuses a reply while another streams (unless `concurrent`), and an id the thread holds: looked up only
+   * when the caller `given` it (a sortable id made here is new).
+   */
+  async #admit(record: LogRecord, id: string, concurrent: boolean, given: boolean): Promise<void> {
     const streams = streamsOf(record.context);
     if (!concurrent) {
       const lapsed = await lapsedOf(this.driver, streams);
@@ -180,7 +210,7 @@ export class ThreadStreams implements StreamAccess {
     }
     const held =
       streams.some((stream) => stream.id === id) ||
-      (await this.host.chains.message(await this.host.chainOf(record), id)) !== undefined;
+      (given && (await this.host.chains.message(await this.host.chainOf(record), id)) !== undefined);
     if (held) {
       throw new ConflictError(
         `Thread ${JSON.stringify(this.threadId)} already has a message ${JSON.stringify(id)}; nothing was written. Give beginMessage another id, or none.`,
@@ -194,13 +224,18 @@ export class ThreadStreams implements StreamAccess {
     return { source: this.driver.source };
   }
 
-  /** Appends `messages` and drops the entries `ended` picks, in one commit pinned to `record`'s revision. */
+  /**
+   * Appends `messages` and drops the entries `ended` picks (and reclaims the segment `reclaim`, for a driver that
+   * can in its commit), in one commit pinned to `record`'s revision.
+   */
   async #land(
     record: LogRecord,
     messages: Message[],
     ended: (stream: StreamEntry) => boolean,
+    reclaim?: string,
   ): Promise<Message[]> {
     const change = {
+      ...(reclaim === undefined ? {} : { reclaim }),
       expectHead: record.head,
       ifRevision: record.revision,
       context: withStreams(
@@ -228,11 +263,15 @@ export class ThreadStreams implements StreamAccess {
       try {
         return await change(record);
       } catch (error) {
-        const raced = ConcurrencyError.isInstance(error) || HeadMovedError.isInstance(error);
-        if (!raced || attempt >= MAX_ATTEMPTS) throw error;
+        if (!raced(error) || attempt >= MAX_ATTEMPTS) throw error;
       }
     }
   }
+}
+
+/** Another writer moved the record between the read and the commit: read again and retry. */
+function raced(error: unknown): boolean {
+  return ConcurrencyError.isInstance(error) || HeadMovedError.isInstance(error);
 }
 
 function sameWriter(a: StreamEntry, b: StreamEntry): boolean {
