@@ -29,6 +29,8 @@ import type { FsStorage } from "./fs-storage.js";
 import type { Lease, LockWrites } from "./locks/lease.js";
 import { LockFiles } from "./locks/lock-file.js";
 import { type Durability, DurableFiles } from "./records/durable-files.js";
+import { finishEveryPendingDelete, finishPendingDeletes } from "./records/finish-pending-deletes.js";
+import { PendingDeletes } from "./records/pending-deletes.js";
 import { putStateRecord } from "./records/put-state.js";
 import {
   inlineForm,
@@ -93,6 +95,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
   readonly locks: LockFiles;
   readonly records: RecordFiles;
   readonly segments: SegmentDirectories;
+  readonly pendingDeletes: PendingDeletes;
   readonly listIndex: FsCatalogue;
   /** Segment files kept open from one operation to the next, bounded (see `SegmentFileCache`). */
   readonly #openFiles = new SegmentFileCache();
@@ -110,6 +113,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
     });
     this.records = new RecordFiles(this.layout, this.files);
     this.segments = new SegmentDirectories(this.layout, this.files);
+    this.pendingDeletes = new PendingDeletes(this.layout, this.files);
     this.listIndex = new FsCatalogue(this.layout.catalogue, this.files, {
       ids: () => this.records.ids(),
       read: async (id) => {
@@ -215,6 +219,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
     options: { ifRevision?: number },
     lease: Lease,
   ): Promise<boolean | typeof LOCAL_THREAD> {
+    // What a holding killed inside a delete of this id left (a rerun of the delete finishes it).
+    if (lease.writes === "record") await finishPendingDeletes(this, id, lease);
     const stored = await this.records.read(id);
     if (!stored) return false;
     if (stored.kind === "log" && lease.writes === "state") return LOCAL_THREAD;
@@ -236,21 +242,29 @@ export class FsLogDriver implements LogDriver, FsStorage {
     // Where listings have the thread: its time is its head's last commit (a damaged head: the record's).
     const live = await this.#live(stored, "none").catch(() => undefined);
     this.listIndex.announce(id, null, placeOf(live ?? { ...stored, length: 0, events }));
+    const segments = referencedSegments({ head: stored.head, events });
+    // Written before the removal: a crash from here until the releases are done leaves it for a later
+    // sweep, erasure or delete of the id to finish (`finishPendingDeletes`).
+    const pending = await this.pendingDeletes.write(id, lease.staging.nonce, segments);
     // Renamed away through the lock's staging directory: a takeover fences the removal off.
     await this.records.remove(id, lease.staging);
     this.listIndex.settle(id, null);
     await this.locks.withLock(this.layout.referencesLock, async () => {
       // A writer whose lock was taken over after its removal landed releases nothing: a new thread under
-      // the id, made by the writer that took it over, may need these references (a leak at worst).
+      // the id, made by the writer that took it over, may need these references. Its pending delete stays,
+      // for whoever holds the lock next to finish, keeping what the thread then under the id needs.
       if (!lease.held()) return;
-      for (const segment of referencedSegments({ head: stored.head, events }))
-        await this.segments.release(segment, threadReferrer(id));
+      for (const segment of segments) await this.segments.release(segment, threadReferrer(id));
+      this.pendingDeletes.remove(pending);
     });
     return true;
   }
 
   async list(options: { prefix?: string; after?: string; limit: number }): Promise<RecordSummary[]> {
     return this.#run("list", async () => {
+      // A page of a scan (a sweep's, an erasure's) first finishes the deletes a crash cut short: one
+      // `readdir` of an empty directory when there are none, against the page's reads of every record.
+      await this.#finishEveryPendingDelete();
       const prefix = options.prefix ?? "";
       const ids = (await this.records.ids())
         .filter((id) => id.startsWith(prefix) && (options.after === undefined || id > options.after))
@@ -274,12 +288,19 @@ export class FsLogDriver implements LogDriver, FsStorage {
    * the store and the owner hold.
    */
   async catalogue(query: CatalogueQuery): Promise<StoredRecord[]> {
-    return this.#run("list", () => this.listIndex.page(query));
+    return this.#run("list", async () => {
+      // Only a sweep asks with `until`: each of its pages first finishes the deletes a crash cut short.
+      if (query.until !== undefined) await this.#finishEveryPendingDelete();
+      return this.listIndex.page(query);
+    });
   }
 
   /** After `store.erase`: no catalogue line or snapshot entry names `owner` for a thread erased. */
   async forgetOwner(owner: string): Promise<void> {
-    return this.#run("list", () => this.listIndex.forgetOwner(owner));
+    return this.#run("list", async () => {
+      await this.#finishEveryPendingDelete();
+      await this.listIndex.forgetOwner(owner);
+    });
   }
 
   /** `store.count` from the catalogue, without `where`; undefined (refused) with it. */
@@ -489,6 +510,11 @@ export class FsLogDriver implements LogDriver, FsStorage {
       // A plain append's lock is kept for the next append to the thread in this turn (`AppendFastPath`).
       AppendFastPath.lockOptions(writes),
     );
+  }
+
+  /** Finishes the deletes a crash cut short, anywhere in the store (`finishEveryPendingDelete`). */
+  #finishEveryPendingDelete(): Promise<void> {
+    return finishEveryPendingDelete(this, (thread, task) => this.#withThreadLock(thread, "record", task));
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { FsCatalogue } from "./catalogue/fs-catalogue.js";
 import type { LockFiles } from "./locks/lock-file.js";
 import type { DurableFiles } from "./records/durable-files.js";
+import type { PendingDeletes } from "./records/pending-deletes.js";
 import type { RecordFiles } from "./records/record-files.js";
 import type { StoreLayout } from "./records/store-layout.js";
 import type { SegmentDirectories } from "./segments/segment-directories.js";
@@ -22,6 +23,8 @@ export interface FsStorage {
   readonly records: RecordFiles;
   /** Segment directories and their references. */
   readonly segments: SegmentDirectories;
+  /** Deletes in flight, finished by a later run when a crash cut them short. */
+  readonly pendingDeletes: PendingDeletes;
   /** The index of `store.list`: every change is announced in its journal under the thread's lock. */
   readonly listIndex: FsCatalogue;
   /** One segment's messages. */

@@ -31,6 +31,7 @@ const ABANDONED_TEMPORARY_MS = 60 * 60 * 1000;
  * locks/<id>.lock          a thread's lock file while a writer holds it
  * catalogue/               the index of store.list: journal (one line per change), snapshot.json
  * references.lock          the lock for creating, referencing and reclaiming segments
+ * deletes/                 deletes in flight: what each releases once the record is gone (PendingDeletes)
  * tmp/                     files being written, renamed into place when whole
  * trash/                   reclaimed segments being removed
  * ```
@@ -45,6 +46,8 @@ export class StoreLayout {
   /** The index of `store.list` (`FsCatalogue`): `journal` and `snapshot.json`. */
   readonly catalogue: string;
   readonly referencesLock: string;
+  /** Deletes in flight, `<name>.<nonce>.json` (`PendingDeletes`): finished by a later run when cut short. */
+  readonly deletes: string;
   /** The format marker, `skein-fs.json`: a directory without it holds no store. */
   readonly marker: string;
 
@@ -57,6 +60,7 @@ export class StoreLayout {
     this.trash = join(this.directory, "trash");
     this.catalogue = join(this.directory, "catalogue");
     this.referencesLock = join(this.directory, "references.lock");
+    this.deletes = join(this.directory, "deletes");
     this.marker = join(this.directory, "skein-fs.json");
   }
 
@@ -90,6 +94,7 @@ export class StoreLayout {
       this.temporary,
       this.trash,
       this.catalogue,
+      this.deletes,
     ]) {
       await makeDirectory(path, this.directory);
     }
