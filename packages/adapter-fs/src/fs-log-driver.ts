@@ -10,6 +10,7 @@ import type {
   CatalogueQuery,
   CommitResult,
   CountQuery,
+  ExpiryQuery,
   LogChange,
   LogDriver,
   LogRecord,
@@ -267,6 +268,14 @@ export class FsLogDriver implements LogDriver, FsStorage {
    */
   async catalogue(query: CatalogueQuery): Promise<StoredRecord[]> {
     return this.#run("list", () => this.listIndex.page(query));
+  }
+
+  /**
+   * The threads of a scope past their own `expiresAt`, from the catalogue's expiry order: a sweep reads
+   * O(expired) records, not the store.
+   */
+  async expiring(query: ExpiryQuery): Promise<StoredRecord[]> {
+    return this.#run("list", () => this.listIndex.expiring(query));
   }
 
   /** After `store.erase`: no catalogue line or snapshot entry names `owner` for a thread erased. */
