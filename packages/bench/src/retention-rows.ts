@@ -93,7 +93,7 @@ export async function retentionRows(quick: boolean, command: string): Promise<Re
     for (const expired of quick ? [100, 1_000] : [1_000, 10_000])
       rows.push(await sweptOnce(threads, expired, scan));
   }
-  // fs at a fifth of the size: 100,000 fs threads take about an hour to create through the API here.
+  // fs at a fifth of the size: 100,000 fs threads take over half an hour to create through the API here.
   const fsThreads = threads / 5;
   const [few, many] = [fsThreads / 100, fsThreads / 10];
   rows.push(
@@ -129,8 +129,8 @@ export function retentionSection(figures: RetentionFigures | undefined): string 
 Measured ${figures.date} (\`${figures.command}\`). One \`store.sweep()\` of threads past their own \`expiresAt\`,
 spread through the store. With the memory and fs stores' expiry index the sweep reads the expired records
 only (O(expired)); without it (redis today, and the fallback rows) it reads each record of the store once
-(O(store)). The fs rows are one store of a fifth of the threads (100,000 fs threads take about an hour to
-create through the API on this machine), each sweep in a store opened afresh (\`fsync\` durability), the
+(O(store)). The fs rows are one store of a fifth of the threads (100,000 fs threads take over half an hour
+to create through the API on this machine), each sweep in a store opened afresh (\`fsync\` durability), the
 deleted threads created again before the next sweep. Most of
 the indexed rows' time is the deletes themselves: a plain \`store.delete\` in a memory store of 100,000 threads
 costs about 2 ms (its catalogue's sorted arrays are shifted on every removal, memory-catalogue.ts), so 1,000
