@@ -1,6 +1,7 @@
-import { type FsLogDriver, fsStore } from "@skein/adapter-fs";
-import { LocalStore, type LogDriver } from "@skein/thread-core/driver";
+import { fsStore } from "@skein/adapter-fs";
+import { LocalStore } from "@skein/thread-core/driver";
 import type { RetentionRow } from "./retention-rows.js";
+import { sweepReadCounter } from "./sweep-read-counter.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 const HOUR = 3_600_000;
@@ -83,23 +84,7 @@ async function fill(count: number, create: (index: number) => Promise<unknown>):
 /** A store on `directory` whose driver counts the records it hands up (index, catalogue and scan reads). */
 function countedStore(directory: string, clock: { now: number }, scan: boolean) {
   const opened = fsStore({ directory });
-  const inner = opened.driver as FsLogDriver;
-  const reads = { count: 0 };
-  const driver = new Proxy(inner, {
-    get: (target, key) => {
-      if (key === "expiring" && scan) return undefined;
-      const value = Reflect.get(target, key);
-      if (typeof value !== "function") return value;
-      if (key === "expiring" || key === "catalogue" || key === "list") {
-        return async (...args: unknown[]) => {
-          const found = (await value.apply(target, args)) as unknown[];
-          reads.count += found.length;
-          return found;
-        };
-      }
-      return value.bind(target);
-    },
-  }) as LogDriver;
+  const { driver, reads } = sweepReadCounter(opened.driver, scan);
   const store = new LocalStore({
     driver,
     registry: opened.registry,

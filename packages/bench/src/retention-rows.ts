@@ -1,7 +1,8 @@
 import { openStore } from "@skein/thread-core";
-import { LocalStore, type LogDriver } from "@skein/thread-core/driver";
+import { LocalStore } from "@skein/thread-core/driver";
 import { printTable } from "./measure.js";
 import { fsSweeps } from "./retention-fs-rows.js";
+import { sweepReadCounter } from "./sweep-read-counter.js";
 
 /** One sweep measured: how many expired among how many, and what it cost. */
 export interface RetentionRow {
@@ -31,22 +32,7 @@ const FILL_CONCURRENCY = 200;
  */
 export async function sweptOnce(threads: number, expired: number, scan: boolean): Promise<RetentionRow> {
   const memory = (await openStore("memory:")) as LocalStore;
-  let recordsRead = 0;
-  const driver = new Proxy(memory.driver, {
-    get: (target, key) => {
-      if (key === "expiring" && scan) return undefined;
-      const value = Reflect.get(target, key);
-      if (typeof value !== "function") return value;
-      if (key === "expiring" || key === "catalogue" || key === "list") {
-        return async (...args: unknown[]) => {
-          const found = (await value.apply(target, args)) as unknown[];
-          recordsRead += found.length;
-          return found;
-        };
-      }
-      return value.bind(target);
-    },
-  }) as LogDriver;
+  const { driver, reads } = sweepReadCounter(memory.driver, scan);
   const clock = { now: Date.now() };
   const store = new LocalStore({
     driver,
@@ -70,7 +56,7 @@ export async function sweptOnce(threads: number, expired: number, scan: boolean)
     }),
   );
   clock.now += 2 * HOUR;
-  recordsRead = 0;
+  reads.count = 0;
   const start = process.hrtime.bigint();
   const report = await store.sweep({ batchSize: 500 });
   const milliseconds = Number(process.hrtime.bigint() - start) / 1e6;
@@ -80,7 +66,7 @@ export async function sweptOnce(threads: number, expired: number, scan: boolean)
     threads,
     expired,
     milliseconds,
-    recordsRead,
+    recordsRead: reads.count,
     deleted: report.deleted,
   };
 }
