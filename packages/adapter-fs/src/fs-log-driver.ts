@@ -10,6 +10,7 @@ import type {
   CatalogueQuery,
   CommitResult,
   CountQuery,
+  ExpiryQuery,
   LogChange,
   LogDriver,
   LogRecord,
@@ -292,6 +293,18 @@ export class FsLogDriver implements LogDriver, FsStorage {
       // Only a sweep asks with `until`: each of its pages first finishes the deletes a crash cut short.
       if (query.until !== undefined) await this.#finishEveryPendingDelete();
       return this.listIndex.page(query);
+    });
+  }
+
+  /**
+   * The threads of a scope past their own `expiresAt`, from the catalogue's expiry order: a sweep reads
+   * O(expired) records, not the store.
+   */
+  async expiring(query: ExpiryQuery): Promise<StoredRecord[]> {
+    return this.#run("list", async () => {
+      // Each page of a sweep first finishes the deletes a crash cut short (as `list` and `catalogue` do).
+      await this.#finishEveryPendingDelete();
+      return this.listIndex.expiring(query);
     });
   }
 

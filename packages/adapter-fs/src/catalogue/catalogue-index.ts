@@ -15,6 +15,11 @@ const SCOPE_SEPARATOR = "\u001f";
 /** One listing's threads: a scope's, or one owner's in a scope; each place of each thread in each order. */
 interface Group {
   orders: Record<CatalogueOrder, SortedPositions>;
+  /**
+   * The places that carry their own expiry, by it (`key`: the `expiresAt` as stored): what a sweep walks.
+   * Kept in a scope's group only (sweeps are per scope, not per owner).
+   */
+  expiring: SortedPositions;
   /** How many of each thread's places are in this group. */
   members: Map<string, number>;
   /** Threads that may also be outside the group (one of their places is elsewhere): a count reads them. */
@@ -24,8 +29,9 @@ interface Group {
 /**
  * The fs store's catalogue in memory: for every thread, the places it may be at (`CataloguePlaces`:
  * one, or two while a change is announced and not yet seen landed), and per group (a scope, or an owner
- * in a scope) every such place in id, last-change and creation order. A page walks one group's order and
- * reads each thread it meets; `learn` then narrows its places to the one the record shows.
+ * in a scope) every such place in id, last-change and creation order, and per scope by own expiry. A page
+ * walks one group's order and reads each thread it meets; `learn` then narrows its places to the one the
+ * record shows.
  */
 export class CatalogueIndex {
   readonly #places = new Map<string, CataloguePlaces>();
@@ -80,6 +86,11 @@ export class CatalogueIndex {
     return this.#groups.get(name)?.orders[order].next(direction, after);
   }
 
+  /** The next place of group `name` by own expiry after `after` (ascending, by value as `next`). */
+  nextExpiring(name: string, after?: ListPosition): ListPosition | undefined {
+    return this.#groups.get(name)?.expiring.next("asc", after);
+  }
+
   /** How many threads are surely in group `name`, and those that may be (a count reads them). */
   members(name: string): { sure: number; maybe: string[] } {
     const group = this.#groups.get(name);
@@ -96,11 +107,10 @@ export class CatalogueIndex {
         touched.add(name);
         const group = this.#group(name);
         group.members.set(id, (group.members.get(id) ?? 0) + delta);
-        for (const order of ORDERS) {
-          const position = { key: keyOf(place, order), id };
-          if (delta === 1) group.orders[order].add(position);
-          else group.orders[order].remove(position);
-        }
+        for (const order of ORDERS) change(group.orders[order], { key: keyOf(place, order), id }, delta);
+        // Only the scope's group: a sweep never asks for one owner's threads.
+        if (place.expires !== undefined && name === groupName(scope, undefined))
+          change(group.expiring, { key: place.expires, id }, delta);
       }
     }
     for (const name of touched) {
@@ -120,6 +130,7 @@ export class CatalogueIndex {
     if (!group) {
       group = {
         orders: { id: new SortedPositions(), updated: new SortedPositions(), created: new SortedPositions() },
+        expiring: new SortedPositions(),
         members: new Map(),
         partial: new Set(),
       };
@@ -127,6 +138,11 @@ export class CatalogueIndex {
     }
     return group;
   }
+}
+
+function change(sorted: SortedPositions, position: ListPosition, delta: 1 | -1): void {
+  if (delta === 1) sorted.add(position);
+  else sorted.remove(position);
 }
 
 /** The key a place sorts by in `order` ("" in id order, as thread-core's `orderKey`). */

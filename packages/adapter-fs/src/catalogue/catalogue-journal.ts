@@ -19,7 +19,8 @@ export interface CatalogueSnapshot {
 }
 
 const SNAPSHOT_FORMAT = "skein-fs-catalogue";
-const SNAPSHOT_VERSION = 1;
+/** Version 2 keeps each thread's own expiry; a snapshot of version 1 (none) is rebuilt from the records. */
+const SNAPSHOT_VERSION = 2;
 
 /**
  * The catalogue's files, `catalogue/journal` and `catalogue/snapshot.json`. Every change to a record is

@@ -2,6 +2,7 @@ import {
   type CatalogueQuery,
   type CountQuery,
   catalogueEntry,
+  type ExpiryQuery,
   matchesQuery,
   type StoredRecord,
 } from "@skein/thread-core/driver";
@@ -94,6 +95,32 @@ export class FsCatalogue {
       // Listed only at the place the record shows: the other place of a thread met twice is skipped.
       if (keyOf(real, query.order) !== position.key) continue;
       if (!matchesQuery(catalogueEntry(record), position.key, filters)) continue;
+      listed.add(position.id);
+      found.push(record);
+    }
+    return found;
+  }
+
+  /**
+   * The records of `query.scope` whose own `expiresAt` is at most `query.until`, by it then id, after
+   * `query.after` (`LogDriver.expiring`): the scope's expiry order is walked and each thread met is read,
+   * and listed only where its record shows, so a sweep reads the expired threads and stops at the first
+   * that is not. A place announced but not landed (an expiry moved later, a change cut short) costs one
+   * read of a record that is then skipped; the sweep checks each record it gets again before deleting.
+   */
+  async expiring(query: ExpiryQuery): Promise<StoredRecord[]> {
+    await this.#ready();
+    const name = groupName(query.scope, undefined);
+    const found: StoredRecord[] = [];
+    const listed = new Set<string>();
+    let position = query.after;
+    while (found.length < query.limit) {
+      position = this.#index.nextExpiring(name, position);
+      if (!position || position.key > query.until) break;
+      const record = await this.records.read(position.id);
+      const real = record ? placeOf(record) : null;
+      this.#index.learn(position.id, real);
+      if (!record || real?.expires !== position.key || listed.has(position.id)) continue;
       listed.add(position.id);
       found.push(record);
     }
