@@ -1,7 +1,7 @@
 import { fsStore } from "@skein/adapter-fs";
 import { LocalStore } from "@skein/thread-core/driver";
 import { countedReads } from "./counted-reads.js";
-import type { RetentionRow } from "./retention-rows.js";
+import type { RetentionRow } from "./retention-row.js";
 import { temporaryDirectory } from "./temporary-directory.js";
 
 const HOUR = 3_600_000;

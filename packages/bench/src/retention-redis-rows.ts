@@ -1,7 +1,7 @@
 import { LocalStore } from "@skein/thread-core/driver";
 import { countedReads } from "./counted-reads.js";
 import { redisFactory } from "./fresh-stores.js";
-import type { RetentionRow } from "./retention-rows.js";
+import type { RetentionRow } from "./retention-row.js";
 
 const HOUR = 3_600_000;
 const FILL_CONCURRENCY = 200;

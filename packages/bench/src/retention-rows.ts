@@ -4,18 +4,7 @@ import { countedReads } from "./counted-reads.js";
 import { printTable } from "./measure.js";
 import { fsSweeps } from "./retention-fs-rows.js";
 import { redisSweeps } from "./retention-redis-rows.js";
-
-/** One sweep measured: how many expired among how many, and what it cost. */
-export interface RetentionRow {
-  store: string;
-  threads: number;
-  expired: number;
-  /** Wall time of the sweep, in milliseconds. */
-  milliseconds: number;
-  /** Records the sweep read from the driver (index, catalogue and scan reads together). */
-  recordsRead: number;
-  deleted: number;
-}
+import type { RetentionRow } from "./retention-row.js";
 
 /** Issue 40's rows: when they were measured, and the rows. */
 export interface RetentionFigures {
