@@ -348,7 +348,7 @@ script: the run of 2026-12-06 at load average about 22 measured 4.61×. Now the 
 batch at a time, each segment's info is read once per erasure, and each thread is measured a window of 32
 ahead of the deletes (which stay one at a time, fenced): those reads share round trips with each other and
 with the deletes, fewer round trips per thread than deleting one by one (adapter-redis
-\`erasure-round-trips.test.ts\`), and the ratio is about 1× (load average 10–15).
+\`erasure-round-trips.test.ts\`), and the ratio is 0.98–1.44× (load average 10–15).
 
 The plan still reads every record of the store (O(store), not O(the owner's threads)): the owner's threads
 are looked for in every scope, and the catalogue's owner index answers one scope at a time; other owners' forks
