@@ -1,7 +1,9 @@
 import { ownedBy } from "../catalogue/catalogue-entry.js";
+import { SkeinError } from "../errors.js";
 import type { LogDriver, LogRecord, SegmentInfo, StoredRecord } from "../local/log-driver.js";
 import { eventPoints } from "../local/log-state.js";
 import { SCOPE_SEPARATOR } from "../local/scoped-log-driver.js";
+import { type ChainRange, chainRanges } from "../local/segment-chain.js";
 
 /** How many records one step of the scan reads at once. */
 const SCAN_BATCH = 200;
@@ -65,8 +67,15 @@ export class ErasurePlanner {
       if (batch.length < SCAN_BATCH || !last) break;
       after = last.id;
     }
-    for (const record of owned) {
-      if (record.kind === "log") for (const id of await madeBy(record, this.#segments)) this.#made.add(id);
+    // The owned threads' chains are walked a batch at a time, not one after another: on a networked store
+    // the segment reads of a batch then share round trips (a pipeline) instead of waiting one by one.
+    const logs = owned.filter((record) => record.kind === "log");
+    for (let from = 0; from < logs.length; from += SCAN_BATCH) {
+      signal?.throwIfAborted();
+      const batch = logs.slice(from, from + SCAN_BATCH);
+      for (const made of await Promise.all(batch.map((record) => madeBy(record, this.#segments)))) {
+        for (const id of made) this.#made.add(id);
+      }
     }
     const shared: LogRecord[] = [];
     if (this.#made.size > 0) {
@@ -79,6 +88,27 @@ export class ErasurePlanner {
       }
     }
     return { owned, shared, scanned };
+  }
+
+  /**
+   * The ranges of a log `length` messages long whose head segment is `head`, from the segment infos the scan read (a
+   * segment's info never changes), so measuring a thread does not read them again. A missing segment is a
+   * `SkeinError`, as `SegmentChains.chain` reports it.
+   */
+  async chain(head: string, length: number): Promise<ChainRange[]> {
+    const walked = new Map<string, SegmentInfo>();
+    for (let id: string | undefined = head; id !== undefined && !walked.has(id); ) {
+      const info = await this.#segments.info(id);
+      if (!info) {
+        throw new SkeinError(`Segment ${id} is missing: the store is damaged.`, {
+          source: this.driver.source,
+        });
+      }
+      walked.set(id, info);
+      id = info.base?.segment;
+    }
+    const start = (walked.get(head) as SegmentInfo).start;
+    return chainRanges(head, length - start, (id) => walked.get(id) as SegmentInfo);
   }
 }
 
@@ -98,10 +128,22 @@ function forkEvent(record: LogRecord) {
   return record.events.find((event) => event.kind === "fork");
 }
 
-/** Segment infos read once per erasure: a chain is walked base by base, and shared bases are read once. */
+/**
+ * Segment infos read once per erasure: a chain is walked base by base, and shared bases are read once, also
+ * by walks running at the same time (the read in flight is held, not its result).
+ */
 class SegmentWalk {
-  readonly #infos = new Map<string, SegmentInfo | undefined>();
+  readonly #infos = new Map<string, Promise<SegmentInfo | undefined>>();
   constructor(readonly driver: LogDriver) {}
+
+  info(id: string): Promise<SegmentInfo | undefined> {
+    let info = this.#infos.get(id);
+    if (!info) {
+      info = this.driver.segment(id);
+      this.#infos.set(id, info);
+    }
+    return info;
+  }
 
   /** Every segment the given ones continue, them included; a segment gone meanwhile ends its walk. */
   async reach(starts: string[]): Promise<string[]> {
@@ -109,8 +151,7 @@ class SegmentWalk {
     for (const start of starts) {
       for (let id: string | undefined = start; id !== undefined && !seen.has(id); ) {
         seen.add(id);
-        if (!this.#infos.has(id)) this.#infos.set(id, await this.driver.segment(id));
-        id = this.#infos.get(id)?.base?.segment;
+        id = (await this.info(id))?.base?.segment;
       }
     }
     return [...seen];

@@ -7,6 +7,7 @@ import type { SegmentChains } from "../local/segment-chain.js";
 import type { ErasedThreadRef, EraseOptions, ErasureReport, RemoteErasure } from "../spec/erasure.js";
 import type { ThreadStore } from "../spec/thread-store.js";
 import { ErasurePlanner, splitScopedId } from "./erase-plan.js";
+import { MeasuredAhead } from "./measured-ahead.js";
 
 /** What `eraseOwner` needs of the store it erases from. */
 export interface ErasureHost {
@@ -65,10 +66,12 @@ export async function eraseOwner(host: ErasureHost, options: EraseOptions): Prom
       options.onProgress?.({ phase, scanned, total, erased: report.threads });
     if (pass === 0 || targets.length > 0) progress("scanned");
     const sharedIds = new Set(shared.map((record) => record.id));
-    for (const target of targets) {
+    const sizes = new MeasuredAhead(targets, (record) => measure(host, planner, record));
+    for (const [index, target] of targets.entries()) {
       signal?.throwIfAborted();
       // A shared fork is another owner's: it goes whoever owns it; the owner's own threads only while theirs.
-      const erased = await eraseRecord(host, target, sharedIds.has(target.id) ? undefined : owner, report);
+      const owning = sharedIds.has(target.id) ? undefined : owner;
+      const erased = await eraseRecord(host, planner, target, owning, report, sizes.take(index));
       if (erased) progress("erased");
     }
     // Nothing deleted: nothing of the owner's went that a new fork could have raced with.
@@ -128,16 +131,19 @@ function checkedOwner(options: EraseOptions | undefined): string {
  */
 async function eraseRecord(
   host: ErasureHost,
+  planner: ErasurePlanner,
   first: StoredRecord,
   owner: string | undefined,
   report: ErasureReport,
+  firstSize: Promise<number>,
 ): Promise<boolean> {
   let record: StoredRecord | undefined = first;
   for (let attempt = 0; attempt < FENCE_ATTEMPTS; attempt++) {
     if (!record) return false; // deleted meanwhile by someone else
     if (owner !== undefined && !ownedBy(record, owner)) return false;
     if (record.kind === "state" && host.bindsState(record)) return eraseBoundState(host, record, report);
-    const size = await measure(host, record);
+    // The first attempt's size was measured ahead, of this very record; a record read again is measured anew.
+    const size = await (record === first ? firstSize : measure(host, planner, record));
     try {
       const type = record.kind === "log" ? record.type : String(record.state.$type);
       const fence = { ifRevision: record.revision, known: record };
@@ -205,11 +211,11 @@ async function eraseBoundState(
  * operation ids) and every message its log reaches, each as JSON; a saved state's document. The messages
  * are read once, along the thread's chain: building the full export here cost half of the erasure's time.
  */
-async function measure(host: ErasureHost, record: StoredRecord): Promise<number> {
+async function measure(host: ErasureHost, planner: ErasurePlanner, record: StoredRecord): Promise<number> {
   if (record.kind === "state") return byteLength(record.state);
   try {
-    const head = await host.chains.info(record.head);
-    const ranges = await host.chains.chain(record.head, record.length - head.start);
+    // The chain from the segment infos the plan read: each segment's info is read once per erasure.
+    const ranges = await planner.chain(record.head, record.length);
     return byteLength(record) + byteLength(await host.chains.read(ranges, 0, record.length));
   } catch (error) {
     // A log cut short by an earlier crash (a segment already reclaimed) is erased all the same.
