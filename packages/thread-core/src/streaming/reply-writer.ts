@@ -1,3 +1,4 @@
+import { ThreadNotFoundError } from "../errors.js";
 import { normalizeMessage } from "../message.js";
 import { redactSecrets } from "../redact-secrets.js";
 import type { Content, Message } from "../spec/message.js";
@@ -44,6 +45,8 @@ export class ReplyWriter implements StreamingReply {
   readonly #renewTimer: ReturnType<typeof setInterval>;
   #ended = false;
   #leaseLost = false;
+  /** The thread was deleted (an erase, a sweep, `store.delete`) while the reply streamed: every call says so. */
+  #threadGone: unknown;
   /** A failed timed flush, reported by the next `write` or `end`. */
   #failure: unknown;
 
@@ -110,6 +113,7 @@ export class ReplyWriter implements StreamingReply {
   }
 
   #assertOpen(): void {
+    if (this.#threadGone !== undefined) throw this.#threadGone;
     if (this.#ended) throw new ReplyEndedError(this.#access.threadId, this.id, "ended");
     if (this.#leaseLost) throw new ReplyEndedError(this.#access.threadId, this.id, "lease-lapsed");
     if (this.#failure !== undefined) {
@@ -169,6 +173,10 @@ export class ReplyWriter implements StreamingReply {
       await this.#flush();
       message = await this.#access.landReply(this.#entry, contents, status, metadata, this.#batched);
     } catch (error) {
+      if (ThreadNotFoundError.isInstance(error)) {
+        await this.#abandon(error);
+        throw error;
+      }
       // The store failed (unreachable, closed): nothing landed, the lease still runs, and `end` may be tried again.
       this.#ended = false;
       throw error;
@@ -194,8 +202,22 @@ export class ReplyWriter implements StreamingReply {
       }
       if (this.#batches === this.#batchesAtTick) await this.#flush(true);
       this.#batchesAtTick = this.#batches;
-    } catch {
-      // The store is unreachable for now: the next tick tries again, and the lease decides if it lasts.
+    } catch (error) {
+      if (ThreadNotFoundError.isInstance(error)) await this.#abandon(error);
+      // Else the store is unreachable for now: the next tick tries again, and the lease decides if it lasts.
     }
+  }
+
+  /**
+   * The thread is gone: its delete reclaimed the segment the record named, but a batch written since (the
+   * first one makes the segment) is referenced by nothing, so it is dropped here and the writer is told.
+   */
+  async #abandon(error: ThreadNotFoundError): Promise<void> {
+    this.#threadGone = error;
+    clearInterval(this.#renewTimer);
+    clearTimeout(this.#flushTimer);
+    this.#buffer = [];
+    await this.#flushing;
+    if (this.#batched) await this.#access.dropBatches(this.#entry);
   }
 }
