@@ -215,6 +215,8 @@ export class SegmentDirectories {
   }
 
   async #reclaim(start: { segment: string; referrer?: string }): Promise<void> {
+    // First down the chain: each segment left without a reference, and its base losing that segment's one.
+    const unreferenced: string[] = [];
     let current: { segment: string; referrer?: string } | undefined = start;
     while (current) {
       const directory = this.layout.segmentDirectory(current.segment);
@@ -224,20 +226,26 @@ export class SegmentDirectories {
       try {
         remaining = await readdir(join(directory, "refs"));
       } catch (error) {
-        if (hasCode(error, "ENOENT")) return;
+        if (hasCode(error, "ENOENT")) break;
         throw error;
       }
-      if (remaining.length > 0) return;
+      if (remaining.length > 0) break;
+      unreferenced.push(current.segment);
       const info = await this.info(current.segment);
-      // Out of segments/ in one rename, so no reader ever sees half a segment.
-      const trash = join(this.layout.trash, randomBytes(12).toString("hex"));
-      await rename(directory, trash);
-      this.#infos.forget(current.segment);
-      await this.files.syncDirectory(this.layout.segments);
-      await rm(trash, { recursive: true, force: true }).catch(() => undefined);
       current = info?.base
         ? { segment: info.base.segment, referrer: segmentReferrer(current.segment) }
         : undefined;
+    }
+    // Then removed deepest first: a process killed part way leaves the top of the chain, each segment still
+    // naming its base, so the next release from the top walks down again and finishes. Top first would leave
+    // a base referenced by a segment that no longer exists, which nothing would ever release.
+    for (const segment of unreferenced.reverse()) {
+      // Out of segments/ in one rename, so no reader ever sees half a segment.
+      const trash = join(this.layout.trash, randomBytes(12).toString("hex"));
+      await rename(this.layout.segmentDirectory(segment), trash);
+      this.#infos.forget(segment);
+      await this.files.syncDirectory(this.layout.segments);
+      await rm(trash, { recursive: true, force: true }).catch(() => undefined);
     }
   }
 }
