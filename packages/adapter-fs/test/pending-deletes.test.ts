@@ -1,37 +1,22 @@
 import { readdirSync } from "node:fs";
-import fsPromises from "node:fs/promises";
-import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import type { LogThread } from "@skein/thread-core";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
+import { cutShortAtRemoval } from "./cut-short.js";
 
 /**
  * Runs `task` with the first release of a thread's reference to a segment (the `rm` of
  * `segments/<id>/refs/thread.<name>`) failing, as if the process died there: inside a delete, after the
  * thread's record was removed and before its segments were released. Gives what the task threw.
  */
-async function cutShortAtRelease(task: () => Promise<unknown>): Promise<unknown> {
-  const remove = fsPromises.rm;
-  let failed = false;
-  fsPromises.rm = async (path, options) => {
-    if (!failed && /[/\\]refs[/\\]thread\.[^/\\]+$/.test(String(path))) {
-      failed = true;
-      throw new Error("cut short between the record's removal and the segments' release");
-    }
-    return remove(path, options);
-  };
-  syncBuiltinESMExports();
-  try {
-    return await task().then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-  } finally {
-    fsPromises.rm = remove;
-    syncBuiltinESMExports();
-  }
+function cutShortAtRelease(task: () => Promise<unknown>): Promise<unknown> {
+  return cutShortAtRemoval(
+    /[/\\]refs[/\\]thread\.[^/\\]+$/,
+    "cut short between the record's removal and the segments' release",
+    task,
+  );
 }
 
 const list = (directory: string) => readdirSync(directory).sort();

@@ -1,36 +1,21 @@
 import { readdirSync } from "node:fs";
-import fsPromises from "node:fs/promises";
-import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../src/index.js";
+import { cutShortAtRemoval } from "./cut-short.js";
 
 /**
  * Runs `task` with the first removal of a segment's reference to its base (`segments/<base>/refs/segment.<id>`)
  * failing, as if the process died there: inside a delete that reclaims a segment continuing another one.
  * Gives what the task threw.
  */
-async function cutShortAtBaseRelease(task: () => Promise<unknown>): Promise<unknown> {
-  const remove = fsPromises.rm;
-  let failed = false;
-  fsPromises.rm = async (path, options) => {
-    if (!failed && /[/\\]refs[/\\]segment\.[^/\\]+$/.test(String(path))) {
-      failed = true;
-      throw new Error("cut short while a reclaimed segment's base was released");
-    }
-    return remove(path, options);
-  };
-  syncBuiltinESMExports();
-  try {
-    return await task().then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-  } finally {
-    fsPromises.rm = remove;
-    syncBuiltinESMExports();
-  }
+function cutShortAtBaseRelease(task: () => Promise<unknown>): Promise<unknown> {
+  return cutShortAtRemoval(
+    /[/\\]refs[/\\]segment\.[^/\\]+$/,
+    "cut short while a reclaimed segment's base was released",
+    task,
+  );
 }
 
 describe("a delete cut short inside the reclaim of a segment that continues another", () => {
