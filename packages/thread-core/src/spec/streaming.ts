@@ -67,6 +67,9 @@ export interface FollowOptions {
 /**
  * What `thread.follow` gives: each delta with its offset while the message streams, then once the whole
  * message as it ended (ordinary, or `status: "interrupted"`). A message that had ended gives only `end`.
+ * A reader that the reply's landing overtook (its last batches written and reclaimed before it read them)
+ * gets the rest as the fewest deltas that complete the message (text runs joined, offsets counting those),
+ * then `end`; or only `end` when the writer ended with contents of its own, or `from` was beyond what it read.
  */
 export type FollowEvent =
   | { type: "delta"; offset: number; delta: Content }

@@ -3,9 +3,9 @@ import { InvalidOptionError } from "../errors.js";
 import { describeGiven, objectArgument } from "../option-value.js";
 import { checkMessageId } from "../read-options.js";
 import type { LogRecord } from "../spec/log-driver.js";
-import type { Message } from "../spec/message.js";
+import type { Content, Message } from "../spec/message.js";
 import type { FollowEvent, FollowOptions } from "../spec/streaming.js";
-import { ALL_BATCHES } from "./stream-deltas.js";
+import { ALL_BATCHES, joinDelta, landedRest } from "./stream-deltas.js";
 import { streamsOf } from "./stream-entries.js";
 import { FollowerWakeups, MAX_POLL_MS, MIN_POLL_MS } from "./stream-wakeups.js";
 import type { ThreadStreams } from "./thread-streams.js";
@@ -49,11 +49,14 @@ export async function* followReply(
   try {
     let batch = 0;
     let offset = 0;
+    // What was read, merged: the landed message completes it when the landing overtook this reader.
+    const joined: Content[] = [];
     for (;;) {
       signal?.throwIfAborted();
       const batches = await host.streams.driver.readSegment(entry.segment, batch, ALL_BATCHES);
       for (const stored of batches) {
         for (const delta of stored.contents) {
+          joinDelta(joined, delta);
           if (offset >= from) yield { type: "delta", offset, delta };
           offset++;
         }
@@ -65,7 +68,13 @@ export async function* followReply(
       if (
         !streamsOf(record.context).some((stream) => stream.id === messageId && stream.writer === entry.writer)
       ) {
-        yield await ended();
+        const end = await ended();
+        // Its last batches may have been written and reclaimed since the segment was read (a store lands a
+        // reply and drops its batches in one step): the reader gets them from the message, unless it holds
+        // deltas this follow did not read (`from` beyond them) or the writer ended with contents of its own.
+        const rest = offset >= from && end.type === "end" ? landedRest(joined, end.message) : undefined;
+        for (const delta of rest ?? []) yield { type: "delta", offset: offset++, delta };
+        yield end;
         return;
       }
       await wakeups.wait();

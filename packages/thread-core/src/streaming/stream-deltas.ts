@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import { InvalidMessageError } from "../errors.js";
 import { ContentSchema, KNOWN_CONTENT_TYPES, normalizeMessage } from "../message.js";
 import type { Content, Message } from "../spec/message.js";
@@ -50,15 +51,43 @@ function describe(value: unknown): string {
 /** The contents of a finished reply: its deltas in order, runs of text (and of reasoning) joined into one part. */
 export function mergeDeltas(deltas: readonly Content[]): Content[] {
   const contents: Content[] = [];
-  for (const delta of deltas) {
-    const last = contents[contents.length - 1];
-    if (last && joinable(last) && joinable(delta) && last.type === delta.type) {
-      contents[contents.length - 1] = { ...last, text: `${last.text}${delta.text}` } as Content;
-    } else {
-      contents.push({ ...delta });
-    }
-  }
+  for (const delta of deltas) joinDelta(contents, delta);
   return contents;
+}
+
+/** Adds `delta` to `contents` (a reply's deltas merged so far) as `mergeDeltas` does. */
+export function joinDelta(contents: Content[], delta: Content): void {
+  const last = contents[contents.length - 1];
+  if (last && joinable(last) && joinable(delta) && last.type === delta.type) {
+    contents[contents.length - 1] = { ...last, text: `${last.text}${delta.text}` } as Content;
+  } else {
+    contents.push({ ...delta });
+  }
+}
+
+/**
+ * What completes `joined` (a reply's deltas read so far, merged) into `landed` (the message the reply became), as
+ * the fewest deltas: the rest of the last part's text, then the parts after it. `undefined` when `landed` does not
+ * start with what was read (a writer that ended with contents of its own). A trailing error part of an
+ * interrupted message is the reason `fail` gave, not a delta: it is left out.
+ */
+export function landedRest(joined: readonly Content[], landed: Message): Content[] | undefined {
+  let contents = landed.contents;
+  if (landed.status === "interrupted" && contents.at(-1)?.type === "error") contents = contents.slice(0, -1);
+  if (joined.length === 0) return contents.map((content) => ({ ...content }));
+  const last = joined.length - 1;
+  for (let index = 0; index < last; index++) {
+    if (!isDeepStrictEqual(joined[index], contents[index])) return undefined;
+  }
+  const read = joined[last] as Content;
+  const stored = contents[last];
+  if (stored === undefined) return undefined;
+  const rest = contents.slice(last + 1).map((content) => ({ ...content }));
+  if (isDeepStrictEqual(read, stored)) return rest;
+  if (joinable(read) && joinable(stored) && read.type === stored.type && stored.text.startsWith(read.text)) {
+    return [{ type: read.type, text: stored.text.slice(read.text.length) } as Content, ...rest];
+  }
+  return undefined;
 }
 
 /** A text or reasoning part with nothing but its text, so joining it keeps everything. */

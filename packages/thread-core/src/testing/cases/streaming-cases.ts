@@ -148,7 +148,14 @@ export function streamingCases(context: SuiteContext): void {
         : context.store;
       try {
         const follower = (await store.get(thread.id)) as LogThread;
-        const following = collect(follower.follow(reply.id, { from: 1, pollMs: 10 }));
+        const iterator = follower.follow(reply.id, { from: 1, pollMs: 10 })[Symbol.asyncIterator]();
+        // The follower has read the flushed deltas before the next are written: it then follows them live.
+        const first = await iterator.next();
+        expect(first.value).toEqual({ type: "delta", offset: 1, delta: { type: "text", text: "b" } });
+        const following = collect({ [Symbol.asyncIterator]: () => iterator }).then((rest) => [
+          first.value as FollowEvent,
+          ...rest,
+        ]);
         await sleep(30);
         await reply.write("c");
         await reply.write({ type: "reasoning", text: "d" });
@@ -164,6 +171,42 @@ export function streamingCases(context: SuiteContext): void {
       } finally {
         if (store !== context.store) await store.close();
       }
+    },
+  );
+
+  conformanceCase(
+    context,
+    "a follower the reply's landing overtook gets the deltas it had not read, then the whole message",
+    async () => {
+      const thread = await localThread(context);
+      const reply = await thread.beginMessage({ role: "assistant", ...EACH_WRITE });
+      await reply.write("a");
+      await reply.write("b");
+      const events = thread.follow(reply.id, { pollMs: 10 })[Symbol.asyncIterator]();
+      expect((await events.next()).value).toEqual({ type: "delta", offset: 0, delta: { type: "text", text: "a" } });
+      // The follower waits while the writer flushes two more batches and lands the reply (its batches reclaimed).
+      await reply.write("c");
+      await reply.write({ type: "reasoning", text: "d" });
+      const ended = await reply.end();
+      const rest = await collect({ [Symbol.asyncIterator]: () => events });
+      // Every delta after offset 0 arrives, from the batches or completed from the landed message.
+      expect(rest.filter((event) => event.type === "delta")).toEqual([
+        { type: "delta", offset: 1, delta: { type: "text", text: "b" } },
+        { type: "delta", offset: 2, delta: { type: "text", text: "c" } },
+        { type: "delta", offset: 3, delta: { type: "reasoning", text: "d" } },
+      ]);
+      expect(rest.at(-1)).toEqual({ type: "end", message: ended });
+
+      // A writer that ends with contents of its own: the reader gets the message as it landed.
+      const own = await thread.beginMessage({ role: "assistant", ...EACH_WRITE });
+      await own.write("draft ");
+      await own.write("one");
+      const following = thread.follow(own.id, { pollMs: 10 })[Symbol.asyncIterator]();
+      expect((await following.next()).value).toMatchObject({ type: "delta", offset: 0 });
+      const replaced = await own.end({ contents: [{ type: "text", text: "final" }] });
+      const after = await collect({ [Symbol.asyncIterator]: () => following });
+      expect(after.at(-1)).toEqual({ type: "end", message: replaced });
+      expect(after.filter((event) => event.type === "delta").length <= 1).toBe(true);
     },
   );
 
