@@ -12,7 +12,10 @@ const landed = (contents: Message["contents"], status?: "interrupted"): Message 
 
 describe("landedRest: what completes the deltas read into the message a reply became", () => {
   it("gives the rest of the last part's text, then the parts after it", () => {
-    const read = mergeDeltas([{ type: "text", text: "a" }, { type: "text", text: "b" }]);
+    const read = mergeDeltas([
+      { type: "text", text: "a" },
+      { type: "text", text: "b" },
+    ]);
     const message = landed([
       { type: "text", text: "abcd" },
       { type: "reasoning", text: "e" },
@@ -29,8 +32,19 @@ describe("landedRest: what completes the deltas read into the message a reply be
     const read = mergeDeltas([{ type: "text", text: "draft" }]);
     expect(landedRest(read, landed([{ type: "text", text: "final" }]))).toBeUndefined();
     expect(landedRest(read, landed([]))).toBeUndefined();
-    const two = mergeDeltas([{ type: "reasoning", text: "r" }, { type: "text", text: "t" }]);
-    expect(landedRest(two, landed([{ type: "reasoning", text: "x" }, { type: "text", text: "t" }]))).toBeUndefined();
+    const two = mergeDeltas([
+      { type: "reasoning", text: "r" },
+      { type: "text", text: "t" },
+    ]);
+    expect(
+      landedRest(
+        two,
+        landed([
+          { type: "reasoning", text: "x" },
+          { type: "text", text: "t" },
+        ]),
+      ),
+    ).toBeUndefined();
   });
 
   it("leaves out the error part an interrupted reply ends with", () => {

@@ -183,7 +183,11 @@ export function streamingCases(context: SuiteContext): void {
       await reply.write("a");
       await reply.write("b");
       const events = thread.follow(reply.id, { pollMs: 10 })[Symbol.asyncIterator]();
-      expect((await events.next()).value).toEqual({ type: "delta", offset: 0, delta: { type: "text", text: "a" } });
+      expect((await events.next()).value).toEqual({
+        type: "delta",
+        offset: 0,
+        delta: { type: "text", text: "a" },
+      });
       // The follower waits while the writer flushes two more batches and lands the reply (its batches reclaimed).
       await reply.write("c");
       await reply.write({ type: "reasoning", text: "d" });
