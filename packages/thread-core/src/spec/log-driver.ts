@@ -166,6 +166,13 @@ export interface LogDriver {
  */
 export interface SegmentWriteOptions {
   owner?: string;
+  /**
+   * A streamed reply's batch: it must be visible to readers in other processes once the call returns and
+   * survive the writing process being killed, but need not be on stable storage (no fsync, no synchronous
+   * commit): the reply's `end` lands the message durably and a power loss before it loses the reply's tail,
+   * as documented ("flushed at `end()`"). A driver may ignore it and write durably.
+   */
+  interim?: boolean;
 }
 
 /**
@@ -285,6 +292,12 @@ export interface LogChange {
    * same atomic step; only given to a driver whose `reclaimsInCommit` is true, and never with `held`.
    */
   reclaim?: string;
+  /**
+   * A streamed reply's begin (its entry in the context): as `SegmentWriteOptions.interim`, visible and
+   * surviving the writer's death once the commit returns, but not necessarily on stable storage yet. A driver
+   * may ignore it and commit durably.
+   */
+  interim?: boolean;
   /**
    * The record the caller planned the change on (its last read or commit). A driver whose record still
    * has this revision and head may build the result from it instead of reading metadata, context and
