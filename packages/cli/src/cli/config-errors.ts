@@ -13,9 +13,13 @@ export class InvalidConfigError extends CliError {
   constructor(
     readonly file: string,
     readonly detail: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: string },
   ) {
-    super(`config file ${file} cannot be used: ${detail}`, configExitCode(options?.cause), options);
+    super(
+      `${options?.kind ?? "config file"} ${file} cannot be used: ${detail}`,
+      configExitCode(options?.cause),
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
   }
 }
 
