@@ -185,4 +185,36 @@ describe("a keys file with per-owner keys", () => {
     expect(top.code).toBe(5);
     expect(top.stderr).toContain(`keys file ${broken} cannot be used: field owners must be the directory`);
   });
+
+  it("erase --keep-keys deletes and keeps the key file; shred destroys an owner's keys and deletes nothing", async () => {
+    const store = await writtenStore("shred");
+    const file = keysFile("shred-keys", OLD, [OLD]);
+    const owners = join(directory, "shred-keys", "owner-keys");
+
+    const kept = await skeinOk(["erase", "--owner", "ana", "--keep-keys", "--keys-file", file], { store });
+    expect(kept).toMatch(
+      /^erased 1 thread of "ana": 2 messages, \d+ bytes \(deleted\)\nowner's keys kept: --keep-keys\n$/,
+    );
+    expect(existsSync(join(owners, "ana.json"))).toBe(true);
+
+    const shredded = await skein(["shred", "--owner", "Ben/tenant-b", "--json", "--keys-file", file], {
+      store,
+    });
+    expect(shredded.code, shredded.stderr).toBe(0);
+    expect(JSON.parse(shredded.stdout)).toEqual({ owner: "Ben/tenant-b", method: "crypto-shredded" });
+    expect(existsSync(join(owners, FILE_NAMES["Ben/tenant-b"] as string))).toBe(false);
+    const unreadable = await skein(["show", "Ben-tenant-b-1", "--keys-file", file], { store });
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stderr).toContain("crypto-shredded");
+    // Still listed, with what is stored in clear.
+    expect(await skeinOk(["ls", "--keys-file", file], { store })).toContain("Ben-tenant-b-1");
+
+    // A keys file without owners cannot shred anyone: refused, nothing changed.
+    const shared = join(directory, "shred-keys", "shared.json");
+    writeFileSync(shared, JSON.stringify({ current: OLD, keys: base64([OLD], "") }));
+    const refused = await skein(["shred", "--owner", "ana", "--keys-file", shared], { store });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("does not seal each owner's threads with a key of theirs");
+    expect(existsSync(join(owners, "ana.json"))).toBe(true);
+  });
 });
