@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "@skein/thread-core";
 import type { EncryptionOptions } from "@skein/thread-core/driver";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { skein, skeinOk } from "./run-skein.js";
 
 const OLD = "2026-06";
@@ -54,10 +54,14 @@ function keysFile(name: string, current: string, ids: string[]): string {
   return file;
 }
 
-/** A file store the application wrote with per-owner keys, each thread under OLD. */
-async function writtenStore(name: string): Promise<string> {
-  const path = join(directory, name);
-  const store = await openStore(`file:${path}`, { encryption: applicationKeys(OLD) });
+/** A file store (or a scope of another) the application wrote with per-owner keys, each thread under OLD. */
+async function writtenStore(
+  name: string,
+  url = `file:${join(directory, name)}`,
+  scope?: string,
+): Promise<string> {
+  const root = await openStore(url, { encryption: applicationKeys(OLD) });
+  const store = scope === undefined ? root : root.scope(scope);
   try {
     for (const owner of [...OWNERS, undefined]) {
       const id = `${(owner ?? "shared").replace(/\W/g, "-")}-1`;
@@ -68,9 +72,9 @@ async function writtenStore(name: string): Promise<string> {
       ]);
     }
   } finally {
-    await store.close();
+    await root.close();
   }
-  return `file:${path}`;
+  return url;
 }
 
 /** The messages' texts of `id`, read by the application with the keys under `current` alone. */
@@ -216,5 +220,29 @@ describe("a keys file with per-owner keys", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("does not seal each owner's threads with a key of theirs");
     expect(existsSync(join(owners, "ana.json"))).toBe(true);
+  });
+
+  it("on Redis, in a scope: rekeys every owner's threads, and erase keeps the keys other scopes may need", async () => {
+    const scope = `owner-keys-${Date.now().toString(36)}`;
+    const store = await writtenStore("redis", inject("redisUrl"), scope);
+    const rotated = keysFile("redis-keys", NEW, [OLD, NEW]);
+    const run = (args: string[]) => skein([...args, "--scope", scope, "--keys-file", rotated], { store });
+    const rekeyed = await run(["rekey", "--json"]);
+    expect(rekeyed.code, rekeyed.stderr).toBe(0);
+    expect(JSON.parse(rekeyed.stdout)).toMatchObject({
+      current: NEW,
+      records: 3,
+      complete: true,
+      remaining: {},
+    });
+    const newOnly = keysFile("redis-new-keys", NEW, [NEW]);
+    expect(await skeinOk(["show", "ana-1", "--scope", scope, "--keys-file", newOnly], { store })).toContain(
+      "ana-1 answers",
+    );
+    const erased = await run(["erase", "--owner", "ana", "--json"]);
+    expect(erased.code, erased.stderr).toBe(0);
+    expect(JSON.parse(erased.stdout)).toMatchObject({ method: "deleted", threads: 1 });
+    expect(JSON.parse(erased.stdout).keyKept).toContain("scope");
+    expect(existsSync(join(directory, "redis-keys", "owner-keys", "ana.json"))).toBe(true);
   });
 });
