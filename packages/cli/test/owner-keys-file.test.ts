@@ -109,6 +109,19 @@ describe("a keys file with per-owner keys", () => {
     expect(threads.map((thread) => thread.id).sort()).toEqual(["Ben-tenant-b-1", "ana-1", "shared-1"]);
     expect(exported.stdout).toContain("ana-1 asks");
     expect(exported.stdout).toContain("shared-1 answers");
+    // A thread an owner wrote before per-owner keys were turned on is under the store's keys: "keys" opens it.
+    const before = await openStore(store, {
+      encryption: { current: OLD, keys: { [OLD]: keyOf(undefined, OLD) as Buffer } },
+    });
+    try {
+      const early = await before.create({ id: "early", owner: "ana" });
+      await early.append({ id: "e1", role: "user", text: "written before per-owner keys" });
+    } finally {
+      await before.close();
+    }
+    expect(await skeinOk(["show", "early", "--keys-file", file], { store })).toContain(
+      "before per-owner keys",
+    );
     // No key of any owner in what the CLI printed.
     for (const owner of ["", ...OWNERS]) expect(exported.stdout).not.toContain(base64([OLD], owner)[OLD]);
   });
