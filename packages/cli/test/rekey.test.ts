@@ -114,7 +114,7 @@ describe("skein rekey", () => {
     writeFileSync(bad, JSON.stringify({ current: NEW, keys: { [NEW]: short } }));
     const refused = await skein(["ls", "--keys-file", bad], { store: inject("redisUrl") });
     expect(refused.code).toBe(5);
-    expect(refused.stderr).toContain(`key "${NEW}" must be 32 bytes`);
+    expect(refused.stderr).toContain(`field keys["${NEW}"] must be 32 bytes`);
     expect(refused.stderr).not.toContain(short);
     const flag = await skein(["ls", "--keys", newKey.toString("base64")], { store: inject("redisUrl") });
     expect(flag.code).toBe(2);

@@ -5,7 +5,8 @@ import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
  * The config file (`skein.config.json`, `--config`, `SKEIN_CONFIG`) is missing, is not JSON, or holds
  * something the CLI does not take, naming the file and what to fix. It exits as any input file would
  * (never 2, which is the command line's): 3 when the file named is not there, 1 when the system refuses to
- * read it (`EACCES`, …), 5 when it is not JSON or not a config.
+ * read it (`EACCES`, …), 5 when it is not JSON or not a config. `kind` names what the file is in the message
+ * (default `"config file"`; a keys file's error says `"keys file"`).
  */
 export class InvalidConfigError extends CliError {
   static override readonly marker: string = "skein.cli.InvalidConfigError";
@@ -13,9 +14,13 @@ export class InvalidConfigError extends CliError {
   constructor(
     readonly file: string,
     readonly detail: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; kind?: string },
   ) {
-    super(`config file ${file} cannot be used: ${detail}`, configExitCode(options?.cause), options);
+    super(
+      `${options?.kind ?? "config file"} ${file} cannot be used: ${detail}`,
+      configExitCode(options?.cause),
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
   }
 }
 

@@ -22,6 +22,7 @@ import { HeadMovedError, redactSecrets } from "@skein/thread-core/driver";
 import { visibleText } from "../format/visible-text.js";
 import { CliError } from "./cli-error.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
+import { keysFileErrorIn } from "./keys-file-error.js";
 
 /**
  * The exit code of each kind of skein error. Asked with `isInstance`, so subclasses (an adapter's
@@ -68,13 +69,14 @@ export function describeError(
   error: unknown,
   secrets: readonly string[] = [],
 ): { line: string; exitCode: ExitCode } {
+  const reported = keysFileErrorIn(error) ?? error;
   const message = scrubbed(
-    messageOf(error)
+    messageOf(reported)
       .replace(/\s*\n\s*/g, " ")
       .trim(),
     secrets,
   );
-  return { line: terminalSafe(message), exitCode: exitCodeOf(error) };
+  return { line: terminalSafe(message), exitCode: exitCodeOf(reported) };
 }
 
 /** At most this many characters of an error line: one line, whatever a hostile file makes an error say. */

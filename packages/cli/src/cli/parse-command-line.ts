@@ -37,7 +37,7 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
     type: "string",
     placeholder: "FILE",
     description:
-      'keys of an encrypted store, a JSON file {"current": ID, "keys": {ID: base64 32 bytes}} (default: $SKEIN_KEYS_FILE, else the JSON in $SKEIN_KEYS); never on the command line',
+      'keys of an encrypted store, a JSON file {"current": ID, "keys": {ID: base64 32 bytes}}, with "owners": DIR for per-owner keys (default: $SKEIN_KEYS_FILE, else the JSON in $SKEIN_KEYS); never on the command line',
   },
   json: { type: "boolean", description: "machine-readable JSON on stdout" },
   help: { type: "boolean", short: "h", description: "show help" },

@@ -17,6 +17,7 @@ import { rekeyCommand } from "./rekey.js";
 import { rollbackCommand } from "./rollback.js";
 import { schemaCommand } from "./schema.js";
 import { showCommand } from "./show.js";
+import { shredCommand } from "./shred.js";
 import { sweepCommand } from "./sweep.js";
 import { switchCommand } from "./switch.js";
 import { uiCommand } from "./ui.js";
@@ -39,6 +40,7 @@ export const ALL_COMMANDS: readonly Command[] = [
   deleteCommand,
   sweepCommand,
   eraseCommand,
+  shredCommand,
   exportCommand,
   importCommand,
   migrateCommand,

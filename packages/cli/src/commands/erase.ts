@@ -11,14 +11,18 @@ const PROGRESS_EVERY = 100;
 export const eraseCommand: Command = {
   name: "erase",
   summary: "Erase every thread of one owner",
-  usage: "erase --owner X [--include-shared-forks]",
+  usage: "erase --owner X [--include-shared-forks] [--keep-keys]",
   description:
-    "Erases every thread of the owner in the store and all its scopes (or in --scope and the scopes inside it): messages, history, checkpoints, operation ids, catalogue entries, and segments no kept thread shares. Threads of services (OpenAI conversations, Foundry threads) are deleted through their adapter; one that cannot be is reported as not deleted (exit 1). Other owners' forks keep the messages they share with the owner's threads (listed as kept) unless --include-shared-forks. Resumable: a run stopped or killed halfway finishes when run again, and a run with nothing left reports zero. Progress goes to stderr; the report to stdout (--json: the whole report). The report says what the backend still needs (PostgreSQL: VACUUM FULL).",
+    "Erases every thread of the owner in the store and all its scopes (or in --scope and the scopes inside it): messages, history, checkpoints, operation ids, catalogue entries, and segments no kept thread shares. Threads of services (OpenAI conversations, Foundry threads) are deleted through their adapter; one that cannot be is reported as not deleted (exit 1). Other owners' forks keep the messages they share with the owner's threads (listed as kept) unless --include-shared-forks. Resumable: a run stopped or killed halfway finishes when run again, and a run with nothing left reports zero. Progress goes to stderr; the report to stdout (--json: the whole report). The report says what the backend still needs (PostgreSQL: VACUUM FULL). On a store with per-owner keys (the keys file's owners directory), the owner's key file is removed once their threads are gone (method deleted+crypto-shredded): every backup and copy of their threads is unreadable from then on; --keep-keys keeps it.",
   options: {
     owner: { type: "string", placeholder: "X", description: "the owner whose threads are erased (required)" },
     "include-shared-forks": {
       type: "boolean",
       description: "also erase other owners' forks that share the owner's messages",
+    },
+    "keep-keys": {
+      type: "boolean",
+      description: "with per-owner keys, keep the owner's keys (delete only; no crypto-shredding)",
     },
   },
   examples: ["skein erase --store file:./.skein --owner u-7", "skein erase --owner u-7 --json"],
@@ -32,6 +36,7 @@ export const eraseCommand: Command = {
     const report = await store.erase({
       owner,
       includeSharedForks: booleanOption(context, "include-shared-forks"),
+      shredKey: !booleanOption(context, "keep-keys"),
       onProgress: (step) => {
         if (step.phase === "scanned") {
           void context.stderr.line(

@@ -13,7 +13,10 @@ export function erasureReportLines(report: ErasureReport): string[] {
   const lines = [
     `erased ${plural(report.threads, "thread")} of ${JSON.stringify(report.owner)}: ${plural(report.messages, "message")}, ${report.bytes} bytes (${report.method})`,
   ];
-  if (report.keyKept !== undefined) lines.push(`owner's keys kept: ${report.keyKept}`);
+  if (report.keyKept !== undefined) {
+    // thread-core names its option; on the command line it is the flag.
+    lines.push(`owner's keys kept: ${report.keyKept === "shredKey: false" ? "--keep-keys" : report.keyKept}`);
+  }
   for (const kept of report.keptShared) {
     lines.push(
       `kept ${kept.id}${kept.scopes.length ? ` (scope ${kept.scopes.join(" / ")})` : ""}: a fork of ${JSON.stringify(kept.owner ?? "no owner")} that shares the owner's messages (--include-shared-forks erases it)`,

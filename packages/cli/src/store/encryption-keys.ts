@@ -1,17 +1,18 @@
 import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { EncryptionOptions } from "@skein/thread-core/driver";
-import { InvalidConfigError } from "../cli/config-errors.js";
-
-/** The bytes of each key (AES-256). */
-const KEY_BYTES = 32;
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+import { InvalidKeysFileError } from "../cli/keys-file-error.js";
+import { decodedKeys, keysFileFields } from "./keys-file-fields.js";
+import { OwnerKeyDirectory } from "./owner-key-directory.js";
 
 /**
  * The keys to open an encrypted store with: the JSON file `--keys-file` (else `SKEIN_KEYS_FILE`) names, else
  * the JSON in `SKEIN_KEYS`; none when neither is set. Keys never come from the command line, where other
  * users of the machine can read them (`ps`) and shells keep them. The JSON:
- * `{ "current": "2026-12", "keys": { "2026-12": "<32 bytes, base64>", "2026-06": "<base64>" } }`.
- * Errors name the file and the key id, never a key.
+ * `{ "current": "2026-12", "keys": { "2026-12": "<32 bytes, base64>", "2026-06": "<base64>" } }`, and with
+ * per-owner keys `"owners": "<directory>"` (relative to the file; `OwnerKeyDirectory`), where `keys` then
+ * holds the keys of threads without an owner and may be left out.
+ * Errors name the file and the field, never a key.
  */
 export function readEncryptionKeys(
   flag: string | undefined,
@@ -23,49 +24,60 @@ export function readEncryptionKeys(
     try {
       text = readFileSync(file, "utf8");
     } catch (error) {
-      throw new InvalidConfigError(file, "it cannot be read", { cause: error });
+      throw new InvalidKeysFileError(file, "", "it cannot be read", { cause: error });
     }
-    return parseKeys(text, file);
+    return parseKeys(text, file, dirname(resolve(file)));
   }
   const inline = environment.SKEIN_KEYS;
-  return inline ? parseKeys(inline, "$SKEIN_KEYS") : undefined;
+  return inline ? parseKeys(inline, "$SKEIN_KEYS", process.cwd()) : undefined;
 }
 
-function parseKeys(text: string, where: string): EncryptionOptions {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // The parser's message quotes the text around the mistake: it may be key material.
-    throw new InvalidConfigError(where, "it is not JSON");
-  }
-  const { current, keys } = (typeof value === "object" && value !== null ? value : {}) as Record<
-    string,
-    unknown
-  >;
+function parseKeys(text: string, where: string, base: string): EncryptionOptions {
+  const fields = keysFileFields(
+    text,
+    where,
+    ["current", "keys", "owners"],
+    '{ "current": ID, "keys": { ID: base64 32 bytes } }',
+  );
+  const { current, keys, owners } = fields;
   if (typeof current !== "string" || current === "") {
-    throw new InvalidConfigError(where, `"current" must name the key new writes use`);
+    throw new InvalidKeysFileError(where, "current", "must name the key new writes use");
   }
-  if (typeof keys !== "object" || keys === null || Array.isArray(keys)) {
-    throw new InvalidConfigError(where, `"keys" must be an object of base64 keys by id`);
-  }
-  const decoded: Record<string, Uint8Array> = {};
-  for (const [id, encoded] of Object.entries(keys)) {
-    const bytes =
-      typeof encoded === "string" && BASE64.test(encoded) ? Buffer.from(encoded, "base64") : undefined;
-    if (!bytes || bytes.byteLength !== KEY_BYTES) {
-      throw new InvalidConfigError(
-        where,
-        `key ${JSON.stringify(id)} must be ${KEY_BYTES} bytes in base64 (openssl rand -base64 32)`,
-      );
-    }
-    decoded[id] = bytes;
-  }
-  if (!(current in decoded)) {
-    throw new InvalidConfigError(
+  if (owners !== undefined && (typeof owners !== "string" || owners === "")) {
+    throw new InvalidKeysFileError(
       where,
-      `"current" is ${JSON.stringify(current)}, which "keys" does not hold`,
+      "owners",
+      "must be the directory of the owners' key files (relative to the keys file)",
     );
   }
-  return { keys: decoded, current };
+  const decoded = keys === undefined && owners !== undefined ? Object.create(null) : decodedKeys(keys, where);
+  // Without owners every write uses it; with them, only writes of threads without an owner do.
+  if (!Object.hasOwn(decoded, current) && (owners === undefined || keys !== undefined)) {
+    throw new InvalidKeysFileError(
+      where,
+      "current",
+      `is ${JSON.stringify(current)}, which "keys" does not hold`,
+    );
+  }
+  if (owners === undefined) return { keys: decoded, current };
+  return ownerKeys(current, decoded, new OwnerKeyDirectory(resolve(base, owners)));
+}
+
+/**
+ * Per-owner keys: each owner's from their file in `directory`, a thread without an owner's from `keys`;
+ * erasing an owner removes their file (`destroyOwnerKey`), which crypto-shreds them.
+ */
+function ownerKeys(
+  current: string,
+  keys: Readonly<Record<string, Uint8Array>>,
+  directory: OwnerKeyDirectory,
+): EncryptionOptions {
+  return {
+    current,
+    ownerKeyProvider: async ({ owner, keyId }) => {
+      const held = owner === undefined ? keys : await directory.keys(owner);
+      return held && Object.hasOwn(held, keyId) ? held[keyId] : undefined;
+    },
+    destroyOwnerKey: (owner) => directory.destroy(owner),
+  };
 }
