@@ -308,8 +308,9 @@ export class EncryptingLogDriver implements LogDriver {
 
   /**
    * The new end of a fenced change, where the store keeps it: beside the context (`storesEnd`), so the
-   * context goes down only when the change gives one, or when the stored one still holds an end an older
-   * version wrote into it (moved out now); else in the context, the stored one written back with it.
+   * context goes down only when the change gives one, when the stored one still holds an end an older
+   * version wrote into it (moved out now), or is in clear (`allowPlaintext`: sealed now); else in the
+   * context, the stored one written back with it.
    */
   async #endChange(
     id: string,
@@ -325,7 +326,7 @@ export class EncryptingLogDriver implements LogDriver {
     };
     const stored = (this.#stored.get(base) as LogRecord).context;
     if (change.context) return this.#codec.placeEnd(await this.#codec.sealContext(id, change.context), end);
-    if (this.#codec.endBeside && stored[END_FIELD] === undefined) {
+    if (this.#codec.endBeside && stored[END_FIELD] === undefined && this.#codec.isSealedContext(stored)) {
       return { end: await this.#codec.sealedEnd(end, catalogueOf(stored).owner) };
     }
     // Written back as read, a stored context sealed under an older key would undo a rekey that moved it

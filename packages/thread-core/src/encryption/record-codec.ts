@@ -131,6 +131,11 @@ export class RecordCodec {
     return !this.ring.perOwner || unit.owner === catalogueOf(stored).owner;
   }
 
+  /** Whether a stored context is sealed (under any key): one in clear (`allowPlaintext`) is not. */
+  isSealedContext(stored: Record<string, unknown>): boolean {
+    return isSealedUnit(stored[SEALED_FIELD]);
+  }
+
   /** A stored (sealed) context with the end of `record` authenticated in it, replacing any earlier end. */
   async withEnd(sealedContext: Record<string, unknown>, record: RecordEnd): Promise<Record<string, unknown>> {
     const { [END_FIELD]: _previous, ...rest } = sealedContext;
