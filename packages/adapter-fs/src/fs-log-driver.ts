@@ -196,6 +196,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   /** `delete` checks `ifRevision` under the thread's lock, before anything is removed. */
   readonly fencedDelete = true;
+  /** Kept in the record file, which an append that sets it rewrites (`changeWrites`). */
+  readonly storesEnd = true;
 
   async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     return this.#run("delete", async () => {

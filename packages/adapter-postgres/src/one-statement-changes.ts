@@ -95,6 +95,7 @@ export class OneStatementChanges {
         owner ?? null,
         expiresAt ?? null,
         change.reclaim === undefined ? null : idKey(change.reclaim),
+        change.end ?? null,
       ],
       UNIQUE_VIOLATION,
     );
@@ -107,6 +108,7 @@ export class OneStatementChanges {
         length: Number(row.length),
         updatedAt,
         context: JSON.parse(JSON.stringify(change.context)),
+        ...(change.end === undefined ? {} : { end: change.end }),
       },
       messages: texts.map((text) => fromJsonb<Message>(JSON.parse(text))),
     };
@@ -134,7 +136,8 @@ function contextCommitStatement(names: TableNames): string {
   return `WITH r AS (
       UPDATE ${names.records} SET revision = revision + 1, updated_at = $4,
         length = length + cardinality($5::bytea[]),
-        context = $8::jsonb, context_text = $9, owner = $10, expires_at = $11
+        context = $8::jsonb, context_text = $9, owner = $10, expires_at = $11,
+        log_end = COALESCE($13::text, log_end)
       WHERE key = $1 AND kind = 'log' AND head = $3 AND revision = $2::bigint
       RETURNING revision, length, head_start
     ), m AS (

@@ -51,6 +51,8 @@ export class PostgresLogDriver implements LogDriver {
   readonly nativeType = "postgres";
   /** A landed reply's batches go in its commit (`LogChange.reclaim`). */
   readonly reclaimsInCommit = true;
+  /** Kept in the record row's `log_end` (schema 6), set with `length` by every statement that changes it. */
+  readonly storesEnd = true;
   readonly #records: RecordRows;
   readonly #segments: SegmentRows;
   readonly #appendStatement: PreparedStatement;
@@ -172,11 +174,12 @@ export class PostgresLogDriver implements LogDriver {
     const head = idKey(change.expectHead);
     const revision = change.ifRevision ?? null;
     const message = append[0] as Message;
+    const end = change.end ?? null;
     // One message (the common case) as plain parameters: no arrays to write, escape and unnest.
     const rows = await this.connection.prepared<{ revision: string; length: string }>(
       append.length === 1 ? this.#appendOneStatement : this.#appendStatement,
       append.length === 1
-        ? [key, revision, head, updatedAt, idKey(message.id), message.role === "system", texts[0]]
+        ? [key, revision, head, updatedAt, idKey(message.id), message.role === "system", texts[0], end]
         : [
             key,
             revision,
@@ -185,6 +188,7 @@ export class PostgresLogDriver implements LogDriver {
             append.map((each) => idKey(each.id)),
             append.map((each) => each.role === "system"),
             texts,
+            end,
           ],
       UNIQUE_VIOLATION,
     );
@@ -194,7 +198,13 @@ export class PostgresLogDriver implements LogDriver {
     const messages = texts.map((text) => fromJsonb<Message>(JSON.parse(text)));
     if (Number(row.revision) === known.revision + 1 && known.head === change.expectHead) {
       return {
-        record: { ...known, revision: Number(row.revision), length: Number(row.length), updatedAt },
+        record: {
+          ...known,
+          revision: Number(row.revision),
+          length: Number(row.length),
+          updatedAt,
+          ...(change.end === undefined ? {} : { end: change.end }),
+        },
         messages,
       };
     }
@@ -227,6 +237,7 @@ export class PostgresLogDriver implements LogDriver {
     if (change.metadata) next.metadata = JSON.parse(JSON.stringify(change.metadata));
     if (change.context) next.context = JSON.parse(JSON.stringify(change.context));
     if (change.operations) next.operations = JSON.parse(JSON.stringify(change.operations));
+    if (change.end !== undefined) next.end = change.end;
     const changed = Boolean(
       change.newHead || append.length > 0 || event || change.metadata || change.context || change.operations,
     );
@@ -249,6 +260,7 @@ export class PostgresLogDriver implements LogDriver {
       Boolean(change.metadata),
       Boolean(change.context),
       Boolean(change.operations),
+      change.end !== undefined,
     );
     if (change.newHead) await this.#segments.release(client, [record.head]);
     return { record: next, messages: JSON.parse(JSON.stringify(append)) as Message[] };
@@ -510,7 +522,7 @@ function appendStatement(names: TableNames): string {
   // is half-written.
   return `WITH r AS (
       UPDATE ${names.records} SET revision = revision + 1, updated_at = $4,
-        length = length + cardinality($5::bytea[])
+        length = length + cardinality($5::bytea[]), log_end = COALESCE($8::text, log_end)
       WHERE key = $1 AND kind = 'log' AND head = $3 AND ($2::bigint IS NULL OR revision = $2::bigint)
       RETURNING revision, length, head_start
     ), m AS (
@@ -528,7 +540,8 @@ function appendStatement(names: TableNames): string {
  */
 function appendOneStatement(names: TableNames): string {
   return `WITH r AS (
-      UPDATE ${names.records} SET revision = revision + 1, updated_at = $4, length = length + 1
+      UPDATE ${names.records} SET revision = revision + 1, updated_at = $4, length = length + 1,
+        log_end = COALESCE($8::text, log_end)
       WHERE key = $1 AND kind = 'log' AND head = $3 AND ($2::bigint IS NULL OR revision = $2::bigint)
       RETURNING revision, length, head_start
     ), m AS (

@@ -25,6 +25,8 @@ export interface RecordRow {
   length: string | null;
   /** The head segment's start (schema 3), which the append statement reads instead of the segment row. */
   head_start: string | null;
+  /** `LogRecord.end` (schema 6). */
+  log_end: string | null;
 }
 
 /** The records table inside a transaction. */
@@ -44,8 +46,8 @@ export class RecordRows {
     const { rowCount } = await client.query(
       `INSERT INTO ${this.names.records}
          (key, id, kind, type, revision, created_at, updated_at, metadata, context, head, length,
-          metadata_text, context_text, operations, head_start, owner, expires_at)
-       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13::jsonb, $14, $15, $16)
+          metadata_text, context_text, operations, head_start, owner, expires_at, log_end)
+       VALUES ($1, $2, 'log', $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17)
        ON CONFLICT (key) DO NOTHING`,
       [
         idKey(record.id),
@@ -64,6 +66,7 @@ export class RecordRows {
         headStart,
         catalogueOf(record.context).owner ?? null,
         catalogueOf(record.context).expiresAt ?? null,
+        record.end ?? null,
       ],
     );
     return rowCount === 1;
@@ -86,6 +89,7 @@ export class RecordRows {
     metadata: boolean,
     context: boolean,
     operations: boolean,
+    end = false,
   ): Promise<void> {
     const values: unknown[] = [
       idKey(next.id),
@@ -114,6 +118,10 @@ export class RecordRows {
     if (operations) {
       values.push(toJsonb(next.operations ?? null));
       set += `, operations = $${values.length}::jsonb`;
+    }
+    if (end) {
+      values.push(next.end ?? null);
+      set += `, log_end = $${values.length}`;
     }
     await client.query(
       `UPDATE ${this.names.records} SET revision = $2, updated_at = $3, head = $4, length = $5, head_start = $6${set} WHERE key = $1`,
@@ -193,6 +201,7 @@ export class RecordRows {
       length: Number(row.length),
       events,
       ...(row.operations === null ? {} : { operations: fromJsonb<LogRecord["operations"]>(row.operations) }),
+      ...(row.log_end === null || row.log_end === undefined ? {} : { end: row.log_end }),
     };
   }
 }

@@ -47,12 +47,14 @@ export function rewriteRecordRows(
       return field ? [{ column, ...field }] : [];
     });
     const record = await client.query(
-      `SELECT 1 FROM ${names.records} WHERE key = $1 AND kind = 'log'${fields
+      `SELECT log_end FROM ${names.records} WHERE key = $1 AND kind = 'log'${fields
         .map(({ column }, index) => ` AND ${column} = $${index + 2}::jsonb`)
         .join("")} FOR UPDATE`,
       [key, ...fields.map((field) => toJsonb(field.expected))],
     );
     if (record.rows.length === 0) return false;
+    const { end } = rewrite;
+    if (end && (record.rows[0].log_end ?? undefined) !== end.expected) return false;
     if (rewrite.events.length > 0) {
       const events = await client.query(
         `SELECT e.seq FROM ${names.events} AS e
@@ -75,6 +77,9 @@ export function rewriteRecordRows(
           rewrite.events.map((event) => toJsonb(event.replacement)),
         ],
       );
+    }
+    if (end) {
+      await client.query(`UPDATE ${names.records} SET log_end = $2 WHERE key = $1`, [key, end.replacement]);
     }
     if (fields.length === 0) return true;
     await client.query(

@@ -144,6 +144,11 @@ const MIGRATIONS: Array<(names: TableNames) => string> = [
       WHERE kind = 'log' AND jsonb_typeof(context -> '$catalogue' -> 'expiresAt') = 'string';
     CREATE INDEX ON ${names.records} (scope, expires_at COLLATE "C", key) WHERE expires_at IS NOT NULL;
   `,
+  // 6: \`log_end\` is a local thread's \`LogRecord.end\` (what an encrypting store authenticates the log's end
+  // with), opaque text written with \`length\` by every statement that changes it; NULL where never given.
+  (names) => `
+    ALTER TABLE ${names.records} ADD COLUMN log_end text;
+  `,
 ];
 
 /** The metadata \`where\` compares: a local thread's, or a saved state's own \`metadata\` field. */

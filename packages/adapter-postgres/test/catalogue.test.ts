@@ -16,14 +16,14 @@ describe("postgres catalogue (store.list by owner, order and metadata)", () => {
     await store.create({ id: "theirs", owner: "u-8" });
     await store.scope("tenant").create({ id: "scoped", owner: "u-7" });
     await store.close();
-    // What version 3 left: no owner or scope columns (nor version 5's expires_at), none of their indexes.
+    // What version 3 left: no owner or scope columns (nor version 5's expires_at, 6's log_end), none of their indexes.
     const gin = await sql<{ indexname: string }>(
       "SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexdef LIKE '%gin%'",
       [name],
     );
     for (const index of gin) await sql(`DROP INDEX "${name}"."${index.indexname}"`);
     await sql(
-      `ALTER TABLE "${name}"."skein_records" DROP COLUMN owner, DROP COLUMN scope, DROP COLUMN expires_at`,
+      `ALTER TABLE "${name}"."skein_records" DROP COLUMN owner, DROP COLUMN scope, DROP COLUMN expires_at, DROP COLUMN log_end`,
     );
     await sql(`UPDATE "${name}"."skein_meta" SET value = '3' WHERE name = 'schema_version'`);
 

@@ -57,7 +57,7 @@ describe("postgres store", () => {
     await store.close();
     // What version 2 left: no head_start column, nor version 4's owner and scope (and their indexes).
     await sql(
-      `ALTER TABLE "${name}"."skein_records" DROP COLUMN head_start, DROP COLUMN owner, DROP COLUMN scope, DROP COLUMN expires_at`,
+      `ALTER TABLE "${name}"."skein_records" DROP COLUMN head_start, DROP COLUMN owner, DROP COLUMN scope, DROP COLUMN expires_at, DROP COLUMN log_end`,
     );
     for (const index of await sql<{ indexname: string }>(
       "SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexdef LIKE '%gin%'",

@@ -42,7 +42,7 @@ describe("postgres expiry index (schema 5)", () => {
     await store.create({ id: "doomed", expiresAt: PAST });
     await store.create({ id: "live" });
     await store.close();
-    await sql(`ALTER TABLE "${name}"."skein_records" DROP COLUMN expires_at`);
+    await sql(`ALTER TABLE "${name}"."skein_records" DROP COLUMN expires_at, DROP COLUMN log_end`);
     await sql(`UPDATE "${name}"."skein_meta" SET value = '4' WHERE name = 'schema_version'`);
 
     const migrated = postgresStore({ url: databaseUrl(), schema: name });

@@ -41,6 +41,7 @@ export function decodeRecord(id: string, fields: Record<string, string>, events:
     length: Number(fields.length),
     events: events.map((event) => JSON.parse(event) as HistoryEvent),
     ...(fields.operations === undefined ? {} : { operations: JSON.parse(fields.operations) }),
+    ...(fields.end === undefined ? {} : { end: fields.end }),
   } satisfies LogRecord;
 }
 
@@ -73,6 +74,7 @@ export function committedRecord(id: string, change: LogChange, reply: unknown[],
       : known.operations
         ? { operations: known.operations }
         : {}),
+    ...(change.end !== undefined ? { end: change.end } : known.end !== undefined ? { end: known.end } : {}),
   };
 }
 

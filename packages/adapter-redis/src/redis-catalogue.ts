@@ -29,7 +29,7 @@ const CATALOGUE_VERSION = "2";
 const BUILD_BATCH = 500;
 /** With `where`, each read of the index fetches at least this many members, since some are filtered out. */
 const FILTERED_BATCH = 100;
-/** The record fields a listing reads: all but the events list and `operations`. */
+/** The record fields a listing reads: all but the events list and `operations` (an encrypted store checks `end`). */
 const LISTED_FIELDS = [
   "kind",
   "id",
@@ -41,6 +41,7 @@ const LISTED_FIELDS = [
   "context",
   "head",
   "length",
+  "end",
   "state",
 ];
 /** How often a single server's repair re-reads a record that keeps changing under it. */

@@ -244,6 +244,8 @@ export class RedisLogDriver implements LogDriver {
   }
 
   readonly fencedDelete = true;
+  /** Kept in the record's hash beside `length`, set by the commit script on its every path. */
+  readonly storesEnd = true;
 
   async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     const keys = this.layout.record(id);
@@ -371,6 +373,8 @@ export class RedisLogDriver implements LogDriver {
         rewrite.metadata ? JSON.stringify(rewrite.metadata.replacement) : "",
         rewrite.context ? JSON.stringify(rewrite.context.expected) : "",
         rewrite.context ? JSON.stringify(rewrite.context.replacement) : "",
+        rewrite.end ? (rewrite.end.expected === undefined ? "-" : `=${rewrite.end.expected}`) : "",
+        rewrite.end?.replacement ?? "",
         ...rewrite.events.flatMap(({ index, expected, replacement }) => [
           String(index),
           JSON.stringify(expected),

@@ -36,7 +36,7 @@ export function commitArguments(
     args.push(toSortableText(message.id), JSON.stringify(message));
     flags += message.role === "system" ? "1" : "0";
   }
-  args.push(flags);
+  args.push(flags, change.end ?? "");
   if (catalogue) {
     // A changed context may change the owner and the own expiry; otherwise the catalogue keeps its own.
     const fields = change.context ? catalogueOf(change.context) : undefined;
@@ -86,6 +86,7 @@ export function createLogArguments(record: LogRecord, head: SegmentInfo, ttlSeco
     record.operations ? JSON.stringify(record.operations) : "",
     toSortableText(record.id),
     ...entryArguments(record).slice(1),
+    record.end ?? "",
     ...record.events.map((event) => JSON.stringify(event)),
   ];
 }

@@ -78,13 +78,14 @@ instead of decrypting them; the first-view row is what each decryption costs. Co
 from one process are queued when encrypted (each is bound to the offset it lands at, \`append-queue.ts\`).
 Memory is left out (it encrypts only when asked, and has no second process to write the first-view threads).
 
-What still separates an encrypted append from a clear one on every store is the thread's authenticated end
-(\`$end\`, a MAC of its head and length that detects messages cut from its end): it is kept in the record's
-context, so each encrypted append also writes the record's (sealed) context, and each store then takes its
-general commit path instead of its append-only one: PostgreSQL a transaction that locks the record row and
-runs several statements instead of one statement, fs a rewrite of the record beside the log, Redis the commit
-script's general branch with the context in its arguments. Keeping the end beside the context (a field each
-driver writes in its append path) is the change that would bring appends near the clear ones; it is not made.
+The thread's authenticated end (a MAC of its head and length that detects messages cut from its end) is kept
+beside the record's context (\`LogRecord.end\`), where each store keeps the length: Redis and PostgreSQL write it
+in their plain-append step (Redis's one-message script path, PostgreSQL's one statement), so an encrypted
+append sends the sealed message and the MAC and leaves the context alone. fs keeps it in the record file, which
+its append-only path does not touch: an encrypted fs append rewrites the record beside the log (its general
+commit path), since an end written into the head's files, which only grow, would leave the previous commit's
+end whole after a cut of the last commit. Before this (session 13, load 24–26): fs 4.29×, Redis 2.53×,
+PostgreSQL 9.05×, each encrypted append rewriting the record's sealed context with the end inside it.
 
 `;
 }
@@ -93,7 +94,7 @@ driver writes in its append path) is the change that would bring appends near th
 export const ENCRYPTION_WHY: Array<[RegExp, string]> = [
   [
     /^encrypted redis append/,
-    "Profiled (December 2026, node --cpu-prof, INFO commandstats and process.cpuUsage in turns on packages/bench/src/encryption-profile.ts): an encrypted append sends the same one EVALSHA as a clear one. It used to open again everything it had just sealed: after each commit the record's metadata and context were decrypted, its `$end` MAC checked and the appended message decrypted (3 AES-256-GCM decryptions and an HMAC per append, counted in thread-core's decryption-count.test.ts); it now hands back what it sealed. What is left per append is sealing the message (an HMAC for its synthetic nonce and an AES-256-GCM encryption, about 10 µs of CPU at load under 2), the `$end` MAC (an HMAC), and the context: the `$end` lives in the record's context, so each encrypted append writes the stored (sealed) context again, which a clear append never sends, and Redis's commit script takes its general path instead of the one-message fast path (more server time, and the catalogue's owner entry rewritten). Meeting 1.3× on every run would need the end kept beside the context (a field of its own in every driver) so that an append sends only the message and the MAC.",
+    "Profiled (December 2026, node --cpu-prof, INFO commandstats and process.cpuUsage in turns on packages/bench/src/encryption-profile.ts): an encrypted append sends the same commands as a clear one, one EVALSHA taking the script's one-message path, with the message sealed and the end (a MAC, about 100 bytes) beside it; the context is no longer sent (it was, with the end inside it, until the end moved beside it: 2.53× then). What is left is the client's CPU, about 90 µs per append at load 3–6 (process.cpuUsage: 77 µs in clear, 164 µs encrypted): sealing the message (an HMAC for its synthetic nonce and an AES-256-GCM encryption, 17–40 µs measured alone), the end's HMAC (3–9 µs), a larger message to write to the socket, and the append queue and steps that bind each append to the offset it lands at. Three runs in session 14 gave 1.63× (load 8), 2.02× and 2.07× (load 3–6): under 1.3× needs that CPU cut by about two thirds (keys imported once as KeyObjects, one pass instead of HMAC then cipher), not tried.",
   ],
   [
     /^encrypted (fs|redis) view/,
@@ -101,6 +102,6 @@ export const ENCRYPTION_WHY: Array<[RegExp, string]> = [
   ],
   [
     /^encrypted fs append/,
-    "A clear fs append adds lines to the head's log and index; an encrypted one also changes the record's context (the new `$end` MAC, see the section's note), so each append rewrites the record beside the log, with its own flushes: the store's general commit path. Not profiled further here; the fix is the one named for Redis (the end kept beside the context, written in the append path).",
+    "A clear fs append adds lines to the head's log and index, under a lock it keeps between appends; an encrypted one also replaces the record file, which holds the thread's authenticated end (the MAC every append changes): the store's general commit path, with the record staged, flushed and renamed into place under a lock taken for the commit. The end cannot move into the head's files as it did on Redis and PostgreSQL: they only grow, so a cut of the last commit would leave the previous commit's end whole and pass the check. Meeting 1.3× needs a place that is overwritten, not appended to, and written in the append's own flushes (a small end file in the head segment, overwritten in place as the append's commit point, its entries counting once it names their revision, as guarded entries count once the record does); not made.",
   ],
 ];

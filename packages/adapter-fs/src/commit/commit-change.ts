@@ -162,10 +162,20 @@ export async function commitChange(
 /** What `commitChange` answers when it finds its head sealed by a takeover it cannot finish itself. */
 export const SEALED_HEAD = Symbol("sealed head");
 
-/** What a change writes (`LockWrites`): only a plain append leaves the record alone. */
+/**
+ * What a change writes (`LockWrites`): only a plain append leaves the record alone. The record file keeps
+ * the end (`storesEnd`), and is the one place a reader cannot see cut back to an earlier commit: an
+ * append that sets it rewrites the record (the head's log, append-only, would still show an earlier
+ * commit's end whole after a cut of the last one).
+ */
 export function changeWrites(change: LogChange): LockWrites {
   const rewritesRecord =
-    change.newHead || change.event || change.metadata || change.context || change.operations;
+    change.newHead ||
+    change.event ||
+    change.metadata ||
+    change.context ||
+    change.operations ||
+    change.end !== undefined;
   return rewritesRecord ? "record" : "segment";
 }
 
@@ -211,6 +221,7 @@ function nextRecord(record: LogRecord, change: LogChange, headStart: number, app
   if (change.metadata) next.metadata = JSON.parse(JSON.stringify(change.metadata));
   if (change.context) next.context = JSON.parse(JSON.stringify(change.context));
   if (change.operations) next.operations = JSON.parse(JSON.stringify(change.operations));
+  if (change.end !== undefined) next.end = change.end;
   if (event) {
     event.revision = next.revision;
     next.events = [...record.events, event];

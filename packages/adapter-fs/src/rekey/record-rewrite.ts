@@ -7,8 +7,8 @@ import type { Lease } from "../locks/lease.js";
 import type { StoredLogRecord } from "../records/record-files.js";
 
 /**
- * `LogDriver.rewriteRecord` on a file store: the record's sealed metadata, context and history events are
- * replaced only where each is still exactly as read, in one rename of the record file (staged through the
+ * `LogDriver.rewriteRecord` on a file store: the record's sealed metadata, context, end and history events
+ * are replaced only where each is still exactly as read, in one rename of the record file (staged through the
  * lock's staging area, so a takeover fences it off), keeping its revision. Rewritten events go into the
  * record itself, inline, as records of the first format keep them: one file replaced, so a reader sees the
  * old record with its history file or the new one with its history inside, never a record pointing at a
@@ -24,10 +24,11 @@ export async function rewriteRecordFile(
   const stored = storage.records.readNow(id);
   if (stored?.kind !== "log") return false;
   const same = (held: unknown, expected: unknown) => JSON.stringify(held) === JSON.stringify(expected);
-  const { metadata, context } = rewrite;
+  const { metadata, context, end } = rewrite;
   if (
     (metadata && !same(stored.metadata, metadata.expected)) ||
-    (context && !same(stored.context, context.expected))
+    (context && !same(stored.context, context.expected)) ||
+    (end && stored.end !== end.expected)
   )
     return false;
   let events: HistoryEvent[] | undefined;
@@ -43,6 +44,7 @@ export async function rewriteRecordFile(
     ...fields,
     ...(metadata ? { metadata: structuredClone(metadata.replacement) } : {}),
     ...(context ? { context: structuredClone(context.replacement) } : {}),
+    ...(end ? { end: end.replacement } : {}),
     ...(events ? { events } : stored.eventLog ? { eventLog: stored.eventLog } : { events: inline ?? [] }),
   };
   await lease.staging.guard("rekey", () =>

@@ -6,7 +6,7 @@ import { defineLuaScript } from "./lua-script.js";
  * KEYS: record, events, head (info, messages, ids, system), then the new head's four keys when the change
  * makes one. ARGV: ifRevision or "", expected head, now, ttl, the caller's known revision or "", the
  * number of messages n, then per message its id and JSON, then a flag per message ("1" for a system message)
- * as one string; then, on a single server, the catalogue's entries and order keys end KEYS and ARGV
+ * as one string, then the record's end (`LogChange.end`, "" to keep it); then, on a single server, the catalogue's entries and order keys end KEYS and ARGV
  * goes on with the record's id (sortable), its owner ("" kept, "-" none, "=<owner>") and its own expiry
  * key (likewise); then, only for a
  * change that does more than append: new head id or "", its base (JSON),
@@ -32,13 +32,15 @@ local length = tonumber(record[3])
 local count = tonumber(ARGV[6])
 local last = 6 + 2 * count
 local flags = ARGV[last + 1]
+-- The record's end ("" keeps it): written with the length, on every path.
+local record_end = ARGV[last + 2]
 -- The catalogue's keys end KEYS when it is kept in this step (a single server): 6 or 10 keys without it.
 local catalogue = #KEYS == 8 or #KEYS == 12
-local c = last + 1
+local c = last + 2
 local catalogue_owner, catalogue_expiry = false, false
 if catalogue then
-  c = last + 4
-  local owner, expiry = ARGV[last + 3], ARGV[last + 4]
+  c = last + 5
+  local owner, expiry = ARGV[last + 4], ARGV[last + 5]
   if owner == '-' then catalogue_owner = '' elseif owner ~= '' then catalogue_owner = string.sub(owner, 2) end
   if expiry == '-' then catalogue_expiry = '' elseif expiry ~= '' then catalogue_expiry = string.sub(expiry, 2) end
 end
@@ -57,8 +59,12 @@ if count == 1 and #ARGV == c then
   if flags == '1' then redis.call('RPUSH', KEYS[6], offset) end
   revision = revision + 1
   length = length + 1
-  redis.call('HSET', KEYS[1], 'revision', revision, 'updatedAt', ARGV[3], 'length', length)
-  if catalogue then catalogue_commit(KEYS[7], KEYS[8], ARGV[last + 2], revision, ARGV[3], false, false) end
+  if record_end ~= '' then
+    redis.call('HSET', KEYS[1], 'revision', revision, 'updatedAt', ARGV[3], 'length', length, 'end', record_end)
+  else
+    redis.call('HSET', KEYS[1], 'revision', revision, 'updatedAt', ARGV[3], 'length', length)
+  end
+  if catalogue then catalogue_commit(KEYS[7], KEYS[8], ARGV[last + 3], revision, ARGV[3], false, false) end
   expire_all(ARGV[4], 'extend', KEYS, 1, 6)
   if known then return { 'ok', revision, length, false, false } end
   return { 'ok', revision, length, false, false, redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1) }
@@ -125,8 +131,9 @@ if changed or metadata ~= '' or context ~= '' or kind ~= '' or operations ~= '' 
   if metadata ~= '' then fields[#fields + 1] = 'metadata' fields[#fields + 1] = metadata end
   if context ~= '' then fields[#fields + 1] = 'context' fields[#fields + 1] = context end
   if operations ~= '' then fields[#fields + 1] = 'operations' fields[#fields + 1] = operations end
+  if record_end ~= '' then fields[#fields + 1] = 'end' fields[#fields + 1] = record_end end
   redis.call('HSET', KEYS[1], unpack(fields))
-  if catalogue then catalogue_commit(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[last + 2], revision, ARGV[3], catalogue_owner, catalogue_expiry) end
+  if catalogue then catalogue_commit(KEYS[#KEYS - 1], KEYS[#KEYS], ARGV[last + 3], revision, ARGV[3], catalogue_owner, catalogue_expiry) end
   if kind ~= '' then
     event = ARGV[c + 8] .. point .. ARGV[c + 9] .. revision .. '}'
     redis.call('RPUSH', KEYS[2], event)

@@ -25,6 +25,7 @@ import { filteredCatalogue } from "./encrypted-catalogue.js";
 import { KeyRing } from "./key-ring.js";
 import { openForListing } from "./listed-record.js";
 import { RecordCodec } from "./record-codec.js";
+import { END_FIELD } from "./record-end.js";
 import { rekeyStore } from "./rekey-store.js";
 import { importWithStoredUnits, type SegmentImport } from "./stored-units.js";
 
@@ -95,7 +96,7 @@ export class EncryptingLogDriver implements LogDriver {
     readonly inner: LogDriver,
     readonly ring: KeyRing,
   ) {
-    this.#codec = new RecordCodec(ring);
+    this.#codec = new RecordCodec(ring, inner.storesEnd === true);
     this.#segments = new SegmentInfoCache((id) => inner.segment(id));
     if (inner.fencedDelete) this.fencedDelete = true;
     // Owners are kept in clear (the catalogue indexes them), so the inner driver scrubs them as it is.
@@ -300,26 +301,40 @@ export class EncryptingLogDriver implements LogDriver {
       ...(change.append ? { append: await this.#sealMessages(head, change.append, offset, owner) } : {}),
       ...(change.event ? { event: await this.#codec.sealEvent(id, change.event, owner) } : {}),
       ...(change.metadata ? { metadata: await this.#codec.sealMetadata(id, change.metadata, owner) } : {}),
-      ...(fenced && base ? { context: await this.#contextWithEnd(id, change, base) } : {}),
+      ...(fenced && base ? await this.#endChange(id, change, base) : {}),
       ...(known ? { known } : {}),
     };
   }
 
-  /** The stored context after a fenced change: the new one sealed, or the stored one, with the new end. */
-  async #contextWithEnd(id: string, change: LogChange, base: LogRecord): Promise<Record<string, unknown>> {
+  /**
+   * The new end of a fenced change, where the store keeps it: beside the context (`storesEnd`), so the
+   * context goes down only when the change gives one, when the stored one still holds an end an older
+   * version wrote into it (moved out now), or is in clear (`allowPlaintext`: sealed now); else in the
+   * context, the stored one written back with it.
+   */
+  async #endChange(
+    id: string,
+    change: LogChange,
+    base: LogRecord,
+  ): Promise<{ context?: Record<string, unknown>; end?: string }> {
     const appended = change.append?.length ?? 0;
-    const stored = (this.#stored.get(base) as LogRecord).context;
-    const context = change.context
-      ? await this.#codec.sealContext(id, change.context)
-      : this.#codec.isCurrentContext(stored)
-        ? stored
-        : await this.#codec.sealContext(id, base.context);
-    return this.#codec.withEnd(context, {
+    const end = {
       id,
       createdAt: base.createdAt,
       head: change.newHead?.id ?? base.head,
       length: change.newHead ? change.newHead.start + appended : base.length + appended,
-    });
+    };
+    const stored = (this.#stored.get(base) as LogRecord).context;
+    if (change.context) return this.#codec.placeEnd(await this.#codec.sealContext(id, change.context), end);
+    if (this.#codec.endBeside && stored[END_FIELD] === undefined && this.#codec.isSealedContext(stored)) {
+      return { end: await this.#codec.sealedEnd(end, catalogueOf(stored).owner) };
+    }
+    // Written back as read, a stored context sealed under an older key would undo a rekey that moved it
+    // meanwhile (which changes no revision to fence on): sealed again unless current.
+    const context = this.#codec.isCurrentContext(stored)
+      ? stored
+      : await this.#codec.sealContext(id, base.context);
+    return this.#codec.placeEnd(context, end);
   }
 
   /** Whose key seals what `change` writes: the owner it gives the thread, else the thread's (per-owner keys only). */
@@ -348,8 +363,9 @@ export class EncryptingLogDriver implements LogDriver {
     offset: number,
   ): Promise<CommitResult> {
     const stored = result.record;
+    const { end: _end, ...fields } = stored;
     const record: LogRecord = {
-      ...stored,
+      ...fields,
       metadata: change.metadata ? cloneJson(change.metadata) : base.metadata,
       context: change.context ? cloneJson(change.context) : base.context,
       events: await this.#openEvents(id, stored.events),

@@ -137,6 +137,9 @@ describe("threads written before encryption was turned on", () => {
     ).get("old");
     expect((await again.messages()).map((message) => message.id)).toEqual(["a", "b", "c"]);
     const record = (await inner.read("old")) as LogRecord;
+    // The append sealed the context it found in clear, beside the thread's first end.
+    expect(Object.keys(record.context).sort()).toEqual(["$catalogue", "$sealed"]);
+    expect(typeof record.end).toBe("string");
     const stored = await inner.readSegment(record.head, 0, 10);
     expect(JSON.stringify(stored)).not.toContain("sealed now");
     expect(JSON.stringify(stored)).toContain("written in clear");

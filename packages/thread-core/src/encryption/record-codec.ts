@@ -6,7 +6,7 @@ import type { Message } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
 import { IntegrityError, KeyNotFoundError } from "./encryption-errors.js";
 import type { KeyRing, RingKey } from "./key-ring.js";
-import { checkEnd, END_FIELD, type RecordEnd, sealEnd } from "./record-end.js";
+import { checkEnd, END_FIELD, type RecordEnd, sealEnd, storedEnd } from "./record-end.js";
 import {
   isSealedUnit,
   openText,
@@ -31,7 +31,14 @@ const SEALED_LABEL = "$label";
  * `owner` arguments say whose key seals (with per-owner keys; ignored otherwise); opening reads it from the unit.
  */
 export class RecordCodec {
-  constructor(readonly ring: KeyRing) {}
+  /**
+   * @param endBeside the driver keeps a record's end beside its context (`LogDriver.storesEnd`): ends are
+   * written there, so an append changes no context; without it, in the context (`$end`).
+   */
+  constructor(
+    readonly ring: KeyRing,
+    readonly endBeside = false,
+  ) {}
 
   /** The key new writes of `owner`'s threads use. */
   currentKey(owner: string | undefined): RingKey | Promise<RingKey> {
@@ -103,7 +110,7 @@ export class RecordCodec {
 
   /**
    * The context sealed whole, under its own owner's key; the owner alone is also kept clear, under the
-   * catalogue key, for listing. The record's end (`withEnd`) is added by whoever knows it.
+   * catalogue key, for listing. The record's end (`placeEnd`) is added by whoever knows it.
    */
   async sealContext(recordId: string, context: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { owner } = catalogueOf(context);
@@ -124,11 +131,34 @@ export class RecordCodec {
     return !this.ring.perOwner || unit.owner === catalogueOf(stored).owner;
   }
 
+  /** Whether a stored context is sealed (under any key): one in clear (`allowPlaintext`) is not. */
+  isSealedContext(stored: Record<string, unknown>): boolean {
+    return isSealedUnit(stored[SEALED_FIELD]);
+  }
+
   /** A stored (sealed) context with the end of `record` authenticated in it, replacing any earlier end. */
   async withEnd(sealedContext: Record<string, unknown>, record: RecordEnd): Promise<Record<string, unknown>> {
     const { [END_FIELD]: _previous, ...rest } = sealedContext;
     const { owner } = catalogueOf(sealedContext);
     return { ...rest, [END_FIELD]: sealEnd(record, await this.currentKey(owner)) };
+  }
+
+  /**
+   * A stored (sealed) context and the end of `record` where this store keeps it: in `end` (`endBeside`),
+   * the context then without any `$end` an older version left in it, or in the context.
+   */
+  async placeEnd(
+    sealedContext: Record<string, unknown>,
+    record: RecordEnd,
+  ): Promise<{ context: Record<string, unknown>; end?: string }> {
+    if (!this.endBeside) return { context: await this.withEnd(sealedContext, record) };
+    const { [END_FIELD]: _previous, ...context } = sealedContext;
+    return { context, end: await this.sealedEnd(record, catalogueOf(sealedContext).owner) };
+  }
+
+  /** The end of `record` as a driver with `storesEnd` keeps it (`LogRecord.end`): its MAC, as JSON text. */
+  async sealedEnd(record: RecordEnd, owner: string | undefined): Promise<string> {
+    return JSON.stringify(sealEnd(record, await this.currentKey(owner)));
   }
 
   async sealEvent(recordId: string, event: HistoryEvent, owner?: string): Promise<HistoryEvent> {
@@ -163,10 +193,11 @@ export class RecordCodec {
 
   async sealLog(record: LogRecord): Promise<LogRecord> {
     const { owner } = catalogueOf(record.context);
+    const { end: _plain, ...fields } = record;
     return {
-      ...record,
+      ...fields,
       metadata: await this.sealMetadata(record.id, record.metadata, owner),
-      context: await this.withEnd(await this.sealContext(record.id, record.context), record),
+      ...(await this.placeEnd(await this.sealContext(record.id, record.context), record)),
       events: await Promise.all(record.events.map((event) => this.sealEvent(record.id, event, owner))),
     };
   }
@@ -191,7 +222,7 @@ export class RecordCodec {
     if (record.kind === "state") return this.openState(record);
     // Checked first: a record whose end does not match is not opened at all.
     await checkEnd(
-      record.context[END_FIELD],
+      storedEnd(record),
       record,
       this.ring,
       this.ring.allowPlaintext && !isSealedUnit(record.context[SEALED_FIELD]),
@@ -208,7 +239,9 @@ export class RecordCodec {
       ["context", record.id],
       () => `context of thread ${quoteUntrusted(record.id)}`,
     );
-    return { ...record, metadata, context, events: await openEvents(record.events) };
+    // The end belongs to the stored form only, wherever it is kept.
+    const { end: _stored, ...fields } = record;
+    return { ...fields, metadata, context, events: await openEvents(record.events) };
   }
 
   async openState(record: StateRecord): Promise<StateRecord> {

@@ -8,6 +8,21 @@ import type { KeyRing, RingKey } from "./key-ring.js";
 /** The field of a sealed context that authenticates where the thread's log ends. */
 export const END_FIELD = "$end";
 
+/**
+ * The end a stored record holds: beside its context (`LogRecord.end`, JSON text, from a driver with
+ * `storesEnd`), else in it (`$end`), as every record was written before ends moved out of the context.
+ * Never both: the write that moves an end out of the context removes it from there in the same commit.
+ */
+export function storedEnd(record: Pick<LogRecord, "context" | "end">): unknown {
+  if (record.end === undefined) return record.context[END_FIELD];
+  try {
+    return JSON.parse(record.end);
+  } catch {
+    // Not JSON: `checkEnd` says it is not sealed.
+    return record.end;
+  }
+}
+
 /** A MAC of a log record's id, creation time, head and length, under a key named by id (and owner). */
 export interface SealedEnd {
   key: string;

@@ -2,6 +2,7 @@ import { catalogueOf } from "../catalogue/catalogue-fields.js";
 import type { LogRecord, RecordRewrite } from "../local/log-driver.js";
 import type { HistoryEvent } from "../thread.js";
 import type { RecordCodec } from "./record-codec.js";
+import { END_FIELD } from "./record-end.js";
 import { recordUnits, type UnitKey, unitKeys } from "./rekey-units.js";
 
 /**
@@ -19,8 +20,12 @@ export async function planRecordRewrite(
   const units = recordUnits(stored);
   const old = (key: UnitKey | undefined) => key !== undefined && key !== current;
   const labels = units.labels.filter((label) => old(label.key));
-  const contextMoves = old(units.context) || old(units.end);
-  if (!old(units.metadata) && !contextMoves && labels.length === 0) return undefined;
+  // An end an older version kept in the context moves out of it (a store that keeps ends beside it); a
+  // context sealed here for the first time (written in clear) gets its first end with it.
+  const endInContext = stored.context[END_FIELD] !== undefined;
+  const contextMoves = old(units.context) || (codec.endBeside ? endInContext : old(units.end));
+  const endMoves = codec.endBeside && (old(units.end) || endInContext || units.end === undefined);
+  if (!old(units.metadata) && !contextMoves && !endMoves && labels.length === 0) return undefined;
   const { id } = stored;
   const opened = (await codec.openRecord(stored, (events) =>
     Promise.all(events.map((event) => codec.openEvent(id, event))),
@@ -44,8 +49,13 @@ export async function planRecordRewrite(
   }
   if (contextMoves) {
     const sealed = old(units.context) ? await codec.sealContext(id, opened.context) : stored.context;
-    rewrite.context = { expected: stored.context, replacement: await codec.withEnd(sealed, stored) };
+    rewrite.context = {
+      expected: stored.context,
+      replacement: (await codec.placeEnd(sealed, stored)).context,
+    };
   }
+  // Fenced by the stored end, which each append replaces (under the current key: the next attempt finds none old).
+  if (endMoves) rewrite.end = { expected: stored.end, replacement: await codec.sealedEnd(stored, owner) };
   return rewrite;
 }
 

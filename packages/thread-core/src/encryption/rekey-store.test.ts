@@ -42,7 +42,7 @@ class BusyMemoryDriver extends MemoryLogDriver {
 }
 
 describe("rekey on a thread that is appended to between every read and rewrite", () => {
-  it("converges: the append moves the context, and a rewrite without it does not race appends", async () => {
+  it("converges: the append moves the end, and a rewrite without it does not race appends", async () => {
     const oldKey = randomBytes(32);
     const newKey = randomBytes(32);
     const inner = new BusyMemoryDriver();

@@ -18,8 +18,8 @@ const DEFAULT_BATCH = 100;
 const MAX_BATCH = 10_000;
 /**
  * How often a record that writers keep changing is read and rewritten again before it is left for the next
- * run. Appends move a record's context to the current key themselves, and a rewrite without the context does
- * not race them, so on a thread that only grows the second attempt lands; the rest is for edits of metadata.
+ * run. Appends move a record's end to the current key themselves, and a rewrite without the end does not
+ * race them, so on a thread that only grows the second attempt lands; the rest is for edits of metadata.
  */
 const RECORD_ATTEMPTS = 5;
 

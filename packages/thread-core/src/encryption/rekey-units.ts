@@ -1,7 +1,7 @@
 import type { LogRecord, StateRecord } from "../local/log-driver.js";
 import type { Message } from "../message.js";
 import { SEALED_CONTENT } from "./record-codec.js";
-import { END_FIELD } from "./record-end.js";
+import { storedEnd } from "./record-end.js";
 import { isSealedUnit, type SealedUnit } from "./sealed-unit.js";
 
 // Where `RecordCodec` keeps a record's sealed units (its `$sealed` field of metadata, context and states, a
@@ -32,7 +32,7 @@ export function storedMessageUnit(message: Message): SealedUnit | undefined {
 
 /** The units of a stored log record: metadata, context, its end and each checkpoint label. */
 export function recordUnits(record: LogRecord): RecordUnits {
-  const end = record.context[END_FIELD];
+  const end = storedEnd(record);
   const labels: RecordUnits["labels"] = [];
   record.events.forEach((event, index) => {
     if (event.kind !== "checkpoint") return;

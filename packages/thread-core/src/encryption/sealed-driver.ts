@@ -14,7 +14,6 @@ import { ScopedLogDriver } from "../local/scoped-log-driver.js";
 import type { Message } from "../message.js";
 import { EncryptingLogDriver } from "./encrypting-log-driver.js";
 import { RecordCodec } from "./record-codec.js";
-import { END_FIELD } from "./record-end.js";
 
 /**
  * The store as it holds its data, sealed: reads give units as stored (for `export({ encrypted: true })`),
@@ -28,7 +27,7 @@ export function sealedView(driver: LogDriver): LogDriver | undefined {
     return inner && new ScopedLogDriver(inner, driver.scope);
   }
   if (driver instanceof EncryptingLogDriver)
-    return new SealedDriver(driver.inner, new RecordCodec(driver.ring));
+    return new SealedDriver(driver.inner, new RecordCodec(driver.ring, driver.inner.storesEnd === true));
   return undefined;
 }
 
@@ -56,8 +55,8 @@ class SealedDriver implements LogDriver {
 
   /** The record as exported, with its end made anew (an import gives the thread a new head segment). */
   async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
-    const { [END_FIELD]: _exported, ...context } = record.context;
-    const sealed = { ...record, context: await this.codec.withEnd(context, record) };
+    const { end: _exported, ...fields } = record;
+    const sealed = { ...fields, ...(await this.codec.placeEnd(record.context, record)) };
     // Opened before it is written: the units must be this store's, sealed for this record id.
     await this.codec.openRecord(sealed, (events) =>
       Promise.all(events.map((event) => this.codec.openEvent(record.id, event))),

@@ -117,6 +117,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
     if (event?.kind === "checkpoint") event.checkpoint.point = this.#end(record);
     if (change.metadata) record.metadata = cloneJson(change.metadata);
     if (change.context) record.context = cloneJson(change.context);
+    if (change.end !== undefined) record.end = change.end;
     if (change.operations) {
       // Entries kept from the stored record are frozen already: shared, so a commit copies only the new one.
       record.operations = Object.freeze(
@@ -173,6 +174,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
   }
 
   readonly fencedDelete = true;
+  readonly storesEnd = true;
 
   async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
     this.#assertOpen();
@@ -331,6 +333,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       stored?.kind !== "log" ||
       (metadata && !same(stored.metadata, metadata.expected)) ||
       (context && !same(stored.context, context.expected)) ||
+      (rewrite.end && stored.end !== rewrite.end.expected) ||
       rewrite.events.some(({ index, expected }) => !same(stored.events[index], expected))
     ) {
       return false;
@@ -347,6 +350,7 @@ export class MemoryLogDriver implements LogDriver, SyncSegmentReader {
       ...stored,
       ...(metadata ? { metadata: cloneJson(metadata.replacement) } : {}),
       ...(context ? { context: cloneJson(context.replacement) } : {}),
+      ...(rewrite.end ? { end: rewrite.end.replacement } : {}),
       events: freezeEvents(events),
     };
     this.#records.set(id, record);

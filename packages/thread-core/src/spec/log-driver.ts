@@ -150,13 +150,21 @@ export interface LogDriver {
    */
   rewriteMessages?(segment: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]>;
   /**
-   * Optional (key rotation): replaces, in one atomic step, a log record's stored `metadata` and `context` (each
-   * only when given) and the events named, each only where it is still exactly `expected` (as `read` gave it);
-   * false, writing nothing at all, when any of them changed or the record is gone. The revision and
-   * `updatedAt` stay as they are: nothing a reader sees changed. Appends rewrite the context (its
-   * authenticated end), so a rewrite that leaves the context out never races them.
+   * Optional (key rotation): replaces, in one atomic step, a log record's stored `metadata`, `context` and
+   * `end` (each only when given) and the events named, each only where it is still exactly `expected` (as
+   * `read` gave it); false, writing nothing at all, when any of them changed or the record is gone. The
+   * revision and `updatedAt` stay as they are: nothing a reader sees changed. Appends rewrite the end (or,
+   * without `storesEnd`, the context that holds it), so a rewrite that leaves it out never races them.
    */
   rewriteRecord?(id: string, rewrite: RecordRewrite): Promise<boolean>;
+  /**
+   * Optional: true when the driver keeps `LogRecord.end`: stores `LogChange.end` (and `createLog`'s and
+   * `rewriteRecord`'s) where it stores the record's `length`, in the same atomic step, on every commit path
+   * (its plain-append one included), and hands it back on `read` and `commit`. An encrypting store then
+   * keeps the thread's authenticated end there instead of in the record's context, so an append leaves the
+   * context alone. Without it the end goes in the context.
+   */
+  readonly storesEnd?: boolean;
   close(): Promise<void>;
 }
 
@@ -195,6 +203,8 @@ export interface RecordRewrite {
   context?: { expected: Record<string, unknown>; replacement: Record<string, unknown> };
   /** Events by index (events are append-only, so an index keeps naming the same event). */
   events: Array<{ index: number; expected: HistoryEvent; replacement: HistoryEvent }>;
+  /** The record's `end` (drivers with `storesEnd`), fenced by the stored one; `expected` undefined: none stored. */
+  end?: { expected: string | undefined; replacement: string };
 }
 
 /** One segment of a local thread's log: the prefix it continues and where it starts. */
@@ -227,6 +237,11 @@ export interface LogRecord {
    * driver stores it as it stores `metadata`: thread-core computes it and hands it over in `LogChange`.
    */
   operations?: AppliedOperation[];
+  /**
+   * Opaque to the driver (`storesEnd`): what an encrypting store authenticates the log's end with (its
+   * head and length). Written with `length`, in the same atomic step; absent when never given.
+   */
+  end?: string;
 }
 
 /** A change applied under the caller's operation id, kept so that a retry of it is a no-op. */
@@ -287,6 +302,8 @@ export interface LogChange {
   context?: Record<string, unknown>;
   /** The record's operations after the change, to store in place of its current ones. */
   operations?: AppliedOperation[];
+  /** The record's `end` after the change (drivers with `storesEnd`), stored with its length; kept when absent. */
+  end?: string;
   /**
    * A segment to reclaim once the change is made, as `dropSegment` would (a landed reply's batches), in the
    * same atomic step; only given to a driver whose `reclaimsInCommit` is true, and never with `held`.

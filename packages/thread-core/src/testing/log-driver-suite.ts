@@ -23,6 +23,9 @@ export interface LogDriverSuiteOptions extends SuiteOptions {
 
 type Case = (driver: LogDriver) => Promise<void>;
 
+const END_CASE =
+  "end goes with the length: set by createLog, replaced by a commit (plain appends too), kept without one, fenced by rewriteRecord (drivers with storesEnd)";
+
 /**
  * The `LogDriver` contract as named cases, run against a driver directly (beside the store-level
  * `runConformanceSuite`): a new backend learns here which step of a commit it got wrong.
@@ -62,6 +65,10 @@ const NEEDS: Record<string, (driver: LogDriver) => string | undefined> = {
       driver.dropSegment
         ? undefined
         : "the driver has no dropSegment, so a streamed reply's batches stay after it ends",
+  [END_CASE]: (driver) =>
+    driver.storesEnd === true
+      ? undefined
+      : "the driver has no storesEnd, so an encrypting store keeps the end in the record's context",
 };
 
 const message = (id: string, text = id, role: Message["role"] = "user"): Message =>
@@ -404,6 +411,49 @@ const CASES: Record<string, Case> = {
     const child: SegmentInfo = { ...info, id: "child", base: { segment: info.id, offset: 2 }, start: 2 };
     await Promise.all(Array.from({ length: 4 }, () => driver.importSegment(child, [message("c")], 0)));
     assert.deepEqual(ids(await driver.readSegment(child.id, 0, 10)), ["c"]);
+  },
+
+  [END_CASE]: async (driver) => {
+    const now = new Date().toISOString();
+    const head = newHeadSegment(driver, "t", null, 0);
+    const created: LogRecord = {
+      ...{ kind: "log", id: "t", type: driver.nativeType, createdAt: now, updatedAt: now },
+      ...{ revision: 0, metadata: {}, context: {}, head: head.id, length: 0, events: [], end: "e0" },
+    };
+    await driver.createLog(created, head);
+    assert.equal(((await driver.read("t")) as LogRecord).end, "e0");
+    // One message alone (the plain-append path of drivers that have one), then several, then a context change.
+    const one = await driver.commit("t", {
+      expectHead: head.id,
+      append: [message("a")],
+      end: "e1",
+      known: created,
+    });
+    assert.deepEqual({ end: one.record.end, length: one.record.length }, { end: "e1", length: 1 });
+    assert.deepEqual(await driver.read("t"), one.record);
+    const more = [message("b"), message("c")];
+    const two = await driver.commit("t", { expectHead: head.id, append: more, end: "e3", known: one.record });
+    assert.equal(two.record.end, "e3");
+    const kept = await driver.commit("t", { expectHead: head.id, context: { x: 1 }, known: two.record });
+    assert.deepEqual({ end: kept.record.end, length: kept.record.length }, { end: "e3", length: 3 });
+    assert.equal(((await driver.read("t")) as LogRecord).end, "e3");
+    // A rewrite fenced by another end writes nothing; by the stored one, it replaces it and keeps the revision.
+    if (driver.rewriteRecord) {
+      assert.equal(
+        await driver.rewriteRecord("t", { events: [], end: { expected: "e1", replacement: "r" } }),
+        false,
+      );
+      assert.equal(((await driver.read("t")) as LogRecord).end, "e3");
+      assert.equal(
+        await driver.rewriteRecord("t", { events: [], end: { expected: "e3", replacement: "r3" } }),
+        true,
+      );
+      const rewritten = (await driver.read("t")) as LogRecord;
+      assert.deepEqual(
+        { end: rewritten.end, revision: rewritten.revision },
+        { end: "r3", revision: kept.record.revision },
+      );
+    }
   },
 
   "read with the caller's known record answers as a fresh read would": async (driver) => {

@@ -55,9 +55,7 @@ export const MIGRATION_CASES: Record<string, RekeyCase> = {
     expect(read).toEqual({ metadata: { topic: "stale" }, messages: ["a", "b"] });
   },
 
-  "a thread appended to after the rotation: the append moved its context, rekey moves the rest": async (
-    open,
-  ) => {
+  "a thread appended to after the rotation: the append moved its end, rekey moves the rest": async (open) => {
     const oldKey = randomBytes(32);
     const newKey = randomBytes(32);
     await withStore(open, { keys: { [OLD]: oldKey }, current: OLD }, async (store) => {
@@ -69,10 +67,11 @@ export const MIGRATION_CASES: Record<string, RekeyCase> = {
     await withStore(open, rotated, async (store) => {
       await (await store.get("rekey-half")).append({ id: "b", role: "user", text: "after" });
     });
-    // Metadata, the label and one message are still on the old key; the context is not: the record's
-    // rewrite leaves the context out (a driver must then neither compare nor set it).
+    // Metadata, the context, the label and one message are still on the old key; the end is not (an
+    // append writes it, and leaves the context alone): the record's rewrite leaves the end out (a driver
+    // must then neither compare nor set it).
     const report = await withStore(open, rotated, (store) => rekey(store));
-    expect(report.rewritten, JSON.stringify(report)).toEqual({ [OLD]: 3 });
+    expect(report.rewritten, JSON.stringify(report)).toEqual({ [OLD]: 4 });
     expect(report.remaining).toEqual({});
     const read = await withStore(open, { keys: { [NEW]: newKey }, current: NEW }, async (store) => {
       const thread = await store.get("rekey-half");
