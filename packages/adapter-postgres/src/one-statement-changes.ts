@@ -34,13 +34,19 @@ export class OneStatementChanges {
    * statement wrote nothing (the segment exists already at 0, has a base, is short of `from` or longer, is a
    * record's head, or holds an offset or id): `importSegment`'s checked transaction then decides.
    */
-  async importBatch(info: SegmentInfo, messages: Message[], from: number): Promise<boolean> {
+  async importBatch(
+    info: SegmentInfo,
+    messages: Message[],
+    from: number,
+    interim: boolean,
+  ): Promise<boolean> {
     if (info.base !== null || info.start !== 0 || messages.length === 0) return false;
     const values = [
       idKey(info.id),
       messages.map((message) => idKey(message.id)),
       messages.map((message) => message.role === "system"),
       messages.map((message) => toJsonb(message)),
+      interim,
     ];
     const rows = await this.connection.prepared(
       from === 0 ? this.#firstBatch : this.#nextBatch,
@@ -95,6 +101,7 @@ export class OneStatementChanges {
         owner ?? null,
         expiresAt ?? null,
         change.reclaim === undefined ? null : idKey(change.reclaim),
+        change.interim === true,
       ],
       UNIQUE_VIOLATION,
     );
@@ -124,17 +131,32 @@ export class OneStatementChanges {
 }
 
 /**
+ * A statement's first step when its boolean parameter `$n` is true (a streamed reply's begin and batches,
+ * `LogChange.interim`): `synchronous_commit` off for the statement's own (implicit) transaction, which
+ * then returns before its WAL is flushed. Visible to every session at once and proof against the writer's
+ * death, but a crash of the server can lose it; WAL is flushed in order, so a later synchronous commit (the
+ * reply's `end`) makes it durable too. Referenced in the FROM of the statement's first write, which
+ * evaluates it once (a CTE with a volatile function is never inlined nor left out).
+ */
+function interimStep(parameter: number): string {
+  return `interim AS (
+      SELECT CASE WHEN $${parameter}::boolean THEN set_config('synchronous_commit', 'off', true) END AS setting
+    )`;
+}
+
+/**
  * `appendStatement` (postgres-log-driver.ts) that also replaces the context, with the columns a context
  * change keeps beside it (`updateLog` in record-rows.ts: its text, the owner and the own expiry), and
- * reclaims `LogChange.reclaim` ($12, or NULL) as `dropReplySegmentStatement` does, once the record changed.
- * Zero messages append nothing. An id the head segment holds breaks the (segment, id) unique index, and the
- * statement changes nothing.
+ * reclaims `LogChange.reclaim` ($12, or NULL) as `dropReplySegmentStatement` does, once the record changed;
+ * $13 is `LogChange.interim` (`interimStep`). Zero messages append nothing. An id the head segment holds
+ * breaks the (segment, id) unique index, and the statement changes nothing.
  */
 function contextCommitStatement(names: TableNames): string {
-  return `WITH r AS (
+  return `WITH ${interimStep(13)}, r AS (
       UPDATE ${names.records} SET revision = revision + 1, updated_at = $4,
         length = length + cardinality($5::bytea[]),
         context = $8::jsonb, context_text = $9, owner = $10, expires_at = $11
+      FROM interim
       WHERE key = $1 AND kind = 'log' AND head = $3 AND revision = $2::bigint
       RETURNING revision, length, head_start
     ), m AS (
@@ -170,12 +192,14 @@ function dropReplySegmentStatement(names: TableNames): string {
 
 /**
  * A reply's first batch: its segment row and messages in one statement, the row made only when no segment
- * or record head has the id (a segment that exists already is left to the checked path).
+ * or record head has the id (a segment that exists already is left to the checked path). $5 is
+ * `SegmentWriteOptions.interim` (`interimStep`).
  */
 function firstBatchStatement(names: TableNames): string {
-  return `WITH s AS (
+  return `WITH ${interimStep(5)}, s AS (
       INSERT INTO ${names.segments} (key, base, base_offset, start, created_at, refs)
-      SELECT $1, NULL, NULL, 0, $5, 0
+      SELECT $1, NULL, NULL, 0, $6, 0
+      FROM interim
       WHERE NOT EXISTS (SELECT 1 FROM ${names.records} WHERE head = $1)
       ON CONFLICT (key) DO NOTHING
       RETURNING key
@@ -189,16 +213,17 @@ function firstBatchStatement(names: TableNames): string {
 /**
  * A reply's next batch, right after the segment's last message. The segment row is share-locked, so a
  * reclaim (which deletes it) waits for the batch or is waited for; offsets and ids already held break the
- * primary key or the (segment, id) index, and nothing is written.
+ * primary key or the (segment, id) index, and nothing is written. $5 is `SegmentWriteOptions.interim`
+ * (`interimStep`).
  */
 function nextBatchStatement(names: TableNames): string {
-  return `WITH s AS (
+  return `WITH ${interimStep(5)}, s AS (
       SELECT key FROM ${names.segments} WHERE key = $1 AND base IS NULL FOR SHARE
     )
     INSERT INTO ${names.messages} (segment, "offset", id, system, message)
-    SELECT s.key, $5::bigint + t.ord - 1, t.id, t.sys, t.body::jsonb
-    FROM s, unnest($2::bytea[], $3::boolean[], $4::text[]) WITH ORDINALITY AS t(id, sys, body, ord)
-    WHERE COALESCE((SELECT max("offset") + 1 FROM ${names.messages} WHERE segment = $1), 0) = $5::bigint
+    SELECT s.key, $6::bigint + t.ord - 1, t.id, t.sys, t.body::jsonb
+    FROM interim, s, unnest($2::bytea[], $3::boolean[], $4::text[]) WITH ORDINALITY AS t(id, sys, body, ord)
+    WHERE COALESCE((SELECT max("offset") + 1 FROM ${names.messages} WHERE segment = $1), 0) = $6::bigint
       AND NOT EXISTS (SELECT 1 FROM ${names.records} WHERE head = $1)
     RETURNING 1`;
 }
