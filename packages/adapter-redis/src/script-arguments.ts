@@ -96,6 +96,7 @@ export function importArguments(
   messages: Message[],
   from: number,
   ttlSeconds: number,
+  compared: boolean,
 ): string[] {
   return [
     JSON.stringify(info.base),
@@ -103,6 +104,7 @@ export function importArguments(
     info.createdAt,
     String(from),
     String(ttlSeconds),
+    compared ? "1" : "",
     ...messages.flatMap(messageArguments),
   ];
 }
