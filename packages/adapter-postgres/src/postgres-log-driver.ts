@@ -24,6 +24,7 @@ import {
   type RecordRewrite,
   type RecordSummary,
   type SegmentInfo,
+  type SegmentWriteOptions,
   type StateRecord,
   type StoredRecord,
 } from "@skein/thread-core/driver";
@@ -39,6 +40,13 @@ import { ReplyWakeups } from "./reply-wakeups.js";
 import { rewriteMessageRows, rewriteRecordRows } from "./rewrite-rows.js";
 import { type SegmentRow, SegmentRows, segmentInfo } from "./segment-rows.js";
 import type { TableNames } from "./table-names.js";
+
+/**
+ * A streamed reply's begin and batches (`LogChange.interim`, `SegmentWriteOptions.interim`) on the checked
+ * path: the transaction commits without waiting for its WAL flush (see `interimStep` in
+ * one-statement-changes.ts, which does the same in the one-statement path).
+ */
+const INTERIM_COMMIT = "SET LOCAL synchronous_commit = off";
 
 /**
  * Local thread logs in PostgreSQL. Every change is one transaction that locks the thread's record row
@@ -131,6 +139,7 @@ export class PostgresLogDriver implements LogDriver {
   /** Any change, in one transaction that locks the record row and checks everything before writing. */
   #checked(id: string, change: LogChange): Promise<CommitResult> {
     return this.connection.transaction(async (client) => {
+      if (change.interim) await client.query(INTERIM_COMMIT);
       const row = await this.#records.lock(client, id);
       if (row?.kind !== "log") throw new ThreadNotFoundError(id, source);
       const revision = Number(row.revision);
@@ -416,11 +425,18 @@ export class PostgresLogDriver implements LogDriver {
     return rows.map((row) => Number(row.offset));
   }
 
-  async importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
+  async importSegment(
+    info: SegmentInfo,
+    messages: Message[],
+    from: number,
+    options?: SegmentWriteOptions,
+  ): Promise<void> {
+    const interim = options?.interim === true;
     // A streamed reply's batch, the common import, in one statement; anything it cannot write is checked.
-    if (await this.#oneStatement.importBatch(info, messages, from)) return;
+    if (await this.#oneStatement.importBatch(info, messages, from, interim)) return;
     const refuse = importConflicts(info.id, SOURCE);
     return this.connection.transaction(async (client) => {
+      if (interim) await client.query(INTERIM_COMMIT);
       let segment = await this.#segments.get(client, info.id, true);
       if (!segment) {
         if (from !== 0) throw refuse.missingStart(from);

@@ -150,17 +150,24 @@ export class RedisLogDriver implements LogDriver {
     await this.#afterWrite(() => this.#retention?.refresh(record.id, head, record.events, true));
   }
 
+  /** A landed reply's batches go in its commit's script (`LogChange.reclaim`), in the thread's slot. */
+  readonly reclaimsInCommit = true;
+
   async commit(id: string, change: LogChange): Promise<CommitResult> {
     const keys = this.layout.record(id);
     const head = this.layout.segment(change.expectHead);
     const target = change.newHead && this.layout.segment(change.newHead.id);
     if (change.newHead && target) this.#assertSameSlot(keys.record, target.info, change.newHead.id);
     const append = change.append ?? [];
+    // A reply's segment is made in its thread's slot (`newSegmentId`); one elsewhere is dropped after.
+    const reclaim = change.reclaim === undefined ? undefined : this.layout.segment(change.reclaim);
+    const reclaimInScript = reclaim !== undefined && this.#sameSlot(keys.record, reclaim.info);
     const scriptKeys = [
       keys.record,
       keys.events,
       ...segmentKeyList(head),
       ...(target ? segmentKeyList(target) : []),
+      ...(reclaim && reclaimInScript ? segmentKeyList(reclaim) : []),
       ...this.#catalogueKeys(id),
     ];
     const now = new Date().toISOString();
@@ -189,6 +196,9 @@ export class RedisLogDriver implements LogDriver {
     }
     const record = committedRecord(id, change, reply, now);
     if (change.newHead) this.#infos.remember(change.newHead);
+    if (change.reclaim !== undefined && !reclaimInScript) {
+      await this.#afterWrite(() => this.#references.drop(change.reclaim as string));
+    }
     // On Cluster the catalogue's step follows in its own slot, before the commit returns.
     if (!this.#catalogue.inline && record.revision !== change.known?.revision) {
       await this.#afterWrite(() => this.#catalogue.putRecord(record));
@@ -323,6 +333,18 @@ export class RedisLogDriver implements LogDriver {
 
   async importSegment(info: SegmentInfo, messages: Message[], from: number): Promise<void> {
     const keys = this.layout.segment(info.id);
+    // A segment that continues none (a streamed reply's batches, the common import) takes no reference:
+    // one script makes it or appends at its end, and only an import over messages it holds (a retry) is
+    // compared first, below.
+    if (info.base === null) {
+      const reply = (await this.connection.script(
+        IMPORT_SEGMENT,
+        segmentKeyList(keys),
+        importArguments(info, messages, from, this.ttlSeconds, false),
+      )) as unknown[];
+      if (reply[0] === "ok") return;
+      if (reply[0] !== "compare") throw importRefusal(info.id, from, messages, reply);
+    }
     const exists = (await this.connection.command(keys.info, ["EXISTS", keys.info], true)) === 1;
     // A segment's messages never change once written, so they can be compared before the script runs.
     if (exists) await this.#assertSameContent(info.id, messages, from);
@@ -334,7 +356,7 @@ export class RedisLogDriver implements LogDriver {
     const reply = (await this.connection.script(
       IMPORT_SEGMENT,
       segmentKeyList(keys),
-      importArguments(info, messages, from, this.ttlSeconds),
+      importArguments(info, messages, from, this.ttlSeconds, true),
     )) as unknown[];
     if (reply[0] !== "ok") {
       await this.#references.releaseQuietly(taken);
@@ -425,9 +447,14 @@ export class RedisLogDriver implements LogDriver {
     return segmentKeyList(this.layout.segment(fromSortableText(storedHead)));
   }
 
+  /** Whether one script can reach both keys: always on a single server, in one hash slot on Cluster. */
+  #sameSlot(recordKey: string, segmentKey: string): boolean {
+    return !this.connection.cluster || hashTag(recordKey) === hashTag(segmentKey);
+  }
+
   /** On Cluster a script reaches one slot: a thread's head must be placed beside its record. */
   #assertSameSlot(recordKey: string, segmentKey: string, segmentId: string): void {
-    if (this.connection.cluster && hashTag(recordKey) !== hashTag(segmentKey)) {
+    if (!this.#sameSlot(recordKey, segmentKey)) {
       throw new SkeinError(
         `Head segment ${JSON.stringify(segmentId)} is not in its thread's hash slot; make head ids with newSegmentId().`,
         source,

@@ -97,6 +97,7 @@ export function importArguments(
   messages: Message[],
   from: number,
   ttlSeconds: number,
+  compared: boolean,
 ): string[] {
   return [
     JSON.stringify(info.base),
@@ -104,6 +105,7 @@ export function importArguments(
     info.createdAt,
     String(from),
     String(ttlSeconds),
+    compared ? "1" : "",
     ...messages.flatMap(messageArguments),
   ];
 }

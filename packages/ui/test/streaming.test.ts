@@ -148,7 +148,9 @@ describe("a message that streams, in skein ui", () => {
     expect(await whole.text()).toMatch(/^event: end\ndata: \{"message":\{"id":"reply-3"/);
 
     const streaming = await threadWithQuestion("resume-live");
-    const live = await streaming.beginMessage({ role: "assistant", id: "reply-4", flushMs: 10 });
+    // Each delta its own batch, stored when `write` returns: a client can only hold offsets that were in
+    // batches (an `end` without contents of its own lands its unflushed deltas in the message alone).
+    const live = await streaming.beginMessage({ role: "assistant", id: "reply-4", maxBatchBytes: 1 });
     for (const part of ["a", "b", "c"]) await live.write(part);
     const response = fetch(`http://127.0.0.1:${ui.port}/api/follow?id=resume-live&message=reply-4`, {
       headers: { ...headers, "last-event-id": "2" },

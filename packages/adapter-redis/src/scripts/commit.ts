@@ -4,7 +4,9 @@ import { defineLuaScript } from "./lua-script.js";
 /**
  * One change to a local thread, all of `LogChange`'s steps in one atomic step.
  * KEYS: record, events, head (info, messages, ids, system), then the new head's four keys when the change
- * makes one. ARGV: ifRevision or "", expected head, now, ttl, the caller's known revision or "", the
+ * makes one, then the four keys of the segment to reclaim (`LogChange.reclaim`, a landed reply's batches)
+ * when there is one: it is deleted after the change when nothing references it, it is no head and it
+ * continues none. ARGV: ifRevision or "", expected head, now, ttl, the caller's known revision or "", the
  * number of messages n, then per message its id and JSON, then a flag per message ("1" for a system message)
  * as one string, then the record's end (`LogChange.end`, "" to keep it); then, on a single server, the catalogue's entries and order keys end KEYS and ARGV
  * goes on with the record's id (sortable), its owner ("" kept, "-" none, "=<owner>") and its own expiry
@@ -34,8 +36,9 @@ local last = 6 + 2 * count
 local flags = ARGV[last + 1]
 -- The record's end ("" keeps it): written with the length, on every path.
 local record_end = ARGV[last + 2]
--- The catalogue's keys end KEYS when it is kept in this step (a single server): 6 or 10 keys without it.
-local catalogue = #KEYS == 8 or #KEYS == 12
+-- The catalogue's keys end KEYS when it is kept in this step (a single server): 6, 10 or 14 keys without
+-- it (segments come in fours), 8, 12 or 16 with it.
+local catalogue = #KEYS % 4 == 0
 local c = last + 2
 local catalogue_owner, catalogue_expiry = false, false
 if catalogue then
@@ -49,9 +52,12 @@ local new_head, metadata, context, kind = ARGV[c + 1] or '', ARGV[c + 5] or '', 
 local operations = ARGV[c + 11] or ''
 local target = new_head ~= '' and 7 or 3
 local first_offset = 0
+-- The segment to reclaim follows the head's (and the new head's) keys.
+local reclaim = target + 4
+if #KEYS - (catalogue and 2 or 0) < reclaim + 3 then reclaim = false end
 
 -- A plain append of one message, the most common change: the same steps as below without building tables.
-if count == 1 and #ARGV == c then
+if count == 1 and #ARGV == c and not reclaim then
   local stored = redis.call('HGET', KEYS[5], ARGV[7])
   if stored then return { 'held', { redis.call('LINDEX', KEYS[4], tonumber(string.match(stored, '^%d+'))) } } end
   local offset = redis.call('RPUSH', KEYS[4], ARGV[8]) - 1
@@ -140,6 +146,13 @@ if changed or metadata ~= '' or context ~= '' or kind ~= '' or operations ~= '' 
   end
   expire_all(ARGV[4], 'extend', KEYS, 1, 2)
   expire_all(ARGV[4], 'extend', KEYS, target, target + 3)
+  -- As release-segment with nothing to drop, for a segment without a base (none to release after it).
+  if reclaim and redis.call('EXISTS', KEYS[reclaim]) == 1 then
+    local segment = redis.call('HMGET', KEYS[reclaim], 'refs', 'live', 'base')
+    if tonumber(segment[1] or '0') == 0 and not segment[2] and segment[3] == 'null' then
+      redis.call('DEL', KEYS[reclaim], KEYS[reclaim + 1], KEYS[reclaim + 2], KEYS[reclaim + 3])
+    end
+  end
 end
 if known then return { 'ok', revision, length, event, released } end
 return { 'ok', revision, length, event, released, redis.call('HGETALL', KEYS[1]), redis.call('LRANGE', KEYS[2], 0, -1) }

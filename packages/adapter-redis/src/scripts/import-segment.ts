@@ -1,10 +1,12 @@
 import { defineLuaScript } from "./lua-script.js";
 
 /**
- * KEYS: a segment's four keys. ARGV: base (JSON), start, createdAt, first offset, ttl, then per message:
- * id, JSON, "1" if a system message. Checks everything before writing. Returns
- * {"missing", offset}, {"other", offset} (another message there), {"gap", offset}, {"live"} (a thread's
- * head), {"duplicate", offset}, or {"ok", 1 if it created the segment else 0}.
+ * KEYS: a segment's four keys. ARGV: base (JSON), start, createdAt, first offset, ttl, "1" when the caller
+ * compared the messages the segment holds at those offsets with its own (else ""), then per message: id,
+ * JSON, "1" if a system message. Checks everything before writing. Returns {"missing", offset},
+ * {"other", offset} (another message there), {"gap", offset}, {"live"} (a thread's head),
+ * {"duplicate", offset}, {"compare"} (the segment holds messages at those offsets, which the caller did not
+ * compare: nothing was written), or {"ok", 1 if it created the segment else 0}.
  */
 export const IMPORT_SEGMENT = defineLuaScript(
   "import-segment",
@@ -14,12 +16,14 @@ local exists = redis.call('EXISTS', KEYS[1]) == 1
 if not exists and from ~= 0 then return { 'missing', from } end
 local length = redis.call('LLEN', KEYS[2])
 local live = exists and redis.call('HEXISTS', KEYS[1], 'live') == 1
+local compared = ARGV[6] == '1'
 local messages, ids, system, seen = {}, {}, {}, {}
-for index = 6, #ARGV, 3 do
-  local offset = from + (index - 6) / 3
+for index = 7, #ARGV, 3 do
+  local offset = from + (index - 7) / 3
   local field = ARGV[index]
   local stored = redis.call('HGET', KEYS[3], field)
   if offset < length then
+    if not compared then return { 'compare' } end
     -- The offset leads the value ("offset", or "offset:fingerprint" as older versions wrote it).
     if not stored or tonumber(string.match(stored, '^%d+')) ~= offset then
       return { 'other', offset }

@@ -4,12 +4,22 @@ import { LocalStore } from "../local/local-store.js";
 import type { LogThread } from "../local/log-thread.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
 import type { Message } from "../message.js";
-import type { CommitResult, LogChange, SegmentInfo, StoredRecord } from "../spec/log-driver.js";
+import type {
+  CommitResult,
+  LogChange,
+  SegmentInfo,
+  SegmentWriteOptions,
+  StoredRecord,
+} from "../spec/log-driver.js";
 import { StreamInProgressError } from "./stream-errors.js";
 
 /** A memory driver that counts the store steps a streamed reply takes (each a round trip on a server store). */
 class StepCountingDriver extends MemoryLogDriver {
   steps = { read: 0, locate: 0, commit: 0, importSegment: 0, dropSegment: 0 };
+  /** Each commit and segment write in order, with whether it was marked `interim`. */
+  writes: string[] = [];
+  /** How long each segment write takes, so that `end` can come while one is under way. */
+  importDelayMs = 0;
   override async read(id: string): Promise<StoredRecord | undefined> {
     this.steps.read++;
     return super.read(id);
@@ -20,18 +30,28 @@ class StepCountingDriver extends MemoryLogDriver {
   }
   override async commit(id: string, change: LogChange): Promise<CommitResult> {
     this.steps.commit++;
+    this.writes.push(change.interim ? "commit (interim)" : "commit");
     return super.commit(id, change);
   }
-  override async importSegment(segment: SegmentInfo, messages: Message[], from: number) {
+  override async importSegment(
+    segment: SegmentInfo,
+    messages: Message[],
+    from: number,
+    options?: SegmentWriteOptions,
+  ) {
     this.steps.importSegment++;
+    if (this.importDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.importDelayMs));
+    this.writes.push(options?.interim ? "batch (interim)" : "batch");
     return super.importSegment(segment, messages, from);
   }
   override async dropSegment(id: string) {
     this.steps.dropSegment++;
+    this.writes.push("drop");
     return super.dropSegment(id);
   }
   reset() {
     this.steps = { read: 0, locate: 0, commit: 0, importSegment: 0, dropSegment: 0 };
+    this.writes = [];
   }
 }
 
@@ -44,7 +64,7 @@ async function threadOn(driver: StepCountingDriver): Promise<{ store: LocalStore
 }
 
 describe("the store steps of a streamed reply", () => {
-  it("a reply that ends within one batch: one commit to begin (on the record the thread holds), its batch, one commit to end", async () => {
+  it("a reply that ends within one batch: one commit to begin (on the record the thread holds), one commit to end", async () => {
     const driver = new StepCountingDriver();
     const { thread } = await threadOn(driver);
     const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000 });
@@ -52,12 +72,40 @@ describe("the store steps of a streamed reply", () => {
     await reply.write("in two deltas");
     const message = await reply.end();
     expect(message.contents).toEqual([{ type: "text", text: "an answer in two deltas" }]);
-    // No read and no id lookup at begin, no empty segment, no read at end.
-    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 2, importSegment: 1, dropSegment: 1 });
+    // No read and no id lookup at begin, no empty segment, no read at end, and no batch: the deltas still
+    // buffered land in the message alone (followers complete from it), so there is no segment to reclaim.
+    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 2, importSegment: 0, dropSegment: 0 });
+    expect(driver.writes).toEqual(["commit (interim)", "commit"]);
     expect((await thread.messages()).map((each) => each.status)).toEqual([undefined, undefined]);
   });
 
-  it("a reply that fills a batch: the batch is written, then the rest, then the message lands and the batches go", async () => {
+  it("a reply that fails within one batch lands interrupted without a batch either", async () => {
+    const driver = new StepCountingDriver();
+    const { thread } = await threadOn(driver);
+    const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000 });
+    await reply.write("half an answer");
+    const message = await reply.fail(new Error("the model went away"));
+    expect(message).toMatchObject({
+      status: "interrupted",
+      contents: [
+        { type: "text", text: "half an answer" },
+        { type: "error", message: "the model went away" },
+      ],
+    });
+    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 2, importSegment: 0, dropSegment: 0 });
+  });
+
+  it("a writer that ends with contents of its own writes the last deltas as a batch first, for followers", async () => {
+    const driver = new StepCountingDriver();
+    const { thread } = await threadOn(driver);
+    const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000 });
+    await reply.write("an answer");
+    const message = await reply.end({ contents: [{ type: "text", text: "an answer, reworded" }] });
+    expect(message.contents).toEqual([{ type: "text", text: "an answer, reworded" }]);
+    expect(driver.writes).toEqual(["commit (interim)", "batch (interim)", "commit", "drop"]);
+  });
+
+  it("a reply that fills a batch: the batch is written, then the message lands with the rest and the batches go", async () => {
     const driver = new StepCountingDriver();
     const { thread } = await threadOn(driver);
     const reply = await thread.beginMessage({ role: "assistant", flushMs: 60_000, maxBatchBytes: 40 });
@@ -70,7 +118,24 @@ describe("the store steps of a streamed reply", () => {
     expect(message.contents).toEqual([
       { type: "text", text: "a delta that fills the batch by itself and a tail" },
     ]);
-    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 1, importSegment: 1, dropSegment: 1 });
+    expect(driver.steps).toEqual({ read: 0, locate: 0, commit: 1, importSegment: 0, dropSegment: 1 });
+    expect(driver.writes).toEqual(["commit", "drop"]);
+  });
+
+  it("end waits for the batch being written, lands after it and reclaims it; a batch queued behind it is not written", async () => {
+    const driver = new StepCountingDriver();
+    const { thread } = await threadOn(driver);
+    driver.importDelayMs = 30;
+    const reply = await thread.beginMessage({ role: "assistant", flushMs: 1 });
+    await reply.write("one, ");
+    await new Promise((resolve) => setTimeout(resolve, 10)); // its timed batch is being written
+    await reply.write("two, ");
+    await new Promise((resolve) => setTimeout(resolve, 10)); // its batch waits behind the first
+    await reply.write("three");
+    const message = await reply.end();
+    expect(message.contents).toEqual([{ type: "text", text: "one, two, three" }]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(driver.writes).toEqual(["commit (interim)", "batch (interim)", "commit", "drop"]);
   });
 
   it("a refused reply writes nothing, not even an empty segment", async () => {

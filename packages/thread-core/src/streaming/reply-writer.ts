@@ -12,6 +12,9 @@ import { announce } from "./stream-wakeups.js";
 /** What a writer that knows a reply's finished form better than its deltas gives `end` and `fail`. */
 type FinalForm = { contents?: Content[]; metadata?: Message["metadata"] };
 
+/** Why a batch is written: buffered deltas (full or timed), the lease's heartbeat, or `end`'s last batch. */
+type BatchKind = "deltas" | "heartbeat" | "last";
+
 /** How a reply batches its deltas and how long its writer's lease lasts. */
 export interface ReplySettings {
   flushMs: number;
@@ -23,7 +26,8 @@ export interface ReplySettings {
  * The writing end of a streamed message. Deltas wait in a buffer for `flushMs` (or until it holds
  * `maxBatchBytes`), then go to the reply's own segment as one batch (one message), so a reply costs one
  * write per batch, never one per token, and storage in proportion to its length. `end` writes the whole
- * message into the thread's log in one commit that also drops the reply's entry. Each batch renews the
+ * message into the thread's log in one commit that also drops the reply's entry (the deltas still buffered
+ * go there only, not to a batch first, unless the writer ends with contents of its own). Each batch renews the
  * writer's lease (stream-leases.ts); while it is open, a timer writes an empty batch every third of `leaseMs`
  * in which it wrote none, so the lease holds without any commit of the thread. A writer that dies stops
  * writing, and the next reader or writer of the thread ends the message `interrupted` from the batches flushed.
@@ -109,7 +113,7 @@ export class ReplyWriter implements StreamingReply {
       contents: [...(final.contents ?? mergeDeltas(this.#deltas)), ...trailer],
       ...(final.metadata === undefined ? {} : { metadata: final.metadata }),
     });
-    return this.#finish(checked.contents, status, checked.metadata);
+    return this.#finish(checked.contents, status, checked.metadata, final.contents !== undefined);
   }
 
   #assertOpen(): void {
@@ -124,19 +128,21 @@ export class ReplyWriter implements StreamingReply {
   }
 
   /** Writes the buffered deltas as the next batch, after any batch still being written. */
-  #flush(heartbeat = false): Promise<void> {
+  #flush(kind: BatchKind = "deltas"): Promise<void> {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
-    const next = this.#flushing.then(() => this.#writeBatch(heartbeat));
+    const next = this.#flushing.then(() => this.#writeBatch(kind));
     // A failed batch is reported once, to the caller that waits for it; the next flush tries again.
     this.#flushing = next.catch(() => undefined);
     return next;
   }
 
-  /** The buffered deltas as one batch; with `heartbeat`, an empty batch when none is buffered (the lease). */
-  async #writeBatch(heartbeat: boolean): Promise<void> {
-    // A heartbeat queued behind `end` finds the reply ended: its segment may be reclaimed already.
-    if (this.#buffer.length === 0 && (!heartbeat || this.#ended)) return;
+  /** The buffered deltas as one batch; a heartbeat writes an empty batch when none is buffered (the lease). */
+  async #writeBatch(kind: BatchKind): Promise<void> {
+    // A timed flush or a heartbeat queued behind `end` finds the reply ended: the message lands without it
+    // (its segment may be reclaimed already), unless `end` itself writes the last batch.
+    if (this.#ended && kind !== "last") return;
+    if (this.#buffer.length === 0 && kind !== "heartbeat") return;
     const deltas = this.#buffer;
     this.#buffer = [];
     this.#bufferBytes = 0;
@@ -147,7 +153,9 @@ export class ReplyWriter implements StreamingReply {
         this.#access.segmentInfo(this.#entry),
         [batchMessage(index, this.#entry.role, deltas)],
         index,
-        { owner: this.#access.owner },
+        // Followers must see it at once and it must outlive this process, but `end` lands the reply durably:
+        // a store may skip its fsync or synchronous commit (the README's "durability of a partial reply").
+        { owner: this.#access.owner, interim: true },
       );
     } catch (error) {
       // Not written: the deltas go back in front of the buffer, so the next flush writes them in order.
@@ -159,18 +167,26 @@ export class ReplyWriter implements StreamingReply {
     announce(this.#access.driver, this.#entry.segment);
   }
 
+  /**
+   * Lands the message. `flushLast`: the writer ended with contents of its own, which need not start with the
+   * deltas, so the last deltas go to the segment as a batch first and a follower that keeps up gets every delta
+   * as a delta. Else the message is the deltas joined and a follower completes what it read from it
+   * (`landedRest`): the last batch would be one more write that the reclaim removes at once.
+   */
   async #finish(
     contents: Content[],
     status: "interrupted" | undefined,
     metadata?: Message["metadata"],
+    flushLast = false,
   ): Promise<Message> {
     this.#assertOpen();
     this.#ended = true;
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
     let message: Message | undefined;
     try {
-      // The last deltas go to the segment as a batch too, before the message lands: a follower gets every
-      // delta as a delta, then the end (the message alone would not tell it which deltas it missed).
-      await this.#flush();
+      // A batch still being written goes first: one written after the reclaim would be left behind.
+      await (flushLast ? this.#flush("last") : this.#flushing);
       message = await this.#access.landReply(this.#entry, contents, status, metadata, this.#batched);
     } catch (error) {
       if (ThreadNotFoundError.isInstance(error)) {
@@ -200,7 +216,7 @@ export class ReplyWriter implements StreamingReply {
         clearInterval(this.#renewTimer);
         return;
       }
-      if (this.#batches === this.#batchesAtTick) await this.#flush(true);
+      if (this.#batches === this.#batchesAtTick) await this.#flush("heartbeat");
       this.#batchesAtTick = this.#batches;
     } catch (error) {
       if (ThreadNotFoundError.isInstance(error)) await this.#abandon(error);

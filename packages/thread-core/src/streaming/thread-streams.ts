@@ -103,6 +103,8 @@ export class ThreadStreams implements StreamAccess {
           expectHead: record.head,
           ifRevision: record.revision,
           context: withStreams(record.context, [...streamsOf(record.context), entry]),
+          // Lost in a crash of the store's server, the begin takes nothing with it that `end` would land.
+          interim: true,
         });
         break;
       } catch (error) {
