@@ -18,6 +18,7 @@ import type {
   RecordRewrite,
   RecordSummary,
   SegmentInfo,
+  SegmentWriteOptions,
   StateRecord,
   StoredRecord,
 } from "@skein/thread-core/driver";
@@ -46,6 +47,7 @@ import { rewriteRecordFile } from "./rekey/record-rewrite.js";
 import { rewriteSegment } from "./rekey/segment-rewrite.js";
 import { hasSwapMark, settleSwap } from "./rekey/segment-swap.js";
 import { IMPORT_BATCH, importSegment, importSegments } from "./segments/import-segment.js";
+import { mayBeInterim, readInterimPrefix } from "./segments/interim-prefix.js";
 import { newSegmentId, SegmentDirectories, threadReferrer } from "./segments/segment-directories.js";
 import { SegmentFileCache } from "./segments/segment-file-cache.js";
 import { SegmentLog } from "./segments/segment-log.js";
@@ -93,6 +95,8 @@ export class FsLogDriver implements LogDriver, FsStorage {
   readonly nativeType = "fs";
   readonly layout: StoreLayout;
   readonly files: DurableFiles;
+  /** `files` with appends left unflushed: a streamed reply's batches (`SegmentWriteOptions.interim`). */
+  readonly #interimFiles: DurableFiles;
   readonly locks: LockFiles;
   readonly records: RecordFiles;
   readonly segments: SegmentDirectories;
@@ -108,6 +112,7 @@ export class FsLogDriver implements LogDriver, FsStorage {
     this.layout = new StoreLayout(options.directory);
     this.#create = options.create ?? true;
     this.files = new DurableFiles(options.durability ?? "fsync", this.layout.temporary);
+    this.#interimFiles = this.files.interimFiles();
     this.locks = new LockFiles({
       timeoutMs: options.lockTimeoutMs ?? 10_000,
       staleMs: options.staleLockMs ?? 5_000,
@@ -124,8 +129,9 @@ export class FsLogDriver implements LogDriver, FsStorage {
     });
   }
 
-  log(segmentId: string): SegmentLog {
-    return new SegmentLog(this.layout.segmentDirectory(segmentId), this.files, this.#openFiles);
+  log(segmentId: string, options: { interim?: boolean } = {}): SegmentLog {
+    const files = options.interim ? this.#interimFiles : this.files;
+    return new SegmentLog(this.layout.segmentDirectory(segmentId), files, this.#openFiles);
   }
 
   async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
@@ -338,7 +344,15 @@ export class FsLogDriver implements LogDriver, FsStorage {
   }
 
   async readSegment(id: string, from: number, to: number): Promise<Message[]> {
-    return this.#run("read", () => this.#readSwapped(id, () => this.log(id).readMessages(from, to)));
+    return this.#run("read", async () => {
+      try {
+        return await this.#readSwapped(id, () => this.log(id).readMessages(from, to));
+      } catch (error) {
+        // A streamed reply's batches, written unflushed, that a power loss damaged: read up to the damage.
+        if (!CorruptStoreError.isInstance(error) || !(await mayBeInterim(this.segments, id))) throw error;
+        return readInterimPrefix(this.log(id), from, to);
+      }
+    });
   }
 
   async locate(id: string, messageId: string, before: number) {
@@ -408,9 +422,18 @@ export class FsLogDriver implements LogDriver, FsStorage {
     return this.#run("read", () => this.log(id).systemOffsets(before));
   }
 
-  async importSegment(segment: SegmentInfo, messages: Message[], from: number): Promise<void> {
+  /** With `interim` (a streamed reply's batch) nothing is flushed: see `importSegment` and README "Durability". */
+  async importSegment(
+    segment: SegmentInfo,
+    messages: Message[],
+    from: number,
+    options: SegmentWriteOptions = {},
+  ): Promise<void> {
+    const interim = options.interim === true;
     await this.#run("import", () =>
-      this.locks.withLock(this.layout.referencesLock, () => importSegment(this, segment, messages, from)),
+      this.locks.withLock(this.layout.referencesLock, () =>
+        importSegment(this, segment, messages, from, { interim }),
+      ),
     );
   }
 

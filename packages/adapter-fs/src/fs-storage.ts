@@ -27,6 +27,6 @@ export interface FsStorage {
   readonly pendingDeletes: PendingDeletes;
   /** The index of `store.list`: every change is announced in its journal under the thread's lock. */
   readonly listIndex: FsCatalogue;
-  /** One segment's messages. */
-  log(segmentId: string): SegmentLog;
+  /** One segment's messages; with `interim`, its appends are left unflushed (a streamed reply's batches). */
+  log(segmentId: string, options?: { interim?: boolean }): SegmentLog;
 }

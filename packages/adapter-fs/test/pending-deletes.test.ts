@@ -81,8 +81,9 @@ describe("a delete cut short between its record's removal and its segments' rele
     try {
       const live = (await store.create({ id: "live" })) as LogThread;
       await live.append({ id: "q", role: "user", text: "question" });
-      // Its batches go to a segment of their own that no record or segment references until it lands.
-      const reply = await live.beginMessage({ role: "assistant" });
+      // Its batches go to a segment of their own that no record or segment references until it lands. Each
+      // write is its batch (`maxBatchBytes: 1`): the segment is there before `before` is listed, not on a timer.
+      const reply = await live.beginMessage({ role: "assistant", maxBatchBytes: 1 });
       await reply.write("first half, ");
       const doomed = await store.create({ id: "doomed" });
       await doomed.append({ id: "d", role: "user", text: "doomed" });

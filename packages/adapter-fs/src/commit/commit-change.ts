@@ -141,26 +141,53 @@ export async function commitChange(
         throw error;
       }
       try {
-        await addReferences(storage, id, record, next, change, [...history.unsynced, staged.temporary]);
+        const unsynced = [...history.unsynced, staged.temporary];
         // Into the new head if the change makes one, else after the current head's last commit.
         if (append.length > 0 && change.newHead) {
+          await addReferences(storage, id, record, next, change, unsynced);
           await storage.log(change.newHead.id).append(append, stamp, EMPTY_TAIL);
-        } else if (append.length > 0) await headLog.append(append, stamp, tail, headFiles);
+        } else if (append.length > 0) {
+          // Guarded entries count only once the record has their revision, so they and the files the record
+          // needs are flushed side by side (a streamed reply's `end` waits for one round fewer); the record is
+          // renamed after both.
+          await allSettled([
+            addReferences(storage, id, record, next, change, unsynced),
+            headLog.append(append, stamp, tail, headFiles),
+          ]);
+        } else await addReferences(storage, id, record, next, change, unsynced);
         if (history.staged) await storage.files.replace(history.staged);
       } catch (error) {
         await rm(staged.temporary, { force: true });
         if (history.staged) await rm(history.staged.temporary, { force: true });
         throw error;
       }
-      await storage.files.replace(staged);
+      if (interimRecord(change, history.unsynced)) await storage.files.replaceUnflushed(staged);
+      else await storage.files.replace(staged);
     });
     storage.listIndex.settle(id, placeOf(next));
     return { record: next, messages: written };
   }, fastPath.headFileOptions);
 }
 
+/** Waits for every one of `steps`, then throws the first failure: nothing is left running under the lock. */
+async function allSettled(steps: Array<Promise<unknown>>): Promise<void> {
+  const failed = (await Promise.allSettled(steps)).find((result) => result.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
 /** What `commitChange` answers when it finds its head sealed by a takeover it cannot finish itself. */
 export const SEALED_HEAD = Symbol("sealed head");
+
+/**
+ * Whether the change is an interim one (`LogChange.interim`, a streamed reply's begin) that may leave its record's
+ * rename unflushed: a record-only change (no messages, head, event or history file), whose record content
+ * is flushed before the rename, so a power loss leaves the record before it or after it, whole, and loses
+ * only the begin. A change that writes anything else the record then names is committed durably.
+ */
+function interimRecord(change: LogChange, historyFiles: readonly string[]): boolean {
+  const recordOnly = !change.append?.length && !change.newHead && !change.event && historyFiles.length === 0;
+  return change.interim === true && recordOnly;
+}
 
 /**
  * What a change writes (`LockWrites`): only a plain append leaves the record alone. The record file keeps

@@ -31,13 +31,26 @@ export class DurableFiles {
     readonly durability: Durability,
     /** Where temporary files go: inside the store, so a rename never crosses file systems. */
     readonly temporaryDirectory: string,
+    /**
+     * Appends of a streamed reply's batches (`SegmentWriteOptions.interim`): written to the operating system,
+     * so they survive the process being killed, and never flushed: the reply's `end` lands the message
+     * durably, and a power loss before it costs the reply's tail (`FsLogDriver.readSegment` reads such a
+     * segment's whole prefix).
+     */
+    readonly interim = false,
   ) {}
 
+  /** These files with appends left unflushed (`interim`), for a streamed reply's batches. */
+  interimFiles(): DurableFiles {
+    return new DurableFiles(this.durability, this.temporaryDirectory, true);
+  }
+
   /**
-   * Makes an append to a segment's files durable: at once, or at the next flush in "batch" mode. fdatasync
-   * is enough: it flushes the data and the file's size, which is all an append changes.
+   * Makes an append to a segment's files durable: at once, or at the next flush in "batch" mode, or never for
+   * `interim` files. fdatasync is enough: it flushes the data and the file's size, which is all an append changes.
    */
   async syncAppend(handle: FileHandle, path: string): Promise<void> {
+    if (this.interim) return;
     if (this.durability === "fsync") {
       await handle.datasync();
       return;
@@ -91,13 +104,22 @@ export class DurableFiles {
 
   /** Renames a staged file, flushed since, over its path, and flushes the directory: the change's commit point. */
   async replace(staged: StagedFile): Promise<void> {
+    await this.replaceUnflushed(staged);
+    await this.syncDirectory(dirname(staged.path));
+  }
+
+  /**
+   * `replace` without flushing the directory: an interim change (a streamed reply's begin). The file's content
+   * was flushed, so a power loss leaves the old file or the new one, whole; the next durable rename in the
+   * directory flushes this one too.
+   */
+  async replaceUnflushed(staged: StagedFile): Promise<void> {
     try {
       await renameReplacing(staged.temporary, staged.path);
     } catch (error) {
       await rm(staged.temporary, { force: true });
       throw error;
     }
-    await this.syncDirectory(dirname(staged.path));
   }
 
   /** A fresh path in the store's temporary directory, or in `directory`. */

@@ -13,20 +13,25 @@ import { SegmentLog } from "./segment-log.js";
  * imports of one segment apart. The segment's files are opened once, taking a turn at once (`overdraft`):
  * a commit holding a turn may be waiting for the references lock, so waiting for a turn here could wait
  * forever once commits hold every turn.
+ * With `interim` (a streamed reply's batch, `SegmentWriteOptions.interim`) nothing is flushed: neither the
+ * segment's making nor the append; they reach the operating system, so they survive the writer being killed.
  */
 export async function importSegment(
   storage: FsStorage,
   segment: SegmentInfo,
   messages: Message[],
   from: number,
+  options: { interim?: boolean } = {},
 ): Promise<void> {
   const refuse = importConflicts(segment.id, SOURCE);
   const existing = await storage.segments.info(segment.id, { cached: false });
+  // Only a segment made interim is read as its prefix after damage: one made durably stays flushed.
+  const interim = options.interim === true && (existing === undefined || existing.interim === true);
   if (!existing) {
     if (from !== 0) throw refuse.missingStart(from);
-    await storage.segments.create(segment, {});
+    await storage.segments.create(segment, { interim });
   }
-  const log = storage.log(segment.id);
+  const log = storage.log(segment.id, { interim });
   await log.withFiles(
     async (files) => {
       const { count } = await log.tail(files);

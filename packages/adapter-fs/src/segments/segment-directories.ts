@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConflictError } from "@skein/thread-core";
@@ -18,6 +18,11 @@ export interface SegmentFile extends SegmentInfo {
    * same head, so a change planned on the base applies to it.
    */
   continues?: boolean;
+  /**
+   * Made by an interim write (a streamed reply's first batch, `SegmentWriteOptions.interim`) and never
+   * flushed: after a power loss its files may be cut short or garbled, so it is read as its whole prefix.
+   */
+  interim?: boolean;
 }
 
 /** A new segment id, in lowercase hex, so that its file names need no escaping. */
@@ -81,7 +86,8 @@ export class SegmentDirectories {
    * segment. One barrier then flushes everything: the segment's files and directory, its entry in
    * segments/, the reference to its base, the references `referrer` takes to `alsoRetain`, and the caller's
    * own files of the same change (`alsoSync`: a staged record, appended events), before anything points at
-   * it.
+   * it. With `interim` (a streamed reply's segment, which nothing ever points at and which has no base) it
+   * is made the same way but not flushed, and marked so.
    */
   async create(
     info: SegmentInfo,
@@ -91,8 +97,12 @@ export class SegmentDirectories {
       continues?: boolean;
       alsoRetain?: Iterable<string>;
       alsoSync?: readonly string[];
+      interim?: boolean;
     },
   ): Promise<void> {
+    // Only a segment nothing else is flushed with, that continues nothing and that no thread names, may be left unflushed.
+    const interim =
+      options.interim === true && !info.base && options.referrer === undefined && !options.alsoSync?.length;
     const unsynced = [...(options.alsoSync ?? [])];
     if (info.base) unsynced.push(this.#reference(info.base.segment, segmentReferrer(info.id)));
     if (options.referrer !== undefined) {
@@ -122,6 +132,7 @@ export class SegmentDirectories {
       };
       if (options.owner !== undefined) file.owner = options.owner;
       if (options.continues) file.continues = true;
+      if (interim) file.interim = true;
       // Written under another name and renamed: a writer killed between creating the file and writing it
       // would otherwise leave an empty segment.json, a segment that does not read.
       const description = join(directory, "segment.json");
@@ -133,7 +144,7 @@ export class SegmentDirectories {
         directory,
         this.layout.segments,
       );
-      await this.files.syncAll(unsynced);
+      if (!interim) await this.files.syncAll(unsynced);
       // The commit that made it reads it next (a rollback's, a fork's new head): no need to read it back.
       this.#infos.remember(file);
     } catch (error) {
@@ -211,10 +222,17 @@ export class SegmentDirectories {
   async drop(segmentId: string): Promise<void> {
     const info = await this.info(segmentId, { cached: false });
     if (!info || info.owner !== undefined) return;
-    await this.#reclaim({ segment: segmentId });
+    await this.#reclaim({ segment: segmentId }, { atOnce: true });
   }
 
-  async #reclaim(start: { segment: string; referrer?: string }): Promise<void> {
+  /**
+   * @param options.atOnce a reply's segment (a few small files the page cache holds): its `refs/` read and its
+   * files removed at once, not in a thread-pool round trip apiece (a recursive `rm` is about twenty).
+   */
+  async #reclaim(
+    start: { segment: string; referrer?: string },
+    options: { atOnce?: boolean } = {},
+  ): Promise<void> {
     // First down the chain: each segment left without a reference, and its base losing that segment's one.
     const unreferenced: string[] = [];
     let current: { segment: string; referrer?: string } | undefined = start;
@@ -224,7 +242,8 @@ export class SegmentDirectories {
         await rm(join(directory, "refs", current.referrer), { force: true });
       let remaining: string[];
       try {
-        remaining = await readdir(join(directory, "refs"));
+        const references = join(directory, "refs");
+        remaining = options.atOnce ? readdirSync(references) : await readdir(references);
       } catch (error) {
         if (hasCode(error, "ENOENT")) break;
         throw error;
@@ -242,11 +261,22 @@ export class SegmentDirectories {
     for (const segment of unreferenced.reverse()) {
       // Out of segments/ in one rename, so no reader ever sees half a segment.
       const trash = join(this.layout.trash, randomBytes(12).toString("hex"));
-      await rename(this.layout.segmentDirectory(segment), trash);
+      if (options.atOnce) renameSync(this.layout.segmentDirectory(segment), trash);
+      else await rename(this.layout.segmentDirectory(segment), trash);
       this.#infos.forget(segment);
       await this.files.syncDirectory(this.layout.segments);
-      await rm(trash, { recursive: true, force: true }).catch(() => undefined);
+      // Whatever is left in trash/ is cleared when a store is first used.
+      if (options.atOnce) removeQuietly(trash);
+      else await rm(trash, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch {
+    // Cleared from trash/ when a store is next first used.
   }
 }
 

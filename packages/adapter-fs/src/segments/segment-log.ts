@@ -290,11 +290,12 @@ export class SegmentLog {
   }
 
   /**
-   * Whether the last committed line checks out. Only "batch" durability can lose lines the index points at;
-   * with "fsync", a damaged line is reported by readers rather than cut off, since it was acknowledged.
+   * Whether the last committed line checks out. Only "batch" durability and interim writes can lose lines the
+   * index points at; with "fsync", a damaged line is reported by readers rather than cut off, since it was
+   * acknowledged.
    */
   async #lastLineIntact(reader: SegmentReader, tail: SegmentTail): Promise<boolean> {
-    if (this.files.durability === "fsync") return true;
+    if (this.files.durability === "fsync" && !this.files.interim) return true;
     try {
       await reader.messages(tail.count - 1, tail.count);
       return true;
