@@ -97,6 +97,11 @@ export async function commitChange(
       throw new ConcurrencyError(id, change.ifRevision, record.revision, { source: SOURCE });
     }
     if (!continued) throw new HeadMovedError(id, { source: SOURCE });
+    // A change that sets the end (an encrypted store's) is sealed for the head it was planned on: its end
+    // names that head, its messages their offsets there. The caller plans it again on the head it finds.
+    if (continued.length > 0 && change.end !== undefined && !change.newHead) {
+      throw new HeadMovedError(id, { source: SOURCE });
+    }
     const append = change.append ?? [];
     // A new head is empty; the current one may hold some ids already (a retry): then nothing is written.
     const held = change.newHead

@@ -1,5 +1,5 @@
 import { catalogueOf } from "../catalogue/catalogue-fields.js";
-import { ConcurrencyError, ThreadNotFoundError } from "../errors.js";
+import { ConcurrencyError, HeadMovedError, ThreadNotFoundError } from "../errors.js";
 import { cloneJson, type JsonObject } from "../json.js";
 import type {
   CatalogueQuery,
@@ -21,6 +21,7 @@ import type { EncryptionOptions } from "../spec/encryption-options.js";
 import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
 import type { HistoryEvent } from "../thread.js";
 import { AppendQueue } from "./append-queue.js";
+import { emptyContinuationBases } from "./empty-continuations.js";
 import { filteredCatalogue } from "./encrypted-catalogue.js";
 import { KeyRing } from "./key-ring.js";
 import { openForListing } from "./listed-record.js";
@@ -96,8 +97,8 @@ export class EncryptingLogDriver implements LogDriver {
     readonly inner: LogDriver,
     readonly ring: KeyRing,
   ) {
-    this.#codec = new RecordCodec(ring, inner.storesEnd === true);
     this.#segments = new SegmentInfoCache((id) => inner.segment(id));
+    this.#codec = new RecordCodec(ring, inner.storesEnd === true, (id) => this.#segments.get(id));
     if (inner.fencedDelete) this.fencedDelete = true;
     // Owners are kept in clear (the catalogue indexes them), so the inner driver scrubs them as it is.
     if (inner.forgetOwner) this.forgetOwner = inner.forgetOwner.bind(inner);
@@ -166,7 +167,8 @@ export class EncryptingLogDriver implements LogDriver {
     return this.#appends.run(id, () => this.#commit(id, change));
   }
 
-  async #commit(id: string, change: LogChange): Promise<CommitResult> {
+  async #commit(id: string, requested: LogChange): Promise<CommitResult> {
+    let change = requested;
     // An append is bound to the offset it lands at, and a change that moves the log's end (an append, a
     // rollback) or replaces the context rewrites the record's authenticated end (`record-end.ts`): each is
     // landed exactly on the record it was planned on, at its revision. Another writer landing first is not
@@ -189,11 +191,37 @@ export class EncryptingLogDriver implements LogDriver {
         this.#appends.saw(result.record);
         return result;
       } catch (error) {
+        const continued = await this.#continuedHead(id, change, base, error);
+        if (continued && attempt < COMMIT_ATTEMPTS) {
+          change = { ...change, expectHead: continued.head };
+          planned = continued;
+          continue;
+        }
         const ours = change.ifRevision === undefined && ifRevision !== undefined;
         if (!ours || !ConcurrencyError.isInstance(error) || attempt >= COMMIT_ATTEMPTS) throw error;
         planned = undefined;
       }
     }
+  }
+
+  /**
+   * The thread's record when `error` says the store moved it off the head `change` was sealed for onto an
+   * empty head continuing that one, changing nothing else (adapter-fs's lock takeover, made without keys):
+   * the change is sealed again for the new head. Undefined for any other refusal.
+   */
+  async #continuedHead(
+    id: string,
+    change: LogChange,
+    base: LogRecord | undefined,
+    error: unknown,
+  ): Promise<LogRecord | undefined> {
+    if (!HeadMovedError.isInstance(error) || change.newHead || !base) return undefined;
+    const current = await this.#readLog(id);
+    if (current.head === change.expectHead || current.revision !== base.revision) return undefined;
+    const bases = await emptyContinuationBases(current.head, current.length, (segment) =>
+      this.#segments.get(segment),
+    );
+    return bases.includes(change.expectHead) ? current : undefined;
   }
 
   /** The record a fenced change is planned on: at the caller's revision if it gave one, with its stored form at hand. */

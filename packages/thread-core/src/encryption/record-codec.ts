@@ -4,6 +4,7 @@ import type { JsonObject } from "../json.js";
 import type { LogRecord, StateRecord, StoredRecord } from "../local/log-driver.js";
 import type { Message } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
+import type { SegmentLookup } from "./empty-continuations.js";
 import { IntegrityError, KeyNotFoundError } from "./encryption-errors.js";
 import type { KeyRing, RingKey } from "./key-ring.js";
 import { checkEnd, END_FIELD, type RecordEnd, sealEnd, storedEnd } from "./record-end.js";
@@ -34,10 +35,13 @@ export class RecordCodec {
   /**
    * @param endBeside the driver keeps a record's end beside its context (`LogDriver.storesEnd`): ends are
    * written there, so an append changes no context; without it, in the context (`$end`).
+   * @param segment the store's segment infos: an end written for a segment the record's head continues
+   * without messages of its own still holds (`checkEnd`); without it, only an end written for the head does.
    */
   constructor(
     readonly ring: KeyRing,
     readonly endBeside = false,
+    readonly segment?: SegmentLookup,
   ) {}
 
   /** The key new writes of `owner`'s threads use. */
@@ -226,6 +230,7 @@ export class RecordCodec {
       record,
       this.ring,
       this.ring.allowPlaintext && !isSealedUnit(record.context[SEALED_FIELD]),
+      this.segment,
     );
     const metadata = await this.#openWhole(
       record.metadata,

@@ -27,7 +27,10 @@ export function sealedView(driver: LogDriver): LogDriver | undefined {
     return inner && new ScopedLogDriver(inner, driver.scope);
   }
   if (driver instanceof EncryptingLogDriver)
-    return new SealedDriver(driver.inner, new RecordCodec(driver.ring, driver.inner.storesEnd === true));
+    return new SealedDriver(
+      driver.inner,
+      new RecordCodec(driver.ring, driver.inner.storesEnd === true, (id) => driver.inner.segment(id)),
+    );
   return undefined;
 }
 

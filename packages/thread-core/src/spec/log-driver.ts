@@ -302,7 +302,11 @@ export interface LogChange {
   context?: Record<string, unknown>;
   /** The record's operations after the change, to store in place of its current ones. */
   operations?: AppliedOperation[];
-  /** The record's `end` after the change (drivers with `storesEnd`), stored with its length; kept when absent. */
+  /**
+   * The record's `end` after the change (drivers with `storesEnd`), stored with its length; kept when absent.
+   * It names `expectHead` (or `newHead`): a driver that moved the thread onto a head continuing `expectHead`
+   * (adapter-fs's lock takeover) answers `HeadMovedError` rather than land it there.
+   */
   end?: string;
   /**
    * A segment to reclaim once the change is made, as `dropSegment` would (a landed reply's batches), in the
