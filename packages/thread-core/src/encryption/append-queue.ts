@@ -37,9 +37,9 @@ export class AppendQueue {
 
   /** Of the caller's `known` and the newest record seen, the newer one whose head is `head`. */
   base(threadId: string, head: string, known: LogRecord | undefined): LogRecord | undefined {
-    const candidates = [known, this.#newest.get(threadId)].filter(
-      (record): record is LogRecord => record !== undefined && record.head === head,
-    );
-    return candidates.sort((a, b) => b.revision - a.revision)[0];
+    const mine = known?.head === head ? known : undefined;
+    const newest = this.#newest.get(threadId);
+    if (newest?.head !== head) return mine;
+    return mine && mine.revision >= newest.revision ? mine : newest;
   }
 }
