@@ -16,16 +16,15 @@ export class AppendQueue {
 
   /** Runs `work` after every earlier call for `threadId` has settled. */
   run<Result>(threadId: string, work: () => Promise<Result>): Promise<Result> {
-    const previous = this.#tails.get(threadId) ?? Promise.resolve();
-    const result = previous.then(work, work);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#tails.set(threadId, tail);
-    void tail.then(() => {
+    const previous = this.#tails.get(threadId);
+    // With nothing before it, the work starts at once (no turn of the queue spent waiting on nothing).
+    const result = previous ? previous.then(work, work) : work();
+    // Settled, the tail leaves the map unless a later call has taken its place (that call waits on it).
+    const settle = (): void => {
       if (this.#tails.get(threadId) === tail) this.#tails.delete(threadId);
-    });
+    };
+    const tail: Promise<void> = result.then(settle, settle);
+    this.#tails.set(threadId, tail);
     return result;
   }
 
