@@ -16,16 +16,15 @@ export class AppendQueue {
 
   /** Runs `work` after every earlier call for `threadId` has settled. */
   run<Result>(threadId: string, work: () => Promise<Result>): Promise<Result> {
-    const previous = this.#tails.get(threadId) ?? Promise.resolve();
-    const result = previous.then(work, work);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#tails.set(threadId, tail);
-    void tail.then(() => {
+    const previous = this.#tails.get(threadId);
+    // With nothing before it, the work starts at once (no turn of the queue spent waiting on nothing).
+    const result = previous ? previous.then(work, work) : work();
+    // Settled, the tail leaves the map unless a later call has taken its place (that call waits on it).
+    const settle = (): void => {
       if (this.#tails.get(threadId) === tail) this.#tails.delete(threadId);
-    });
+    };
+    const tail: Promise<void> = result.then(settle, settle);
+    this.#tails.set(threadId, tail);
     return result;
   }
 
@@ -37,9 +36,9 @@ export class AppendQueue {
 
   /** Of the caller's `known` and the newest record seen, the newer one whose head is `head`. */
   base(threadId: string, head: string, known: LogRecord | undefined): LogRecord | undefined {
-    const candidates = [known, this.#newest.get(threadId)].filter(
-      (record): record is LogRecord => record !== undefined && record.head === head,
-    );
-    return candidates.sort((a, b) => b.revision - a.revision)[0];
+    const mine = known?.head === head ? known : undefined;
+    const newest = this.#newest.get(threadId);
+    if (newest?.head !== head) return mine;
+    return mine && mine.revision >= newest.revision ? mine : newest;
   }
 }

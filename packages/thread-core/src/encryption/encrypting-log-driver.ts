@@ -179,7 +179,10 @@ export class EncryptingLogDriver implements LogDriver {
     for (let attempt = 1; ; attempt++) {
       const base = fenced ? await this.#baseFor(id, change, planned) : planned;
       const ifRevision = change.ifRevision ?? (fenced ? base?.revision : undefined);
-      const offset = appends && base ? base.length - (await this.#start(change.expectHead)) : 0;
+      const offset =
+        appends && base
+          ? base.length - (this.#startNow(change.expectHead) ?? (await this.#start(change.expectHead)))
+          : 0;
       const sealed = await this.#sealChange(id, change, offset, ifRevision, base, fenced);
       try {
         const stored = await this.inner.commit(id, sealed);
@@ -300,15 +303,16 @@ export class EncryptingLogDriver implements LogDriver {
     return { source: this.source, encrypted: true };
   }
 
-  #sealMessages(
+  async #sealMessages(
     segment: string,
     messages: Message[],
     from: number,
     owner: string | undefined,
   ): Promise<Message[]> {
-    return Promise.all(
-      messages.map((message, index) => this.#codec.sealMessage(message, segment, from + index, owner)),
-    );
+    // The key is looked up once for all of them (awaited only when the provider is asked for it).
+    const held = this.#codec.currentKey(owner);
+    const key = held instanceof Promise ? await held : held;
+    return messages.map((message, index) => this.#codec.sealMessageWith(key, message, segment, from + index));
   }
 
   async #sealChange(
@@ -322,7 +326,7 @@ export class EncryptingLogDriver implements LogDriver {
     const head = change.newHead?.id ?? change.expectHead;
     const known = base && this.#stored.get(base);
     const { known: _plain, ...rest } = change;
-    const owner = await this.#ownerFor(id, change, base);
+    const owner = this.ring.perOwner ? await this.#ownerFor(id, change, base) : undefined;
     return {
       ...rest,
       ...(ifRevision === undefined ? {} : { ifRevision }),
@@ -396,7 +400,11 @@ export class EncryptingLogDriver implements LogDriver {
       ...fields,
       metadata: change.metadata ? cloneJson(change.metadata) : base.metadata,
       context: change.context ? cloneJson(change.context) : base.context,
-      events: await this.#openEvents(id, stored.events),
+      // An append leaves the events as they were (the same stored list): their opened form is the base's.
+      events:
+        stored.events === (this.#stored.get(base) as LogRecord).events
+          ? base.events
+          : await this.#openEvents(id, stored.events),
     };
     this.#remember(record, stored);
     this.#opened.set(stored, record);
@@ -437,6 +445,11 @@ export class EncryptingLogDriver implements LogDriver {
     if (record?.kind !== "log") throw new ThreadNotFoundError(id, { source: this.source });
     this.#appends.saw(record);
     return record;
+  }
+
+  /** `#start` when the segment's info is held: an append to a known head awaits nothing for it. */
+  #startNow(segment: string): number | undefined {
+    return this.#segments.cached(segment)?.start;
   }
 
   async #start(segment: string): Promise<number> {

@@ -50,9 +50,13 @@ export class RecordCodec {
   }
 
   async sealMessage(message: Message, segment: string, offset: number, owner?: string): Promise<Message> {
+    return this.sealMessageWith(await this.currentKey(owner), message, segment, offset);
+  }
+
+  /** `sealMessage` under `key` (the current key of the message's owner), for a caller that has it at hand. */
+  sealMessageWith(key: RingKey, message: Message, segment: string, offset: number): Message {
     const { id, role, createdAt, ...rest } = message;
     const text = JSON.stringify(rest);
-    const key = await this.currentKey(owner);
     const unit = sealText(text, messagePosition(segment, offset, message), key, { deterministic: true });
     const content = { type: SEALED_CONTENT, ...unit };
     const sealed = { id, role, createdAt, contents: [content] } as Message;
@@ -162,7 +166,8 @@ export class RecordCodec {
 
   /** The end of `record` as a driver with `storesEnd` keeps it (`LogRecord.end`): its MAC, as JSON text. */
   async sealedEnd(record: RecordEnd, owner: string | undefined): Promise<string> {
-    return JSON.stringify(sealEnd(record, await this.currentKey(owner)));
+    const held = this.currentKey(owner);
+    return JSON.stringify(sealEnd(record, held instanceof Promise ? await held : held));
   }
 
   async sealEvent(recordId: string, event: HistoryEvent, owner?: string): Promise<HistoryEvent> {
