@@ -24,6 +24,12 @@ export interface RingKey {
 const METHOD = "openStore";
 
 /**
+ * How many keys a provider gave this ring stay in memory (the least recently used go first; the next read
+ * asks the provider again): with per-owner keys a server that touches many owners must not keep them all.
+ */
+export const MAX_PROVIDED_KEYS = 4_096;
+
+/**
  * The keys of one store. Key material lives only in private fields, so neither `util.inspect`, nor
  * `JSON.stringify`, nor an error ever shows it; `toJSON` and inspection show the key ids at most.
  */
@@ -33,13 +39,16 @@ export class KeyRing {
   readonly perOwner: boolean;
   /** Whether units stored in clear read as they are (a migration window, `allowPlaintext`). */
   readonly allowPlaintext: boolean;
+  /** The keys given in `keys`, for good. */
   readonly #listed = new Map<string, RingKey>();
+  /** The keys a provider gave, least recently used first, at most `MAX_PROVIDED_KEYS`. */
+  readonly #provided = new Map<string, RingKey>();
   readonly #provider:
     | ((request: OwnerKeyRequest) => Promise<Uint8Array | undefined> | Uint8Array | undefined)
     | undefined;
   readonly #destroy: ((owner: string) => Promise<void> | void) | undefined;
   readonly #fetched = new Map<string, Promise<RingKey>>();
-  /** The keys `#listed` holds, by identity: an entry of `#opened` is served only while its key is here. */
+  /** The keys `#listed` and `#provided` hold, by identity: an entry of `#opened` is served only while its key is here. */
   readonly #held = new WeakSet<RingKey>();
   readonly #opened = new OpenedMessages<RingKey>();
 
@@ -107,13 +116,23 @@ export class KeyRing {
     const at = slot(keyId, whose);
     const listed = this.#listed.get(at);
     if (listed) return listed;
+    const provided = this.#provided.get(at);
+    if (provided) {
+      // Used again: it goes last, the least recently used first.
+      this.#provided.delete(at);
+      this.#provided.set(at, provided);
+      return provided;
+    }
     const provider = this.#provider;
     if (!provider) throw new KeyNotFoundError(keyId);
     let fetched = this.#fetched.get(at);
     if (!fetched) {
       fetched = fetchKey(provider, { keyId, owner: whose }, this.perOwner).then((key) => {
         // Kept only while this fetch is still the one asked for: a key destroyed meanwhile is not kept.
-        if (this.#fetched.get(at) === fetched) this.#list(at, key);
+        if (this.#fetched.get(at) === fetched) {
+          this.#fetched.delete(at);
+          this.#keepProvided(at, key);
+        }
         return key;
       });
       // A failed fetch is not kept: the next read asks again (a KMS may have been briefly away).
@@ -130,7 +149,8 @@ export class KeyRing {
 
   /** The key under `keyId` (of `owner`) when it is already at hand, for synchronous reads. */
   keyNow(keyId: string, owner?: string): RingKey | undefined {
-    return this.#listed.get(slot(keyId, this.perOwner ? owner : undefined));
+    const at = slot(keyId, this.perOwner ? owner : undefined);
+    return this.#listed.get(at) ?? this.#provided.get(at);
   }
 
   /**
@@ -149,6 +169,17 @@ export class KeyRing {
   #list(at: string, key: RingKey): void {
     this.#listed.set(at, key);
     this.#held.add(key);
+  }
+
+  #keepProvided(at: string, key: RingKey): void {
+    this.#provided.set(at, key);
+    this.#held.add(key);
+    // The least recently used goes; its opened messages are no longer served (`holds`), and age out.
+    while (this.#provided.size > MAX_PROVIDED_KEYS) {
+      const [oldest, dropped] = this.#provided.entries().next().value as [string, RingKey];
+      this.#provided.delete(oldest);
+      this.#held.delete(dropped);
+    }
   }
 
   /** Whether `destroyOwner` can destroy keys: per-owner keys whose provider has `destroy`. */
@@ -173,10 +204,12 @@ export class KeyRing {
   /** Drops every key of `owner` held in memory: the next read asks the provider again. */
   forgetOwner(owner: string): void {
     const prefix = slot("", owner);
-    for (const [at, key] of [...this.#listed]) {
-      if (!at.startsWith(prefix)) continue;
-      this.#listed.delete(at);
-      this.#held.delete(key);
+    for (const keys of [this.#listed, this.#provided]) {
+      for (const [at, key] of [...keys]) {
+        if (!at.startsWith(prefix)) continue;
+        keys.delete(at);
+        this.#held.delete(key);
+      }
     }
     for (const at of [...this.#fetched.keys()]) if (at.startsWith(prefix)) this.#fetched.delete(at);
     this.#opened.forgetOwner(owner);
