@@ -1,29 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createRegistry } from "../create-registry.js";
-import { LocalStore } from "../local/local-store.js";
-import type { SegmentInfo } from "../local/log-driver.js";
+import type { LogDriver, SegmentInfo } from "../local/log-driver.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
-import { encryptingLogDriver } from "./encrypting-log-driver.js";
+import { caught } from "../testing/suite-context.js";
+import { encryptedStoreOver } from "./encrypted-test-store.js";
 import { IntegrityError } from "./encryption-errors.js";
 
 const keys = { "2026-12": randomBytes(32) };
 
-/** A fresh encrypted store over `inner` each time: nothing remembered from earlier reads or writes. */
-function storeOver(inner: MemoryLogDriver): LocalStore {
-  return new LocalStore({
-    driver: encryptingLogDriver(inner, { keys, current: "2026-12" }),
-    registry: createRegistry(),
-    url: "memory:",
-  });
-}
-
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
+const storeOver = (driver: LogDriver) => encryptedStoreOver(driver, keys, "2026-12");
 
 /** A thread "t" of three messages; answers its stored head. */
 async function threeMessages(inner: MemoryLogDriver): Promise<string> {
@@ -81,7 +66,7 @@ describe("an encrypted thread moved by its store onto an empty head that continu
       const first = await threeMessages(inner);
       // Continuing the old head after its first message only: the last two are cut from the thread.
       await moveHead(inner, first, 1, start);
-      const error = await failure(storeOver(inner).get("t"));
+      const error = await caught(storeOver(inner).get("t"));
       expect(IntegrityError.isInstance(error), `start ${start}: ${String(error)}`).toBe(true);
       expect(String(error)).toContain("end of thread");
     }
@@ -92,7 +77,7 @@ describe("an encrypted thread moved by its store onto an empty head that continu
     const first = await threeMessages(inner);
     // The old head's base offset past its messages: the record claims a fourth, which nothing signed.
     await moveHead(inner, first, 4, 4);
-    expect(IntegrityError.isInstance(await failure(storeOver(inner).get("t")))).toBe(true);
+    expect(IntegrityError.isInstance(await caught(storeOver(inner).get("t")))).toBe(true);
     // Over a head that starts below the length it holds messages of its own, unsigned.
     const other = new MemoryLogDriver();
     const head = await threeMessages(other);
@@ -103,6 +88,6 @@ describe("an encrypted thread moved by its store onto an empty head that continu
       expectHead: record.head,
       append: [{ id: "x", role: "user", createdAt: new Date().toISOString(), contents: [] }],
     });
-    expect(IntegrityError.isInstance(await failure(storeOver(other).get("t")))).toBe(true);
+    expect(IntegrityError.isInstance(await caught(storeOver(other).get("t")))).toBe(true);
   });
 });

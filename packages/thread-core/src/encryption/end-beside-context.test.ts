@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createRegistry } from "../create-registry.js";
-import { LocalStore } from "../local/local-store.js";
 import type { CommitResult, LogChange, LogDriver, LogRecord, StoredRecord } from "../local/log-driver.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
 import type { Message } from "../message.js";
-import { encryptingLogDriver } from "./encrypting-log-driver.js";
+import { caught } from "../testing/suite-context.js";
+import { encryptedStoreOver } from "./encrypted-test-store.js";
 import { IntegrityError } from "./encryption-errors.js";
 import { END_FIELD } from "./record-end.js";
 
@@ -32,21 +31,7 @@ class WatchedMemoryDriver extends MemoryLogDriver {
   }
 }
 
-/** A fresh store over `inner` each call: nothing remembered from earlier writes. */
-function storeOver(driver: LogDriver): LocalStore {
-  return new LocalStore({
-    driver: encryptingLogDriver(driver, { keys, current: "2026-12" }),
-    registry: createRegistry(),
-    url: "memory:",
-  });
-}
-
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
+const storeOver = (driver: LogDriver) => encryptedStoreOver(driver, keys, "2026-12");
 
 describe("an encrypted append over a driver that keeps the end beside the context", () => {
   it("sends the sealed message and the end, and leaves the record's context alone", async () => {
@@ -77,7 +62,7 @@ describe("an encrypted append over a driver that keeps the end beside the contex
     await thread.append({ id: "a", role: "user", text: "one" });
     await thread.append({ id: "b", role: "user", text: "two" });
     inner.cut = 1;
-    const error = await failure(storeOver(inner).get("t"));
+    const error = await caught(storeOver(inner).get("t"));
     expect(IntegrityError.isInstance(error), String(error)).toBe(true);
     expect(String(error)).toContain("end of thread");
   });
@@ -86,7 +71,7 @@ describe("an encrypted append over a driver that keeps the end beside the contex
     const inner = new WatchedMemoryDriver();
     await (await storeOver(inner).create({ id: "t" })).append({ id: "a", role: "user", text: "one" });
     inner.withoutEnd = true;
-    const error = await failure(storeOver(inner).get("t"));
+    const error = await caught(storeOver(inner).get("t"));
     expect(IntegrityError.isInstance(error), String(error)).toBe(true);
   });
 });
@@ -120,13 +105,13 @@ describe("a thread an older version wrote, its end in the record's context", () 
     expect((await again.messages()).map((message) => message.id)).toEqual(["a", "b", "c"]);
     expect(again.toJSON()).toMatchObject({ context: { memory: { n: 1 } } });
     inner.cut = 1;
-    expect(IntegrityError.isInstance(await failure(storeOver(inner).get("old")))).toBe(true);
+    expect(IntegrityError.isInstance(await caught(storeOver(inner).get("old")))).toBe(true);
   });
 
   it("fails a cut of its last messages before it moved", async () => {
     const inner = new WatchedMemoryDriver();
     await olderThread(inner);
     inner.cut = 1;
-    expect(IntegrityError.isInstance(await failure(storeOver(inner).get("old")))).toBe(true);
+    expect(IntegrityError.isInstance(await caught(storeOver(inner).get("old")))).toBe(true);
   });
 });
