@@ -83,6 +83,7 @@ export class EncryptingLogDriver implements LogDriver {
   readonly watch?: (segment: string, listener: () => void) => () => void | Promise<void>;
   readonly notify?: (segment: string) => Promise<void>;
   readonly dropSegment?: (segment: string) => Promise<void>;
+  readonly reclaimsInCommit?: boolean;
   readonly #codec: RecordCodec;
   readonly #appends = new AppendQueue();
   readonly #segments: SegmentInfoCache;
@@ -130,6 +131,8 @@ export class EncryptingLogDriver implements LogDriver {
     if (inner.notify) this.notify = inner.notify.bind(inner);
     // A segment holds sealed units like any other: removing it needs no key.
     if (inner.dropSegment) this.dropSegment = inner.dropSegment.bind(inner);
+    // A landed reply's `reclaim` names a segment, passed down as it is: the inner driver drops it in the commit.
+    if (inner.reclaimsInCommit) this.reclaimsInCommit = true;
     const sync = inner as Partial<SyncSegmentReader>;
     if (sync.segmentNow && sync.readSegmentNow) {
       const segmentNow = sync.segmentNow.bind(inner);
