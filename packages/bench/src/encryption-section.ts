@@ -98,7 +98,7 @@ export const ENCRYPTION_WHY: Array<[RegExp, string]> = [
   ],
   [
     /^encrypted (fs|redis) view/,
-    "A view decrypts each message this store has not sealed or read before (about 5 µs of CPU each for AES-256-GCM and the base64 and JSON around it, at load under 2; the first-view row); messages it sealed or read lately are compared with what it remembers instead.",
+    "A view decrypts each message this store has not sealed or read before (about 5 µs of CPU each for AES-256-GCM and the base64 and JSON around it, at load under 2; the first-view row); messages it sealed or read lately are compared with what it remembers instead. The record is read first: Redis hands back the record it was given when it is unchanged, fs reads its record file again, and until session 15 an fs view then decrypted the thread's metadata and context (two AES-256-GCM openings) every time; they are now remembered as messages are (`opened-units.ts`: 512 units, compared byte for byte), leaving the end's HMAC (its check is kept on every read). fs view(last 20) went from 1.27–1.57× to 0.89–1.07× (three runs each, load 1.6–2.5 before, 3.4–4.9 after).",
   ],
   [
     /^encrypted fs append/,
