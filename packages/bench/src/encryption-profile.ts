@@ -1,8 +1,15 @@
 // Issue 41's Redis overhead, taken apart: per append and per view(last 20) on an encrypted Redis store against
 // the same store in clear, the Redis commands each sends (INFO commandstats before and after) and the Node
 // process's CPU (process.cpuUsage), in alternating rounds. Run under `node --cpu-prof` to see where the CPU goes.
+// Each operation's time is also split at the Node side of the socket: from the call to the last socket write
+// (the client writes in a setImmediate, so this is the JS work before the command plus one turn of the event
+// loop), from that write to the reply's first bytes (Redis's own time per call is given apart, from
+// commandstats' usec), and from the reply to the call settling. A sampling profiler counts the write's system
+// call, in which a loaded machine often switches to the Redis server it wakes, as Node's `writeUtf8String`.
 // Run: node --import tsx src/encryption-profile.ts [rounds] [plain,encrypted] [append,view]
 import { randomBytes } from "node:crypto";
+import { Socket } from "node:net";
+import { loadavg } from "node:os";
 import { openStore, type Thread, type ThreadStore } from "@skein/thread-core";
 import type { EncryptionOptions } from "@skein/thread-core/driver";
 import { createClient } from "redis";
@@ -16,12 +23,29 @@ const encryption: EncryptionOptions = { keys: { bench: randomBytes(32) }, curren
 
 type Stats = Map<string, number>;
 
+/** When this process last wrote to a socket, and when a reply last began to arrive after a write. */
+const socketTimes = { wrote: 0, replied: 0 };
+const watched = new WeakSet<Socket>();
+const write = Socket.prototype.write;
+Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
+  if (!watched.has(this)) {
+    watched.add(this);
+    this.on("data", () => {
+      if (socketTimes.replied < socketTimes.wrote) socketTimes.replied = performance.now();
+    });
+  }
+  socketTimes.wrote = performance.now();
+  return write.apply(this, args);
+} as Socket["write"];
+
 async function commandStats(client: { info(section: string): Promise<string> }): Promise<Stats> {
   const text = await client.info("commandstats");
   const stats: Stats = new Map();
   for (const line of text.split("\n")) {
     const match = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
     if (match) stats.set(match[1] as string, Number(match[2]));
+    const usec = /^cmdstat_([^:]+):calls=\d+,usec=(\d+)/.exec(line.trim());
+    if (usec) stats.set(`${usec[1]} µs`, Number(usec[2]));
   }
   return stats;
 }
@@ -30,7 +54,9 @@ function difference(after: Stats, before: Stats, count: number): string {
   const parts: string[] = [];
   for (const [name, calls] of after) {
     const delta = calls - (before.get(name) ?? 0);
-    if (delta > 0 && name !== "info") parts.push(`${name} ${(delta / count).toFixed(2)}`);
+    if (delta <= 0 || name.startsWith("info") || name.endsWith(" µs")) continue;
+    const micros = (after.get(`${name} µs`) ?? 0) - (before.get(`${name} µs`) ?? 0);
+    parts.push(`${name} ${(delta / count).toFixed(2)} (${(micros / delta).toFixed(0)} µs in Redis)`);
   }
   return parts.join(", ");
 }
@@ -57,7 +83,17 @@ await withRedis(async (url) => {
   };
   const stores = { plain: await open(false), encrypted: await open(true) };
   const threads = { plain: await seeded(stores.plain), encrypted: await seeded(stores.encrypted) };
-  const totals: Record<string, { cpu: number[]; wall: number[]; commands: string }> = {};
+  const totals: Record<
+    string,
+    {
+      cpu: number[];
+      wall: number[];
+      toWrite: number[];
+      toReply: number[];
+      toSettle: number[];
+      commands: string;
+    }
+  > = {};
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of SIDES) {
       const thread = threads[side];
@@ -73,23 +109,46 @@ await withRedis(async (url) => {
         const before = await commandStats(admin);
         const cpu = process.cpuUsage();
         const start = performance.now();
-        for (let index = 0; index < PER_ROUND; index++) await run(index);
+        const split = { toWrite: 0, toReply: 0, toSettle: 0 };
+        for (let index = 0; index < PER_ROUND; index++) {
+          const called = performance.now();
+          await run(index);
+          const settled = performance.now();
+          split.toWrite += socketTimes.wrote - called;
+          split.toReply += socketTimes.replied - socketTimes.wrote;
+          split.toSettle += settled - socketTimes.replied;
+        }
         const wall = ((performance.now() - start) * 1000) / PER_ROUND;
         const used = process.cpuUsage(cpu);
         const after = await commandStats(admin);
         const name = `${side} ${operation}`;
-        totals[name] = totals[name] ?? { cpu: [], wall: [], commands: "" };
+        totals[name] = totals[name] ?? {
+          cpu: [],
+          wall: [],
+          toWrite: [],
+          toReply: [],
+          toSettle: [],
+          commands: "",
+        };
         const entry = totals[name];
         entry.cpu.push((used.user + used.system) / PER_ROUND);
         entry.wall.push(wall);
+        entry.toWrite.push((split.toWrite * 1000) / PER_ROUND);
+        entry.toReply.push((split.toReply * 1000) / PER_ROUND);
+        entry.toSettle.push((split.toSettle * 1000) / PER_ROUND);
         entry.commands = difference(after, before, PER_ROUND);
       }
     }
   }
+  console.log(
+    `load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(", ")}`,
+  );
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
   for (const [name, entry] of Object.entries(totals)) {
     console.log(
-      `${name.padEnd(26)} wall ${median(entry.wall).toFixed(0).padStart(5)} µs  cpu ${median(entry.cpu).toFixed(0).padStart(5)} µs  commands/op: ${entry.commands}`,
+      `${name.padEnd(26)} wall ${median(entry.wall).toFixed(0).padStart(5)} µs  cpu ${median(entry.cpu).toFixed(0).padStart(5)} µs  (call → last write ${median(entry.toWrite).toFixed(0)}, → reply ${median(entry.toReply).toFixed(0)}, → settled ${median(entry.toSettle).toFixed(0)} µs)  commands/op: ${entry.commands}`,
     );
   }
   await stores.plain.close();

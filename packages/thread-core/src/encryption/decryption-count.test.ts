@@ -3,11 +3,11 @@ import { createRequire, syncBuiltinESMExports } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { LocalStore } from "../local/local-store.js";
-import type { LogDriver } from "../local/log-driver.js";
+import type { LogDriver, LogRecord, StoredRecord } from "../local/log-driver.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
 import type { EncryptionOwnerKeyProvider } from "../spec/encryption-options.js";
 import { encryptingLogDriver } from "./encrypting-log-driver.js";
-import { KeyNotFoundError } from "./encryption-errors.js";
+import { IntegrityError, KeyNotFoundError } from "./encryption-errors.js";
 
 // Every AES-256-GCM decryption goes through node:crypto's createDecipheriv: counted there, so the test sees
 // decryptions themselves, whichever code path asks for them.
@@ -34,6 +34,18 @@ async function decryptionsOf(work: () => Promise<unknown>): Promise<number> {
   const before = decryptions;
   await work();
   return decryptions - before;
+}
+
+/**
+ * A memory backend that hands back a new copy of a record on every read, as fs (which reads its record file
+ * again) and any store that parses what it reads do; `tamper` rewrites it on the way out.
+ */
+class CopyingMemoryDriver extends MemoryLogDriver {
+  tamper: (record: LogRecord) => LogRecord = (record) => record;
+  override async read(id: string): Promise<StoredRecord | undefined> {
+    const record = await super.read(id);
+    return record?.kind === "log" ? this.tamper(structuredClone(record)) : record;
+  }
 }
 
 function storeOver(driver: LogDriver): LocalStore {
@@ -80,6 +92,26 @@ describe("what an encrypted store decrypts", () => {
     const first = await decryptionsOf(() => read.view({ maxMessages: 20 }));
     const again = await decryptionsOf(() => read.view({ maxMessages: 20 }));
     expect(first - again).toBe(20);
+  });
+
+  it("a record read back unchanged is compared, not decrypted again; a unit moved into it still fails", async () => {
+    const inner = new CopyingMemoryDriver();
+    const store = storeOver(encryptingLogDriver(inner, { keys, current: "k" }));
+    const thread = await store.create({ metadata: { topic: "tea" } });
+    await thread.append(
+      Array.from({ length: 30 }, (_, index) => ({ role: "user" as const, text: `m ${index}` })),
+    );
+    await thread.view({ maxMessages: 20 });
+    // The record is read again (a new object): its metadata and context are the ones opened before.
+    expect(await decryptionsOf(() => thread.view({ maxMessages: 20 }))).toBe(0);
+    expect((await store.get(thread.id)).toJSON()).toMatchObject({ metadata: { topic: "tea" } });
+    // The metadata's unit, opened before, stored as the context: it is bound elsewhere, so it fails.
+    inner.tamper = (record) => ({
+      ...record,
+      context: { ...record.context, $sealed: record.metadata.$sealed },
+    });
+    const error = await failure(store.get(thread.id));
+    expect(IntegrityError.isInstance(error), String(error)).toBe(true);
   });
 
   it("a crypto-shredded owner's messages are never served from what was read before", async () => {

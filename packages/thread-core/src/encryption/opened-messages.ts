@@ -156,11 +156,17 @@ export class OpenedMessages<Key> {
 
 // Everything a message's unit is bound to (its place aside) and everything stored in it.
 function sameMessage<Key>(entry: OpenedEntry<Key>, stored: Message, unit: StoredUnit): boolean {
-  const held = entry.unit;
   return (
     entry.id === stored.id &&
     entry.role === stored.role &&
     entry.createdAt === stored.createdAt &&
+    sameStoredUnit(entry.unit, unit)
+  );
+}
+
+/** Whether two stored units hold the same bytes under the same key (`opened-units.ts` compares so too). */
+export function sameStoredUnit(held: StoredUnit, unit: StoredUnit): boolean {
+  return (
     held.data === unit.data &&
     held.tag === unit.tag &&
     held.nonce === unit.nonce &&
