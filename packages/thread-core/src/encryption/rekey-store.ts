@@ -8,11 +8,11 @@ import {
   type StoredRecord,
 } from "../local/log-driver.js";
 import type { Message } from "../message.js";
-import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
+import type { RekeyOptions, RekeyOwnerReport, RekeyReport } from "../spec/rekey.js";
 import { streamsOf } from "../streaming/stream-entries.js";
 import type { RecordCodec } from "./record-codec.js";
 import { oldRecordUnits, planRecordRewrite } from "./rekey-record.js";
-import { CLEAR, stateUnitKey, storedMessageUnit, type UnitKey } from "./rekey-units.js";
+import { CLEAR, sealOf, stateUnitSeal, storedMessageUnit, type UnitSeal } from "./rekey-units.js";
 
 const DEFAULT_BATCH = 100;
 const MAX_BATCH = 10_000;
@@ -87,6 +87,8 @@ export async function rekeyStore(target: RekeyTarget, options: RekeyOptions = {}
 
 class RekeyWalk {
   readonly #report: RekeyReport;
+  /** With per-owner keys, the counts by owner (undefined: threads without one); undefined otherwise. */
+  readonly #owners: Map<string | undefined, RekeyOwnerReport> | undefined;
   readonly #walked = new Set<string>();
   readonly #current: string;
   readonly #inner: LogDriver;
@@ -109,6 +111,7 @@ class RekeyWalk {
       plaintext: { sealed: 0, remaining: 0 },
       complete: false,
     };
+    this.#owners = target.codec.ring.perOwner ? new Map() : undefined;
   }
 
   checkSignal(): void {
@@ -116,11 +119,21 @@ class RekeyWalk {
   }
 
   snapshot(): RekeyReport {
+    const owners = this.#owners;
     return {
       ...this.#report,
       rewritten: { ...this.#report.rewritten },
       remaining: { ...this.#report.remaining },
       plaintext: { ...this.#report.plaintext },
+      ...(owners === undefined
+        ? {}
+        : {
+            owners: [...owners.values()].sort(byOwner).map(({ rewritten, remaining, ...whose }) => ({
+              ...whose,
+              rewritten: { ...rewritten },
+              remaining: { ...remaining },
+            })),
+          }),
     };
   }
 
@@ -160,9 +173,9 @@ class RekeyWalk {
     }
   }
 
-  #oldUnits(stored: StoredRecord): UnitKey[] {
+  #oldUnits(stored: StoredRecord): UnitSeal[] {
     if (stored.kind === "log") return oldRecordUnits(stored, this.#current);
-    return [stateUnitKey(stored)].filter((key) => key !== this.#current);
+    return [stateUnitSeal(stored)].filter((unit) => unit.key !== this.#current);
   }
 
   async #rewriteLog(stored: LogRecord): Promise<boolean> {
@@ -207,7 +220,12 @@ class RekeyWalk {
         // otherwise opening it names the integrity failure.
         if (unit?.key === this.#current) return;
         const key = unit ? unit.key : CLEAR;
-        planned.push({ offset: from + index, expected: message, key, owner: unit ? unit.owner : owner });
+        planned.push({
+          offset: from + index,
+          expected: message,
+          unit: sealOf(key, unit?.owner),
+          owner: unit ? unit.owner : owner,
+        });
       });
       if (planned.length > 0) await this.#rewriteMessages(segment, planned);
       if (stored.length < this.batchSize) return;
@@ -224,33 +242,64 @@ class RekeyWalk {
     );
     const rewrite = this.#inner.rewriteMessages as NonNullable<LogDriver["rewriteMessages"]>;
     const done = await rewrite.call(this.#inner, segment, rewrites);
-    for (const [index, { offset, key }] of planned.entries()) {
+    for (const [index, { offset, unit }] of planned.entries()) {
       if (done[index]) {
-        this.#count("rewritten", [key]);
+        this.#count("rewritten", [unit]);
         continue;
       }
       // Not as it was read: another rekey moved it already, or its segment was reclaimed meanwhile.
       const [now] = await this.#inner.readSegment(segment, offset, offset + 1);
       if (!now) continue;
       const still = storedMessageUnit(now);
-      if (still?.key !== this.#current) this.#count("remaining", [still ? still.key : CLEAR]);
+      if (still?.key !== this.#current)
+        this.#count("remaining", [still ? sealOf(still.key, still.owner) : { key: CLEAR }]);
     }
   }
 
-  /** Counts units by the key they were (`rewritten`) or still are (`remaining`) under; clear ones apart. */
-  #count(field: "rewritten" | "remaining", keys: UnitKey[]): void {
-    const counts = this.#report[field];
-    for (const key of keys) {
-      if (key === CLEAR) this.#report.plaintext[field === "rewritten" ? "sealed" : "remaining"]++;
-      else counts[key] = (counts[key] ?? 0) + 1;
+  /**
+   * Counts units by the key they were (`rewritten`) or still are (`remaining`) under, and with per-owner
+   * keys by whose key that is too; clear ones apart (they belong to no owner's key yet).
+   */
+  #count(field: "rewritten" | "remaining", units: UnitSeal[]): void {
+    for (const { key, owner } of units) {
+      if (key === CLEAR) {
+        this.#report.plaintext[field === "rewritten" ? "sealed" : "remaining"]++;
+        continue;
+      }
+      increment(this.#report[field], key);
+      if (this.#owners) increment(this.#ownerReport(this.#owners, owner)[field], key);
     }
+  }
+
+  #ownerReport(
+    owners: Map<string | undefined, RekeyOwnerReport>,
+    owner: string | undefined,
+  ): RekeyOwnerReport {
+    let report = owners.get(owner);
+    if (!report) {
+      report = { ...(owner === undefined ? {} : { owner }), rewritten: {}, remaining: {} };
+      owners.set(owner, report);
+    }
+    return report;
   }
 }
 
-/** A stored message to move: where it is, as read, the key it is under and whose key seals it anew. */
+/** Threads without an owner first, then owners in code unit order (the same in every run). */
+function byOwner(first: RekeyOwnerReport, second: RekeyOwnerReport): number {
+  if (first.owner === second.owner) return 0;
+  if (first.owner === undefined) return -1;
+  if (second.owner === undefined) return 1;
+  return first.owner < second.owner ? -1 : 1;
+}
+
+function increment(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+/** A stored message to move: where it is, as read, the unit it holds and whose key seals it anew. */
 interface PlannedMessage {
   offset: number;
   expected: Message;
-  key: UnitKey;
+  unit: UnitSeal;
   owner: string | undefined;
 }
