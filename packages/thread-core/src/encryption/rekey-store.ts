@@ -31,13 +31,20 @@ export interface RekeyTarget {
   prefix: string;
 }
 
+/**
+ * How much stored message text (about) a rekey gathers before one `rewriteMessages` call to a driver that
+ * rewrites whole segments: the bound on its memory (the messages as read, then sealed anew) for a long segment.
+ */
+export const WHOLE_SEGMENT_BYTES = 16 * 1024 * 1024;
+
 /** The walk was stopped by the caller's signal. */
 const STOPPED = Symbol("rekey stopped");
 
 /**
  * Moves every sealed unit under `target.prefix` that an older key sealed onto the current key, in place:
  * records page by page (`list`), then every segment a record reaches (head chain, checkpoints, rollbacks,
- * forks), `batchSize` messages per read and per `rewriteMessages` call. Units stored in clear (readable only
+ * forks), `batchSize` messages per read and per `rewriteMessages` call (gathered up to a bound for a driver
+ * whose rewrite copies the whole segment, `rewritesWholeSegments`). Units stored in clear (readable only
  * under `allowPlaintext`) are sealed the same way. Each rewrite is fenced (a message by its exact stored form,
  * a record by the stored form of the fields it rewrites, a saved state by its revision), so a writer racing it
  * loses nothing: the rewrite is tried again a few times, then counted as remaining and left for the next run.
@@ -209,11 +216,18 @@ class RekeyWalk {
     }
   }
 
+  /**
+   * A segment's old messages, read `batchSize` at a time. Each read's are rewritten at once, unless the
+   * driver rewrites whole segments (`rewritesWholeSegments`): then they are gathered up to
+   * `WHOLE_SEGMENT_BYTES` first, so a segment is copied once per run rather than once per batch.
+   */
   async #segment(segment: string, owner: string | undefined): Promise<void> {
+    const gather = this.#inner.rewritesWholeSegments === true;
+    let planned: PlannedMessage[] = [];
+    let plannedBytes = 0;
     for (let from = 0; ; from += this.batchSize) {
       this.checkSignal();
       const stored = await this.#inner.readSegment(segment, from, from + this.batchSize);
-      const planned: PlannedMessage[] = [];
       stored.forEach((message, index) => {
         const unit = storedMessageUnit(message);
         // A message that holds no sealed unit is opened below: in clear it is sealed under `allowPlaintext`,
@@ -226,9 +240,15 @@ class RekeyWalk {
           unit: sealOf(key, unit?.owner),
           owner: unit ? unit.owner : owner,
         });
+        plannedBytes += unit ? unit.data.length : JSON.stringify(message).length;
       });
-      if (planned.length > 0) await this.#rewriteMessages(segment, planned);
-      if (stored.length < this.batchSize) return;
+      const last = stored.length < this.batchSize;
+      if (planned.length > 0 && (!gather || last || plannedBytes >= WHOLE_SEGMENT_BYTES)) {
+        await this.#rewriteMessages(segment, planned);
+        planned = [];
+        plannedBytes = 0;
+      }
+      if (last) return;
     }
   }
 
