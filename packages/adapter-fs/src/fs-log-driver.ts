@@ -398,6 +398,9 @@ export class FsLogDriver implements LogDriver, FsStorage {
     });
   }
 
+  /** A rewrite copies the whole segment (`rewriteSegment`): rekey gives it a segment's rewrites together. */
+  readonly rewritesWholeSegments = true;
+
   /** Key rotation: see `LogDriver.rewriteRecord` and `rewriteRecordFile`. */
   async rewriteRecord(id: string, rewrite: RecordRewrite): Promise<boolean> {
     return this.#run("rekey", () =>

@@ -143,6 +143,29 @@ describe("a keys file with per-owner keys", () => {
     );
   });
 
+  it("rekey reports by owner what it moved and what still uses an old key", async () => {
+    const store = await writtenStore("rekey-owners");
+    const rotated = keysFile("rekey-owners-keys", NEW, [OLD, NEW]);
+    const result = await skein(["rekey", "--keys-file", rotated, "--json"], { store });
+    expect(result.code, result.stderr).toBe(0);
+    // Each thread: two messages, then its metadata, context and authenticated end, under its owner's key.
+    expect(JSON.parse(result.stdout).owners).toEqual([
+      { rewritten: { [OLD]: 5 }, remaining: {} },
+      { owner: "Ben/tenant-b", rewritten: { [OLD]: 5 }, remaining: {} },
+      { owner: "ana", rewritten: { [OLD]: 5 }, remaining: {} },
+    ]);
+    const text = await skeinOk(["rekey", "--keys-file", keysFile("rekey-owners-text", NEW, [OLD, NEW])], {
+      store: await writtenStore("rekey-owners-text"),
+    });
+    expect(text.split("\n")).toEqual(
+      expect.arrayContaining([
+        `threads without an owner: re-encrypted from "${OLD}": 5; nothing on an old key`,
+        `owner "Ben/tenant-b": re-encrypted from "${OLD}": 5; nothing on an old key`,
+        `owner "ana": re-encrypted from "${OLD}": 5; nothing on an old key`,
+      ]),
+    );
+  });
+
   it("erase crypto-shreds the owner: their key file goes, and a backup taken before reads as no key", async () => {
     const store = await writtenStore("erase");
     const file = keysFile("erase-keys", OLD, [OLD]);

@@ -14,7 +14,8 @@ import { removeStrayCopies, settleSwap, swapIn } from "./segment-swap.js";
  * the id buckets and system offsets stay as they are, and every fork reading through this segment reads the
  * same messages. Call it holding the lock of every writer of the segment (its owner's thread lock and the
  * references lock); `stillHeld` says whether the thread's lock is still this process's. Costs the
- * segment's size, once per call.
+ * segment's size, once per call: the driver says so (`rewritesWholeSegments`), so a rekey makes one call per
+ * segment (up to its memory bound) rather than one per batch.
  */
 export async function rewriteSegment(
   log: SegmentLog,

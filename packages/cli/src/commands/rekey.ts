@@ -1,4 +1,4 @@
-import type { RekeyReport } from "@skein/thread-core/driver";
+import type { RekeyOwnerReport, RekeyReport } from "@skein/thread-core/driver";
 import { CliError } from "../cli/cli-error.js";
 import type { Command } from "../cli/command.js";
 import { EXIT_CODES } from "../cli/exit-codes.js";
@@ -56,11 +56,13 @@ export const rekeyCommand: Command = {
   },
 };
 
+function counts(byKey: Record<string, number>): string {
+  return Object.entries(byKey)
+    .map(([key, count]) => `${JSON.stringify(key)}: ${count}`)
+    .join(", ");
+}
+
 function describeReport(report: RekeyReport): string[] {
-  const counts = (byKey: Record<string, number>) =>
-    Object.entries(byKey)
-      .map(([key, count]) => `${JSON.stringify(key)}: ${count}`)
-      .join(", ");
   const lines = [
     `walked ${plural(report.records, "record")} and ${plural(report.segments, "segment")}; current key ${JSON.stringify(report.current)}`,
     Object.keys(report.rewritten).length > 0
@@ -78,7 +80,21 @@ function describeReport(report: RekeyReport): string[] {
         ? "nothing uses an old key any more: old keys can be removed from the keys file"
         : "stopped before the end",
   );
+  // With per-owner keys: whose old keys are still needed (an owner's old key leaves their file once their
+  // line shows nothing on it after a complete run).
+  for (const owner of report.owners ?? []) lines.push(describeOwner(owner, report.complete));
   return lines;
+}
+
+function describeOwner(owner: RekeyOwnerReport, complete: boolean): string {
+  // Owner ids are the application's: quoted as JSON, so no byte of one reaches the terminal as a control.
+  const whose =
+    owner.owner === undefined ? "threads without an owner" : `owner ${JSON.stringify(owner.owner)}`;
+  const parts = [];
+  if (Object.keys(owner.rewritten).length > 0) parts.push(`re-encrypted from ${counts(owner.rewritten)}`);
+  if (Object.keys(owner.remaining).length > 0) parts.push(`still on an old key: ${counts(owner.remaining)}`);
+  else if (complete) parts.push("nothing on an old key");
+  return `${whose}: ${parts.join("; ")}`;
 }
 
 function sum(byKey: Record<string, number>): number {

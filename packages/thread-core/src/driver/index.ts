@@ -138,7 +138,7 @@ export type {
   EncryptionOwnerKeyProvider,
   OwnerKeyRequest,
 } from "../spec/encryption-options.js";
-export type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
+export type { RekeyOptions, RekeyOwnerReport, RekeyReport } from "../spec/rekey.js";
 export type {
   BeginMessageOptions,
   FollowEvent,

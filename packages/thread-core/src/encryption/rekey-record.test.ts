@@ -37,7 +37,7 @@ describe("planRecordRewrite", () => {
       ...stored,
       context: await rotated.withEnd(await rotated.sealContext("t1", plainRecord().context), stored),
     };
-    expect(oldRecordUnits(appended, "new")).toEqual(["old"]);
+    expect(oldRecordUnits(appended, "new")).toEqual([{ key: "old" }]);
     const rewrite = await planRecordRewrite(rotated, appended, "new");
     expect(rewrite?.context).toBeUndefined();
     expect(rewrite?.metadata?.expected).toEqual(appended.metadata);
@@ -52,7 +52,7 @@ describe("planRecordRewrite", () => {
     // An append in the allowPlaintext window (before appends sealed the context) left the end beside it.
     const stored = plainRecord();
     const appended = { ...stored, context: await rotated.withEnd(stored.context, stored) };
-    expect(oldRecordUnits(appended, "new")).toEqual([CLEAR, CLEAR]);
+    expect(oldRecordUnits(appended, "new")).toEqual([{ key: CLEAR }, { key: CLEAR }]);
     const opened = (await rotated.openRecord(appended, async (events) => events)) as LogRecord;
     expect(opened.context).toEqual(stored.context);
     const rewrite = await planRecordRewrite(rotated, appended, "new");

@@ -3,7 +3,7 @@ import type { LogRecord, RecordRewrite } from "../local/log-driver.js";
 import type { HistoryEvent } from "../thread.js";
 import type { RecordCodec } from "./record-codec.js";
 import { END_FIELD } from "./record-end.js";
-import { recordUnits, type UnitKey, unitKeys } from "./rekey-units.js";
+import { recordUnits, type UnitSeal, unitSeals } from "./rekey-units.js";
 
 /**
  * The rewrite that moves a stored log record's units not under `current` (older keys, or clear ones in an
@@ -18,8 +18,8 @@ export async function planRecordRewrite(
   current: string,
 ): Promise<RecordRewrite | undefined> {
   const units = recordUnits(stored);
-  const old = (key: UnitKey | undefined) => key !== undefined && key !== current;
-  const labels = units.labels.filter((label) => old(label.key));
+  const old = (unit: UnitSeal | undefined) => unit !== undefined && unit.key !== current;
+  const labels = units.labels.filter(old);
   // An end an older version kept in the context moves out of it (a store that keeps ends beside it); a
   // context sealed here for the first time (written in clear) gets its first end with it.
   const endInContext = stored.context[END_FIELD] !== undefined;
@@ -60,6 +60,6 @@ export async function planRecordRewrite(
 }
 
 /** The units of `stored` a rewrite of it moves, by key (what `planRecordRewrite` leaves out is current). */
-export function oldRecordUnits(stored: LogRecord, current: string): UnitKey[] {
-  return unitKeys(recordUnits(stored)).filter((key) => key !== current);
+export function oldRecordUnits(stored: LogRecord, current: string): UnitSeal[] {
+  return unitSeals(recordUnits(stored)).filter((unit) => unit.key !== current);
 }

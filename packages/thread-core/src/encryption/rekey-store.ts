@@ -8,11 +8,11 @@ import {
   type StoredRecord,
 } from "../local/log-driver.js";
 import type { Message } from "../message.js";
-import type { RekeyOptions, RekeyReport } from "../spec/rekey.js";
+import type { RekeyOptions, RekeyOwnerReport, RekeyReport } from "../spec/rekey.js";
 import { streamsOf } from "../streaming/stream-entries.js";
 import type { RecordCodec } from "./record-codec.js";
 import { oldRecordUnits, planRecordRewrite } from "./rekey-record.js";
-import { CLEAR, stateUnitKey, storedMessageUnit, type UnitKey } from "./rekey-units.js";
+import { CLEAR, sealOf, stateUnitSeal, storedMessageUnit, type UnitSeal } from "./rekey-units.js";
 
 const DEFAULT_BATCH = 100;
 const MAX_BATCH = 10_000;
@@ -31,13 +31,20 @@ export interface RekeyTarget {
   prefix: string;
 }
 
+/**
+ * How much stored message text (about) a rekey gathers before one `rewriteMessages` call to a driver that
+ * rewrites whole segments: the bound on its memory (the messages as read, then sealed anew) for a long segment.
+ */
+export const WHOLE_SEGMENT_BYTES = 16 * 1024 * 1024;
+
 /** The walk was stopped by the caller's signal. */
 const STOPPED = Symbol("rekey stopped");
 
 /**
  * Moves every sealed unit under `target.prefix` that an older key sealed onto the current key, in place:
  * records page by page (`list`), then every segment a record reaches (head chain, checkpoints, rollbacks,
- * forks), `batchSize` messages per read and per `rewriteMessages` call. Units stored in clear (readable only
+ * forks), `batchSize` messages per read and per `rewriteMessages` call (gathered up to a bound for a driver
+ * whose rewrite copies the whole segment, `rewritesWholeSegments`). Units stored in clear (readable only
  * under `allowPlaintext`) are sealed the same way. Each rewrite is fenced (a message by its exact stored form,
  * a record by the stored form of the fields it rewrites, a saved state by its revision), so a writer racing it
  * loses nothing: the rewrite is tried again a few times, then counted as remaining and left for the next run.
@@ -87,6 +94,8 @@ export async function rekeyStore(target: RekeyTarget, options: RekeyOptions = {}
 
 class RekeyWalk {
   readonly #report: RekeyReport;
+  /** With per-owner keys, the counts by owner (undefined: threads without one); undefined otherwise. */
+  readonly #owners: Map<string | undefined, RekeyOwnerReport> | undefined;
   readonly #walked = new Set<string>();
   readonly #current: string;
   readonly #inner: LogDriver;
@@ -109,6 +118,7 @@ class RekeyWalk {
       plaintext: { sealed: 0, remaining: 0 },
       complete: false,
     };
+    this.#owners = target.codec.ring.perOwner ? new Map() : undefined;
   }
 
   checkSignal(): void {
@@ -116,11 +126,21 @@ class RekeyWalk {
   }
 
   snapshot(): RekeyReport {
+    const owners = this.#owners;
     return {
       ...this.#report,
       rewritten: { ...this.#report.rewritten },
       remaining: { ...this.#report.remaining },
       plaintext: { ...this.#report.plaintext },
+      ...(owners === undefined
+        ? {}
+        : {
+            owners: [...owners.values()].sort(byOwner).map(({ rewritten, remaining, ...whose }) => ({
+              ...whose,
+              rewritten: { ...rewritten },
+              remaining: { ...remaining },
+            })),
+          }),
     };
   }
 
@@ -160,9 +180,9 @@ class RekeyWalk {
     }
   }
 
-  #oldUnits(stored: StoredRecord): UnitKey[] {
+  #oldUnits(stored: StoredRecord): UnitSeal[] {
     if (stored.kind === "log") return oldRecordUnits(stored, this.#current);
-    return [stateUnitKey(stored)].filter((key) => key !== this.#current);
+    return [stateUnitSeal(stored)].filter((unit) => unit.key !== this.#current);
   }
 
   async #rewriteLog(stored: LogRecord): Promise<boolean> {
@@ -196,21 +216,39 @@ class RekeyWalk {
     }
   }
 
+  /**
+   * A segment's old messages, read `batchSize` at a time. Each read's are rewritten at once, unless the
+   * driver rewrites whole segments (`rewritesWholeSegments`): then they are gathered up to
+   * `WHOLE_SEGMENT_BYTES` first, so a segment is copied once per run rather than once per batch.
+   */
   async #segment(segment: string, owner: string | undefined): Promise<void> {
+    const gather = this.#inner.rewritesWholeSegments === true;
+    let planned: PlannedMessage[] = [];
+    let plannedBytes = 0;
     for (let from = 0; ; from += this.batchSize) {
       this.checkSignal();
       const stored = await this.#inner.readSegment(segment, from, from + this.batchSize);
-      const planned: PlannedMessage[] = [];
       stored.forEach((message, index) => {
         const unit = storedMessageUnit(message);
         // A message that holds no sealed unit is opened below: in clear it is sealed under `allowPlaintext`,
         // otherwise opening it names the integrity failure.
         if (unit?.key === this.#current) return;
         const key = unit ? unit.key : CLEAR;
-        planned.push({ offset: from + index, expected: message, key, owner: unit ? unit.owner : owner });
+        planned.push({
+          offset: from + index,
+          expected: message,
+          unit: sealOf(key, unit?.owner),
+          owner: unit ? unit.owner : owner,
+        });
+        plannedBytes += unit ? unit.data.length : JSON.stringify(message).length;
       });
-      if (planned.length > 0) await this.#rewriteMessages(segment, planned);
-      if (stored.length < this.batchSize) return;
+      const last = stored.length < this.batchSize;
+      if (planned.length > 0 && (!gather || last || plannedBytes >= WHOLE_SEGMENT_BYTES)) {
+        await this.#rewriteMessages(segment, planned);
+        planned = [];
+        plannedBytes = 0;
+      }
+      if (last) return;
     }
   }
 
@@ -224,33 +262,64 @@ class RekeyWalk {
     );
     const rewrite = this.#inner.rewriteMessages as NonNullable<LogDriver["rewriteMessages"]>;
     const done = await rewrite.call(this.#inner, segment, rewrites);
-    for (const [index, { offset, key }] of planned.entries()) {
+    for (const [index, { offset, unit }] of planned.entries()) {
       if (done[index]) {
-        this.#count("rewritten", [key]);
+        this.#count("rewritten", [unit]);
         continue;
       }
       // Not as it was read: another rekey moved it already, or its segment was reclaimed meanwhile.
       const [now] = await this.#inner.readSegment(segment, offset, offset + 1);
       if (!now) continue;
       const still = storedMessageUnit(now);
-      if (still?.key !== this.#current) this.#count("remaining", [still ? still.key : CLEAR]);
+      if (still?.key !== this.#current)
+        this.#count("remaining", [still ? sealOf(still.key, still.owner) : { key: CLEAR }]);
     }
   }
 
-  /** Counts units by the key they were (`rewritten`) or still are (`remaining`) under; clear ones apart. */
-  #count(field: "rewritten" | "remaining", keys: UnitKey[]): void {
-    const counts = this.#report[field];
-    for (const key of keys) {
-      if (key === CLEAR) this.#report.plaintext[field === "rewritten" ? "sealed" : "remaining"]++;
-      else counts[key] = (counts[key] ?? 0) + 1;
+  /**
+   * Counts units by the key they were (`rewritten`) or still are (`remaining`) under, and with per-owner
+   * keys by whose key that is too; clear ones apart (they belong to no owner's key yet).
+   */
+  #count(field: "rewritten" | "remaining", units: UnitSeal[]): void {
+    for (const { key, owner } of units) {
+      if (key === CLEAR) {
+        this.#report.plaintext[field === "rewritten" ? "sealed" : "remaining"]++;
+        continue;
+      }
+      increment(this.#report[field], key);
+      if (this.#owners) increment(this.#ownerReport(this.#owners, owner)[field], key);
     }
+  }
+
+  #ownerReport(
+    owners: Map<string | undefined, RekeyOwnerReport>,
+    owner: string | undefined,
+  ): RekeyOwnerReport {
+    let report = owners.get(owner);
+    if (!report) {
+      report = { ...(owner === undefined ? {} : { owner }), rewritten: {}, remaining: {} };
+      owners.set(owner, report);
+    }
+    return report;
   }
 }
 
-/** A stored message to move: where it is, as read, the key it is under and whose key seals it anew. */
+/** Threads without an owner first, then owners in code unit order (the same in every run). */
+function byOwner(first: RekeyOwnerReport, second: RekeyOwnerReport): number {
+  if (first.owner === second.owner) return 0;
+  if (first.owner === undefined) return -1;
+  if (second.owner === undefined) return 1;
+  return first.owner < second.owner ? -1 : 1;
+}
+
+function increment(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+/** A stored message to move: where it is, as read, the unit it holds and whose key seals it anew. */
 interface PlannedMessage {
   offset: number;
   expected: Message;
-  key: UnitKey;
+  unit: UnitSeal;
   owner: string | undefined;
 }

@@ -14,14 +14,20 @@ const SEALED_LABEL = "$label";
 export type UnitKey = string | typeof CLEAR;
 export const CLEAR = null;
 
+/** A stored unit's key id and, with per-owner keys, whose key it is (as the unit names it, in clear). */
+export interface UnitSeal {
+  key: UnitKey;
+  owner?: string;
+}
+
 /** The stored units of a log record, by where they are; a field absent here holds no unit. */
 export interface RecordUnits {
-  metadata: UnitKey;
-  context: UnitKey;
+  metadata: UnitSeal;
+  context: UnitSeal;
   /** The context's authenticated end (absent on a record written in clear and never appended to since). */
-  end?: UnitKey;
+  end?: UnitSeal;
   /** Checkpoint labels, by the index of their event. */
-  labels: Array<{ index: number; key: UnitKey }>;
+  labels: Array<{ index: number } & UnitSeal>;
 }
 
 /** The sealed unit a stored message holds; undefined when it holds none (in clear, or tampered: opening says which). */
@@ -37,38 +43,42 @@ export function recordUnits(record: LogRecord): RecordUnits {
   record.events.forEach((event, index) => {
     if (event.kind !== "checkpoint") return;
     const checkpoint = event.checkpoint as unknown as Record<string, unknown>;
-    if (checkpoint[SEALED_LABEL] !== undefined)
-      labels.push({ index, key: unitKey(checkpoint[SEALED_LABEL]) });
+    if (checkpoint[SEALED_LABEL] !== undefined) labels.push({ index, ...unitSeal(checkpoint[SEALED_LABEL]) });
     else if (checkpoint.label !== undefined) labels.push({ index, key: CLEAR });
   });
   return {
-    metadata: unitKey(record.metadata[SEALED_FIELD]),
-    context: unitKey(record.context[SEALED_FIELD]),
-    ...(end === undefined ? {} : { end: isPlainKey(end) ? end.key : CLEAR }),
+    metadata: unitSeal(record.metadata[SEALED_FIELD]),
+    context: unitSeal(record.context[SEALED_FIELD]),
+    ...(end === undefined ? {} : { end: isPlainKey(end) ? sealOf(end.key, end.owner) : { key: CLEAR } }),
     labels,
   };
 }
 
-/** Every unit key of `units`, one per unit. */
-export function unitKeys(units: RecordUnits): UnitKey[] {
+/** Every unit of `units`, one per unit. */
+export function unitSeals(units: RecordUnits): UnitSeal[] {
   return [
     units.metadata,
     units.context,
     ...(units.end === undefined ? [] : [units.end]),
-    ...units.labels.map((label) => label.key),
+    ...units.labels.map(({ key, owner }) => sealOf(key, owner)),
   ];
 }
 
-/** The key id of a stored state's unit. */
-export function stateUnitKey(record: StateRecord): UnitKey {
-  return unitKey(record.state[SEALED_FIELD]);
+/** The key id (and owner) of a stored state's unit. */
+export function stateUnitSeal(record: StateRecord): UnitSeal {
+  return unitSeal(record.state[SEALED_FIELD]);
 }
 
 // Anything but a sealed unit counts as clear here: opening the record tells clear (allowed) from tampered.
-function unitKey(value: unknown): UnitKey {
-  return isSealedUnit(value) ? value.key : CLEAR;
+function unitSeal(value: unknown): UnitSeal {
+  return isSealedUnit(value) ? sealOf(value.key, value.owner) : { key: CLEAR };
 }
 
-function isPlainKey(value: unknown): value is { key: string } {
+/** A unit's seal, with its owner only when it names one. */
+export function sealOf(key: UnitKey, owner: unknown): UnitSeal {
+  return typeof owner === "string" ? { key, owner } : { key };
+}
+
+function isPlainKey(value: unknown): value is { key: string; owner?: unknown } {
   return typeof value === "object" && value !== null && typeof (value as { key?: unknown }).key === "string";
 }

@@ -150,6 +150,12 @@ export interface LogDriver {
    */
   rewriteMessages?(segment: string, rewrites: readonly MessageRewrite[]): Promise<boolean[]>;
   /**
+   * Optional: true when a `rewriteMessages` call costs the whole segment however few messages it rewrites
+   * (a copy of the segment swapped in). A rekey then gives it a segment's rewrites in as few calls as its
+   * memory bound allows, instead of one call per batch: a segment copied once per run, not once per batch.
+   */
+  readonly rewritesWholeSegments?: boolean;
+  /**
    * Optional (key rotation): replaces, in one atomic step, a log record's stored `metadata`, `context` and
    * `end` (each only when given) and the events named, each only where it is still exactly `expected` (as
    * `read` gave it); false, writing nothing at all, when any of them changed or the record is gone. The

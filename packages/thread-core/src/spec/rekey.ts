@@ -33,6 +33,22 @@ export interface RekeyReport {
    * run was stopped). After a complete run with `remaining: 0`, `allowPlaintext` can be turned off.
    */
   plaintext: { sealed: number; remaining: number };
+  /**
+   * With per-owner keys only: `rewritten` and `remaining` by whose key sealed the units, one entry per owner
+   * met (no `owner`: threads without one), sorted by owner. An owner whose `remaining` is empty after a
+   * complete run no longer needs an old key; one listed there still does (run rekey again first).
+   */
+  owners?: RekeyOwnerReport[];
   /** True when every record of the store (or scope) was walked. */
   complete: boolean;
+}
+
+/** What a rekey moved and left, for one owner's keys (`RekeyReport.owners`). */
+export interface RekeyOwnerReport {
+  /** The owner; absent for the key of threads without an owner. */
+  owner?: string;
+  /** Units of this owner moved from each old key id to `current`. */
+  rewritten: Record<string, number>;
+  /** Units of this owner still under each old key id when the run ended. */
+  remaining: Record<string, number>;
 }
