@@ -187,7 +187,7 @@ export class EncryptingLogDriver implements LogDriver {
           : 0;
       // Everything a change writes is sealed under one key (its owner's current one): usually at hand, so
       // sealing awaits nothing.
-      const held = this.#sealingKey(id, change, base);
+      const held = this.#sealingKey(id, change, base, fenced);
       const key = held instanceof Promise ? await held : held;
       const sealed = this.#sealChange(key, id, change, offset, ifRevision, base, fenced);
       try {
@@ -322,8 +322,20 @@ export class EncryptingLogDriver implements LogDriver {
     return messages.map((message, index) => this.#codec.sealMessageWith(key, message, segment, from + index));
   }
 
-  /** The key that seals what `change` writes: the current key of the owner it gives the thread, else the thread's. */
-  #sealingKey(id: string, change: LogChange, base: LogRecord | undefined): RingKey | Promise<RingKey> {
+  /**
+   * The key that seals what `change` writes: the current key of the owner it gives the thread, else the
+   * thread's. None for a change that writes nothing sealed (a checkpoint without a label): it needs no key.
+   */
+  #sealingKey(
+    id: string,
+    change: LogChange,
+    base: LogRecord | undefined,
+    fenced: boolean,
+  ): RingKey | Promise<RingKey> | undefined {
+    const { event } = change;
+    const label = event?.kind === "checkpoint" && event.checkpoint.label !== undefined;
+    // A fenced change writes the log's new end, sealed; the others only what they give.
+    if (!fenced && !change.metadata && !label) return undefined;
     if (!this.ring.perOwner) return this.#codec.currentKey(undefined);
     const context = change.context ?? base?.context;
     if (context) return this.#codec.currentKey(catalogueOf(context).owner);
@@ -336,9 +348,9 @@ export class EncryptingLogDriver implements LogDriver {
     return stored?.kind === "log" ? catalogueOf(stored.context).owner : undefined;
   }
 
-  /** `change` as the store keeps it, everything it writes sealed under `key`. */
+  /** `change` as the store keeps it, everything it writes sealed under `key` (given whenever it seals). */
   #sealChange(
-    key: RingKey,
+    given: RingKey | undefined,
     id: string,
     change: LogChange,
     offset: number,
@@ -346,6 +358,7 @@ export class EncryptingLogDriver implements LogDriver {
     base: LogRecord | undefined,
     fenced: boolean,
   ): LogChange {
+    const key = given as RingKey;
     const { known: _plain, ...rest } = change;
     const sealed: LogChange = rest;
     if (ifRevision !== undefined) sealed.ifRevision = ifRevision;
@@ -408,7 +421,7 @@ export class EncryptingLogDriver implements LogDriver {
     change: LogChange,
     sealedAppend: Message[] | undefined,
     offset: number,
-    key: RingKey,
+    key: RingKey | undefined,
   ): CommitResult | Promise<CommitResult> {
     const stored = result.record;
     // An append leaves the events as they were (the same stored list): their opened form is the base's.
@@ -434,7 +447,8 @@ export class EncryptingLogDriver implements LogDriver {
       };
       // What it holds was opened with the base's keys or sealed now with `key`.
       const keys = this.#records.keysOf(base);
-      this.#records.remember(record, stored, keys && (keys.includes(key) ? keys : [...keys, key]));
+      const added = key === undefined || keys?.includes(key) ? keys : keys && [...keys, key];
+      this.#records.remember(record, stored, added);
       return { record, messages };
     };
     // A plain append (the common change) awaits nothing here.
