@@ -23,8 +23,9 @@ import type { HistoryEvent } from "../thread.js";
 import { AppendQueue } from "./append-queue.js";
 import { emptyContinuationBases } from "./empty-continuations.js";
 import { filteredCatalogue } from "./encrypted-catalogue.js";
-import { KeyRing } from "./key-ring.js";
+import { KeyRing, type RingKey } from "./key-ring.js";
 import { openForListing } from "./listed-record.js";
+import { OpenedRecords } from "./opened-records.js";
 import { RecordCodec } from "./record-codec.js";
 import { END_FIELD } from "./record-end.js";
 import { rekeyStore } from "./rekey-store.js";
@@ -87,12 +88,7 @@ export class EncryptingLogDriver implements LogDriver {
   readonly #codec: RecordCodec;
   readonly #appends = new AppendQueue();
   readonly #segments: SegmentInfoCache;
-  /** Records opened, by the stored object the inner driver gave: a driver that answers with `known` costs no decryption. */
-  readonly #opened = new WeakMap<StoredRecord, StoredRecord>();
-  /** The stored form of every record handed up, so a caller's `known` goes down as the inner driver gave it. */
-  readonly #stored = new WeakMap<StoredRecord, LogRecord>();
-  /** Events opened, by the stored event and the record it was opened for (its label is bound to that record). */
-  readonly #openedEvents = new WeakMap<HistoryEvent, { recordId: string; event: HistoryEvent }>();
+  readonly #records: OpenedRecords;
 
   constructor(
     readonly inner: LogDriver,
@@ -100,6 +96,7 @@ export class EncryptingLogDriver implements LogDriver {
   ) {
     this.#segments = new SegmentInfoCache((id) => inner.segment(id));
     this.#codec = new RecordCodec(ring, inner.storesEnd === true, (id) => this.#segments.get(id));
+    this.#records = new OpenedRecords(ring);
     if (inner.fencedDelete) this.fencedDelete = true;
     // Owners are kept in clear (the catalogue indexes them), so the inner driver scrubs them as it is.
     if (inner.forgetOwner) this.forgetOwner = inner.forgetOwner.bind(inner);
@@ -155,14 +152,15 @@ export class EncryptingLogDriver implements LogDriver {
   }
 
   async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
-    const stored = await this.inner.read(id, known && this.#stored.get(known));
+    const stored = await this.inner.read(id, known && this.#records.storedForm(known));
     return stored && this.#open(stored);
   }
 
   async createLog(record: LogRecord, head: SegmentInfo): Promise<void> {
-    const sealed = await this.#codec.sealLog(record);
+    const key = await this.#codec.currentKey(catalogueOf(record.context).owner);
+    const sealed = this.#codec.sealLogWith(key, record);
     await this.inner.createLog(sealed, head);
-    this.#remember(record, sealed);
+    this.#records.remember(record, sealed, [key]);
   }
 
   commit(id: string, change: LogChange): Promise<CommitResult> {
@@ -180,20 +178,26 @@ export class EncryptingLogDriver implements LogDriver {
     const fenced = appends || change.newHead !== undefined || change.context !== undefined;
     let planned = appends ? this.#appends.base(id, change.expectHead, change.known) : change.known;
     for (let attempt = 1; ; attempt++) {
-      const base = fenced ? await this.#baseFor(id, change, planned) : planned;
+      const planning = fenced ? this.#baseFor(id, change, planned) : planned;
+      const base = planning instanceof Promise ? await planning : planning;
       const ifRevision = change.ifRevision ?? (fenced ? base?.revision : undefined);
       const offset =
         appends && base
           ? base.length - (this.#startNow(change.expectHead) ?? (await this.#start(change.expectHead)))
           : 0;
-      const sealed = await this.#sealChange(id, change, offset, ifRevision, base, fenced);
+      // Everything a change writes is sealed under one key (its owner's current one): usually at hand, so
+      // sealing awaits nothing.
+      const held = this.#sealingKey(id, change, base, fenced);
+      const key = held instanceof Promise ? await held : held;
+      const sealed = this.#sealChange(key, id, change, offset, ifRevision, base, fenced);
       try {
         const stored = await this.inner.commit(id, sealed);
         const head = change.newHead?.id ?? change.expectHead;
-        const result =
-          base && ifRevision === base.revision && !stored.held && this.#stored.has(base)
-            ? await this.#resultOnBase(id, stored, base, change, sealed.append, offset)
-            : await this.#openResult(head, stored, offset);
+        const onBase =
+          base && ifRevision === base.revision && !stored.held && this.#records.storedForm(base)
+            ? this.#resultOnBase(id, stored, base, change, sealed.append, offset, key)
+            : this.#openResult(head, stored, offset);
+        const result = onBase instanceof Promise ? await onBase : onBase;
         this.#appends.saw(result.record);
         return result;
       } catch (error) {
@@ -231,10 +235,10 @@ export class EncryptingLogDriver implements LogDriver {
   }
 
   /** The record a fenced change is planned on: at the caller's revision if it gave one, with its stored form at hand. */
-  async #baseFor(id: string, change: LogChange, planned: LogRecord | undefined): Promise<LogRecord> {
+  #baseFor(id: string, change: LogChange, planned: LogRecord | undefined): LogRecord | Promise<LogRecord> {
     const usable =
       planned &&
-      this.#stored.has(planned) &&
+      this.#records.storedForm(planned) &&
       (change.ifRevision === undefined || planned.revision === change.ifRevision);
     return usable ? planned : this.#readLog(id);
   }
@@ -318,27 +322,58 @@ export class EncryptingLogDriver implements LogDriver {
     return messages.map((message, index) => this.#codec.sealMessageWith(key, message, segment, from + index));
   }
 
-  async #sealChange(
+  /**
+   * The key that seals what `change` writes: the current key of the owner it gives the thread, else the
+   * thread's. None for a change that writes nothing sealed (a checkpoint without a label): it needs no key.
+   */
+  #sealingKey(
+    id: string,
+    change: LogChange,
+    base: LogRecord | undefined,
+    fenced: boolean,
+  ): RingKey | Promise<RingKey> | undefined {
+    const { event } = change;
+    const label = event?.kind === "checkpoint" && event.checkpoint.label !== undefined;
+    // A fenced change writes the log's new end, sealed; the others only what they give.
+    if (!fenced && !change.metadata && !label) return undefined;
+    if (!this.ring.perOwner) return this.#codec.currentKey(undefined);
+    const context = change.context ?? base?.context;
+    if (context) return this.#codec.currentKey(catalogueOf(context).owner);
+    return this.#storedOwner(id).then((owner) => this.#codec.currentKey(owner));
+  }
+
+  /** The owner of the thread as stored (clear: no key is needed to learn it). */
+  async #storedOwner(id: string): Promise<string | undefined> {
+    const stored = await this.inner.read(id);
+    return stored?.kind === "log" ? catalogueOf(stored.context).owner : undefined;
+  }
+
+  /** `change` as the store keeps it, everything it writes sealed under `key` (given whenever it seals). */
+  #sealChange(
+    given: RingKey | undefined,
     id: string,
     change: LogChange,
     offset: number,
     ifRevision: number | undefined,
     base: LogRecord | undefined,
     fenced: boolean,
-  ): Promise<LogChange> {
-    const head = change.newHead?.id ?? change.expectHead;
-    const known = base && this.#stored.get(base);
+  ): LogChange {
+    const key = given as RingKey;
     const { known: _plain, ...rest } = change;
-    const owner = this.ring.perOwner ? await this.#ownerFor(id, change, base) : undefined;
-    return {
-      ...rest,
-      ...(ifRevision === undefined ? {} : { ifRevision }),
-      ...(change.append ? { append: await this.#sealMessages(head, change.append, offset, owner) } : {}),
-      ...(change.event ? { event: await this.#codec.sealEvent(id, change.event, owner) } : {}),
-      ...(change.metadata ? { metadata: await this.#codec.sealMetadata(id, change.metadata, owner) } : {}),
-      ...(fenced && base ? await this.#endChange(id, change, base) : {}),
-      ...(known ? { known } : {}),
-    };
+    const sealed: LogChange = rest;
+    if (ifRevision !== undefined) sealed.ifRevision = ifRevision;
+    if (change.append) {
+      const head = change.newHead?.id ?? change.expectHead;
+      sealed.append = change.append.map((message, index) =>
+        this.#codec.sealMessageWith(key, message, head, offset + index),
+      );
+    }
+    if (change.event) sealed.event = this.#codec.sealEventWith(key, id, change.event);
+    if (change.metadata) sealed.metadata = this.#codec.sealMetadataWith(key, id, change.metadata);
+    if (fenced && base) Object.assign(sealed, this.#endChange(key, id, change, base));
+    const known = base && this.#records.storedForm(base);
+    if (known) sealed.known = known;
+    return sealed;
   }
 
   /**
@@ -347,11 +382,12 @@ export class EncryptingLogDriver implements LogDriver {
    * version wrote into it (moved out now), or is in clear (`allowPlaintext`: sealed now); else in the
    * context, the stored one written back with it.
    */
-  async #endChange(
+  #endChange(
+    key: RingKey,
     id: string,
     change: LogChange,
     base: LogRecord,
-  ): Promise<{ context?: Record<string, unknown>; end?: string }> {
+  ): { context?: Record<string, unknown>; end?: string } {
     const appended = change.append?.length ?? 0;
     const end = {
       id,
@@ -359,27 +395,16 @@ export class EncryptingLogDriver implements LogDriver {
       head: change.newHead?.id ?? base.head,
       length: change.newHead ? change.newHead.start + appended : base.length + appended,
     };
-    const stored = (this.#stored.get(base) as LogRecord).context;
-    if (change.context) return this.#codec.placeEnd(await this.#codec.sealContext(id, change.context), end);
-    if (this.#codec.endBeside && stored[END_FIELD] === undefined && this.#codec.isSealedContext(stored)) {
-      return { end: await this.#codec.sealedEnd(end, catalogueOf(stored).owner) };
+    const codec = this.#codec;
+    if (change.context) return codec.placeEndWith(key, codec.sealContextWith(key, id, change.context), end);
+    const stored = (this.#records.storedForm(base) as LogRecord).context;
+    if (codec.endBeside && stored[END_FIELD] === undefined && codec.isSealedContext(stored)) {
+      return { end: codec.sealedEndWith(key, end) };
     }
     // Written back as read, a stored context sealed under an older key would undo a rekey that moved it
     // meanwhile (which changes no revision to fence on): sealed again unless current.
-    const context = this.#codec.isCurrentContext(stored)
-      ? stored
-      : await this.#codec.sealContext(id, base.context);
-    return this.#codec.placeEnd(context, end);
-  }
-
-  /** Whose key seals what `change` writes: the owner it gives the thread, else the thread's (per-owner keys only). */
-  async #ownerFor(id: string, change: LogChange, base: LogRecord | undefined): Promise<string | undefined> {
-    if (!this.ring.perOwner) return undefined;
-    if (change.context) return catalogueOf(change.context).owner;
-    if (base) return catalogueOf(base.context).owner;
-    // The owner is stored clear: no key is needed to learn it.
-    const stored = await this.inner.read(id);
-    return stored?.kind === "log" ? catalogueOf(stored.context).owner : undefined;
+    const context = codec.isCurrentContext(stored) ? stored : codec.sealContextWith(key, id, base.context);
+    return codec.placeEndWith(key, context, end);
   }
 
   /**
@@ -389,38 +414,48 @@ export class EncryptingLogDriver implements LogDriver {
    * caller's. Only checkpoint labels the record gained are opened. The next read of the record from the
    * store is opened and checked in full as ever.
    */
-  async #resultOnBase(
+  #resultOnBase(
     id: string,
     result: CommitResult,
     base: LogRecord,
     change: LogChange,
     sealedAppend: Message[] | undefined,
     offset: number,
-  ): Promise<CommitResult> {
+    key: RingKey | undefined,
+  ): CommitResult | Promise<CommitResult> {
     const stored = result.record;
-    const { end: _end, ...fields } = stored;
-    const record: LogRecord = {
-      ...fields,
-      metadata: change.metadata ? cloneJson(change.metadata) : base.metadata,
-      context: change.context ? cloneJson(change.context) : base.context,
-      // An append leaves the events as they were (the same stored list): their opened form is the base's.
-      events:
-        stored.events === (this.#stored.get(base) as LogRecord).events
-          ? base.events
-          : await this.#openEvents(id, stored.events),
-    };
-    this.#remember(record, stored);
-    this.#opened.set(stored, record);
+    // An append leaves the events as they were (the same stored list): their opened form is the base's.
+    const events =
+      stored.events === this.#records.storedForm(base)?.events
+        ? base.events
+        : this.#openEvents(id, stored.events);
     const plain = change.append ?? [];
     const head = change.newHead?.id ?? change.expectHead;
-    const messages = await Promise.all(
-      result.messages.map((message, index) =>
-        message === sealedAppend?.[index]
-          ? (plain[index] as Message)
-          : this.#codec.openMessage(message, head, offset + index),
-      ),
+    let opening = false;
+    const messages = result.messages.map((message, index) => {
+      if (message === sealedAppend?.[index]) return plain[index] as Message;
+      opening = true;
+      return this.#codec.openMessage(message, head, offset + index);
+    });
+    const landed = (events: HistoryEvent[], messages: Message[]): CommitResult => {
+      const { end: _end, ...fields } = stored;
+      const record: LogRecord = {
+        ...fields,
+        metadata: change.metadata ? cloneJson(change.metadata) : base.metadata,
+        context: change.context ? cloneJson(change.context) : base.context,
+        events,
+      };
+      // What it holds was opened with the base's keys or sealed now with `key`.
+      const keys = this.#records.keysOf(base);
+      const added = key === undefined || keys?.includes(key) ? keys : keys && [...keys, key];
+      this.#records.remember(record, stored, added);
+      return { record, messages };
+    };
+    // A plain append (the common change) awaits nothing here.
+    if (!opening && !(events instanceof Promise)) return landed(events, messages as Message[]);
+    return Promise.all([events, Promise.all(messages)]).then(([opened, messages]) =>
+      landed(opened, messages),
     );
-    return { record, messages };
   }
 
   async #openResult(head: string, result: CommitResult, offset: number): Promise<CommitResult> {
@@ -461,27 +496,22 @@ export class EncryptingLogDriver implements LogDriver {
   }
 
   async #open(stored: StoredRecord): Promise<StoredRecord> {
-    const known = this.#opened.get(stored);
+    const known = this.#records.opened(stored);
     if (known) return known;
     const opened = await this.#codec.openRecord(stored, (events) => this.#openEvents(stored.id, events));
-    if (opened.kind === "log") this.#remember(opened, stored as LogRecord);
-    this.#opened.set(stored, opened);
+    this.#records.remember(opened, stored, this.#codec.heldKeysOf(stored));
     return opened;
   }
 
   async #openEvents(recordId: string, events: HistoryEvent[]): Promise<HistoryEvent[]> {
     return Promise.all(
       events.map(async (event) => {
-        const known = this.#openedEvents.get(event);
-        if (known?.recordId === recordId) return known.event;
+        const known = this.#records.openedEvent(event, recordId);
+        if (known) return known;
         const opened = await this.#codec.openEvent(recordId, event);
-        this.#openedEvents.set(event, { recordId, event: opened });
+        this.#records.rememberEvent(opened, event, recordId, this.#codec.heldKeysOfEvent(event));
         return opened;
       }),
     );
-  }
-
-  #remember(plain: LogRecord, stored: LogRecord): void {
-    this.#stored.set(plain, stored);
   }
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { UnsupportedOperationError } from "../errors.js";
 import { LocalStore } from "../local/local-store.js";
-import type { LogDriver } from "../local/log-driver.js";
+import type { LogDriver, LogRecord, StoredRecord } from "../local/log-driver.js";
 import type { LogThread } from "../local/log-thread.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
 import type { Message } from "../message.js";
@@ -38,6 +38,18 @@ class SegmentWritesDriver extends MemoryLogDriver {
   override async importSegment(...args: Parameters<MemoryLogDriver["importSegment"]>): Promise<void> {
     for (const message of args[1]) this.owners.push(unitOwner(message));
     return super.importSegment(...args);
+  }
+}
+
+/**
+ * A memory backend that answers a read with the caller's `known` record (the same object) while the stored
+ * one still has its revision and head, as `LogDriver.read` allows and Redis, PostgreSQL and fs do.
+ */
+class KnownAnsweringDriver extends MemoryLogDriver {
+  override async read(id: string, known?: LogRecord): Promise<StoredRecord | undefined> {
+    const stored = await super.read(id);
+    const same = stored?.kind === "log" && stored.revision === known?.revision && stored.head === known.head;
+    return same ? known : stored;
   }
 }
 
@@ -81,6 +93,26 @@ describe("per-owner keys", () => {
     const [listed] = (await store.list({ owner: "ana" })).items;
     expect(listed).toMatchObject({ id: "ana-1", owner: "ana", metadata: {}, messageCount: 1 });
     expect(listed?.title).toBeUndefined();
+  });
+
+  it("a record read before its owner was shredded is not served again when the store answers with it", async () => {
+    const { options } = vault();
+    const store = storeOver(encryptingLogDriver(new KnownAnsweringDriver(), options));
+    const ana = await store.create({ id: "ana-1", owner: "ana", metadata: { plan: "secret" } });
+    await ana.append({ id: "a1", role: "user", text: "ana's secret" });
+    await ana.checkpoint("before the trip");
+    // Read back through the store (which answers with the stored record it was handed): opened, remembered.
+    await ana.refresh();
+    const labels = (await ana.history()).map(
+      (event) => event.kind === "checkpoint" && event.checkpoint.label,
+    );
+    expect(labels).toContain("before the trip");
+    await store.shredOwner("ana");
+    // The stored record is the very object opened before; its key is gone, so nothing of it opens.
+    const refreshed = await failure(ana.refresh());
+    expect(KeyNotFoundError.isInstance(refreshed), String(refreshed)).toBe(true);
+    const history = await failure(ana.history());
+    expect(KeyNotFoundError.isInstance(history), String(history)).toBe(true);
   });
 
   it("streamed replies' batches and imported threads are sealed with the owner's key", async () => {

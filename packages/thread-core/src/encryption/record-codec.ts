@@ -1,6 +1,6 @@
 import { CATALOGUE_KEY, catalogueOf } from "../catalogue/catalogue-fields.js";
 import { quoteUntrusted } from "../errors.js";
-import type { JsonObject } from "../json.js";
+import { isPlainObject, type JsonObject } from "../json.js";
 import type { LogRecord, StateRecord, StoredRecord } from "../local/log-driver.js";
 import type { Message } from "../message.js";
 import type { HistoryEvent } from "../thread.js";
@@ -117,7 +117,16 @@ export class RecordCodec {
     metadata: Record<string, unknown>,
     owner?: string,
   ): Promise<Record<string, unknown>> {
-    return { [SEALED_FIELD]: sealValue(metadata, ["metadata", recordId], await this.currentKey(owner)) };
+    return this.sealMetadataWith(await this.currentKey(owner), recordId, metadata);
+  }
+
+  /** `sealMetadata` under `key` (the current key of the thread's owner). */
+  sealMetadataWith(
+    key: RingKey,
+    recordId: string,
+    metadata: Record<string, unknown>,
+  ): Record<string, unknown> {
+    return { [SEALED_FIELD]: sealValue(metadata, ["metadata", recordId], key) };
   }
 
   /**
@@ -125,10 +134,15 @@ export class RecordCodec {
    * catalogue key, for listing. The record's end (`placeEnd`) is added by whoever knows it.
    */
   async sealContext(recordId: string, context: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.sealContextWith(await this.currentKey(catalogueOf(context).owner), recordId, context);
+  }
+
+  /** `sealContext` under `key` (the current key of the context's owner). */
+  sealContextWith(key: RingKey, recordId: string, context: Record<string, unknown>): Record<string, unknown> {
     const { owner } = catalogueOf(context);
     return {
       ...(owner === undefined ? {} : { [CATALOGUE_KEY]: { owner } }),
-      [SEALED_FIELD]: sealValue(context, ["context", recordId], await this.currentKey(owner)),
+      [SEALED_FIELD]: sealValue(context, ["context", recordId], key),
     };
   }
 
@@ -150,9 +164,7 @@ export class RecordCodec {
 
   /** A stored (sealed) context with the end of `record` authenticated in it, replacing any earlier end. */
   async withEnd(sealedContext: Record<string, unknown>, record: RecordEnd): Promise<Record<string, unknown>> {
-    const { [END_FIELD]: _previous, ...rest } = sealedContext;
-    const { owner } = catalogueOf(sealedContext);
-    return { ...rest, [END_FIELD]: sealEnd(record, await this.currentKey(owner)) };
+    return contextWithEnd(await this.currentKey(catalogueOf(sealedContext).owner), sealedContext, record);
   }
 
   /**
@@ -163,22 +175,70 @@ export class RecordCodec {
     sealedContext: Record<string, unknown>,
     record: RecordEnd,
   ): Promise<{ context: Record<string, unknown>; end?: string }> {
-    if (!this.endBeside) return { context: await this.withEnd(sealedContext, record) };
+    return this.placeEndWith(await this.currentKey(catalogueOf(sealedContext).owner), sealedContext, record);
+  }
+
+  /** `placeEnd` under `key` (the current key of the context's owner). */
+  placeEndWith(
+    key: RingKey,
+    sealedContext: Record<string, unknown>,
+    record: RecordEnd,
+  ): { context: Record<string, unknown>; end?: string } {
+    if (!this.endBeside) return { context: contextWithEnd(key, sealedContext, record) };
     const { [END_FIELD]: _previous, ...context } = sealedContext;
-    return { context, end: await this.sealedEnd(record, catalogueOf(sealedContext).owner) };
+    return { context, end: this.sealedEndWith(key, record) };
   }
 
   /** The end of `record` as a driver with `storesEnd` keeps it (`LogRecord.end`): its MAC, as JSON text. */
   async sealedEnd(record: RecordEnd, owner: string | undefined): Promise<string> {
-    const held = this.currentKey(owner);
-    return JSON.stringify(sealEnd(record, held instanceof Promise ? await held : held));
+    return this.sealedEndWith(await this.currentKey(owner), record);
+  }
+
+  /** `sealedEnd` under `key` (the current key of the thread's owner). */
+  sealedEndWith(key: RingKey, record: RecordEnd): string {
+    return JSON.stringify(sealEnd(record, key));
   }
 
   async sealEvent(recordId: string, event: HistoryEvent, owner?: string): Promise<HistoryEvent> {
     if (event.kind !== "checkpoint" || event.checkpoint.label === undefined) return event;
+    return this.sealEventWith(await this.currentKey(owner), recordId, event);
+  }
+
+  /** `sealEvent` under `key` (the current key of the thread's owner). */
+  sealEventWith(key: RingKey, recordId: string, event: HistoryEvent): HistoryEvent {
+    if (event.kind !== "checkpoint" || event.checkpoint.label === undefined) return event;
     const { label, ...checkpoint } = event.checkpoint;
-    const unit = sealValue(label, labelPosition(recordId, checkpoint.id), await this.currentKey(owner));
+    const unit = sealValue(label, labelPosition(recordId, checkpoint.id), key);
     return { ...event, checkpoint: { ...checkpoint, [SEALED_LABEL]: unit } as typeof checkpoint };
+  }
+
+  /**
+   * The keys that sealed `record`'s units (its end, metadata, context and checkpoint labels, or a state),
+   * as the ring holds them now: what a copy of its plaintext may be kept for. Undefined when one of them is
+   * not held (forgotten since it was used), so nothing is kept.
+   */
+  heldKeysOf(record: StoredRecord): RingKey[] | undefined {
+    if (record.kind === "state") return this.#heldKeys([record.state[SEALED_FIELD]]);
+    const units = [storedEnd(record), record.metadata[SEALED_FIELD], record.context[SEALED_FIELD]];
+    for (const event of record.events) units.push(labelUnit(event));
+    return this.#heldKeys(units);
+  }
+
+  /** `heldKeysOf` for one stored event: its label's key, or none. */
+  heldKeysOfEvent(event: HistoryEvent): RingKey[] | undefined {
+    return this.#heldKeys([labelUnit(event)]);
+  }
+
+  #heldKeys(units: unknown[]): RingKey[] | undefined {
+    const keys: RingKey[] = [];
+    for (const unit of units) {
+      // Absent (no label) or clear (the `allowPlaintext` window): no key is needed to read it.
+      if (!isPlainObject(unit) || typeof unit.key !== "string") continue;
+      const key = this.ring.keyNow(unit.key, typeof unit.owner === "string" ? unit.owner : undefined);
+      if (!key) return undefined;
+      if (!keys.includes(key)) keys.push(key);
+    }
+    return keys;
   }
 
   async openEvent(recordId: string, event: HistoryEvent): Promise<HistoryEvent> {
@@ -205,13 +265,17 @@ export class RecordCodec {
   }
 
   async sealLog(record: LogRecord): Promise<LogRecord> {
-    const { owner } = catalogueOf(record.context);
+    return this.sealLogWith(await this.currentKey(catalogueOf(record.context).owner), record);
+  }
+
+  /** `sealLog` under `key` (the current key of the thread's owner). */
+  sealLogWith(key: RingKey, record: LogRecord): LogRecord {
     const { end: _plain, ...fields } = record;
     return {
       ...fields,
-      metadata: await this.sealMetadata(record.id, record.metadata, owner),
-      ...(await this.placeEnd(await this.sealContext(record.id, record.context), record)),
-      events: await Promise.all(record.events.map((event) => this.sealEvent(record.id, event, owner))),
+      metadata: this.sealMetadataWith(key, record.id, record.metadata),
+      ...this.placeEndWith(key, this.sealContextWith(key, record.id, record.context), record),
+      events: record.events.map((event) => this.sealEventWith(key, record.id, event)),
     };
   }
 
@@ -317,6 +381,23 @@ function sealedContent(
     throw new IntegrityError(describe(), "it is not sealed");
   }
   return { unit, describe };
+}
+
+/** A stored (sealed) context with the end of `record` authenticated in it, replacing any earlier end. */
+function contextWithEnd(
+  key: RingKey,
+  sealedContext: Record<string, unknown>,
+  record: RecordEnd,
+): Record<string, unknown> {
+  const { [END_FIELD]: _previous, ...rest } = sealedContext;
+  return { ...rest, [END_FIELD]: sealEnd(record, key) };
+}
+
+/** The sealed unit of a stored checkpoint's label, if it has one. */
+function labelUnit(event: HistoryEvent): unknown {
+  return event.kind === "checkpoint"
+    ? (event.checkpoint as typeof event.checkpoint & { [SEALED_LABEL]?: unknown })[SEALED_LABEL]
+    : undefined;
 }
 
 function openedMessage(stored: Message, rest: unknown): Message {

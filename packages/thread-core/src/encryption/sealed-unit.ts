@@ -49,19 +49,20 @@ export function sealText(
   key: RingKey,
   options: { deterministic?: boolean } = {},
 ): SealedUnit {
-  const plaintext = Buffer.from(text, "utf8");
-  const associated = associatedData(key, position);
+  const associated = associatedText(key, position);
+  // Strings go to node:crypto as they are (it encodes them as UTF-8 itself): no Buffer is made for the
+  // plaintext, and the synthetic nonce's input (associated data, a NUL, the plaintext) is one update.
   const nonce = options.deterministic
     ? createHmac("sha256", key.nonceKey)
-        .update(associated)
-        .update("\u0000")
-        .update(plaintext)
+        .update(`${associated}\u0000${text}`, "utf8")
         .digest()
         .subarray(0, NONCE_BYTES)
     : randomBytes(NONCE_BYTES);
   const cipher = createCipheriv("aes-256-gcm", key.bytes, nonce, { authTagLength: TAG_BYTES });
-  cipher.setAAD(associated);
-  const data = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+  cipher.setAAD(Buffer.from(associated, "utf8"));
+  // AES-GCM is a stream mode: `final` only computes the tag and returns no bytes.
+  const data = cipher.update(text, "utf8");
+  cipher.final();
   return {
     $sealed: 1,
     key: key.id,
@@ -130,6 +131,10 @@ export function openText(
 
 // An owner's key is also bound by name, so a unit cannot claim another owner's key under the same id.
 function associatedData(key: RingKey, position: UnitPosition): Buffer {
+  return Buffer.from(associatedText(key, position), "utf8");
+}
+
+function associatedText(key: RingKey, position: UnitPosition): string {
   const whose = key.owner === undefined ? [] : [{ owner: key.owner }];
-  return Buffer.from(JSON.stringify(["skein.sealed.v1", key.id, ...whose, ...position]), "utf8");
+  return JSON.stringify(["skein.sealed.v1", key.id, ...whose, ...position]);
 }
