@@ -16,7 +16,8 @@ export async function encryptionFigures(options: {
   if (options.redisUrl) factories.push(redisFactory("redis", options.redisUrl, rounds));
   if (options.postgresUrl) factories.push(postgresFactory(options.postgresUrl, rounds));
   const before = loadAverage();
-  const rows = await encryptionRowsOf(factories, rounds, (line) => process.stderr.write(`${line}\n`));
+  const warmup = options.quick ? ENCRYPTION_SIZES.warmup / 5 : ENCRYPTION_SIZES.warmup;
+  const rows = await encryptionRowsOf(factories, rounds, warmup, (line) => process.stderr.write(`${line}\n`));
   const figures: EncryptionFigures = {
     measured: {
       date: new Date().toISOString(),
@@ -26,6 +27,7 @@ export async function encryptionFigures(options: {
     },
     sizes: ENCRYPTION_SIZES,
     rounds,
+    warmup,
     load: { before, after: loadAverage() },
     rows,
   };

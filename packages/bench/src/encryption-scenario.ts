@@ -15,6 +15,14 @@ export const ENCRYPTION_SIZES = {
   coldMessages: 25,
   /** Appends to one thread at once (the concurrent row). */
   concurrent: 20,
+  /**
+   * Untimed appends and views of a thread of its own per side before the rounds (and a tenth as many first
+   * views), as the rest of the bench warms up (`in-process.ts`, `measure.ts`): V8 compiles the code each side
+   * runs only after it ran a while, and the encrypting layer's code is run by the encrypted side alone, so
+   * rounds run cold would measure its first appends in a process (about 10× its settled CPU) against clear
+   * code the seeding warmed. `--quick`: a fifth as many.
+   */
+  warmup: 1_000,
 };
 
 export const ENCRYPTION_OPERATIONS = {
@@ -42,6 +50,8 @@ interface Subject {
   writer: ThreadStore | undefined;
   thread: Thread;
   unread: Thread[];
+  /** The thread and first-read threads the untimed warm-up uses (`ENCRYPTION_SIZES.warmup`). */
+  warm: { thread: Thread; unread: Thread[] };
 }
 
 function median(values: number[]): number {
@@ -73,20 +83,45 @@ async function subject(
   factory: StoreFactory,
   encryption: EncryptionOptions | undefined,
   unreadCount: number,
+  warmup: number,
 ): Promise<Subject> {
   const options = encryption ? { encryption } : {};
   const fresh = await factory.fresh(options);
   const thread = await fresh.store.create();
   await thread.append(messages(ENCRYPTION_SIZES.seeded, "seeded message"));
-  if (!fresh.url) return { fresh, writer: undefined, thread, unread: [] };
+  const warmThread = await fresh.store.create();
+  await warmThread.append(messages(ENCRYPTION_SIZES.seeded, "warm-up message"));
+  if (!fresh.url)
+    return { fresh, writer: undefined, thread, unread: [], warm: { thread: warmThread, unread: [] } };
   const writer = await openStore(fresh.url, options);
-  const unread: Thread[] = [];
-  for (let index = 0; index < unreadCount; index++) {
-    const written = await writer.create();
-    await written.append(messages(ENCRYPTION_SIZES.coldMessages, `thread ${index} message`));
-    unread.push(await fresh.store.get(written.id));
+  const unreadBy = async (count: number, stem: string) => {
+    const threads: Thread[] = [];
+    for (let index = 0; index < count; index++) {
+      const written = await writer.create();
+      await written.append(messages(ENCRYPTION_SIZES.coldMessages, `${stem} ${index} message`));
+      threads.push(await fresh.store.get(written.id));
+    }
+    return threads;
+  };
+  const unread = await unreadBy(unreadCount, "thread");
+  const warm = { thread: warmThread, unread: await unreadBy(Math.ceil(warmup / 10), "warm-up thread") };
+  return { fresh, writer, thread, unread, warm };
+}
+
+/** The untimed warm-up of one side: appends, views, first views and concurrent appends, as the rounds do. */
+async function warmUp({ warm }: Subject, warmup: number): Promise<void> {
+  for (let index = 0; index < warmup; index++) {
+    await warm.thread.append({ role: "assistant", text: `warm-up reply ${index} with a few words` });
+    await warm.thread.view({ maxMessages: 20 });
   }
-  return { fresh, writer, thread, unread };
+  for (const thread of warm.unread) await thread.view({ maxMessages: 20 });
+  for (let batch = 0; batch < warmup / 100; batch++) {
+    await Promise.all(
+      Array.from({ length: ENCRYPTION_SIZES.concurrent }, (_, index) =>
+        warm.thread.append({ role: "user", text: `warm-up concurrent ${batch}-${index}` }),
+      ),
+    );
+  }
 }
 
 /**
@@ -94,12 +129,16 @@ async function subject(
  * another store wrote, and concurrent appends, each on an encrypted store and the same store in clear.
  * The sides alternate within each round, so a machine that slows down slows both alike.
  */
-export async function encryptionRows(factory: StoreFactory, rounds: number): Promise<EncryptionRow[]> {
+export async function encryptionRows(
+  factory: StoreFactory,
+  rounds: number,
+  warmup: number = ENCRYPTION_SIZES.warmup,
+): Promise<EncryptionRow[]> {
   const encryption: EncryptionOptions = { keys: { bench: randomBytes(32) }, current: "bench" };
   const { perRound, concurrent } = ENCRYPTION_SIZES;
   const subjects: Record<Side, Subject> = {
-    plain: await subject(factory, undefined, rounds * perRound),
-    encrypted: await subject(factory, encryption, rounds * perRound),
+    plain: await subject(factory, undefined, rounds * perRound, warmup),
+    encrypted: await subject(factory, encryption, rounds * perRound, warmup),
   };
   const times: Record<string, Record<Side, number[]>> = {};
   const note = (operation: string, side: Side, values: number[]) => {
@@ -108,6 +147,7 @@ export async function encryptionRows(factory: StoreFactory, rounds: number): Pro
     entry[side].push(...values);
   };
   try {
+    for (const side of SIDES) await warmUp(subjects[side], warmup);
     for (let round = 0; round < rounds; round++) {
       for (const side of SIDES) {
         const { thread, unread } = subjects[side];
@@ -166,12 +206,13 @@ export function loadAverage(): string {
 export async function encryptionRowsOf(
   factories: StoreFactory[],
   rounds: number,
+  warmup: number,
   progress: (line: string) => void = () => {},
 ): Promise<EncryptionRow[]> {
   const rows: EncryptionRow[] = [];
   for (const factory of factories) {
     progress(`  encryption: ${factory.name}…`);
-    rows.push(...(await encryptionRows(factory, rounds)));
+    rows.push(...(await encryptionRows(factory, rounds, warmup)));
   }
   return rows;
 }

@@ -7,6 +7,8 @@ export interface EncryptionFigures {
   measured: MeasuredAt;
   sizes: typeof ENCRYPTION_SIZES;
   rounds: number;
+  /** Untimed appends and views per side before the rounds (`ENCRYPTION_SIZES.warmup`); absent in older results. */
+  warmup?: number;
   /** The load average (1, 5, 15 minutes) when the rows began and when they ended. */
   load: { before: string; after: string };
   rows: EncryptionRow[];
@@ -67,7 +69,7 @@ ${measuredLine(figures.measured)} Load average ${figures.load.before} before the
 ${table(...encryptionTable(figures))}
 
 Each store is opened twice, encrypted (\`encryption: { keys, current }\`) and in clear, and each side gets a
-thread of ${seeded} messages. In each of ${figures.rounds} rounds the sides take turns: ${perRound} appends of one
+thread of ${seeded} messages. ${warmupSentence(figures.warmup)}In each of ${figures.rounds} rounds the sides take turns: ${perRound} appends of one
 message, ${perRound} \`view({ maxMessages: 20 })\` of that thread, ${perRound} first views of threads of
 ${coldMessages} messages written by a second store on the same backend (so this store has never sealed or opened
 their messages: every one is decrypted), and ${concurrent} appends to the thread at once. Medians of the
@@ -88,6 +90,15 @@ end whole after a cut of the last commit. Before this (session 13, load 24–26)
 PostgreSQL 9.05×, each encrypted append rewriting the record's sealed context with the end inside it.
 
 `;
+}
+
+/** What the rows were measured after: each side's untimed warm-up (`encryption-scenario.ts`). */
+function warmupSentence(warmup: number | undefined): string {
+  if (warmup === undefined) return "";
+  return `Each side first runs ${warmup} untimed appends and views of a thread of its own, ${Math.ceil(warmup / 10)} first views and
+${Math.floor(warmup / 100)} rounds of concurrent appends, as the rest of the bench warms up: V8 compiles the code each side runs
+only once it ran a while, and the encrypting layer's code is run by the encrypted side alone (its first appends
+in a process cost several times its settled CPU; rows measured before session 16 had no warm-up). `;
 }
 
 /** Why issue 41's targets may be missed, for BENCHMARKS.md's notes (report.ts's `WHY`). */

@@ -6,7 +6,7 @@ import { chosenSections } from "../src/section-filter.js";
 
 describe("the encryption rows (issue 41)", () => {
   it("time each operation encrypted and in clear, and hold fs and redis append and view to 1.3×", async () => {
-    const rows = await encryptionRows(memoryFactory(1), 1);
+    const rows = await encryptionRows(memoryFactory(1), 1, 20);
     // Memory has no second store on the same data, so it has no first-view row.
     expect(rows.map((row) => row.operation)).toEqual([
       ENCRYPTION_OPERATIONS.append,
@@ -21,6 +21,7 @@ describe("the encryption rows (issue 41)", () => {
       measured: { date: "2026-12-06T00:00:00.000Z", machine: "test", node: "v20", command: "npm run bench" },
       sizes: { seeded: 200, perRound: 40, coldMessages: 25, concurrent: 20 },
       rounds: 1,
+      warmup: 20,
       load: { before: "1.00, 1.00, 1.00", after: "1.00, 1.00, 1.00" },
       rows: [
         ...rows,
@@ -50,6 +51,7 @@ describe("the encryption rows (issue 41)", () => {
     );
     expect(markdown).toContain("## Encryption at rest (issue 41)");
     expect(markdown).toContain("Load average 1.00, 1.00, 1.00");
+    expect(markdown).toContain("Each side first runs 20 untimed appends and views");
     expect([...chosenSections(["--only", "encryption"])]).toEqual(["encryption"]);
   });
 });
