@@ -25,7 +25,7 @@ import type {
 import { placeOf } from "./catalogue/catalogue-place.js";
 import { FsCatalogue } from "./catalogue/fs-catalogue.js";
 import { AppendFastPath } from "./commit/append-fast-path.js";
-import { changeWrites, commitChange, SEALED_HEAD } from "./commit/commit-change.js";
+import { changeWrites, commitChange, NEEDS_RECORD_LOCK } from "./commit/commit-change.js";
 import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-storage.js";
 import type { Lease, LockWrites } from "./locks/lease.js";
@@ -181,13 +181,14 @@ export class FsLogDriver implements LogDriver, FsStorage {
       const result = await this.#withThreadLock(id, changeWrites(change, this.files.durability), (lease) =>
         commitChange(this, id, change, lease),
       );
-      if (result !== SEALED_HEAD) return result;
-      // The head is sealed by a takeover that stopped before moving the thread off it: finished as a
-      // record writer (`#withThreadLock` does it), then the change is made.
+      if (result !== NEEDS_RECORD_LOCK) return result;
+      // The head is sealed by a takeover that stopped before moving the thread off it (finished as a
+      // record writer: `#withThreadLock` does it), or the change keeps an end the record does not hold yet:
+      // the change is made under a `"record"` lock.
       const again = await this.#withThreadLock(id, "record", (lease) =>
         commitChange(this, id, change, lease),
       );
-      if (again === SEALED_HEAD)
+      if (again === NEEDS_RECORD_LOCK)
         throw new CorruptStoreError(this.layout.recordPath(id), "its head stays sealed");
       return again;
     });

@@ -3,7 +3,7 @@ import { readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import type { Message } from "@skein/thread-core";
-import { IntegrityError } from "@skein/thread-core/driver";
+import { IntegrityError, normalizeMessage } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { CorruptStoreError, FsLogDriver, fsStore } from "../src/index.js";
 import { StoreLayout } from "../src/records/store-layout.js";
@@ -150,5 +150,38 @@ describe("an encrypted append on a file store keeps the thread's end in its head
     await store.close();
     expect(await storedHead(directory)).not.toBe(head);
     expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2"]);
+  });
+});
+
+describe("an append that sets an end on a thread whose record holds none (FsLogDriver)", () => {
+  it("puts the end into the record, where readers look for it, then into the end file", async () => {
+    const directory = await temporaryDirectory();
+    const driver = new FsLogDriver({ directory });
+    const now = new Date().toISOString();
+    const head = { id: driver.newSegmentId(), base: null, start: 0, createdAt: now };
+    await driver.createLog(
+      {
+        kind: "log",
+        id: "t",
+        type: "fs",
+        createdAt: now,
+        updatedAt: now,
+        revision: 0,
+        metadata: {},
+        context: {},
+        head: head.id,
+        length: 0,
+        events: [],
+      },
+      head,
+    );
+    const message = (id: string) => normalizeMessage({ id, role: "user", text: id });
+    await driver.commit("t", { expectHead: head.id, append: [message("a")], end: "end-1" });
+    await driver.commit("t", { expectHead: head.id, append: [message("b")], end: "end-2" });
+    const reader = new FsLogDriver({ directory });
+    const read = await reader.read("t");
+    expect(read).toMatchObject({ kind: "log", length: 2, end: "end-2" });
+    expect(JSON.parse(readFileSync(driver.layout.recordPath("t"), "utf8")).end).toBe("end-1");
+    await Promise.all([driver.close(), reader.close()]);
   });
 });

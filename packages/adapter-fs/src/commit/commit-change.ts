@@ -50,15 +50,16 @@ import { AppendFastPath } from "./append-fast-path.js";
  * append confirms its commit against the seal before answering; a change that rewrites the record renames
  * the lock's staged files (`StagingArea`) and writes its event only after checking the lock
  * (`RecordFiles.appendEvents`), so a takeover fences it off (`LockLostError`, nothing landed). Under a
- * `"segment"` lock it answers `SEALED_HEAD` when it finds its head sealed by a takeover that did not
- * finish: the caller finishes it under a `"record"` lock and commits again.
+ * `"segment"` lock it answers `NEEDS_RECORD_LOCK` when it finds its head sealed by a takeover that did
+ * not finish, or an end the record does not hold yet: the caller makes the change (and finishes the
+ * takeover) under a `"record"` lock.
  */
 export async function commitChange(
   storage: FsStorage,
   id: string,
   change: LogChange,
   lease: Lease,
-): Promise<CommitResult | typeof SEALED_HEAD> {
+): Promise<CommitResult | typeof NEEDS_RECORD_LOCK> {
   // A plain append on the holding of the thread's last one (a kept lock) reads none of these again.
   const fastPath = AppendFastPath.resume(lease, id);
   const carried = fastPath.carried;
@@ -71,10 +72,14 @@ export async function commitChange(
   if (!carried && !lease.held())
     throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");
   if (!carried && isSealed(storage.layout.segmentDirectory(stored.head))) {
-    if (lease.writes === "segment") return SEALED_HEAD;
+    if (lease.writes === "segment") return NEEDS_RECORD_LOCK;
     await moveOffSealedHead(storage, id, lease, { claim: false });
     return commitChange(storage, id, change, lease);
   }
+  // An end the record does not hold yet goes into the record: readers look for the head's end file only
+  // beside an end the record holds (the end of a thread whose record has none would be left unread).
+  const endIntoRecord = change.end !== undefined && stored.end === undefined;
+  if (endIntoRecord && lease.writes === "segment") return NEEDS_RECORD_LOCK;
   const headInfo = carried?.head ?? (await storage.segments.info(stored.head));
   if (!headInfo) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const headLog = storage.log(stored.head);
@@ -120,7 +125,7 @@ export async function commitChange(
     // Each message's JSON once: the line written and, parsed back, the message as stored.
     const lines = append.map((message) => JSON.stringify(message));
     const written = lines.map((line) => JSON.parse(line) as Message);
-    const rewritesRecord = changeWrites(change, storage.files.durability) === "record";
+    const rewritesRecord = changeWrites(change, storage.files.durability) === "record" || endIntoRecord;
     if (!rewritesRecord && append.length === 0) return { record, messages: written };
 
     const now = Date.now();
@@ -195,8 +200,11 @@ async function allSettled(steps: Array<Promise<unknown>>): Promise<void> {
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
-/** What `commitChange` answers when it finds its head sealed by a takeover it cannot finish itself. */
-export const SEALED_HEAD = Symbol("sealed head");
+/**
+ * What `commitChange` answers under a `"segment"` lock when the change needs a `"record"` one: it finds its
+ * head sealed by a takeover it cannot finish itself, or an end to keep that the record does not hold yet.
+ */
+export const NEEDS_RECORD_LOCK = Symbol("needs a record lock");
 
 /**
  * Whether the change is an interim one (`LogChange.interim`, a streamed reply's begin) that may leave its record's
