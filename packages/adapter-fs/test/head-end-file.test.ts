@@ -156,25 +156,12 @@ describe("an encrypted append on a file store keeps the thread's end in its head
 describe("an append that sets an end on a thread whose record holds none (FsLogDriver)", () => {
   it("puts the end into the record, where readers look for it, then into the end file", async () => {
     const directory = await temporaryDirectory();
+    // A thread made in clear: its record holds no end.
+    const clear = fsStore({ directory });
+    await clear.create({ id: "t" });
+    await clear.close();
+    const head = { id: await storedHead(directory) };
     const driver = new FsLogDriver({ directory });
-    const now = new Date().toISOString();
-    const head = { id: driver.newSegmentId(), base: null, start: 0, createdAt: now };
-    await driver.createLog(
-      {
-        kind: "log",
-        id: "t",
-        type: "fs",
-        createdAt: now,
-        updatedAt: now,
-        revision: 0,
-        metadata: {},
-        context: {},
-        head: head.id,
-        length: 0,
-        events: [],
-      },
-      head,
-    );
     const message = (id: string) => normalizeMessage({ id, role: "user", text: id });
     await driver.commit("t", { expectHead: head.id, append: [message("a")], end: "end-1" });
     await driver.commit("t", { expectHead: head.id, append: [message("b")], end: "end-2" });
