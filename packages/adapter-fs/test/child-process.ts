@@ -5,13 +5,18 @@ const packageRoot = fileURLToPath(new URL("../", import.meta.url));
 
 /**
  * Starts `test/children/<script>` in its own Node.js process. Children run this package's TypeScript
- * sources through tsx, so the tests need no build.
+ * sources through tsx, so the tests need no build. `environment` is added to this process's environment.
  */
-export function startChild(script: string, args: string[]): ChildProcess {
+export function startChild(
+  script: string,
+  args: string[],
+  environment: Record<string, string> = {},
+): ChildProcess {
   const path = fileURLToPath(new URL(`./children/${script}`, import.meta.url));
   return spawn(process.execPath, ["--import", "tsx", path, ...args], {
     cwd: packageRoot,
     stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, ...environment },
   });
 }
 
@@ -34,8 +39,12 @@ export async function printed(
 }
 
 /** Runs a child to its end and gives its standard output; rejects with its standard error if it fails. */
-export async function runChild(script: string, args: string[]): Promise<string> {
-  const child = startChild(script, args);
+export async function runChild(
+  script: string,
+  args: string[],
+  environment: Record<string, string> = {},
+): Promise<string> {
+  const child = startChild(script, args, environment);
   child.stdin?.end();
   const output = collectOutput(child);
   const code = await exited(child);

@@ -1,13 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import {
-  existsSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -27,6 +19,15 @@ import {
   stopWhileHolding as stopHolding,
   until,
 } from "./stopped-writers.js";
+import {
+  changesOf,
+  idsOf,
+  killed,
+  namesOf,
+  OWNERS,
+  stagingLeftovers,
+  stopWriter,
+} from "./takeover-outcomes.js";
 
 /** Low, so that a stopped owner's lock goes stale quickly; far below the waiters' lockTimeoutMs. */
 const STALE_MS = 150;
@@ -36,36 +37,6 @@ const random = seededRandom("lock-takeover");
 /** Stops the appender at random moments until a stop lands while it holds the lock declaring `writes`. */
 const stopWhileHolding = (child: ChildProcess, lockPath: string, writes: string) =>
   stopHolding(child, lockPath, writes, random, { minGapMs: 1, gapMs: 15, attempts: 200 });
-
-/** The ids of the writer's output lines starting with `kind` ("ack", "lost", "unknown"). */
-function idsOf(stdout: string, kind: string): string[] {
-  return stdout
-    .split("\n")
-    .filter((line) => line.startsWith(`${kind} `))
-    .flatMap((line) => line.slice(kind.length + 1).split(" "));
-}
-
-async function stopWriter(child: ChildProcess, output: ReturnType<typeof collectOutput>): Promise<void> {
-  child.kill("SIGCONT");
-  child.stdin?.write("stop\n");
-  await printed(output, "done");
-  expect(await exited(child)).toBe(0);
-}
-
-/**
- * How the stopped appender's lock looks to the taker: as written on this host, or as written where its
- * owner cannot be checked (no start time: a system without /proc; the same holds for another host or
- * container sharing the directory). Such an owner may resume as well, so its lock is fenced the same way.
- */
-const OWNERS = {
-  "on this host": () => {},
-  "that cannot be checked": (lockPath: string) => {
-    const content = JSON.parse(readFileSync(lockPath, "utf8")) as Record<string, unknown>;
-    writeFileSync(lockPath, JSON.stringify({ ...content, started: undefined }));
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(lockPath, old, old);
-  },
-} satisfies Record<string, (lockPath: string) => void>;
 
 describe("taking over the lock of a writer that stopped running (SIGSTOP)", () => {
   it.each(Object.entries(OWNERS))(
@@ -129,38 +100,6 @@ describe("taking over the lock of a writer that stopped running (SIGSTOP)", () =
 
 /** How many times the record writer is stopped while it holds the thread's lock and taken over, per case. */
 const RECORD_TAKEOVERS = 20;
-
-/** The `<kind> <name>` pairs of the record writer's output lines starting with `outcome`. */
-function changesOf(stdout: string, outcome: string): Array<{ kind: string; name: string }> {
-  return stdout
-    .split("\n")
-    .filter((line) => line.startsWith(`${outcome} `))
-    .map((line) => {
-      const [, kind = "", name = ""] = line.split(" ");
-      return { kind, name };
-    });
-}
-
-function namesOf(changes: Array<{ kind: string; name: string }>, kind: string): string[] {
-  return changes.filter((change) => change.kind === kind).map((change) => change.name);
-}
-
-function killed(child: ChildProcess): void {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill("SIGCONT");
-    child.kill("SIGKILL");
-  }
-}
-
-/**
- * What a lock holding left in the locks directory: staging directories, tombstones, revoked directories,
- * staged files.
- */
-function stagingLeftovers(directory: string): string[] {
-  return readdirSync(new StoreLayout(directory).locks).filter(
-    (name) => name.endsWith(".staging") || name.endsWith(".revoked") || name.endsWith(".tmp"),
-  );
-}
 
 describe("taking over the lock of a record writer that stopped running (SIGSTOP)", () => {
   it.each(Object.entries(OWNERS))(

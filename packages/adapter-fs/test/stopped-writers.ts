@@ -38,18 +38,20 @@ export function lockNow(path: string): { pid?: number; writes?: string } | undef
 
 /**
  * Stops `child` at random moments (`gapMs` apart at most, from `minGapMs`) until a stop lands while it
- * holds the lock at `lockPath` declaring `writes` (and none of the locks at `free`, nor their `.break`: the
- * references lock, which is never taken over from a live owner); gives up after `attempts` stops.
+ * holds the lock at `lockPath` declaring `writes` (or one of them, when several are listed; and none of the
+ * locks at `free`, nor their `.break`: the references lock, which is never taken over from a live owner);
+ * gives up after `attempts` stops.
  */
 export async function stopWhileHolding(
   child: ChildProcess,
   lockPath: string,
-  writes: string,
+  writes: string | readonly string[],
   random: () => number,
   pace: { minGapMs: number; gapMs: number; attempts: number },
   free: readonly string[] = [],
 ): Promise<void> {
   const pid = child.pid as number;
+  const declared = new Set(typeof writes === "string" ? [writes] : writes);
   for (let stop = 0; stop < pace.attempts; stop++) {
     await sleep(pace.minGapMs + Math.floor(random() * pace.gapMs));
     child.kill("SIGSTOP");
@@ -62,12 +64,12 @@ export async function stopWhileHolding(
     );
     if (
       lock?.pid === pid &&
-      lock.writes === writes &&
+      declared.has(lock.writes ?? "") &&
       lockNow(`${lockPath}.break`)?.pid !== pid &&
       !holdsOther
     )
       return;
     child.kill("SIGCONT");
   }
-  throw new Error(`no stop landed while the writer held a "${writes}" lock`);
+  throw new Error(`no stop landed while the writer held a "${[...declared].join('" or "')}" lock`);
 }

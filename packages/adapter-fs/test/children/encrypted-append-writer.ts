@@ -3,13 +3,10 @@
 // messages one at a time, printing each id once its append has returned.
 import { once } from "node:events";
 import { fsStore } from "../../src/index.js";
+import { encryptionFromEnvironment } from "./keys-from-environment.js";
 
 const [directory, threadId, writer, count] = process.argv.slice(2) as [string, string, string, string];
-const pairs = (process.env.SKEIN_TEST_KEYS ?? "")
-  .split(",")
-  .map((pair) => pair.split("=") as [string, string]);
-const keys = Object.fromEntries(pairs.map(([id, hex]) => [id, Buffer.from(hex, "hex")]));
-const store = fsStore({ directory, encryption: { keys, current: pairs[0]?.[0] as string } });
+const store = fsStore({ directory, encryption: encryptionFromEnvironment() });
 const thread = await store.get(threadId);
 process.stdout.write("ready\n");
 await once(process.stdin, "data");

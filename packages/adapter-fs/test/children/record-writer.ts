@@ -13,10 +13,12 @@
 // `.events` file opened "r+"). Prints "stopping" first, then "ack", "lost <operation>" or
 // "failed <error name>", then "done". Mode "stop-after-delete": a thread's delete that stops right after
 // it removed the record and its history, before it releases the thread's segment references.
+// With SKEIN_TEST_KEYS set (`keys-from-environment.ts`) the store is opened encrypted.
 // Usage: record-writer.ts <directory> <thread id> <writer> <staleLockMs> <mode> [<seed>]
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { sep } from "node:path";
+import { encryptionFromEnvironment } from "./keys-from-environment.js";
 
 const [directory, threadId, writer, staleLockMs, mode, seedArgument] = process.argv.slice(2) as [
   string,
@@ -87,7 +89,12 @@ if (mode === "stop-before-event" || mode === "stop-after-event") {
 
 // Imported after the wrapping, so the store's bindings are the wrapped ones.
 const { fsStore, LockLostError } = await import("../../src/index.js");
-const store = fsStore({ directory, staleLockMs: Number(staleLockMs), lockTimeoutMs: 60_000 });
+const store = fsStore({
+  directory,
+  staleLockMs: Number(staleLockMs),
+  lockTimeoutMs: 60_000,
+  encryption: encryptionFromEnvironment(),
+});
 
 function outcome(error: unknown): string {
   if (LockLostError.isInstance(error)) return `lost ${error.operation}`;

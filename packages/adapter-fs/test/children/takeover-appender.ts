@@ -3,8 +3,10 @@
 // "ack <ids>" (acknowledged), "lost <ids>" (LockLostError: nothing landed) or "unknown <ids>"
 // (LockOutcomeUnknownError), then "done". Mode "append": batches of 1–3 messages; mode "update": metadata
 // updates, named update-<n>, which rewrite the thread's record.
+// With SKEIN_TEST_KEYS set (`keys-from-environment.ts`) the store is opened encrypted.
 // Usage: takeover-appender.ts <directory> <thread id> <writer> <staleLockMs> <append|update>
 import { fsStore, LockLostError, LockOutcomeUnknownError } from "../../src/index.js";
+import { encryptionFromEnvironment } from "./keys-from-environment.js";
 
 const [directory, threadId, writer, staleLockMs, mode] = process.argv.slice(2) as [
   string,
@@ -13,7 +15,12 @@ const [directory, threadId, writer, staleLockMs, mode] = process.argv.slice(2) a
   string,
   string,
 ];
-const store = fsStore({ directory, staleLockMs: Number(staleLockMs), lockTimeoutMs: 60_000 });
+const store = fsStore({
+  directory,
+  staleLockMs: Number(staleLockMs),
+  lockTimeoutMs: 60_000,
+  encryption: encryptionFromEnvironment(),
+});
 const thread = await store.get(threadId);
 let stopping = false;
 process.stdin.once("data", () => {
