@@ -6,6 +6,7 @@ import type { HistoryEvent } from "@skein/thread-core";
 import { eventSegments, type LogRecord, type StateRecord } from "@skein/thread-core/driver";
 import { CorruptStoreError, hasCode } from "../errors.js";
 import type { StagedOperation, StagingArea } from "../locks/staging-area.js";
+import { type HeadEnd, newerEnd } from "../segments/head-end.js";
 import type { SegmentTail } from "../segments/segment-reader.js";
 import type { DurableFiles, StagedFile } from "./durable-files.js";
 import { readAt } from "./file-access.js";
@@ -252,15 +253,21 @@ function parseRecord(text: string, path: string): RecordFile {
   throw new CorruptStoreError(path, "it is not a thread record");
 }
 
-/** The record as it stands: length, revision and updatedAt brought up to the head segment's last commit. */
+/**
+ * The record as it stands: length, revision and updatedAt brought up to the head segment's last commit, and
+ * its end the head's end file's (`headEnd`) when that is newer than the record.
+ */
 export function liveRecord(
   stored: StoredLogRecord,
   headStart: number,
   tail: SegmentTail,
   events: HistoryEvent[],
+  headEnd?: HeadEnd,
 ): LogRecord {
   const { eventLog: _eventLog, events: _inline, ...fields } = stored;
   const record: LogRecord = { ...fields, length: headStart + tail.count, events };
+  const newer = newerEnd(headEnd, stored.revision);
+  if (newer) record.end = newer.end;
   if (tail.last && tail.last.revision > stored.revision) {
     record.revision = tail.last.revision;
     record.updatedAt = new Date(tail.last.committedAt).toISOString();
