@@ -50,7 +50,7 @@ import { IMPORT_BATCH, importSegment, importSegments } from "./segments/import-s
 import { mayBeInterim, readInterimPrefix } from "./segments/interim-prefix.js";
 import { newSegmentId, SegmentDirectories, threadReferrer } from "./segments/segment-directories.js";
 import { SegmentFileCache } from "./segments/segment-file-cache.js";
-import { SegmentLog } from "./segments/segment-log.js";
+import { type HeadState, SegmentLog } from "./segments/segment-log.js";
 import { withReader } from "./segments/segment-reader.js";
 import { watchSegment } from "./segments/segment-watch.js";
 import { isSealed, publishSeal, sealState } from "./takeover/head-seal.js";
@@ -494,7 +494,17 @@ export class FsLogDriver implements LogDriver, FsStorage {
   async #live(stored: StoredLogRecord, known?: LogRecord | "none"): Promise<LogRecord | undefined> {
     const head = await this.segments.info(stored.head);
     const log = this.log(stored.head);
-    const visible = head && (await log.visibleTail(stored));
+    let visible: HeadState | undefined;
+    try {
+      visible = head && (await log.visibleTail(stored));
+    } catch (error) {
+      // A head reclaimed under this reader (its thread deleted, or moved on, meanwhile) took its end file
+      // with it: the record read again tells that from an end file gone from a head still in use.
+      if (!CorruptStoreError.isInstance(error) || error.path !== log.paths.end) throw error;
+      const again = this.records.readNow(stored.id);
+      if (again?.kind === "log" && again.head === stored.head && again.endFile === true) throw error;
+      return again?.kind === "log" ? this.#live(again, known) : undefined;
+    }
     let tail = visible?.tail;
     let headEnd = visible?.headEnd;
     // Checked after the tail is read: an appender whose lock was taken over writes past the sealed end

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import type { Message } from "@skein/thread-core";
@@ -150,6 +150,10 @@ describe("an encrypted append on a file store keeps the thread's end in its head
     await store.close();
     expect(await storedHead(directory)).not.toBe(head);
     expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2"]);
+    // The record moved off the sealed head says the new head has an end file once the append made it.
+    const moved = await storedHead(directory);
+    expect(JSON.parse(readFileSync(driver.layout.recordPath("t"), "utf8")).endFile).toBe(true);
+    expect(existsSync(join(driver.layout.segmentDirectory(moved), HEAD_END_FILE))).toBe(true);
   });
 });
 
@@ -170,5 +174,110 @@ describe("an append that sets an end on a thread whose record holds none (FsLogD
     expect(read).toMatchObject({ kind: "log", length: 2, end: "end-2" });
     expect(JSON.parse(readFileSync(driver.layout.recordPath("t"), "utf8")).end).toBe("end-1");
     await Promise.all([driver.close(), reader.close()]);
+  });
+});
+
+/** The stored record of thread "t", as JSON. */
+function storedRecord(recordPath: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(recordPath, "utf8"));
+}
+
+/** The record of thread "t" as a record written before the end file marker: the same, without `endFile`. */
+function withoutMarker(recordPath: string): string {
+  const { endFile: _endFile, ...old } = storedRecord(recordPath);
+  return `${JSON.stringify(old)}\n`;
+}
+
+async function appendTo(
+  directory: string,
+  encryption: Parameters<typeof fsStore>[0]["encryption"],
+  id: string,
+) {
+  const store = fsStore({ directory, encryption });
+  try {
+    await (await store.get("t")).append({ id, role: "user", text: id });
+  } finally {
+    await store.close();
+  }
+}
+
+const isMissingEnd = (path: string) => (error: unknown) =>
+  CorruptStoreError.isInstance(error) && error.path === path && /end is missing/.test(error.message);
+
+describe("a record that says its head has an end file (endFile)", () => {
+  it("fails with CorruptStoreError naming end.bin when the end file was removed, reading or appending, never reads a shorter thread", async () => {
+    const { directory, encryption, record, files } = await seeded(3);
+    rmSync(files.end);
+    // Before the marker, this read the thread as its record's last write left it (here: no message at all).
+    await expect(readIds(directory, encryption)).rejects.toSatisfy(isMissingEnd(files.end));
+    expect(storedRecord(record).endFile).toBe(true);
+    await expect(appendTo(directory, encryption, "m3")).rejects.toSatisfy(isMissingEnd(files.end));
+    const driver = new FsLogDriver({ directory });
+    await expect(driver.read("t")).rejects.toSatisfy(isMissingEnd(files.end));
+    await driver.close();
+  });
+
+  it("reads the append when a crash left its end file written and the record not renamed yet, and marks it on the next append", async () => {
+    const { directory, encryption, record, files } = await seeded(2);
+    // A record from before the marker: the next append goes through the record, end file first.
+    const before = withoutMarker(record);
+    writeFileSync(record, before);
+    await appendTo(directory, encryption, "m2");
+    expect(storedRecord(record).endFile).toBe(true);
+    // The crash point: m2's entries and the end file naming it on disk, the record as it was.
+    writeFileSync(record, before);
+    expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2"]);
+    await appendTo(directory, encryption, "m3");
+    expect(storedRecord(record).endFile).toBe(true);
+    expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2", "m3"]);
+    rmSync(files.end);
+    await expect(readIds(directory, encryption)).rejects.toSatisfy(isMissingEnd(files.end));
+  });
+
+  it("reads a record written before the marker as before, and its next append adds the marker", async () => {
+    const { directory, encryption, record, files } = await seeded(2);
+    writeFileSync(record, withoutMarker(record));
+    expect(await readIds(directory, encryption)).toEqual(["m0", "m1"]);
+    await appendTo(directory, encryption, "m2");
+    expect(storedRecord(record).endFile).toBe(true);
+    expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2"]);
+    rmSync(files.end);
+    await expect(readIds(directory, encryption)).rejects.toSatisfy(isMissingEnd(files.end));
+  });
+
+  it("drops the marker when a rollback or a fork moves to a new head, and marks the new head's end file on its next append", async () => {
+    const { directory, encryption, record } = await seeded(2);
+    const store = fsStore({ directory, encryption });
+    const thread = await store.get("t");
+    const checkpoint = await thread.checkpoint();
+    await thread.append({ id: "m2", role: "user", text: "message 2" });
+    await thread.rollback(checkpoint);
+    const rolledBack = storedRecord(record);
+    expect(rolledBack.endFile).toBeUndefined();
+    await thread.append({ id: "m3", role: "user", text: "message 3" });
+    const fork = await thread.fork({ id: "f" });
+    await fork.append({ id: "f0", role: "user", text: "fork 0" });
+    await store.close();
+    const layout = new StoreLayout(directory);
+    const marked = storedRecord(record);
+    expect(marked).toMatchObject({ endFile: true });
+    expect(marked.head).toBe(rolledBack.head);
+    expect(existsSync(join(layout.segmentDirectory(String(marked.head)), HEAD_END_FILE))).toBe(true);
+    const forkRecord = storedRecord(layout.recordPath("f"));
+    expect(forkRecord).toMatchObject({ endFile: true });
+    expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m3"]);
+    const reader = fsStore({ directory, encryption });
+    expect((await (await reader.get("f")).messages()).map((message: Message) => message.id)).toEqual([
+      "m0",
+      "m1",
+      "m3",
+      "f0",
+    ]);
+    await reader.close();
+    // The new head's end file counts like the first one's did.
+    rmSync(join(layout.segmentDirectory(String(marked.head)), HEAD_END_FILE));
+    await expect(readIds(directory, encryption)).rejects.toSatisfy((error) =>
+      CorruptStoreError.isInstance(error),
+    );
   });
 });

@@ -51,8 +51,8 @@ import { AppendFastPath } from "./append-fast-path.js";
  * the lock's staged files (`StagingArea`) and writes its event only after checking the lock
  * (`RecordFiles.appendEvents`), so a takeover fences it off (`LockLostError`, nothing landed). Under a
  * `"segment"` lock it answers `NEEDS_RECORD_LOCK` when it finds its head sealed by a takeover that did
- * not finish, or an end the record does not hold yet: the caller makes the change (and finishes the
- * takeover) under a `"record"` lock.
+ * not finish, or an end for an end file the record does not say its head has yet: the caller makes the
+ * change (and finishes the takeover) under a `"record"` lock.
  */
 export async function commitChange(
   storage: FsStorage,
@@ -76,10 +76,14 @@ export async function commitChange(
     await moveOffSealedHead(storage, id, lease, { claim: false });
     return commitChange(storage, id, change, lease);
   }
-  // An end the record does not hold yet goes into the record: readers look for the head's end file only
-  // beside an end the record holds (the end of a thread whose record has none would be left unread).
-  const endIntoRecord = change.end !== undefined && stored.end === undefined;
-  if (endIntoRecord && lease.writes === "segment") return NEEDS_RECORD_LOCK;
+  // An end the head's end file would take, for a record that does not say the head has one (`endFile`: a
+  // record holding no end, whose readers look for no end file; one written before the marker; a head new
+  // since), goes through the record: the end file first, then the record saying so, with the end.
+  const marksEndFile =
+    change.end !== undefined &&
+    stored.endFile !== true &&
+    changeWrites(change, storage.files.durability) === "segment";
+  if (marksEndFile && lease.writes === "segment") return NEEDS_RECORD_LOCK;
   const headInfo = carried?.head ?? (await storage.segments.info(stored.head));
   if (!headInfo) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const headLog = storage.log(stored.head);
@@ -98,7 +102,7 @@ export async function commitChange(
       ? carried.headEnd
       : stored.end === undefined
         ? undefined
-        : await headLog.readEnd(headFiles);
+        : await headLog.readEnd(headFiles, stored.endFile === true);
     const tail =
       carried?.tail ?? (await headLog.repair(confirmedRevision(stored.revision, headEnd), headFiles));
     const record = liveRecord(stored, headInfo.start, tail, [], headEnd);
@@ -125,7 +129,7 @@ export async function commitChange(
     // Each message's JSON once: the line written and, parsed back, the message as stored.
     const lines = append.map((message) => JSON.stringify(message));
     const written = lines.map((line) => JSON.parse(line) as Message);
-    const rewritesRecord = changeWrites(change, storage.files.durability) === "record" || endIntoRecord;
+    const rewritesRecord = changeWrites(change, storage.files.durability) === "record" || marksEndFile;
     if (!rewritesRecord && append.length === 0) return { record, messages: written };
 
     const now = Date.now();
@@ -134,6 +138,8 @@ export async function commitChange(
     const newEnd: HeadEnd | undefined =
       !rewritesRecord && change.end !== undefined ? { revision: next.revision, end: change.end } : undefined;
     const guarded = (rewritesRecord && !change.newHead) || newEnd !== undefined;
+    // The record says its head has an end file while the head stays: a new head has none.
+    const endFile = !change.newHead && (stored.endFile === true || marksEndFile);
     const stamp = { revision: next.revision, committedAt: now, guarded };
     // Every check that may refuse the change is behind us: the catalogue learns where the thread goes
     // before it can go there (a crash from here on leaves it at one of the two places announced). The lock
@@ -158,7 +164,7 @@ export async function commitChange(
       const history = await stageHistory(storage, stored, next, lease);
       let staged: StagedFile;
       try {
-        staged = storage.records.stage(storedForm(next, history.log), lease.staging);
+        staged = storage.records.stage(storedForm(next, history.log, endFile), lease.staging);
       } catch (error) {
         // A history staged whole just before is renamed by no one when the record's write failed (ENOSPC, EIO); a
         // lost lock's staged files the taker's sweep removes anyway.
@@ -179,6 +185,12 @@ export async function commitChange(
             addReferences(storage, id, record, next, change, unsynced),
             headLog.append(append, stamp, tail, headFiles),
           ]);
+          // The end file the record is about to name, written and flushed after the entries it confirms and
+          // before the record's rename: a crash between the two leaves it counting as on the segment path
+          // (the record, without the marker yet, reads it when it holds an end), and the next append does
+          // this again; never a record naming an end file that is not on disk.
+          if (marksEndFile && change.end !== undefined)
+            await headLog.writeEnd({ revision: next.revision, end: change.end }, headFiles);
         } else await addReferences(storage, id, record, next, change, unsynced);
         if (history.staged) await storage.files.replace(history.staged);
       } catch (error) {
@@ -202,7 +214,8 @@ async function allSettled(steps: Array<Promise<unknown>>): Promise<void> {
 
 /**
  * What `commitChange` answers under a `"segment"` lock when the change needs a `"record"` one: it finds its
- * head sealed by a takeover it cannot finish itself, or an end to keep that the record does not hold yet.
+ * head sealed by a takeover it cannot finish itself, or an end for the head's end file that the record does
+ * not say the head has yet (`StoredLogRecord.endFile`).
  */
 export const NEEDS_RECORD_LOCK = Symbol("needs a record lock");
 

@@ -22,6 +22,13 @@ import type { StoreLayout } from "./store-layout.js";
 export type StoredLogRecord = Omit<LogRecord, "length" | "events"> & {
   eventLog?: EventLog;
   events?: HistoryEvent[];
+  /**
+   * The head segment has an end file (`head-end.ts`) that readers must find: set only by a record write
+   * that made sure the head has one, flushed, before the record's rename; dropped by one that moves the
+   * head. A missing end file is then an error (`SegmentLog.readEnd`), never a silent cut back to the
+   * record's own end. Records written before it (none) read the end file when there is one.
+   */
+  endFile?: true;
 };
 
 /**
@@ -264,7 +271,7 @@ export function liveRecord(
   events: HistoryEvent[],
   headEnd?: HeadEnd,
 ): LogRecord {
-  const { eventLog: _eventLog, events: _inline, ...fields } = stored;
+  const { eventLog: _eventLog, events: _inline, endFile: _endFile, ...fields } = stored;
   const record: LogRecord = { ...fields, length: headStart + tail.count, events };
   const newer = newerEnd(headEnd, stored.revision);
   if (newer) record.end = newer.end;
@@ -284,10 +291,13 @@ export function inlineForm(record: LogRecord): StoredLogRecord {
   return stored;
 }
 
-/** A record in the form it is stored in, its history in `eventLog`. */
-export function storedForm(record: LogRecord, eventLog: EventLog): StoredLogRecord {
+/**
+ * A record in the form it is stored in, its history in `eventLog`.
+ * @param endFile its head has an end file, flushed (`StoredLogRecord.endFile`).
+ */
+export function storedForm(record: LogRecord, eventLog: EventLog, endFile = false): StoredLogRecord {
   const { length: _length, events: _events, ...stored } = record;
-  return { ...stored, eventLog };
+  return { ...stored, eventLog, ...(endFile ? { endFile: true as const } : {}) };
 }
 
 /** Every segment a record points at directly: its head and its history's points. */

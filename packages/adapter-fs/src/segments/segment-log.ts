@@ -89,12 +89,14 @@ export class SegmentLog {
    * keeps an end: an encrypted thread's): a guarded commit counts once the record or the end file has its
    * revision. The end file is read before the tail, and commits past the one it names are cut off, so an
    * end never goes with a tail it was not written for, however many appends land between the two reads.
+   * A record that says its head has an end file (`endFile`) finds it or fails (`readEnd`).
    */
-  visibleTail(record: { revision: number; end?: string }): Promise<HeadState> {
+  visibleTail(record: { revision: number; end?: string; endFile?: boolean }): Promise<HeadState> {
     return withReader(
       this.paths,
       async (reader) => {
-        const headEnd = record.end === undefined ? undefined : await this.readEnd(reader);
+        const headEnd =
+          record.end === undefined ? undefined : await this.readEnd(reader, record.endFile === true);
         const tail = await visibleTail(reader, confirmedRevision(record.revision, headEnd));
         return { tail, headEnd };
       },
@@ -102,9 +104,20 @@ export class SegmentLog {
     );
   }
 
-  /** The end file's slot (`head-end.ts`), or undefined when the segment has none. */
-  async readEnd(files: SegmentReader): Promise<HeadEnd | undefined> {
+  /**
+   * The end file's slot (`head-end.ts`), or undefined when the segment has none.
+   * @param required the thread's record says the head has one (`StoredLogRecord.endFile`): a missing end
+   * file is then the thread's end gone (removed, or a copy restored without it), reported as
+   * `CorruptStoreError`, never read as the record's older end (which would silently cut the thread back).
+   */
+  async readEnd(files: SegmentReader, required = false): Promise<HeadEnd | undefined> {
     const handle = await files.handle(this.paths.end);
+    if (!handle && required) {
+      throw new CorruptStoreError(
+        this.paths.end,
+        "the thread's end is missing though its record says its head holds it (removed, or restored from a copy without it); restore the file from the same copy as the thread's record",
+      );
+    }
     if (!handle) return undefined;
     return decodeHeadEnd(readAtNow(handle, HEAD_END_SLOT, 0), this.paths.end);
   }

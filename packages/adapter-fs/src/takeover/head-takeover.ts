@@ -72,8 +72,10 @@ export async function moveOffSealedHead(
     start: head.start + sealedCount,
     createdAt: new Date().toISOString(),
   };
+  // The new head has no end file yet: the record no longer says it has (`endFile`); the next append makes it.
+  const { endFile: _endFile, ...kept } = stored;
   const next: StoredLogRecord = {
-    ...stored,
+    ...kept,
     head: segment.id,
     revision: live.revision,
     updatedAt: live.updatedAt,
