@@ -77,6 +77,9 @@ export async function checkEnd(
   const key = await ring.key(stored.key, stored.owner as string | undefined);
   if (stored.check !== key.check || stored.owner !== key.owner)
     throw new DecryptionError(stored.key, describe);
+  // A MAC this process computed for exactly these fields under this key (it sealed or checked this end
+  // before) holds without computing it again: the ring handed back the same key, so it was not shredded.
+  if (knownMacs.get(key)?.get(stored.mac) === macInput(record, key)) return;
   const given = Buffer.from(stored.mac, "base64url");
   if (macMatches(given, record, key)) return;
   // Only once the end failed for the head itself: a record read as written costs no segment read.
@@ -96,18 +99,36 @@ function macMatches(given: Buffer, record: RecordEnd, key: RingKey): boolean {
   return given.byteLength === expected.byteLength && timingSafeEqual(given, expected);
 }
 
+/**
+ * The MACs this process computed, per key (dropped with the key when the ring lets it go): each MAC's input,
+ * the most recent last, at most KNOWN_MACS_PER_KEY. A thread's reads check the end its last append sealed,
+ * or the one the previous read checked: found here, that check costs no HMAC.
+ */
+const knownMacs = new WeakMap<RingKey, Map<string, string>>();
+const KNOWN_MACS_PER_KEY = 1024;
+
+function macInput(record: RecordEnd, key: RingKey): string {
+  return JSON.stringify([
+    "skein.end.v1",
+    key.id,
+    key.owner ?? null,
+    record.id,
+    record.createdAt,
+    record.head,
+    record.length,
+  ]);
+}
+
 function endMac(record: RecordEnd, key: RingKey): string {
-  return createHmac("sha256", key.endKey)
-    .update(
-      JSON.stringify([
-        "skein.end.v1",
-        key.id,
-        key.owner ?? null,
-        record.id,
-        record.createdAt,
-        record.head,
-        record.length,
-      ]),
-    )
-    .digest("base64url");
+  const input = macInput(record, key);
+  const mac = createHmac("sha256", key.endKey).update(input).digest("base64url");
+  let known = knownMacs.get(key);
+  if (!known) {
+    known = new Map();
+    knownMacs.set(key, known);
+  }
+  known.delete(mac);
+  known.set(mac, input);
+  if (known.size > KNOWN_MACS_PER_KEY) known.delete(known.keys().next().value as string);
+  return mac;
 }
