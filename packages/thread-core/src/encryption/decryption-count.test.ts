@@ -9,26 +9,38 @@ import type { EncryptionOwnerKeyProvider } from "../spec/encryption-options.js";
 import { encryptingLogDriver } from "./encrypting-log-driver.js";
 import { IntegrityError, KeyNotFoundError } from "./encryption-errors.js";
 
-// Every AES-256-GCM decryption goes through node:crypto's createDecipheriv: counted there, so the test sees
-// decryptions themselves, whichever code path asks for them.
-const crypto = createRequire(import.meta.url)("node:crypto") as {
-  createDecipheriv: (...args: unknown[]) => unknown;
-};
-const original = crypto.createDecipheriv;
+// Every AES-256-GCM decryption goes through node:crypto's createDecipheriv, and every HMAC through createHmac:
+// counted there, so the test sees them themselves, whichever code path asks for them.
+const crypto = createRequire(import.meta.url)("node:crypto") as Record<
+  "createDecipheriv" | "createHmac",
+  (...args: unknown[]) => unknown
+>;
+const originals = { createDecipheriv: crypto.createDecipheriv, createHmac: crypto.createHmac };
 let decryptions = 0;
+let hmacs = 0;
 
 beforeAll(() => {
   crypto.createDecipheriv = (...args: unknown[]) => {
     decryptions++;
-    return original(...args);
+    return originals.createDecipheriv(...args);
+  };
+  crypto.createHmac = (...args: unknown[]) => {
+    hmacs++;
+    return originals.createHmac(...args);
   };
   syncBuiltinESMExports();
 });
 
 afterAll(() => {
-  crypto.createDecipheriv = original;
+  Object.assign(crypto, originals);
   syncBuiltinESMExports();
 });
+
+async function hmacsOf(work: () => Promise<unknown>): Promise<number> {
+  const before = hmacs;
+  await work();
+  return hmacs - before;
+}
 
 async function decryptionsOf(work: () => Promise<unknown>): Promise<number> {
   const before = decryptions;
@@ -141,5 +153,31 @@ describe("what an encrypted store decrypts", () => {
     await store.shredOwner("ana");
     const error = await failure(driver.readSegment(head, 0, 1));
     expect(KeyNotFoundError.isInstance(error), String(error)).toBe(true);
+  });
+});
+
+describe("checking a thread's end (the MAC of its head and length)", () => {
+  const keys = { k: randomBytes(32) };
+
+  it("costs no HMAC for an end this store sealed or checked before; a cut of the last message still fails", async () => {
+    const inner = new CopyingMemoryDriver();
+    const store = storeOver(encryptingLogDriver(inner, { keys, current: "k" }));
+    const thread = await store.create();
+    await thread.append(
+      Array.from({ length: 30 }, (_, index) => ({ role: "user" as const, text: `m ${index}` })),
+    );
+    await thread.append({ role: "assistant", text: "last" });
+    // The record is read again (a new object) with the end the last append sealed: its messages were sealed
+    // here too, so the view computes no HMAC at all.
+    expect(await hmacsOf(() => thread.view({ maxMessages: 20 }))).toBe(0);
+    // A second store on the same data checks the end once, then knows it.
+    const reader = storeOver(encryptingLogDriver(inner, { keys, current: "k" }));
+    const read = await reader.get(thread.id);
+    await read.view({ maxMessages: 20 });
+    expect(await hmacsOf(() => read.refresh())).toBe(0);
+    // The last message cut: the record's length says one fewer, under the end sealed for the longer thread.
+    inner.tamper = (record) => ({ ...record, length: record.length - 1 });
+    const error = await failure(reader.get(thread.id));
+    expect(IntegrityError.isInstance(error), String(error)).toBe(true);
   });
 });
