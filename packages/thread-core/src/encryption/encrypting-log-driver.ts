@@ -236,9 +236,11 @@ export class EncryptingLogDriver implements LogDriver {
 
   /** The record a fenced change is planned on: at the caller's revision if it gave one, with its stored form at hand. */
   #baseFor(id: string, change: LogChange, planned: LogRecord | undefined): LogRecord | Promise<LogRecord> {
+    // A planned record serves while the keys that opened it are held: after a shred its plaintext is never
+    // sealed again, under whatever key the owner has now.
     const usable =
       planned &&
-      this.#records.storedForm(planned) &&
+      this.#records.heldStoredForm(planned) &&
       (change.ifRevision === undefined || planned.revision === change.ifRevision);
     return usable ? planned : this.#readLog(id);
   }

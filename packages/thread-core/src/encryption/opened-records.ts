@@ -44,6 +44,16 @@ export class OpenedRecords {
     return this.#stored.get(record);
   }
 
+  /**
+   * The stored form of a log record this driver handed up, while its plaintext is kept and every key that
+   * opened it is still held: a base a change may be planned and sealed on (never one a shred made unreadable).
+   */
+  heldStoredForm(record: LogRecord): LogRecord | undefined {
+    const stored = this.#stored.get(record);
+    const keys = stored && this.#records.get(stored)?.keys;
+    return keys && this.#held(keys) ? stored : undefined;
+  }
+
   /** The keys that opened a log record this driver handed up, when its plaintext is kept. */
   keysOf(record: LogRecord): readonly RingKey[] | undefined {
     const stored = this.#stored.get(record);

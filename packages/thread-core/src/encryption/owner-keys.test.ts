@@ -10,7 +10,7 @@ import { MemoryLogDriver } from "../memory/memory-log-driver.js";
 import type { Message } from "../message.js";
 import type { EncryptionOwnerKeyProvider } from "../spec/encryption-options.js";
 import { encryptingLogDriver } from "./encrypting-log-driver.js";
-import { KeyNotFoundError } from "./encryption-errors.js";
+import { DecryptionError, KeyNotFoundError } from "./encryption-errors.js";
 import { ownerShredding } from "./owner-shredding.js";
 
 /** A key store with one key per owner and id, and a destroy, as a KMS would offer. */
@@ -113,6 +113,32 @@ describe("per-owner keys", () => {
     expect(KeyNotFoundError.isInstance(refreshed), String(refreshed)).toBe(true);
     const history = await failure(ana.history());
     expect(KeyNotFoundError.isInstance(history), String(history)).toBe(true);
+  });
+
+  it("an append after its owner was shredded never seals again what was opened before, though a new key comes", async () => {
+    // A key service that makes an owner's key on first use, also after the old one was destroyed.
+    const keys = new Map<string, Buffer>();
+    const options: EncryptionOwnerKeyProvider = {
+      current: "v1",
+      ownerKeyProvider: ({ owner, keyId }) => {
+        const name = `${owner ?? ""}/${keyId}`;
+        if (!keys.has(name)) keys.set(name, randomBytes(32));
+        return keys.get(name);
+      },
+      destroyOwnerKey: (owner) => {
+        for (const name of keys.keys()) if (name.startsWith(`${owner}/`)) keys.delete(name);
+      },
+    };
+    const store = storeOver(encryptingLogDriver(new KnownAnsweringDriver(), options));
+    const ana = await store.create({ id: "ana-2", owner: "ana", metadata: { plan: "secret" } });
+    await ana.append({ id: "a1", role: "user", text: "ana's secret" });
+    await store.shredOwner("ana");
+    // The thread's record was sealed under the destroyed key: the new key opens none of it, so the append
+    // fails instead of sealing the remembered metadata and context under the new key.
+    const appended = await failure(ana.append({ id: "a2", role: "user", text: "after" }));
+    expect(DecryptionError.isInstance(appended), String(appended)).toBe(true);
+    const read = await failure(store.get("ana-2"));
+    expect(DecryptionError.isInstance(read), String(read)).toBe(true);
   });
 
   it("streamed replies' batches and imported threads are sealed with the owner's key", async () => {

@@ -79,7 +79,7 @@ export async function checkEnd(
     throw new DecryptionError(stored.key, describe);
   // A MAC this process computed for exactly these fields under this key (it sealed or checked this end
   // before) holds without computing it again: the ring handed back the same key, so it was not shredded.
-  if (knownMacs.get(key)?.get(stored.mac) === macInput(record, key)) return;
+  if (isKnown(stored.mac, macInput(record, key), key)) return;
   const given = Buffer.from(stored.mac, "base64url");
   if (macMatches(given, record, key)) return;
   // Only once the end failed for the head itself: a record read as written costs no segment read.
@@ -100,12 +100,33 @@ function macMatches(given: Buffer, record: RecordEnd, key: RingKey): boolean {
 }
 
 /**
- * The MACs this process computed, per key (dropped with the key when the ring lets it go): each MAC's input,
- * the most recent last, at most KNOWN_MACS_PER_KEY. A thread's reads check the end its last append sealed,
- * or the one the previous read checked: found here, that check costs no HMAC.
+ * The MACs this process computed lately, each with its input and the key it was computed under (by a number
+ * given to each key object, so a key the ring let go is not kept alive here): at most KNOWN_MACS, the least
+ * recently computed or found first out. A thread's reads check the end its last append sealed, or the one
+ * the previous read checked: found here, that check costs no HMAC. A shredded owner's key is a new object
+ * (`KeyRing.key` fetches again), so nothing computed under the old one is found for it.
  */
-const knownMacs = new WeakMap<RingKey, Map<string, string>>();
-const KNOWN_MACS_PER_KEY = 1024;
+const knownMacs = new Map<string, string>();
+const KNOWN_MACS = 4_096;
+const keyNumbers = new WeakMap<RingKey, number>();
+let nextKeyNumber = 0;
+
+function knownAs(key: RingKey, input: string): string {
+  let number = keyNumbers.get(key);
+  if (number === undefined) {
+    number = nextKeyNumber++;
+    keyNumbers.set(key, number);
+  }
+  return `${number}\u0000${input}`;
+}
+
+function isKnown(mac: string, input: string, key: RingKey): boolean {
+  const known = knownMacs.get(mac);
+  if (known === undefined || known !== knownAs(key, input)) return false;
+  knownMacs.delete(mac);
+  knownMacs.set(mac, known);
+  return true;
+}
 
 function macInput(record: RecordEnd, key: RingKey): string {
   return JSON.stringify([
@@ -122,13 +143,8 @@ function macInput(record: RecordEnd, key: RingKey): string {
 function endMac(record: RecordEnd, key: RingKey): string {
   const input = macInput(record, key);
   const mac = createHmac("sha256", key.endKey).update(input).digest("base64url");
-  let known = knownMacs.get(key);
-  if (!known) {
-    known = new Map();
-    knownMacs.set(key, known);
-  }
-  known.delete(mac);
-  known.set(mac, input);
-  if (known.size > KNOWN_MACS_PER_KEY) known.delete(known.keys().next().value as string);
+  knownMacs.delete(mac);
+  knownMacs.set(mac, knownAs(key, input));
+  if (knownMacs.size > KNOWN_MACS) knownMacs.delete(knownMacs.keys().next().value as string);
   return mac;
 }
