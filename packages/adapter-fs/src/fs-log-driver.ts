@@ -25,7 +25,7 @@ import type {
 import { placeOf } from "./catalogue/catalogue-place.js";
 import { FsCatalogue } from "./catalogue/fs-catalogue.js";
 import { AppendFastPath } from "./commit/append-fast-path.js";
-import { changeWrites, commitChange, SEALED_HEAD } from "./commit/commit-change.js";
+import { changeWrites, commitChange, NEEDS_RECORD_LOCK } from "./commit/commit-change.js";
 import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-storage.js";
 import type { Lease, LockWrites } from "./locks/lease.js";
@@ -50,7 +50,7 @@ import { IMPORT_BATCH, importSegment, importSegments } from "./segments/import-s
 import { mayBeInterim, readInterimPrefix } from "./segments/interim-prefix.js";
 import { newSegmentId, SegmentDirectories, threadReferrer } from "./segments/segment-directories.js";
 import { SegmentFileCache } from "./segments/segment-file-cache.js";
-import { SegmentLog } from "./segments/segment-log.js";
+import { type HeadState, SegmentLog } from "./segments/segment-log.js";
 import { withReader } from "./segments/segment-reader.js";
 import { watchSegment } from "./segments/segment-watch.js";
 import { isSealed, publishSeal, sealState } from "./takeover/head-seal.js";
@@ -178,16 +178,17 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   async commit(id: string, change: LogChange): Promise<CommitResult> {
     return this.#run("commit", async () => {
-      const result = await this.#withThreadLock(id, changeWrites(change), (lease) =>
+      const result = await this.#withThreadLock(id, changeWrites(change, this.files.durability), (lease) =>
         commitChange(this, id, change, lease),
       );
-      if (result !== SEALED_HEAD) return result;
-      // The head is sealed by a takeover that stopped before moving the thread off it: finished as a
-      // record writer (`#withThreadLock` does it), then the change is made.
+      if (result !== NEEDS_RECORD_LOCK) return result;
+      // The head is sealed by a takeover that stopped before moving the thread off it (finished as a
+      // record writer: `#withThreadLock` does it), or the change keeps an end the record does not hold yet:
+      // the change is made under a `"record"` lock.
       const again = await this.#withThreadLock(id, "record", (lease) =>
         commitChange(this, id, change, lease),
       );
-      if (again === SEALED_HEAD)
+      if (again === NEEDS_RECORD_LOCK)
         throw new CorruptStoreError(this.layout.recordPath(id), "its head stays sealed");
       return again;
     });
@@ -202,7 +203,10 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   /** `delete` checks `ifRevision` under the thread's lock, before anything is removed. */
   readonly fencedDelete = true;
-  /** Kept in the record file, which an append that sets it rewrites (`changeWrites`). */
+  /**
+   * Kept in the record file, or, once an append set it without rewriting the record, in the head's end file
+   * (`changeWrites`, `head-end.ts`).
+   */
   readonly storesEnd = true;
 
   async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
@@ -490,20 +494,33 @@ export class FsLogDriver implements LogDriver, FsStorage {
   async #live(stored: StoredLogRecord, known?: LogRecord | "none"): Promise<LogRecord | undefined> {
     const head = await this.segments.info(stored.head);
     const log = this.log(stored.head);
-    let tail = head && (await log.visibleTail(stored.revision));
+    let visible: HeadState | undefined;
+    try {
+      visible = head && (await log.visibleTail(stored));
+    } catch (error) {
+      // A head reclaimed under this reader (its thread deleted, or moved on, meanwhile) took its end file
+      // with it: the record read again tells that from an end file gone from a head still in use.
+      if (!CorruptStoreError.isInstance(error) || error.path !== log.paths.end) throw error;
+      const again = this.records.readNow(stored.id);
+      if (again?.kind === "log" && again.head === stored.head && again.endFile === true) throw error;
+      return again?.kind === "log" ? this.#live(again, known) : undefined;
+    }
+    let tail = visible?.tail;
+    let headEnd = visible?.headEnd;
     // Checked after the tail is read: an appender whose lock was taken over writes past the sealed end
     // only after the seal is claimed (`head-takeover.ts`), so a tail read with no seal yet is all sealed in.
     const directory = this.layout.segmentDirectory(stored.head);
     const seal = tail && isSealed(directory) ? sealState(directory) : undefined;
-    if (seal?.state === "claimed") {
+    if (seal?.state === "claimed" && head) {
       // Its taker has not published where the head ends (it may be stopped itself): the reader publishes
       // it, without the thread's lock, which a stopped taker would hold. The first publication wins, and
       // the tail is read again now that the claim was seen, so it holds every commit an appender
       // acknowledged (an appender acknowledges only when it found no claim after its commit was written).
-      const claimed = await log.visibleTail(stored.revision);
+      const claimed = await log.visibleTail(stored);
+      const threadEnd = liveRecord(stored, head.start, claimed.tail, [], claimed.headEnd).end;
       try {
         await this.files.syncFiles([log.paths.log, log.paths.index, log.paths.system]);
-        publishSeal(directory, claimed.count, this.layout.temporary);
+        publishSeal(directory, claimed.tail.count, this.layout.temporary, threadEnd);
       } catch (error) {
         if (!hasCode(error, "ENOENT")) throw error; // the head was reclaimed: the thread was deleted or moved
       }
@@ -513,8 +530,10 @@ export class FsLogDriver implements LogDriver, FsStorage {
     if (seal?.state === "sealed" && tail && tail.count > seal.count) {
       const end = seal.count;
       tail = await withReader(log.paths, (reader) => reader.tail(end));
+      // The end file may hold an end the appender taken over wrote past the seal: the seal's end is the one.
+      if (seal.end !== undefined) headEnd = { revision: Number.POSITIVE_INFINITY, end: seal.end };
     }
-    const record = head && tail && liveRecord(stored, head.start, tail, []);
+    const record = head && tail && liveRecord(stored, head.start, tail, [], headEnd);
     const reused = typeof known === "object" && record ? knownEvents(known, record, stored) : undefined;
     const events = known === "none" ? [] : (reused ?? (await this.records.events(stored)));
     // Read without a lock, so check the record again when these reads may not go with it: a head or history

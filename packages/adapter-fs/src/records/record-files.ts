@@ -6,6 +6,7 @@ import type { HistoryEvent } from "@skein/thread-core";
 import { eventSegments, type LogRecord, type StateRecord } from "@skein/thread-core/driver";
 import { CorruptStoreError, hasCode } from "../errors.js";
 import type { StagedOperation, StagingArea } from "../locks/staging-area.js";
+import { type HeadEnd, newerEnd } from "../segments/head-end.js";
 import type { SegmentTail } from "../segments/segment-reader.js";
 import type { DurableFiles, StagedFile } from "./durable-files.js";
 import { readAt } from "./file-access.js";
@@ -21,6 +22,13 @@ import type { StoreLayout } from "./store-layout.js";
 export type StoredLogRecord = Omit<LogRecord, "length" | "events"> & {
   eventLog?: EventLog;
   events?: HistoryEvent[];
+  /**
+   * The head segment has an end file (`head-end.ts`) that readers must find: set only by a record write
+   * that made sure the head has one, flushed, before the record's rename; dropped by one that moves the
+   * head. A missing end file is then an error (`SegmentLog.readEnd`), never a silent cut back to the
+   * record's own end. Records written before it (none) read the end file when there is one.
+   */
+  endFile?: true;
 };
 
 /**
@@ -252,15 +260,21 @@ function parseRecord(text: string, path: string): RecordFile {
   throw new CorruptStoreError(path, "it is not a thread record");
 }
 
-/** The record as it stands: length, revision and updatedAt brought up to the head segment's last commit. */
+/**
+ * The record as it stands: length, revision and updatedAt brought up to the head segment's last commit, and
+ * its end the head's end file's (`headEnd`) when that is newer than the record.
+ */
 export function liveRecord(
   stored: StoredLogRecord,
   headStart: number,
   tail: SegmentTail,
   events: HistoryEvent[],
+  headEnd?: HeadEnd,
 ): LogRecord {
-  const { eventLog: _eventLog, events: _inline, ...fields } = stored;
+  const { eventLog: _eventLog, events: _inline, endFile: _endFile, ...fields } = stored;
   const record: LogRecord = { ...fields, length: headStart + tail.count, events };
+  const newer = newerEnd(headEnd, stored.revision);
+  if (newer) record.end = newer.end;
   if (tail.last && tail.last.revision > stored.revision) {
     record.revision = tail.last.revision;
     record.updatedAt = new Date(tail.last.committedAt).toISOString();
@@ -277,10 +291,13 @@ export function inlineForm(record: LogRecord): StoredLogRecord {
   return stored;
 }
 
-/** A record in the form it is stored in, its history in `eventLog`. */
-export function storedForm(record: LogRecord, eventLog: EventLog): StoredLogRecord {
+/**
+ * A record in the form it is stored in, its history in `eventLog`.
+ * @param endFile its head has an end file, flushed (`StoredLogRecord.endFile`).
+ */
+export function storedForm(record: LogRecord, eventLog: EventLog, endFile = false): StoredLogRecord {
   const { length: _length, events: _events, ...stored } = record;
-  return { ...stored, eventLog };
+  return { ...stored, eventLog, ...(endFile ? { endFile: true as const } : {}) };
 }
 
 /** Every segment a record points at directly: its head and its history's points. */

@@ -1,10 +1,11 @@
 import { rm } from "node:fs/promises";
 import type { HistoryEvent } from "@skein/thread-core";
 import type { RecordRewrite } from "@skein/thread-core/driver";
-import { missingEvents } from "../errors.js";
+import { CorruptStoreError, missingEvents } from "../errors.js";
 import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
-import type { StoredLogRecord } from "../records/record-files.js";
+import { liveRecord, type StoredLogRecord } from "../records/record-files.js";
+import { type HeadEnd, newerEnd } from "../segments/head-end.js";
 
 /**
  * `LogDriver.rewriteRecord` on a file store: the record's sealed metadata, context, end and history events
@@ -13,7 +14,10 @@ import type { StoredLogRecord } from "../records/record-files.js";
  * record itself, inline, as records of the first format keep them: one file replaced, so a reader sees the
  * old record with its history file or the new one with its history inside, never a record pointing at a
  * history it does not match. The thread's next commit moves them back to its history file (`stageHistory`).
- * Call it holding the thread's lock (`"record"`).
+ * The end compared is the thread's current one: its head's end file's when newer than the record
+ * (`head-end.ts`); then the record takes the end file's commit's revision and time, so its end (the
+ * replacement, or the current one kept) is the one that counts. Call it holding the thread's lock
+ * (`"record"`).
  */
 export async function rewriteRecordFile(
   storage: FsStorage,
@@ -25,10 +29,11 @@ export async function rewriteRecordFile(
   if (stored?.kind !== "log") return false;
   const same = (held: unknown, expected: unknown) => JSON.stringify(held) === JSON.stringify(expected);
   const { metadata, context, end } = rewrite;
+  const { headEnd, confirmed } = await endFileCommit(storage, stored);
   if (
     (metadata && !same(stored.metadata, metadata.expected)) ||
     (context && !same(stored.context, context.expected)) ||
-    (end && stored.end !== end.expected)
+    (end && (confirmed?.end ?? stored.end) !== end.expected)
   )
     return false;
   let events: HistoryEvent[] | undefined;
@@ -42,11 +47,22 @@ export async function rewriteRecordFile(
   const { eventLog: _eventLog, events: inline, ...fields } = stored;
   const next: StoredLogRecord = {
     ...fields,
+    ...(confirmed
+      ? { revision: confirmed.revision, updatedAt: confirmed.updatedAt, end: confirmed.end }
+      : {}),
     ...(metadata ? { metadata: structuredClone(metadata.replacement) } : {}),
     ...(context ? { context: structuredClone(context.replacement) } : {}),
     ...(end ? { end: end.replacement } : {}),
     ...(events ? { events } : stored.eventLog ? { eventLog: stored.eventLog } : { events: inline ?? [] }),
   };
+  // The end file is given the new end first, at its own revision, so that no end under the old key is left
+  // in it (one the record outdates, too): a crash before the record's rename leaves the new end counting
+  // there, for the same length. A writer that took the lock over from this one sealed the head, so a late
+  // write here is read by no one (`head-takeover.ts`).
+  if (end && headEnd) {
+    const log = storage.log(stored.head);
+    await log.withFiles((files) => log.writeEnd({ revision: headEnd.revision, end: end.replacement }, files));
+  }
   await lease.staging.guard("rekey", () =>
     storage.files.flushAndReplace(storage.records.stage(next, lease.staging, "rekey")),
   );
@@ -57,4 +73,23 @@ export async function rewriteRecordFile(
     await storage.files.syncDirectory(storage.layout.records);
   }
   return true;
+}
+
+/**
+ * The head's end file (`headEnd`), and when it holds the thread's end (newer than the record), that end with
+ * the revision and time of the thread's last commit, which the rewritten record takes (`confirmed`).
+ */
+async function endFileCommit(
+  storage: FsStorage,
+  stored: StoredLogRecord,
+): Promise<{ headEnd?: HeadEnd; confirmed?: { end: string; revision: number; updatedAt: string } }> {
+  if (stored.end === undefined) return {};
+  const { tail, headEnd } = await storage.log(stored.head).visibleTail(stored);
+  const newer = newerEnd(headEnd, stored.revision);
+  if (!newer) return { headEnd };
+  const head = await storage.segments.info(stored.head);
+  if (!head) throw new CorruptStoreError(storage.layout.recordPath(stored.id), "its head segment is missing");
+  const live = liveRecord(stored, head.start, tail, [], newer);
+  const revision = Math.max(live.revision, newer.revision);
+  return { headEnd, confirmed: { end: newer.end, revision, updatedAt: live.updatedAt } };
 }

@@ -42,36 +42,44 @@ export async function moveOffSealedHead(
   if (stored?.kind !== "log") return;
   const directory = storage.layout.segmentDirectory(stored.head);
   if (options.claim) claimSeal(directory);
-  const seal = sealState(directory);
+  let seal = sealState(directory);
   if (seal.state === "open" || seal.state === "gone") return;
   const head = await storage.segments.info(stored.head);
   if (!head) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const log = storage.log(stored.head);
-  let end: number;
-  if (seal.state === "sealed") end = seal.count;
-  else {
-    const count = (await log.visibleTail(stored.revision)).count;
+  if (seal.state === "claimed") {
+    const { tail: visible, headEnd } = await log.visibleTail(stored);
     // The stopped writer may have written commits below the end without flushing them yet: they are
     // flushed here, before the end is made durable, so a power loss cannot leave the new head continuing
-    // the old one past what the old one holds.
+    // the old one past what the old one holds. The thread's end there is published with it: the stopped
+    // writer may still overwrite the head's end file.
     await storage.files.syncFiles([log.paths.log, log.paths.index, log.paths.system]);
-    end = publishSeal(directory, count, storage.layout.temporary);
+    const threadEnd = liveRecord(stored, head.start, visible, [], headEnd).end;
+    publishSeal(directory, visible.count, storage.layout.temporary, threadEnd);
+    seal = sealState(directory);
   }
-  const tail = await withReader(log.paths, (reader) => reader.tail(end));
+  if (seal.state !== "sealed") throw new CorruptStoreError(directory, "its seal vanished once published");
+  const sealedCount = seal.count;
+  const tail = await withReader(log.paths, (reader) => reader.tail(sealedCount));
   // The record keeps the revision and time of the last commit before P: moving the head changes nothing
-  // that readers see, so it is no revision of its own (a fenced writer's `ifRevision` still holds).
+  // that readers see, so it is no revision of its own (a fenced writer's `ifRevision` still holds). It takes
+  // the end the seal recorded (a seal published before end files were: the record's).
   const live = liveRecord(stored, head.start, tail, []);
+  const end = seal.end ?? stored.end;
   const segment: SegmentFile = {
     id: newSegmentId(),
-    base: { segment: stored.head, offset: end },
-    start: head.start + end,
+    base: { segment: stored.head, offset: sealedCount },
+    start: head.start + sealedCount,
     createdAt: new Date().toISOString(),
   };
+  // The new head has no end file yet: the record no longer says it has (`endFile`); the next append makes it.
+  const { endFile: _endFile, ...kept } = stored;
   const next: StoredLogRecord = {
-    ...stored,
+    ...kept,
     head: segment.id,
     revision: live.revision,
     updatedAt: live.updatedAt,
+    ...(end === undefined ? {} : { end }),
   };
   // A staged file of the lock's: this writer may lose its lock in turn (`StagingArea`).
   await lease.staging.guard("commit", async () => {

@@ -1,0 +1,72 @@
+import { CorruptStoreError } from "../errors.js";
+import { checksum } from "./checksum.js";
+
+/**
+ * A thread's end (`LogRecord.end`, an encrypting store's MAC of where the log ends) as the head segment's end
+ * file holds it, with the revision of the commit that wrote it. An append that changes nothing of the record
+ * but its end (every encrypted append) writes it here, in place, instead of rewriting the record file: its
+ * commit point (see `commitChange`). The end counts when its revision is above the record's.
+ */
+export interface HeadEnd {
+  revision: number;
+  end: string;
+}
+
+/** The end file's name in a segment's directory. */
+export const HEAD_END_FILE = "end.bin";
+
+/**
+ * The most an end file's one slot takes: less than a disk sector, written at offset 0 in place, so a power
+ * loss leaves the old slot or the new one whole (a sub-sector write lands whole on Linux filesystems); the
+ * checksum tells a slot that did not from one that did (`CorruptStoreError`, never an older end read as
+ * current). An end too long for it is kept in the record file instead (`encodeHeadEnd` answers undefined).
+ */
+export const HEAD_END_SLOT = 512;
+
+const MAGIC = 0x31_45_4b_53; // "SKE1", little-endian
+const HEADER = 4 + 8 + 2;
+const TRAILER = 4;
+
+/** Whether `end` fits the end file's slot. */
+export function fitsHeadEnd(end: string): boolean {
+  return HEADER + Buffer.byteLength(end, "utf8") + TRAILER <= HEAD_END_SLOT;
+}
+
+/** The slot's bytes: magic, revision, the end's length and UTF-8 bytes, then a CRC-32 of all that. */
+export function encodeHeadEnd(headEnd: HeadEnd): Buffer | undefined {
+  const text = Buffer.from(headEnd.end, "utf8");
+  const size = HEADER + text.length + TRAILER;
+  if (size > HEAD_END_SLOT) return undefined;
+  const bytes = Buffer.alloc(size);
+  bytes.writeUInt32LE(MAGIC, 0);
+  bytes.writeDoubleLE(headEnd.revision, 4);
+  bytes.writeUInt16LE(text.length, 12);
+  text.copy(bytes, HEADER);
+  bytes.writeUInt32LE(checksum(bytes.subarray(0, size - TRAILER)), size - TRAILER);
+  return bytes;
+}
+
+/** The slot read back from `bytes` (the file's first HEAD_END_SLOT bytes); `CorruptStoreError` if not whole. */
+export function decodeHeadEnd(bytes: Buffer, path: string): HeadEnd {
+  const length = bytes.length >= HEADER ? bytes.readUInt16LE(12) : 0;
+  const size = HEADER + length + TRAILER;
+  if (
+    bytes.length < size ||
+    bytes.readUInt32LE(0) !== MAGIC ||
+    bytes.readUInt32LE(size - TRAILER) !== checksum(bytes.subarray(0, size - TRAILER))
+  ) {
+    throw new CorruptStoreError(path, "its end slot does not match its checksum");
+  }
+  const revision = bytes.readDoubleLE(4);
+  return { revision, end: bytes.toString("utf8", HEADER, HEADER + length) };
+}
+
+/** The end file's slot when it is newer than the record (at `recordRevision`): the thread's end; else undefined. */
+export function newerEnd(headEnd: HeadEnd | undefined, recordRevision: number): HeadEnd | undefined {
+  return headEnd && headEnd.revision > recordRevision ? headEnd : undefined;
+}
+
+/** The revision up to which a head's guarded commits count: the record's, or the end file's when newer. */
+export function confirmedRevision(recordRevision: number, headEnd: HeadEnd | undefined): number {
+  return Math.max(recordRevision, headEnd?.revision ?? recordRevision);
+}
