@@ -46,6 +46,7 @@ import { StoreLayout } from "./records/store-layout.js";
 import { rewriteRecordFile } from "./rekey/record-rewrite.js";
 import { rewriteSegment } from "./rekey/segment-rewrite.js";
 import { hasSwapMark, settleSwap } from "./rekey/segment-swap.js";
+import { threadEnd } from "./segments/head-end.js";
 import { IMPORT_BATCH, importSegment, importSegments } from "./segments/import-segment.js";
 import { mayBeInterim, readInterimPrefix } from "./segments/interim-prefix.js";
 import { newSegmentId, SegmentDirectories, threadReferrer } from "./segments/segment-directories.js";
@@ -498,15 +499,16 @@ export class FsLogDriver implements LogDriver, FsStorage {
     try {
       visible = head && (await log.visibleTail(stored));
     } catch (error) {
-      // A head reclaimed under this reader (its thread deleted, or moved on, meanwhile) took its end file
-      // with it: the record read again tells that from an end file gone from a head still in use.
+      // A record write that took the end back into the record (the end file made void), or moved the thread
+      // on, or its deletion, under this reader: the record read again tells that from an end file gone from
+      // a head that still keeps it.
       if (!CorruptStoreError.isInstance(error) || error.path !== log.paths.end) throw error;
       const again = this.records.readNow(stored.id);
-      if (again?.kind === "log" && again.head === stored.head && again.endFile === true) throw error;
+      if (JSON.stringify(again) === JSON.stringify(stored)) throw error;
       return again?.kind === "log" ? this.#live(again, known) : undefined;
     }
     let tail = visible?.tail;
-    let headEnd = visible?.headEnd;
+    let end = threadEnd(stored, visible?.headEnd);
     // Checked after the tail is read: an appender whose lock was taken over writes past the sealed end
     // only after the seal is claimed (`head-takeover.ts`), so a tail read with no seal yet is all sealed in.
     const directory = this.layout.segmentDirectory(stored.head);
@@ -514,13 +516,24 @@ export class FsLogDriver implements LogDriver, FsStorage {
     if (seal?.state === "claimed" && head) {
       // Its taker has not published where the head ends (it may be stopped itself): the reader publishes
       // it, without the thread's lock, which a stopped taker would hold. The first publication wins, and
-      // the tail is read again now that the claim was seen, so it holds every commit an appender
-      // acknowledged (an appender acknowledges only when it found no claim after its commit was written).
-      const claimed = await log.visibleTail(stored);
-      const threadEnd = liveRecord(stored, head.start, claimed.tail, [], claimed.headEnd).end;
+      // the record and the tail are read again now that the claim was seen, so they hold every commit an
+      // appender acknowledged (an appender acknowledges only when it found no claim after its commit was
+      // written; a record writer's rename, once the claim is made, is fenced off).
+      const current = this.records.readNow(stored.id);
+      if (current?.kind !== "log" || current.head !== stored.head) {
+        return current?.kind === "log" ? this.#live(current, known) : undefined;
+      }
+      const claimed = await log.visibleTail(current);
+      const claimedEnd = liveRecord(
+        current,
+        head.start,
+        claimed.tail,
+        [],
+        threadEnd(current, claimed.headEnd),
+      ).end;
       try {
         await this.files.syncFiles([log.paths.log, log.paths.index, log.paths.system]);
-        publishSeal(directory, claimed.tail.count, this.layout.temporary, threadEnd);
+        publishSeal(directory, claimed.tail.count, this.layout.temporary, claimedEnd);
       } catch (error) {
         if (!hasCode(error, "ENOENT")) throw error; // the head was reclaimed: the thread was deleted or moved
       }
@@ -528,12 +541,12 @@ export class FsLogDriver implements LogDriver, FsStorage {
       return again?.kind === "log" ? this.#live(again, known) : undefined;
     }
     if (seal?.state === "sealed" && tail && tail.count > seal.count) {
-      const end = seal.count;
-      tail = await withReader(log.paths, (reader) => reader.tail(end));
+      const sealed = seal.count;
+      tail = await withReader(log.paths, (reader) => reader.tail(sealed));
       // The end file may hold an end the appender taken over wrote past the seal: the seal's end is the one.
-      if (seal.end !== undefined) headEnd = { revision: Number.POSITIVE_INFINITY, end: seal.end };
+      if (seal.end !== undefined) end = seal.end;
     }
-    const record = head && tail && liveRecord(stored, head.start, tail, [], headEnd);
+    const record = head && tail && liveRecord(stored, head.start, tail, [], end);
     const reused = typeof known === "object" && record ? knownEvents(known, record, stored) : undefined;
     const events = known === "none" ? [] : (reused ?? (await this.records.events(stored)));
     // Read without a lock, so check the record again when these reads may not go with it: a head or history

@@ -1,13 +1,15 @@
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { temporaryDirectory } from "@skein/test-support/temporary-directory";
 import type { Message } from "@skein/thread-core";
+import type { LogChange } from "@skein/thread-core/driver";
 import { IntegrityError, normalizeMessage } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
 import { CorruptStoreError, FsLogDriver, fsStore } from "../src/index.js";
 import { StoreLayout } from "../src/records/store-layout.js";
-import { HEAD_END_FILE } from "../src/segments/head-end.js";
+import { decodeHeadEnd, encodeHeadEnd, HEAD_END_FILE, HEAD_END_SLOT } from "../src/segments/head-end.js";
 import { claimSeal, sealState } from "../src/takeover/head-seal.js";
 
 const ENTRY_SIZE = 40;
@@ -157,35 +159,9 @@ describe("an encrypted append on a file store keeps the thread's end in its head
   });
 });
 
-describe("an append that sets an end on a thread whose record holds none (FsLogDriver)", () => {
-  it("puts the end into the record, where readers look for it, then into the end file", async () => {
-    const directory = await temporaryDirectory();
-    // A thread made in clear: its record holds no end.
-    const clear = fsStore({ directory });
-    await clear.create({ id: "t" });
-    await clear.close();
-    const head = { id: await storedHead(directory) };
-    const driver = new FsLogDriver({ directory });
-    const message = (id: string) => normalizeMessage({ id, role: "user", text: id });
-    await driver.commit("t", { expectHead: head.id, append: [message("a")], end: "end-1" });
-    await driver.commit("t", { expectHead: head.id, append: [message("b")], end: "end-2" });
-    const reader = new FsLogDriver({ directory });
-    const read = await reader.read("t");
-    expect(read).toMatchObject({ kind: "log", length: 2, end: "end-2" });
-    expect(JSON.parse(readFileSync(driver.layout.recordPath("t"), "utf8")).end).toBe("end-1");
-    await Promise.all([driver.close(), reader.close()]);
-  });
-});
-
 /** The stored record of thread "t", as JSON. */
 function storedRecord(recordPath: string): Record<string, unknown> {
   return JSON.parse(readFileSync(recordPath, "utf8"));
-}
-
-/** The record of thread "t" as a record written before the end file marker: the same, without `endFile`. */
-function withoutMarker(recordPath: string): string {
-  const { endFile: _endFile, ...old } = storedRecord(recordPath);
-  return `${JSON.stringify(old)}\n`;
 }
 
 async function appendTo(
@@ -204,6 +180,168 @@ async function appendTo(
 const isMissingEnd = (path: string) => (error: unknown) =>
   CorruptStoreError.isInstance(error) && error.path === path && /end is missing/.test(error.message);
 
+/** A clear-made thread "t" driven through `FsLogDriver` with opaque ends (the driver stores what it is given). */
+async function driverThread() {
+  const directory = await temporaryDirectory();
+  const clear = fsStore({ directory });
+  await clear.create({ id: "t" });
+  await clear.close();
+  const head = await storedHead(directory);
+  const driver = new FsLogDriver({ directory });
+  const endPath = join(driver.layout.segmentDirectory(head), HEAD_END_FILE);
+  const commit = (id: string, end: string, more: Partial<LogChange> = {}, by = driver) =>
+    by.commit("t", {
+      expectHead: head,
+      append: [normalizeMessage({ id, role: "user", text: id })],
+      end,
+      ...more,
+    });
+  const read = async () => {
+    const reader = new FsLogDriver({ directory });
+    try {
+      return await reader.read("t");
+    } finally {
+      await reader.close();
+    }
+  };
+  return { directory, driver, head, endPath, commit, read, recordPath: driver.layout.recordPath("t") };
+}
+
+describe("the thread's end is kept in one place: the record, or its head's end file", () => {
+  it("moves the end into the end file with the thread's first end, and leaves the record without one", async () => {
+    const { driver, endPath, commit, read, recordPath } = await driverThread();
+    await commit("a", "end-1");
+    await commit("b", "end-2");
+    expect(await read()).toMatchObject({ kind: "log", length: 2, end: "end-2" });
+    const stored = storedRecord(recordPath);
+    expect(stored.endFile).toBe(true);
+    expect(stored).not.toHaveProperty("end");
+    expect(decodeHeadEnd(readFileSync(endPath))).toMatchObject({ end: "end-2" });
+    await driver.close();
+  });
+
+  it("takes the end back into the record on a change that rewrites it, and makes the end file void", async () => {
+    const { driver, endPath, commit, read, recordPath } = await driverThread();
+    await commit("a", "end-1");
+    const marked = readFileSync(recordPath, "utf8");
+    await commit("b", "end-2", { metadata: { title: "b" } });
+    expect(await read()).toMatchObject({ kind: "log", length: 2, end: "end-2" });
+    expect(storedRecord(recordPath)).toMatchObject({ end: "end-2" });
+    expect(storedRecord(recordPath)).not.toHaveProperty("endFile");
+    expect(decodeHeadEnd(readFileSync(endPath))).toMatchObject({ end: "" });
+    // No older end is left beside the record's: the first commit's record, put back, finds none.
+    writeFileSync(recordPath, marked);
+    await expect(read()).rejects.toSatisfy((error) => CorruptStoreError.isInstance(error));
+    await driver.close();
+  });
+
+  it("moves the end back into the end file with the next append; a crash between the end file and the record reads the record's commit", async () => {
+    const { directory, driver, endPath, commit, read, recordPath } = await driverThread();
+    await commit("a", "end-1");
+    await commit("b", "end-2", { metadata: { title: "b" } });
+    const unmarked = readFileSync(recordPath, "utf8");
+    await commit("c", "end-3");
+    expect(storedRecord(recordPath).endFile).toBe(true);
+    expect(await read()).toMatchObject({ length: 3, end: "end-3" });
+    await driver.close();
+    // The crash point: c's entries and the end file naming it on disk, the record not renamed: the record,
+    // which holds its end, reads no end file, and c's entries are not confirmed.
+    writeFileSync(recordPath, unmarked);
+    expect(await read()).toMatchObject({ length: 2, end: "end-2" });
+    const next = new FsLogDriver({ directory });
+    await commit("d", "end-4", {}, next);
+    await next.close();
+    expect(await read()).toMatchObject({ length: 3, end: "end-4" });
+    expect(decodeHeadEnd(readFileSync(endPath))).toMatchObject({ end: "end-4" });
+  });
+
+  it("ignores the end file of a record that holds its end, even a damaged one", async () => {
+    const { driver, endPath, commit, read } = await driverThread();
+    await commit("a", "end-1");
+    await commit("b", "end-2", { metadata: { title: "b" } });
+    writeFileSync(endPath, randomBytes(64));
+    expect(await read()).toMatchObject({ length: 2, end: "end-2" });
+    await driver.close();
+  });
+
+  it("rekey moves an end too long for the end file's slot into the record, and makes the end file void", async () => {
+    const { driver, endPath, commit, read, recordPath } = await driverThread();
+    await commit("a", "end-1");
+    await commit("b", "end-2");
+    const long = `end-${"x".repeat(HEAD_END_SLOT)}`;
+    const rewrite = { events: [], end: { expected: "end-2", replacement: long } };
+    expect(await driver.rewriteRecord("t", rewrite)).toBe(true);
+    expect(await read()).toMatchObject({ length: 2, end: long });
+    expect(storedRecord(recordPath)).toMatchObject({ end: long });
+    expect(storedRecord(recordPath)).not.toHaveProperty("endFile");
+    expect(decodeHeadEnd(readFileSync(endPath))).toMatchObject({ end: "" });
+    await commit("c", "end-3");
+    expect(await read()).toMatchObject({ length: 3, end: "end-3" });
+    await driver.close();
+  });
+
+  it("rekey replaces an end kept in the end file in place, fenced by the current one, and the record keeps none", async () => {
+    const { driver, endPath, commit, read, recordPath } = await driverThread();
+    await commit("a", "end-1");
+    await commit("b", "end-2");
+    const before = decodeHeadEnd(readFileSync(endPath));
+    const stale = { events: [], end: { expected: "end-1", replacement: "x" } };
+    expect(await driver.rewriteRecord("t", stale)).toBe(false);
+    const current = { events: [], end: { expected: "end-2", replacement: "end-2b" } };
+    expect(await driver.rewriteRecord("t", current)).toBe(true);
+    expect(decodeHeadEnd(readFileSync(endPath))).toEqual({ revision: before?.revision, end: "end-2b" });
+    expect(storedRecord(recordPath)).not.toHaveProperty("end");
+    expect(await read()).toMatchObject({ length: 2, end: "end-2b" });
+    await driver.close();
+  });
+});
+
+describe("the end file's slot goes with the tail it ends", () => {
+  it("fails with IntegrityError, never reads a shorter thread, when the slot's revision is lowered", async () => {
+    const { directory, encryption, files } = await seeded(3);
+    const slot = decodeHeadEnd(readFileSync(files.end));
+    if (!slot) throw new Error("no end slot");
+    for (const lowered of [slot.revision - 1, slot.revision - 2, 0]) {
+      writeFileSync(files.end, encodeHeadEnd({ ...slot, revision: lowered }) as Buffer);
+      await expect(readIds(directory, encryption)).rejects.toSatisfy((error) =>
+        IntegrityError.isInstance(error),
+      );
+    }
+  });
+
+  it("reads a slot whole while another process overwrites it in place (a torn read is read again)", async () => {
+    const { driver, head, endPath, commit } = await driverThread();
+    await commit("a", "end-1");
+    const slots = [`short-${"a".repeat(10)}`, `long-${"b".repeat(300)}`].map((end, revision) =>
+      (encodeHeadEnd({ revision, end }) as Buffer).toString("base64"),
+    );
+    // An appender's overwrites, as fast as they come: the same bytes `writeEnd` writes, in place at offset 0.
+    const writer = spawn(process.execPath, [
+      "-e",
+      `const fs = require("node:fs");
+       const slots = ${JSON.stringify(slots)}.map((slot) => Buffer.from(slot, "base64"));
+       const fd = fs.openSync(${JSON.stringify(endPath)}, "r+");
+       process.stdout.write("ready");
+       for (let round = 0; ; round++) fs.writeSync(fd, slots[round % 2], 0, slots[round % 2].length, 0);`,
+    ]);
+    await new Promise((resolve, reject) => {
+      writer.stdout.once("data", resolve);
+      writer.once("exit", (code) => reject(new Error(`the writer exited (${code})`)));
+    });
+    const log = driver.log(head);
+    const ends = new Set<string>();
+    try {
+      await log.withFiles(async (files) => {
+        for (let read = 0; read < 50_000; read++) ends.add((await log.readEnd(files)).end);
+      });
+    } finally {
+      writer.kill("SIGKILL");
+      await driver.close();
+    }
+    expect(ends.size).toBe(2);
+  });
+});
+
 describe("a record that says its head has an end file (endFile)", () => {
   it("fails with CorruptStoreError naming end.bin when the end file was removed, reading or appending, never reads a shorter thread", async () => {
     const { directory, encryption, record, files } = await seeded(3);
@@ -215,34 +353,6 @@ describe("a record that says its head has an end file (endFile)", () => {
     const driver = new FsLogDriver({ directory });
     await expect(driver.read("t")).rejects.toSatisfy(isMissingEnd(files.end));
     await driver.close();
-  });
-
-  it("reads the append when a crash left its end file written and the record not renamed yet, and marks it on the next append", async () => {
-    const { directory, encryption, record, files } = await seeded(2);
-    // A record from before the marker: the next append goes through the record, end file first.
-    const before = withoutMarker(record);
-    writeFileSync(record, before);
-    await appendTo(directory, encryption, "m2");
-    expect(storedRecord(record).endFile).toBe(true);
-    // The crash point: m2's entries and the end file naming it on disk, the record as it was.
-    writeFileSync(record, before);
-    expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2"]);
-    await appendTo(directory, encryption, "m3");
-    expect(storedRecord(record).endFile).toBe(true);
-    expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2", "m3"]);
-    rmSync(files.end);
-    await expect(readIds(directory, encryption)).rejects.toSatisfy(isMissingEnd(files.end));
-  });
-
-  it("reads a record written before the marker as before, and its next append adds the marker", async () => {
-    const { directory, encryption, record, files } = await seeded(2);
-    writeFileSync(record, withoutMarker(record));
-    expect(await readIds(directory, encryption)).toEqual(["m0", "m1"]);
-    await appendTo(directory, encryption, "m2");
-    expect(storedRecord(record).endFile).toBe(true);
-    expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2"]);
-    rmSync(files.end);
-    await expect(readIds(directory, encryption)).rejects.toSatisfy(isMissingEnd(files.end));
   });
 
   it("drops the marker when a rollback or a fork moves to a new head, and marks the new head's end file on its next append", async () => {

@@ -25,7 +25,7 @@ import {
   type StoredLogRecord,
   storedForm,
 } from "../records/record-files.js";
-import { confirmedRevision, fitsHeadEnd, type HeadEnd } from "../segments/head-end.js";
+import { confirmedRevision, fitsHeadEnd, type HeadEnd, threadEnd } from "../segments/head-end.js";
 import { threadReferrer } from "../segments/segment-directories.js";
 import type { SegmentLog } from "../segments/segment-log.js";
 import { EMPTY_TAIL, type SegmentReader } from "../segments/segment-reader.js";
@@ -77,8 +77,8 @@ export async function commitChange(
     return commitChange(storage, id, change, lease);
   }
   // An end the head's end file would take, for a record that does not say the head has one (`endFile`: a
-  // record holding no end, whose readers look for no end file; one written before the marker; a head new
-  // since), goes through the record: the end file first, then the record saying so, with the end.
+  // thread's first encrypted append, the first on a head new since, or the first after a record write took
+  // the end back), goes through the record: the end file first, then the record saying so, without an end.
   const marksEndFile =
     change.end !== undefined &&
     stored.endFile !== true &&
@@ -96,16 +96,12 @@ export async function commitChange(
     continued && !change.newHead ? await heldInBases(storage, continued, change.append ?? []) : [];
   // Its head's cached files are checked against their paths unless carried (`AppendFastPath.headFileOptions`).
   return headLog.withFiles(async (headFiles) => {
-    // The end file is read (a record with an end only: an encrypted thread's) before a repair cuts what it
-    // does not confirm.
-    const headEnd = carried
-      ? carried.headEnd
-      : stored.end === undefined
-        ? undefined
-        : await headLog.readEnd(headFiles, stored.endFile === true);
+    // The end file (of a record that says its head has one) is read before a repair cuts what it does not
+    // confirm.
+    const headEnd = carried ? carried.headEnd : stored.endFile ? await headLog.readEnd(headFiles) : undefined;
     const tail =
       carried?.tail ?? (await headLog.repair(confirmedRevision(stored.revision, headEnd), headFiles));
-    const record = liveRecord(stored, headInfo.start, tail, [], headEnd);
+    const record = liveRecord(stored, headInfo.start, tail, [], threadEnd(stored, headEnd));
     // A carried record is shared by the holding's appends: each answer gets objects of its own.
     if (carried) ownObjects(record);
     const events = knownEvents(change.known, record, stored) ?? (await storage.records.events(stored));
@@ -138,8 +134,12 @@ export async function commitChange(
     const newEnd: HeadEnd | undefined =
       !rewritesRecord && change.end !== undefined ? { revision: next.revision, end: change.end } : undefined;
     const guarded = (rewritesRecord && !change.newHead) || newEnd !== undefined;
-    // The record says its head has an end file while the head stays: a new head has none.
-    const endFile = !change.newHead && (stored.endFile === true || marksEndFile);
+    // The record says its head has an end file, and holds no end of its own, while the head stays and its
+    // end stays there: a change that sets the end through the record (not marking the end file) takes it
+    // back into the record, and a new head has none. The end file left behind is then made void.
+    const endFile =
+      !change.newHead && ((stored.endFile === true && change.end === undefined) || marksEndFile);
+    const voidsEndFile = stored.endFile === true && !endFile;
     const stamp = { revision: next.revision, committedAt: now, guarded };
     // Every check that may refuse the change is behind us: the catalogue learns where the thread goes
     // before it can go there (a crash from here on leaves it at one of the two places announced). The lock
@@ -186,8 +186,8 @@ export async function commitChange(
             headLog.append(append, stamp, tail, headFiles),
           ]);
           // The end file the record is about to name, written and flushed after the entries it confirms and
-          // before the record's rename: a crash between the two leaves it counting as on the segment path
-          // (the record, without the marker yet, reads it when it holds an end), and the next append does
+          // before the record's rename: a crash between the two leaves a record without the marker, which
+          // does not read the end file (the append's entries, unconfirmed, are cut), and the next append does
           // this again; never a record naming an end file that is not on disk.
           if (marksEndFile && change.end !== undefined)
             await headLog.writeEnd({ revision: next.revision, end: change.end }, headFiles);
@@ -201,6 +201,7 @@ export async function commitChange(
       if (interimRecord(change, history.unsynced)) await storage.files.replaceUnflushed(staged);
       else await storage.files.replace(staged);
     });
+    if (voidsEndFile) await headLog.voidEnd(next.revision, headFiles);
     storage.listIndex.settle(id, placeOf(next));
     return { record: next, messages: written };
   }, fastPath.headFileOptions);

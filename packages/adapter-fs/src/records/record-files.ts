@@ -6,7 +6,6 @@ import type { HistoryEvent } from "@skein/thread-core";
 import { eventSegments, type LogRecord, type StateRecord } from "@skein/thread-core/driver";
 import { CorruptStoreError, hasCode } from "../errors.js";
 import type { StagedOperation, StagingArea } from "../locks/staging-area.js";
-import { type HeadEnd, newerEnd } from "../segments/head-end.js";
 import type { SegmentTail } from "../segments/segment-reader.js";
 import type { DurableFiles, StagedFile } from "./durable-files.js";
 import { readAt } from "./file-access.js";
@@ -23,10 +22,10 @@ export type StoredLogRecord = Omit<LogRecord, "length" | "events"> & {
   eventLog?: EventLog;
   events?: HistoryEvent[];
   /**
-   * The head segment has an end file (`head-end.ts`) that readers must find: set only by a record write
-   * that made sure the head has one, flushed, before the record's rename; dropped by one that moves the
-   * head. A missing end file is then an error (`SegmentLog.readEnd`), never a silent cut back to the
-   * record's own end. Records written before it (none) read the end file when there is one.
+   * The head segment has an end file (`head-end.ts`) that holds the thread's end: the record then holds none
+   * of its own (no older valid end beside the end file's). Set only by a record write that made sure the head
+   * has one, flushed, before the record's rename; dropped by one that takes the end back into the record or
+   * moves the head. A missing or void end file is then an error (`SegmentLog.readEnd`), never a silent cut.
    */
   endFile?: true;
 };
@@ -262,19 +261,18 @@ function parseRecord(text: string, path: string): RecordFile {
 
 /**
  * The record as it stands: length, revision and updatedAt brought up to the head segment's last commit, and
- * its end the head's end file's (`headEnd`) when that is newer than the record.
+ * its end the one given (`threadEnd`: its head's end file's, when the record says its head has one).
  */
 export function liveRecord(
   stored: StoredLogRecord,
   headStart: number,
   tail: SegmentTail,
   events: HistoryEvent[],
-  headEnd?: HeadEnd,
+  end: string | undefined = stored.end,
 ): LogRecord {
-  const { eventLog: _eventLog, events: _inline, endFile: _endFile, ...fields } = stored;
+  const { eventLog: _eventLog, events: _inline, endFile: _endFile, end: _end, ...fields } = stored;
   const record: LogRecord = { ...fields, length: headStart + tail.count, events };
-  const newer = newerEnd(headEnd, stored.revision);
-  if (newer) record.end = newer.end;
+  if (end !== undefined) record.end = end;
   if (tail.last && tail.last.revision > stored.revision) {
     record.revision = tail.last.revision;
     record.updatedAt = new Date(tail.last.committedAt).toISOString();
@@ -293,11 +291,14 @@ export function inlineForm(record: LogRecord): StoredLogRecord {
 
 /**
  * A record in the form it is stored in, its history in `eventLog`.
- * @param endFile its head has an end file, flushed (`StoredLogRecord.endFile`).
+ * @param endFile its head has an end file, flushed, that holds its end (`StoredLogRecord.endFile`): the
+ * record then holds none.
  */
 export function storedForm(record: LogRecord, eventLog: EventLog, endFile = false): StoredLogRecord {
   const { length: _length, events: _events, ...stored } = record;
-  return { ...stored, eventLog, ...(endFile ? { endFile: true as const } : {}) };
+  if (!endFile) return { ...stored, eventLog };
+  const { end: _end, ...withoutEnd } = stored;
+  return { ...withoutEnd, eventLog, endFile: true };
 }
 
 /** Every segment a record points at directly: its head and its history's points. */

@@ -1,11 +1,13 @@
-import { CorruptStoreError } from "../errors.js";
 import { checksum } from "./checksum.js";
 
 /**
  * A thread's end (`LogRecord.end`, an encrypting store's MAC of where the log ends) as the head segment's end
- * file holds it, with the revision of the commit that wrote it. An append that changes nothing of the record
- * but its end (every encrypted append) writes it here, in place, instead of rewriting the record file: its
- * commit point (see `commitChange`). The end counts when its revision is above the record's.
+ * file holds it, with the revision of the commit that wrote it. A record that says its head has an end file
+ * (`StoredLogRecord.endFile`) holds no end of its own: the end file's is the thread's, the one place it is
+ * kept, so that no older valid end is at hand beside it. An append that changes nothing of the record but its
+ * end (every encrypted append) writes it here, in place, instead of rewriting the record file: its commit
+ * point (see `commitChange`). A slot with an empty end is void: a record write took the end back into the
+ * record (`SegmentLog.voidEnd`).
  */
 export interface HeadEnd {
   revision: number;
@@ -19,7 +21,7 @@ export const HEAD_END_FILE = "end.bin";
  * The most an end file's one slot takes: less than a disk sector, written at offset 0 in place, so a power
  * loss leaves the old slot or the new one whole (a sub-sector write lands whole on Linux filesystems); the
  * checksum tells a slot that did not from one that did (`CorruptStoreError`, never an older end read as
- * current). An end too long for it is kept in the record file instead (`encodeHeadEnd` answers undefined).
+ * current). An end too long for it is kept in the record file instead (`fitsHeadEnd`).
  */
 export const HEAD_END_SLOT = 512;
 
@@ -46,8 +48,11 @@ export function encodeHeadEnd(headEnd: HeadEnd): Buffer | undefined {
   return bytes;
 }
 
-/** The slot read back from `bytes` (the file's first HEAD_END_SLOT bytes); `CorruptStoreError` if not whole. */
-export function decodeHeadEnd(bytes: Buffer, path: string): HeadEnd {
+/**
+ * The slot read back from `bytes` (the file's first HEAD_END_SLOT bytes); undefined when it is not whole (torn
+ * by a write under way, or damaged: `SegmentLog.readEnd` reads it again before it says so).
+ */
+export function decodeHeadEnd(bytes: Buffer): HeadEnd | undefined {
   const length = bytes.length >= HEADER ? bytes.readUInt16LE(12) : 0;
   const size = HEADER + length + TRAILER;
   if (
@@ -55,18 +60,21 @@ export function decodeHeadEnd(bytes: Buffer, path: string): HeadEnd {
     bytes.readUInt32LE(0) !== MAGIC ||
     bytes.readUInt32LE(size - TRAILER) !== checksum(bytes.subarray(0, size - TRAILER))
   ) {
-    throw new CorruptStoreError(path, "its end slot does not match its checksum");
+    return undefined;
   }
   const revision = bytes.readDoubleLE(4);
   return { revision, end: bytes.toString("utf8", HEADER, HEADER + length) };
 }
 
-/** The end file's slot when it is newer than the record (at `recordRevision`): the thread's end; else undefined. */
-export function newerEnd(headEnd: HeadEnd | undefined, recordRevision: number): HeadEnd | undefined {
-  return headEnd && headEnd.revision > recordRevision ? headEnd : undefined;
-}
-
-/** The revision up to which a head's guarded commits count: the record's, or the end file's when newer. */
+/** The revision up to which a head's guarded commits count: the record's, or its end file's when newer. */
 export function confirmedRevision(recordRevision: number, headEnd: HeadEnd | undefined): number {
   return Math.max(recordRevision, headEnd?.revision ?? recordRevision);
+}
+
+/** The thread's end: its head's end file's when the record says it has one (`endFile`), else the record's. */
+export function threadEnd(
+  stored: { end?: string; endFile?: true },
+  headEnd: HeadEnd | undefined,
+): string | undefined {
+  return stored.endFile ? headEnd?.end : stored.end;
 }

@@ -1,5 +1,6 @@
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Message } from "@skein/thread-core";
 import { CorruptStoreError } from "../errors.js";
 import type { DurableFiles } from "../records/durable-files.js";
@@ -18,6 +19,9 @@ import { IdBuckets, LINK_LAG } from "./id-buckets.js";
 import { ENTRY_SIZE, EntryFlag, encodeEntry, hashMessageId, type IndexEntry } from "./index-entry.js";
 import type { SegmentFileCache } from "./segment-file-cache.js";
 import { type SegmentPaths, type SegmentReader, type SegmentTail, withReader } from "./segment-reader.js";
+
+/** How many times a slot that fails its checksum is read before it is reported (`SegmentLog.readEnd`). */
+const TORN_READS = 8;
 
 /**
  * What the id buckets leave unlinked below `count`: the watermark and the id hashes of the entries from it,
@@ -85,18 +89,17 @@ export class SegmentLog {
   }
 
   /**
-   * The tail a thread whose record is `record` sees, and its head's end file (read only for a record that
-   * keeps an end: an encrypted thread's): a guarded commit counts once the record or the end file has its
-   * revision. The end file is read before the tail, and commits past the one it names are cut off, so an
-   * end never goes with a tail it was not written for, however many appends land between the two reads.
-   * A record that says its head has an end file (`endFile`) finds it or fails (`readEnd`).
+   * The tail a thread whose record is `record` sees, and its head's end file when the record says it has one
+   * (`endFile`: an encrypted thread's, whose end is kept there): a guarded commit counts once the record or
+   * the end file has its revision. The end file is read before the tail, and commits past the one it names
+   * are cut off, so an end never goes with a tail it was not written for, however many appends land between
+   * the two reads.
    */
-  visibleTail(record: { revision: number; end?: string; endFile?: boolean }): Promise<HeadState> {
+  visibleTail(record: { revision: number; endFile?: true }): Promise<HeadState> {
     return withReader(
       this.paths,
       async (reader) => {
-        const headEnd =
-          record.end === undefined ? undefined : await this.readEnd(reader, record.endFile === true);
+        const headEnd = record.endFile ? await this.readEnd(reader) : undefined;
         const tail = await visibleTail(reader, confirmedRevision(record.revision, headEnd));
         return { tail, headEnd };
       },
@@ -105,27 +108,39 @@ export class SegmentLog {
   }
 
   /**
-   * The end file's slot (`head-end.ts`), or undefined when the segment has none.
-   * @param required the thread's record says the head has one (`StoredLogRecord.endFile`): a missing end
-   * file is then the thread's end gone (removed, or a copy restored without it), reported as
-   * `CorruptStoreError`, never read as the record's older end (which would silently cut the thread back).
+   * The end file's slot (`head-end.ts`), for a record that says its head has one: a missing end file, or a
+   * void slot, is then the thread's end gone (removed, or a copy restored without it; or the record read
+   * before a record write took the end back), reported as `CorruptStoreError`, never read as an older end.
+   * A slot that fails its checksum is read again a few times first: a read without the lock may meet an
+   * append overwriting it (a read and an in-place write of the same bytes are not atomic to each other).
    */
-  async readEnd(files: SegmentReader, required = false): Promise<HeadEnd | undefined> {
+  async readEnd(files: SegmentReader): Promise<HeadEnd> {
     const handle = await files.handle(this.paths.end);
-    if (!handle && required) {
+    if (!handle) {
       throw new CorruptStoreError(
         this.paths.end,
         "the thread's end is missing though its record says its head holds it (removed, or restored from a copy without it); restore the file from the same copy as the thread's record",
       );
     }
-    if (!handle) return undefined;
-    return decodeHeadEnd(readAtNow(handle, HEAD_END_SLOT, 0), this.paths.end);
+    for (let attempt = 1; ; attempt++) {
+      const slot = decodeHeadEnd(readAtNow(handle, HEAD_END_SLOT, 0));
+      if (slot && slot.end !== "") return slot;
+      if (slot)
+        throw new CorruptStoreError(this.paths.end, "its end was taken back into the thread's record");
+      if (attempt === TORN_READS) {
+        throw new CorruptStoreError(
+          this.paths.end,
+          `its end slot does not match its checksum (read ${TORN_READS} times)`,
+        );
+      }
+      await delay(attempt);
+    }
   }
 
   /**
    * Writes `headEnd` into the end file's one slot, in place, and flushes it: the commit point of an append
    * whose entries (guarded) are flushed already. A head that has none gets it whole (a file written,
-   * flushed and renamed into place), once.
+   * flushed and renamed into place), once. Call it with an end that fits (`fitsHeadEnd`).
    */
   async writeEnd(headEnd: HeadEnd, files: SegmentReader): Promise<void> {
     const bytes = encodeHeadEnd(headEnd);
@@ -134,6 +149,16 @@ export class SegmentLog {
     if (!handle) return this.files.writeAtomically(this.paths.end, bytes);
     await writeThrough(handle, bytes, 0);
     await this.files.syncAppend(handle, this.paths.end);
+  }
+
+  /**
+   * Makes the end file's slot void (at `revision`), once a record write took the thread's end back into the
+   * record: no older end is left beside the record's. Not flushed: until it lands, the record (without the
+   * `endFile` marker) does not read the end file anyway.
+   */
+  async voidEnd(revision: number, files: SegmentReader): Promise<void> {
+    const handle = await files.handle(this.paths.end);
+    if (handle) await writeThrough(handle, encodeHeadEnd({ revision, end: "" }) as Buffer, 0);
   }
 
   /**

@@ -4,6 +4,7 @@ import { CorruptStoreError, LockLostError, LockOutcomeUnknownError } from "../er
 import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
 import { liveRecord, referencedSegments, type StoredLogRecord } from "../records/record-files.js";
+import { threadEnd } from "../segments/head-end.js";
 import { newSegmentId, type SegmentFile, threadReferrer } from "../segments/segment-directories.js";
 import { withReader } from "../segments/segment-reader.js";
 import { awaitSeal, claimSeal, publishSeal, sealState } from "./head-seal.js";
@@ -54,8 +55,8 @@ export async function moveOffSealedHead(
     // the old one past what the old one holds. The thread's end there is published with it: the stopped
     // writer may still overwrite the head's end file.
     await storage.files.syncFiles([log.paths.log, log.paths.index, log.paths.system]);
-    const threadEnd = liveRecord(stored, head.start, visible, [], headEnd).end;
-    publishSeal(directory, visible.count, storage.layout.temporary, threadEnd);
+    const end = liveRecord(stored, head.start, visible, [], threadEnd(stored, headEnd)).end;
+    publishSeal(directory, visible.count, storage.layout.temporary, end);
     seal = sealState(directory);
   }
   if (seal.state !== "sealed") throw new CorruptStoreError(directory, "its seal vanished once published");
@@ -63,9 +64,15 @@ export async function moveOffSealedHead(
   const tail = await withReader(log.paths, (reader) => reader.tail(sealedCount));
   // The record keeps the revision and time of the last commit before P: moving the head changes nothing
   // that readers see, so it is no revision of its own (a fenced writer's `ifRevision` still holds). It takes
-  // the end the seal recorded (a seal published before end files were: the record's).
-  const live = liveRecord(stored, head.start, tail, []);
+  // the end the seal recorded (a seal published before end files were: the record's, which a record keeping
+  // its end in the end file does not have).
   const end = seal.end ?? stored.end;
+  if (stored.endFile && end === undefined)
+    throw new CorruptStoreError(
+      directory,
+      "its seal does not hold the thread's end, which its head's end file kept",
+    );
+  const live = liveRecord(stored, head.start, tail, [], end);
   const segment: SegmentFile = {
     id: newSegmentId(),
     base: { segment: stored.head, offset: sealedCount },
