@@ -312,7 +312,8 @@ describe("the end file's slot goes with the tail it ends", () => {
   it("reads a slot whole while another process overwrites it in place (a torn read is read again)", async () => {
     const { driver, head, endPath, commit } = await driverThread();
     await commit("a", "end-1");
-    const slots = [`short-${"a".repeat(10)}`, `long-${"b".repeat(300)}`].map((end, revision) =>
+    const written = [`short-${"a".repeat(10)}`, `long-${"b".repeat(300)}`];
+    const slots = written.map((end, revision) =>
       (encodeHeadEnd({ revision, end }) as Buffer).toString("base64"),
     );
     // An appender's overwrites, as fast as they come: the same bytes `writeEnd` writes, in place at offset 0.
@@ -338,7 +339,9 @@ describe("the end file's slot goes with the tail it ends", () => {
       writer.kill("SIGKILL");
       await driver.close();
     }
-    expect(ends.size).toBe(2);
+    // Every read a whole slot: the append's end before the writer's first overwrite, then the writer's.
+    expect([...ends].filter((end) => !["end-1", ...written].includes(end))).toEqual([]);
+    expect(ends.has(written[0] as string) || ends.has(written[1] as string)).toBe(true);
   });
 });
 
