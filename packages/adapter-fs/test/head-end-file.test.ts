@@ -142,7 +142,8 @@ describe("an encrypted append on a file store keeps the thread's end in its head
         tail,
         files,
       );
-      await log.writeEnd({ revision, end: JSON.stringify({ key: "k", check: "late", mac: "late" }) }, files);
+      const end = JSON.stringify({ key: "k", check: "late", mac: "late" });
+      await log.writeEnd({ revision, recordRevision: revision, end }, files);
     });
     await driver.close();
     expect(await readIds(directory, encryption)).toEqual(["m0", "m1"]);
@@ -289,7 +290,7 @@ describe("the thread's end is kept in one place: the record, or its head's end f
     expect(await driver.rewriteRecord("t", stale)).toBe(false);
     const current = { events: [], end: { expected: "end-2", replacement: "end-2b" } };
     expect(await driver.rewriteRecord("t", current)).toBe(true);
-    expect(decodeHeadEnd(readFileSync(endPath))).toEqual({ revision: before?.revision, end: "end-2b" });
+    expect(decodeHeadEnd(readFileSync(endPath))).toEqual({ ...before, end: "end-2b" });
     expect(storedRecord(recordPath)).not.toHaveProperty("end");
     expect(await read()).toMatchObject({ length: 2, end: "end-2b" });
     await driver.close();
@@ -314,7 +315,7 @@ describe("the end file's slot goes with the tail it ends", () => {
     await commit("a", "end-1");
     const written = [`short-${"a".repeat(10)}`, `long-${"b".repeat(300)}`];
     const slots = written.map((end, revision) =>
-      (encodeHeadEnd({ revision, end }) as Buffer).toString("base64"),
+      (encodeHeadEnd({ revision, recordRevision: revision, end }) as Buffer).toString("base64"),
     );
     // An appender's overwrites, as fast as they come: the same bytes `writeEnd` writes, in place at offset 0.
     const writer = spawn(process.execPath, [
@@ -392,5 +393,43 @@ describe("a record that says its head has an end file (endFile)", () => {
     await expect(readIds(directory, encryption)).rejects.toSatisfy((error) =>
       CorruptStoreError.isInstance(error),
     );
+  });
+});
+
+describe("a reader of a record whose head keeps the end in the end file", () => {
+  it("does not read the record again when the slot was written by an append on the record it read", async () => {
+    const { directory, driver, commit } = await driverThread();
+    await commit("a", "end-1");
+    await commit("b", "end-2");
+    await commit("c", "end-3");
+    const reader = new FsLogDriver({ directory });
+    const readNow = reader.records.readNow.bind(reader.records);
+    let again = 0;
+    reader.records.readNow = (id) => {
+      again++;
+      return readNow(id);
+    };
+    const before = again;
+    expect(await reader.read("t")).toMatchObject({ length: 3, end: "end-3" });
+    // `read` reads the record once (through `readNow`), and nothing more.
+    expect(again - before).toBeLessThanOrEqual(1);
+    await Promise.all([reader.close(), driver.close()]);
+  });
+
+  it("reads the record again when a record write came between the record it read and the slot", async () => {
+    const { directory, driver, head, commit, recordPath } = await driverThread();
+    await commit("a", "end-1");
+    await commit("b", "end-2");
+    const outdated = await driver.records.read("t");
+    // A metadata change keeps the end where it is (the marker stays), then an append writes the slot again.
+    await driver.commit("t", { expectHead: head, metadata: { title: "renamed" } });
+    await commit("c", "end-3");
+    expect(storedRecord(recordPath).endFile).toBe(true);
+    const reader = new FsLogDriver({ directory });
+    const read = reader.records.read.bind(reader.records);
+    let calls = 0;
+    reader.records.read = (id) => (calls++ === 0 ? Promise.resolve(outdated) : read(id));
+    expect(await reader.read("t")).toMatchObject({ length: 3, end: "end-3", metadata: { title: "renamed" } });
+    await Promise.all([reader.close(), driver.close()]);
   });
 });

@@ -132,7 +132,9 @@ export async function commitChange(
     const next = nextRecord(record, change, headInfo.start, append.length, now);
     // An append that sets the end without rewriting the record commits by writing the head's end file.
     const newEnd: HeadEnd | undefined =
-      !rewritesRecord && change.end !== undefined ? { revision: next.revision, end: change.end } : undefined;
+      !rewritesRecord && change.end !== undefined
+        ? { revision: next.revision, recordRevision: stored.revision, end: change.end }
+        : undefined;
     const guarded = (rewritesRecord && !change.newHead) || newEnd !== undefined;
     // The record says its head has an end file, and holds no end of its own, while the head stays and its
     // end stays there: a change that sets the end through the record (not marking the end file) takes it
@@ -190,7 +192,10 @@ export async function commitChange(
           // does not read the end file (the append's entries, unconfirmed, are cut), and the next append does
           // this again; never a record naming an end file that is not on disk.
           if (marksEndFile && change.end !== undefined)
-            await headLog.writeEnd({ revision: next.revision, end: change.end }, headFiles);
+            await headLog.writeEnd(
+              { revision: next.revision, recordRevision: next.revision, end: change.end },
+              headFiles,
+            );
         } else await addReferences(storage, id, record, next, change, unsynced);
         if (history.staged) await storage.files.replace(history.staged);
       } catch (error) {

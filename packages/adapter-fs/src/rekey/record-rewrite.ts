@@ -62,9 +62,7 @@ export async function rewriteRecordFile(
   // that took the lock over from this one sealed the head, so a late write here is read by no one
   // (`head-takeover.ts`).
   if (end && kept && endInFile) {
-    await log.withFiles((files) =>
-      log.writeEnd({ revision: kept.headEnd.revision, end: end.replacement }, files),
-    );
+    await log.withFiles((files) => log.writeEnd({ ...kept.headEnd, end: end.replacement }, files));
   }
   await lease.staging.guard("rekey", () =>
     storage.files.flushAndReplace(storage.records.stage(next, lease.staging, "rekey")),

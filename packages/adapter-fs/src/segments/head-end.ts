@@ -11,6 +11,12 @@ import { checksum } from "./checksum.js";
  */
 export interface HeadEnd {
   revision: number;
+  /**
+   * The revision of the record the append that wrote the slot committed on: a reader whose record has it
+   * read the record that was current when the slot was written, so the record, the slot and the tail go
+   * together without reading the record again (`FsLogDriver.#live`).
+   */
+  recordRevision: number;
   end: string;
 }
 
@@ -26,7 +32,7 @@ export const HEAD_END_FILE = "end.bin";
 export const HEAD_END_SLOT = 512;
 
 const MAGIC = 0x31_45_4b_53; // "SKE1", little-endian
-const HEADER = 4 + 8 + 2;
+const HEADER = 4 + 8 + 8 + 2;
 const TRAILER = 4;
 
 /** Whether `end` fits the end file's slot. */
@@ -34,7 +40,10 @@ export function fitsHeadEnd(end: string): boolean {
   return HEADER + Buffer.byteLength(end, "utf8") + TRAILER <= HEAD_END_SLOT;
 }
 
-/** The slot's bytes: magic, revision, the end's length and UTF-8 bytes, then a CRC-32 of all that. */
+/**
+ * The slot's bytes: magic, revision, the record's revision, the end's length and UTF-8 bytes, then a CRC-32
+ * of all that.
+ */
 export function encodeHeadEnd(headEnd: HeadEnd): Buffer | undefined {
   const text = Buffer.from(headEnd.end, "utf8");
   const size = HEADER + text.length + TRAILER;
@@ -42,7 +51,8 @@ export function encodeHeadEnd(headEnd: HeadEnd): Buffer | undefined {
   const bytes = Buffer.alloc(size);
   bytes.writeUInt32LE(MAGIC, 0);
   bytes.writeDoubleLE(headEnd.revision, 4);
-  bytes.writeUInt16LE(text.length, 12);
+  bytes.writeDoubleLE(headEnd.recordRevision, 12);
+  bytes.writeUInt16LE(text.length, 20);
   text.copy(bytes, HEADER);
   bytes.writeUInt32LE(checksum(bytes.subarray(0, size - TRAILER)), size - TRAILER);
   return bytes;
@@ -53,7 +63,7 @@ export function encodeHeadEnd(headEnd: HeadEnd): Buffer | undefined {
  * by a write under way, or damaged: `SegmentLog.readEnd` reads it again before it says so).
  */
 export function decodeHeadEnd(bytes: Buffer): HeadEnd | undefined {
-  const length = bytes.length >= HEADER ? bytes.readUInt16LE(12) : 0;
+  const length = bytes.length >= HEADER ? bytes.readUInt16LE(20) : 0;
   const size = HEADER + length + TRAILER;
   if (
     bytes.length < size ||
@@ -62,8 +72,11 @@ export function decodeHeadEnd(bytes: Buffer): HeadEnd | undefined {
   ) {
     return undefined;
   }
-  const revision = bytes.readDoubleLE(4);
-  return { revision, end: bytes.toString("utf8", HEADER, HEADER + length) };
+  return {
+    revision: bytes.readDoubleLE(4),
+    recordRevision: bytes.readDoubleLE(12),
+    end: bytes.toString("utf8", HEADER, HEADER + length),
+  };
 }
 
 /** The revision up to which a head's guarded commits count: the record's, or its end file's when newer. */

@@ -158,7 +158,8 @@ export class SegmentLog {
    */
   async voidEnd(revision: number, files: SegmentReader): Promise<void> {
     const handle = await files.handle(this.paths.end);
-    if (handle) await writeThrough(handle, encodeHeadEnd({ revision, end: "" }) as Buffer, 0);
+    const slot = encodeHeadEnd({ revision, recordRevision: revision, end: "" }) as Buffer;
+    if (handle) await writeThrough(handle, slot, 0);
   }
 
   /**
