@@ -1,4 +1,5 @@
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import {
   ConcurrencyError,
   type JsonObject,
@@ -544,7 +545,15 @@ export class FsLogDriver implements LogDriver, FsStorage {
       const sealed = seal.count;
       tail = await withReader(log.paths, (reader) => reader.tail(sealed));
       // The end file may hold an end the appender taken over wrote past the seal: the seal's end is the one.
+      // A seal without one, for a record that keeps its end in the end file, was rewritten once the thread
+      // moved off this head (`dropSealEnd`): the record read again names the new head.
       if (seal.end !== undefined) end = seal.end;
+      else if (stored.endFile) {
+        const again = this.records.readNow(stored.id);
+        if (JSON.stringify(again) === JSON.stringify(stored))
+          throw new CorruptStoreError(join(directory, "sealed-at"), "it holds no end for the thread");
+        return again?.kind === "log" ? this.#live(again, known) : undefined;
+      }
     }
     const record = head && tail && liveRecord(stored, head.start, tail, [], end);
     const reused = typeof known === "object" && record ? knownEvents(known, record, stored) : undefined;

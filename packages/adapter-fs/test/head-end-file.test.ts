@@ -433,3 +433,59 @@ describe("a reader of a record whose head keeps the end in the end file", () => 
     await Promise.all([reader.close(), driver.close()]);
   });
 });
+
+describe("no older end of the thread outlives the commits after it", () => {
+  it("a lock takeover's move drops the thread's end from the sealed head's end file and seal", async () => {
+    const { directory, encryption, files } = await seeded(2);
+    const oldHead = await storedHead(directory);
+    const layout = new StoreLayout(directory);
+    const oldDirectory = layout.segmentDirectory(oldHead);
+    // A taker claimed the seal and stopped; a reader publishes it; the next writer moves the thread on.
+    claimSeal(oldDirectory);
+    expect(await readIds(directory, encryption)).toEqual(["m0", "m1"]);
+    expect(sealState(oldDirectory)).toMatchObject({ state: "sealed", count: 2, end: expect.any(String) });
+    const store = fsStore({ directory, encryption });
+    const thread = await store.get("t");
+    for (const id of ["m2", "m3"]) await thread.append({ id, role: "user", text: id });
+    await store.close();
+    const newHead = await storedHead(directory);
+    expect(newHead).not.toBe(oldHead);
+    expect(sealState(oldDirectory)).toEqual({ state: "sealed", count: 2 });
+    expect(decodeHeadEnd(readFileSync(files.end))).toMatchObject({ end: "" });
+    const record = storedRecord(layout.recordPath("t"));
+    // The record pointed back at the old head (nothing cut) finds no end there.
+    writeFileSync(layout.recordPath("t"), JSON.stringify({ ...record, head: oldHead }));
+    await expect(readIds(directory, encryption)).rejects.toSatisfy((error) =>
+      CorruptStoreError.isInstance(error),
+    );
+    // The new head cut to nothing, with the old head's end file copied over its own: no end for it either.
+    writeFileSync(layout.recordPath("t"), JSON.stringify(record));
+    const newDirectory = layout.segmentDirectory(newHead);
+    truncateSync(join(newDirectory, "messages.jsonl"), 0);
+    truncateSync(join(newDirectory, "index.bin"), 0);
+    writeFileSync(join(newDirectory, HEAD_END_FILE), readFileSync(files.end));
+    await expect(readIds(directory, encryption)).rejects.toSatisfy((error) =>
+      CorruptStoreError.isInstance(error),
+    );
+  });
+
+  it("a slot a crash left whole beside a record that took the end back reads as written, and the next write makes it void", async () => {
+    const { directory, encryption, record, files } = await seeded(2);
+    const whole = readFileSync(files.end);
+    // A "batch" append takes the end back into the record (its record write), then makes the slot void.
+    const batch = () => fsStore({ directory, encryption, durability: "batch" });
+    let store = batch();
+    await (await store.get("t")).append({ id: "m2", role: "user", text: "m2" });
+    await store.close();
+    expect(storedRecord(record)).not.toHaveProperty("endFile");
+    expect(decodeHeadEnd(readFileSync(files.end))).toMatchObject({ end: "" });
+    // The crash point: the record renamed, the slot not made void yet.
+    writeFileSync(files.end, whole);
+    expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2"]);
+    store = batch();
+    await (await store.get("t")).append({ id: "m3", role: "user", text: "m3" });
+    await store.close();
+    expect(decodeHeadEnd(readFileSync(files.end))).toMatchObject({ end: "" });
+    expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2", "m3"]);
+  });
+});

@@ -99,6 +99,9 @@ export async function commitChange(
     // The end file (of a record that says its head has one) is read before a repair cuts what it does not
     // confirm.
     const headEnd = carried ? carried.headEnd : stored.endFile ? await headLog.readEnd(headFiles) : undefined;
+    // A record that holds its end may have a whole slot beside it, left by a crash before a write's `voidEnd`.
+    if (!carried && !marksEndFile && stored.endFile !== true && stored.end !== undefined)
+      await headLog.voidLeftEnd(stored.revision, headFiles);
     const tail =
       carried?.tail ?? (await headLog.repair(confirmedRevision(stored.revision, headEnd), headFiles));
     const record = liveRecord(stored, headInfo.start, tail, [], threadEnd(stored, headEnd));

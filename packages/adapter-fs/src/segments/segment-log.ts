@@ -152,14 +152,27 @@ export class SegmentLog {
   }
 
   /**
-   * Makes the end file's slot void (at `revision`), once a record write took the thread's end back into the
-   * record: no older end is left beside the record's. Not flushed: until it lands, the record (without the
-   * `endFile` marker) does not read the end file anyway.
+   * Makes the end file's slot void (at `revision`), flushed, once a record write took the thread's end back
+   * into the record or moved the thread off this head: no older end is left beside the current one. A crash
+   * before it leaves the slot whole until the thread's next record write (`voidLeftEnd`); readers of a record
+   * without the `endFile` marker do not read it meanwhile.
    */
   async voidEnd(revision: number, files: SegmentReader): Promise<void> {
     const handle = await files.handle(this.paths.end);
-    const slot = encodeHeadEnd({ revision, recordRevision: revision, end: "" }) as Buffer;
-    if (handle) await writeThrough(handle, slot, 0);
+    if (!handle) return;
+    await writeThrough(handle, encodeHeadEnd({ revision, recordRevision: revision, end: "" }) as Buffer, 0);
+    await this.files.syncAppend(handle, this.paths.end);
+  }
+
+  /**
+   * Makes void a slot a crash left whole beside a record that holds its end (between that record's rename and
+   * its `voidEnd`). Call it holding the thread's lock.
+   */
+  async voidLeftEnd(revision: number, files: SegmentReader): Promise<void> {
+    const handle = await files.handle(this.paths.end);
+    if (!handle) return;
+    const slot = decodeHeadEnd(readAtNow(handle, HEAD_END_SLOT, 0));
+    if (slot?.end !== "") await this.voidEnd(revision, files);
   }
 
   /**

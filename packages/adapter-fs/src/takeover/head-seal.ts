@@ -1,5 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { CorruptStoreError, hasCode } from "../errors.js";
 
@@ -105,6 +115,31 @@ export function publishSeal(
   if (published.state !== "sealed")
     throw new CorruptStoreError(join(directory, END_FILE), "it vanished right after it was published");
   return published.count;
+}
+
+/**
+ * Rewrites a published seal without the thread's end (`publishSeal`'s `end`), flushed, once the thread moved
+ * off the sealed head: no older end of the thread is left in the store beside the current one. Readers of
+ * the sealed head still holding the old record read the record again (`FsLogDriver.#live`).
+ */
+export function dropSealEnd(directory: string, temporaryDirectory: string): void {
+  const seal = sealState(directory);
+  if (seal.state !== "sealed" || seal.end === undefined) return;
+  const temporary = join(temporaryDirectory, `sealed-${randomBytes(12).toString("hex")}`);
+  const descriptor = openSync(temporary, "wx");
+  try {
+    writeSync(descriptor, JSON.stringify({ count: seal.count }));
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+  renameSync(temporary, join(directory, END_FILE));
+  const directoryDescriptor = openSync(directory, "r");
+  try {
+    fsyncSync(directoryDescriptor);
+  } finally {
+    closeSync(directoryDescriptor);
+  }
 }
 
 /** The seal once its end is published or the segment is gone, or as it still is after `timeoutMs`. */

@@ -7,7 +7,7 @@ import { liveRecord, referencedSegments, type StoredLogRecord } from "../records
 import { threadEnd } from "../segments/head-end.js";
 import { newSegmentId, type SegmentFile, threadReferrer } from "../segments/segment-directories.js";
 import { withReader } from "../segments/segment-reader.js";
-import { awaitSeal, claimSeal, publishSeal, sealState } from "./head-seal.js";
+import { awaitSeal, claimSeal, dropSealEnd, publishSeal, sealState } from "./head-seal.js";
 
 /** How many takeovers in a row a writer planning on an older head looks back through. */
 const MAX_CONTINUATIONS = 8;
@@ -106,6 +106,13 @@ export async function moveOffSealedHead(
     }
     await storage.files.replace(staged);
   });
+  // The thread's end at the seal, in the old head's end file and in the seal, would outlive the commits made
+  // on the new head: both are dropped (a crash before leaves them until a later takeover of none: a
+  // documented limit), and readers still holding the old record read the record again.
+  if (end !== undefined) {
+    await log.withFiles((files) => log.voidEnd(live.revision, files));
+    dropSealEnd(directory, storage.layout.temporary);
+  }
   // The old head stays, as the new one's base; the thread's own reference to it goes unless its history
   // points there, so that deleting the thread reclaims it (a crash before this leaves it, a leak at worst).
   // Not by a writer that lost the lock meanwhile: the thread may be another's by then (a leak at worst).
