@@ -98,7 +98,11 @@ export async function commitChange(
   return headLog.withFiles(async (headFiles) => {
     // The end file (of a record that says its head has one) is read before a repair cuts what it does not
     // confirm.
-    const headEnd = carried ? carried.headEnd : stored.endFile ? await headLog.readEnd(headFiles) : undefined;
+    const headEnd = carried
+      ? carried.headEnd
+      : stored.endFile
+        ? await heldEnd(headLog, headFiles, lease, lockPath)
+        : undefined;
     // A record that holds its end may have a whole slot beside it, left by a crash before a write's `voidEnd`.
     if (!carried && !marksEndFile && stored.endFile !== true && stored.end !== undefined)
       await headLog.voidLeftEnd(stored.revision, headFiles);
@@ -213,6 +217,25 @@ export async function commitChange(
     storage.listIndex.settle(id, placeOf(next));
     return { record: next, messages: written };
   }, fastPath.headFileOptions);
+}
+
+/**
+ * The head's end file, read holding the thread's lock. A writer stopped after it read the record, whose lock
+ * was taken over meanwhile, may find the slot made void by the taker's move off the head: it learns that its
+ * lock is lost (nothing landed), not that the store is damaged.
+ */
+async function heldEnd(
+  headLog: SegmentLog,
+  files: SegmentReader,
+  lease: Lease,
+  lockPath: string,
+): Promise<HeadEnd> {
+  try {
+    return await headLog.readEnd(files);
+  } catch (error) {
+    if (!CorruptStoreError.isInstance(error) || lease.held()) throw error;
+    throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");
+  }
 }
 
 /** Waits for every one of `steps`, then throws the first failure: nothing is left running under the lock. */

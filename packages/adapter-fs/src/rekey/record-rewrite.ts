@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import type { HistoryEvent } from "@skein/thread-core";
 import type { RecordRewrite } from "@skein/thread-core/driver";
-import { CorruptStoreError, missingEvents } from "../errors.js";
+import { CorruptStoreError, LockLostError, missingEvents } from "../errors.js";
 import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
 import { liveRecord, type StoredLogRecord } from "../records/record-files.js";
@@ -30,7 +30,7 @@ export async function rewriteRecordFile(
   const same = (held: unknown, expected: unknown) => JSON.stringify(held) === JSON.stringify(expected);
   const { metadata, context, end } = rewrite;
   const log = storage.log(stored.head);
-  const kept = stored.endFile ? await endFileCommit(storage, stored) : undefined;
+  const kept = stored.endFile ? await heldEndCommit(storage, stored, lease, id) : undefined;
   if (
     (metadata && !same(stored.metadata, metadata.expected)) ||
     (context && !same(stored.context, context.expected)) ||
@@ -75,6 +75,16 @@ export async function rewriteRecordFile(
     await storage.files.syncDirectory(storage.layout.records);
   }
   return true;
+}
+
+/** `endFileCommit` holding the thread's lock: a slot made void by a takeover of that lock is the lock lost. */
+async function heldEndCommit(storage: FsStorage, stored: StoredLogRecord, lease: Lease, id: string) {
+  try {
+    return await endFileCommit(storage, stored);
+  } catch (error) {
+    if (!CorruptStoreError.isInstance(error) || lease.held()) throw error;
+    throw new LockLostError(storage.layout.threadLockPath(id), {}, "commit");
+  }
 }
 
 /**
