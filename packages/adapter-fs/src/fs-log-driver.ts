@@ -1,4 +1,5 @@
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import {
   ConcurrencyError,
   type JsonObject,
@@ -25,7 +26,7 @@ import type {
 import { placeOf } from "./catalogue/catalogue-place.js";
 import { FsCatalogue } from "./catalogue/fs-catalogue.js";
 import { AppendFastPath } from "./commit/append-fast-path.js";
-import { changeWrites, commitChange, SEALED_HEAD } from "./commit/commit-change.js";
+import { changeWrites, commitChange, NEEDS_RECORD_LOCK } from "./commit/commit-change.js";
 import { CorruptStoreError, guardInputOutput, hasCode, missingEvents, SOURCE } from "./errors.js";
 import type { FsStorage } from "./fs-storage.js";
 import type { Lease, LockWrites } from "./locks/lease.js";
@@ -46,11 +47,12 @@ import { StoreLayout } from "./records/store-layout.js";
 import { rewriteRecordFile } from "./rekey/record-rewrite.js";
 import { rewriteSegment } from "./rekey/segment-rewrite.js";
 import { hasSwapMark, settleSwap } from "./rekey/segment-swap.js";
+import { threadEnd } from "./segments/head-end.js";
 import { IMPORT_BATCH, importSegment, importSegments } from "./segments/import-segment.js";
 import { mayBeInterim, readInterimPrefix } from "./segments/interim-prefix.js";
 import { newSegmentId, SegmentDirectories, threadReferrer } from "./segments/segment-directories.js";
 import { SegmentFileCache } from "./segments/segment-file-cache.js";
-import { SegmentLog } from "./segments/segment-log.js";
+import { type HeadState, SegmentLog } from "./segments/segment-log.js";
 import { withReader } from "./segments/segment-reader.js";
 import { watchSegment } from "./segments/segment-watch.js";
 import { isSealed, publishSeal, sealState } from "./takeover/head-seal.js";
@@ -178,16 +180,17 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   async commit(id: string, change: LogChange): Promise<CommitResult> {
     return this.#run("commit", async () => {
-      const result = await this.#withThreadLock(id, changeWrites(change), (lease) =>
+      const result = await this.#withThreadLock(id, changeWrites(change, this.files.durability), (lease) =>
         commitChange(this, id, change, lease),
       );
-      if (result !== SEALED_HEAD) return result;
-      // The head is sealed by a takeover that stopped before moving the thread off it: finished as a
-      // record writer (`#withThreadLock` does it), then the change is made.
+      if (result !== NEEDS_RECORD_LOCK) return result;
+      // The head is sealed by a takeover that stopped before moving the thread off it (finished as a
+      // record writer: `#withThreadLock` does it), or the change keeps an end the record does not hold yet:
+      // the change is made under a `"record"` lock.
       const again = await this.#withThreadLock(id, "record", (lease) =>
         commitChange(this, id, change, lease),
       );
-      if (again === SEALED_HEAD)
+      if (again === NEEDS_RECORD_LOCK)
         throw new CorruptStoreError(this.layout.recordPath(id), "its head stays sealed");
       return again;
     });
@@ -202,7 +205,10 @@ export class FsLogDriver implements LogDriver, FsStorage {
 
   /** `delete` checks `ifRevision` under the thread's lock, before anything is removed. */
   readonly fencedDelete = true;
-  /** Kept in the record file, which an append that sets it rewrites (`changeWrites`). */
+  /**
+   * Kept in the record file, or, once an append set it without rewriting the record, in the head's end file
+   * (`changeWrites`, `head-end.ts`).
+   */
   readonly storesEnd = true;
 
   async delete(id: string, options: { ifRevision?: number } = {}): Promise<boolean> {
@@ -490,20 +496,45 @@ export class FsLogDriver implements LogDriver, FsStorage {
   async #live(stored: StoredLogRecord, known?: LogRecord | "none"): Promise<LogRecord | undefined> {
     const head = await this.segments.info(stored.head);
     const log = this.log(stored.head);
-    let tail = head && (await log.visibleTail(stored.revision));
+    let visible: HeadState | undefined;
+    try {
+      visible = head && (await log.visibleTail(stored));
+    } catch (error) {
+      // A record write that took the end back into the record (the end file made void), or moved the thread
+      // on, or its deletion, under this reader: the record read again tells that from an end file gone from
+      // a head that still keeps it.
+      if (!CorruptStoreError.isInstance(error) || error.path !== log.paths.end) throw error;
+      const again = this.records.readNow(stored.id);
+      if (JSON.stringify(again) === JSON.stringify(stored)) throw error;
+      return again?.kind === "log" ? this.#live(again, known) : undefined;
+    }
+    let tail = visible?.tail;
+    let end = threadEnd(stored, visible?.headEnd);
     // Checked after the tail is read: an appender whose lock was taken over writes past the sealed end
     // only after the seal is claimed (`head-takeover.ts`), so a tail read with no seal yet is all sealed in.
     const directory = this.layout.segmentDirectory(stored.head);
     const seal = tail && isSealed(directory) ? sealState(directory) : undefined;
-    if (seal?.state === "claimed") {
+    if (seal?.state === "claimed" && head) {
       // Its taker has not published where the head ends (it may be stopped itself): the reader publishes
       // it, without the thread's lock, which a stopped taker would hold. The first publication wins, and
-      // the tail is read again now that the claim was seen, so it holds every commit an appender
-      // acknowledged (an appender acknowledges only when it found no claim after its commit was written).
-      const claimed = await log.visibleTail(stored.revision);
+      // the record and the tail are read again now that the claim was seen, so they hold every commit an
+      // appender acknowledged (an appender acknowledges only when it found no claim after its commit was
+      // written; a record writer's rename, once the claim is made, is fenced off).
+      const current = this.records.readNow(stored.id);
+      if (current?.kind !== "log" || current.head !== stored.head) {
+        return current?.kind === "log" ? this.#live(current, known) : undefined;
+      }
+      const claimed = await log.visibleTail(current);
+      const claimedEnd = liveRecord(
+        current,
+        head.start,
+        claimed.tail,
+        [],
+        threadEnd(current, claimed.headEnd),
+      ).end;
       try {
         await this.files.syncFiles([log.paths.log, log.paths.index, log.paths.system]);
-        publishSeal(directory, claimed.count, this.layout.temporary);
+        publishSeal(directory, claimed.tail.count, this.layout.temporary, claimedEnd);
       } catch (error) {
         if (!hasCode(error, "ENOENT")) throw error; // the head was reclaimed: the thread was deleted or moved
       }
@@ -511,16 +542,31 @@ export class FsLogDriver implements LogDriver, FsStorage {
       return again?.kind === "log" ? this.#live(again, known) : undefined;
     }
     if (seal?.state === "sealed" && tail && tail.count > seal.count) {
-      const end = seal.count;
-      tail = await withReader(log.paths, (reader) => reader.tail(end));
+      const sealed = seal.count;
+      tail = await withReader(log.paths, (reader) => reader.tail(sealed));
+      // The end file may hold an end the appender taken over wrote past the seal: the seal's end is the one.
+      // A seal without one, for a record that keeps its end in the end file, was rewritten once the thread
+      // moved off this head (`dropSealEnd`): the record read again names the new head.
+      if (seal.end !== undefined) end = seal.end;
+      else if (stored.endFile) {
+        const again = this.records.readNow(stored.id);
+        if (JSON.stringify(again) === JSON.stringify(stored))
+          throw new CorruptStoreError(join(directory, "sealed-at"), "it holds no end for the thread");
+        return again?.kind === "log" ? this.#live(again, known) : undefined;
+      }
     }
-    const record = head && tail && liveRecord(stored, head.start, tail, []);
+    const record = head && tail && liveRecord(stored, head.start, tail, [], end);
     const reused = typeof known === "object" && record ? knownEvents(known, record, stored) : undefined;
     const events = known === "none" ? [] : (reused ?? (await this.records.events(stored)));
     // Read without a lock, so check the record again when these reads may not go with it: a head or history
     // that is gone or made anew, a head with no commit (a delete may have just removed it), or commits after
     // the record's own (another writer may have replaced it meanwhile: a checkpoint between two appends).
-    if (!record || !events || !tail?.last || tail.last.revision > stored.revision) {
+    // Commits up to the end file's slot go with the record when an append on this very record wrote the
+    // slot (`recordRevision`): the slot was read after the record, the tail after the slot, and every commit
+    // past the slot is cut off, so what is read is the thread as that append left it.
+    const headEnd = visible?.headEnd;
+    const goesWith = headEnd?.recordRevision === stored.revision ? headEnd.revision : stored.revision;
+    if (!record || !events || !tail?.last || tail.last.revision > goesWith) {
       const again = this.records.readNow(stored.id);
       if (JSON.stringify(again) !== JSON.stringify(stored)) {
         return again?.kind === "log" ? this.#live(again, known) : undefined;

@@ -1,5 +1,6 @@
 import type { Lease, LockWrites } from "../locks/lease.js";
 import type { StoredLogRecord } from "../records/record-files.js";
+import type { HeadEnd } from "../segments/head-end.js";
 import type { SegmentFile } from "../segments/segment-directories.js";
 import type { KnownIds, SegmentLog } from "../segments/segment-log.js";
 import type { SegmentReader, SegmentTail } from "../segments/segment-reader.js";
@@ -50,12 +51,13 @@ export class AppendFastPath {
    */
   async carry(
     stored: StoredLogRecord,
+    headEnd: HeadEnd | undefined,
     head: SegmentFile,
     headLog: SegmentLog,
     headFiles: SegmentReader,
     after: SegmentTail,
   ): Promise<void> {
     const knownIds = await headLog.knownIds(headFiles, after.count);
-    this.lease.carried = new CarriedAppend(this.id, stored, head, after, knownIds);
+    this.lease.carried = new CarriedAppend(this.id, stored, headEnd, head, after, knownIds);
   }
 }

@@ -1,5 +1,6 @@
 import type { Lease } from "../locks/lease.js";
 import type { StoredLogRecord } from "../records/record-files.js";
+import type { HeadEnd } from "../segments/head-end.js";
 import type { SegmentFile } from "../segments/segment-directories.js";
 import type { KnownIds } from "../segments/segment-log.js";
 import type { SegmentTail } from "../segments/segment-reader.js";
@@ -12,6 +13,7 @@ import type { SegmentTail } from "../segments/segment-reader.js";
  * them as they are instead of reading them again (nor checks the lock again before writing: a takeover
  * after that check seals the head this record names, as one after a check would):
  * - the record file: replaced only by record writers (a plain append leaves it alone);
+ * - the head's end file (`head-end.ts`): written only by appends holding the lock, this one's last;
  * - the head's seal: claimed only by a writer that took the lock over (so never during the holding), and
  *   found unclaimed by the holding's first append (`confirmAppend` still looks for it after each commit);
  * - the head's committed tail: this append's own, with nothing past it for a repair to cut;
@@ -24,6 +26,7 @@ export class CarriedAppend {
   constructor(
     readonly id: string,
     readonly stored: StoredLogRecord,
+    readonly headEnd: HeadEnd | undefined,
     readonly head: SegmentFile,
     readonly tail: SegmentTail,
     readonly knownIds: KnownIds,

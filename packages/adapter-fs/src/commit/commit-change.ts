@@ -17,7 +17,7 @@ import { placeOf } from "../catalogue/catalogue-place.js";
 import { CorruptStoreError, LockLostError, missingEvents, SOURCE } from "../errors.js";
 import type { FsStorage } from "../fs-storage.js";
 import type { Lease, LockWrites } from "../locks/lease.js";
-import type { StagedFile } from "../records/durable-files.js";
+import type { Durability, StagedFile } from "../records/durable-files.js";
 import {
   type EventLog,
   knownEvents,
@@ -25,6 +25,7 @@ import {
   type StoredLogRecord,
   storedForm,
 } from "../records/record-files.js";
+import { confirmedRevision, fitsHeadEnd, type HeadEnd, threadEnd } from "../segments/head-end.js";
 import { threadReferrer } from "../segments/segment-directories.js";
 import type { SegmentLog } from "../segments/segment-log.js";
 import { EMPTY_TAIL, type SegmentReader } from "../segments/segment-reader.js";
@@ -49,15 +50,16 @@ import { AppendFastPath } from "./append-fast-path.js";
  * append confirms its commit against the seal before answering; a change that rewrites the record renames
  * the lock's staged files (`StagingArea`) and writes its event only after checking the lock
  * (`RecordFiles.appendEvents`), so a takeover fences it off (`LockLostError`, nothing landed). Under a
- * `"segment"` lock it answers `SEALED_HEAD` when it finds its head sealed by a takeover that did not
- * finish: the caller finishes it under a `"record"` lock and commits again.
+ * `"segment"` lock it answers `NEEDS_RECORD_LOCK` when it finds its head sealed by a takeover that did
+ * not finish, or an end for an end file the record does not say its head has yet: the caller makes the
+ * change (and finishes the takeover) under a `"record"` lock.
  */
 export async function commitChange(
   storage: FsStorage,
   id: string,
   change: LogChange,
   lease: Lease,
-): Promise<CommitResult | typeof SEALED_HEAD> {
+): Promise<CommitResult | typeof NEEDS_RECORD_LOCK> {
   // A plain append on the holding of the thread's last one (a kept lock) reads none of these again.
   const fastPath = AppendFastPath.resume(lease, id);
   const carried = fastPath.carried;
@@ -70,10 +72,18 @@ export async function commitChange(
   if (!carried && !lease.held())
     throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");
   if (!carried && isSealed(storage.layout.segmentDirectory(stored.head))) {
-    if (lease.writes === "segment") return SEALED_HEAD;
+    if (lease.writes === "segment") return NEEDS_RECORD_LOCK;
     await moveOffSealedHead(storage, id, lease, { claim: false });
     return commitChange(storage, id, change, lease);
   }
+  // An end the head's end file would take, for a record that does not say the head has one (`endFile`: a
+  // thread's first encrypted append, the first on a head new since, or the first after a record write took
+  // the end back), goes through the record: the end file first, then the record saying so, without an end.
+  const marksEndFile =
+    change.end !== undefined &&
+    stored.endFile !== true &&
+    changeWrites(change, storage.files.durability) === "segment";
+  if (marksEndFile && lease.writes === "segment") return NEEDS_RECORD_LOCK;
   const headInfo = carried?.head ?? (await storage.segments.info(stored.head));
   if (!headInfo) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const headLog = storage.log(stored.head);
@@ -86,8 +96,19 @@ export async function commitChange(
     continued && !change.newHead ? await heldInBases(storage, continued, change.append ?? []) : [];
   // Its head's cached files are checked against their paths unless carried (`AppendFastPath.headFileOptions`).
   return headLog.withFiles(async (headFiles) => {
-    const tail = carried?.tail ?? (await headLog.repair(stored.revision, headFiles));
-    const record = liveRecord(stored, headInfo.start, tail, []);
+    // The end file (of a record that says its head has one) is read before a repair cuts what it does not
+    // confirm.
+    const headEnd = carried
+      ? carried.headEnd
+      : stored.endFile
+        ? await heldEnd(headLog, headFiles, lease, lockPath)
+        : undefined;
+    // A record that holds its end may have a whole slot beside it, left by a crash before a write's `voidEnd`.
+    if (!carried && !marksEndFile && stored.endFile !== true && stored.end !== undefined)
+      await headLog.voidLeftEnd(stored.revision, headFiles);
+    const tail =
+      carried?.tail ?? (await headLog.repair(confirmedRevision(stored.revision, headEnd), headFiles));
+    const record = liveRecord(stored, headInfo.start, tail, [], threadEnd(stored, headEnd));
     // A carried record is shared by the holding's appends: each answer gets objects of its own.
     if (carried) ownObjects(record);
     const events = knownEvents(change.known, record, stored) ?? (await storage.records.events(stored));
@@ -111,12 +132,24 @@ export async function commitChange(
     // Each message's JSON once: the line written and, parsed back, the message as stored.
     const lines = append.map((message) => JSON.stringify(message));
     const written = lines.map((line) => JSON.parse(line) as Message);
-    const rewritesRecord = changeWrites(change) === "record";
+    const rewritesRecord = changeWrites(change, storage.files.durability) === "record" || marksEndFile;
     if (!rewritesRecord && append.length === 0) return { record, messages: written };
 
     const now = Date.now();
     const next = nextRecord(record, change, headInfo.start, append.length, now);
-    const stamp = { revision: next.revision, committedAt: now, guarded: rewritesRecord && !change.newHead };
+    // An append that sets the end without rewriting the record commits by writing the head's end file.
+    const newEnd: HeadEnd | undefined =
+      !rewritesRecord && change.end !== undefined
+        ? { revision: next.revision, recordRevision: stored.revision, end: change.end }
+        : undefined;
+    const guarded = (rewritesRecord && !change.newHead) || newEnd !== undefined;
+    // The record says its head has an end file, and holds no end of its own, while the head stays and its
+    // end stays there: a change that sets the end through the record (not marking the end file) takes it
+    // back into the record, and a new head has none. The end file left behind is then made void.
+    const endFile =
+      !change.newHead && ((stored.endFile === true && change.end === undefined) || marksEndFile);
+    const voidsEndFile = stored.endFile === true && !endFile;
+    const stamp = { revision: next.revision, committedAt: now, guarded };
     // Every check that may refuse the change is behind us: the catalogue learns where the thread goes
     // before it can go there (a crash from here on leaves it at one of the two places announced). The lock
     // is checked at once before, so a writer stopped and taken over meanwhile announces nothing.
@@ -125,8 +158,10 @@ export async function commitChange(
     storage.listIndex.announce(id, placeOf(next), placeOf(record));
     if (!rewritesRecord) {
       const after = await headLog.append(append, stamp, tail, headFiles, lines);
+      // The commit point of an append that sets the end: its entries, guarded, are flushed already.
+      if (newEnd) await headLog.writeEnd(newEnd, headFiles);
       await confirmAppend(storage, stored.head, after.count, lockPath);
-      await fastPath.carry(stored, headInfo, headLog, headFiles, after);
+      await fastPath.carry(stored, newEnd ?? headEnd, headInfo, headLog, headFiles, after);
       // The record read from disk is carried from now on: this answer, too, gets objects of its own.
       if (!carried) ownObjects(next);
       return { record: next, messages: written };
@@ -138,7 +173,7 @@ export async function commitChange(
       const history = await stageHistory(storage, stored, next, lease);
       let staged: StagedFile;
       try {
-        staged = storage.records.stage(storedForm(next, history.log), lease.staging);
+        staged = storage.records.stage(storedForm(next, history.log, endFile), lease.staging);
       } catch (error) {
         // A history staged whole just before is renamed by no one when the record's write failed (ENOSPC, EIO); a
         // lost lock's staged files the taker's sweep removes anyway.
@@ -159,6 +194,15 @@ export async function commitChange(
             addReferences(storage, id, record, next, change, unsynced),
             headLog.append(append, stamp, tail, headFiles),
           ]);
+          // The end file the record is about to name, written and flushed after the entries it confirms and
+          // before the record's rename: a crash between the two leaves a record without the marker, which
+          // does not read the end file (the append's entries, unconfirmed, are cut), and the next append does
+          // this again; never a record naming an end file that is not on disk.
+          if (marksEndFile && change.end !== undefined)
+            await headLog.writeEnd(
+              { revision: next.revision, recordRevision: next.revision, end: change.end },
+              headFiles,
+            );
         } else await addReferences(storage, id, record, next, change, unsynced);
         if (history.staged) await storage.files.replace(history.staged);
       } catch (error) {
@@ -169,9 +213,29 @@ export async function commitChange(
       if (interimRecord(change, history.unsynced)) await storage.files.replaceUnflushed(staged);
       else await storage.files.replace(staged);
     });
+    if (voidsEndFile) await headLog.voidEnd(next.revision, headFiles);
     storage.listIndex.settle(id, placeOf(next));
     return { record: next, messages: written };
   }, fastPath.headFileOptions);
+}
+
+/**
+ * The head's end file, read holding the thread's lock. A writer stopped after it read the record, whose lock
+ * was taken over meanwhile, may find the slot made void by the taker's move off the head: it learns that its
+ * lock is lost (nothing landed), not that the store is damaged.
+ */
+async function heldEnd(
+  headLog: SegmentLog,
+  files: SegmentReader,
+  lease: Lease,
+  lockPath: string,
+): Promise<HeadEnd> {
+  try {
+    return await headLog.readEnd(files);
+  } catch (error) {
+    if (!CorruptStoreError.isInstance(error) || lease.held()) throw error;
+    throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");
+  }
 }
 
 /** Waits for every one of `steps`, then throws the first failure: nothing is left running under the lock. */
@@ -180,8 +244,12 @@ async function allSettled(steps: Array<Promise<unknown>>): Promise<void> {
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
-/** What `commitChange` answers when it finds its head sealed by a takeover it cannot finish itself. */
-export const SEALED_HEAD = Symbol("sealed head");
+/**
+ * What `commitChange` answers under a `"segment"` lock when the change needs a `"record"` one: it finds its
+ * head sealed by a takeover it cannot finish itself, or an end for the head's end file that the record does
+ * not say the head has yet (`StoredLogRecord.endFile`).
+ */
+export const NEEDS_RECORD_LOCK = Symbol("needs a record lock");
 
 /**
  * Whether the change is an interim one (`LogChange.interim`, a streamed reply's begin) that may leave its record's
@@ -195,20 +263,22 @@ function interimRecord(change: LogChange, historyFiles: readonly string[]): bool
 }
 
 /**
- * What a change writes (`LockWrites`): only a plain append leaves the record alone. The record file keeps
- * the end (`storesEnd`), and is the one place a reader cannot see cut back to an earlier commit: an
- * append that sets it rewrites the record (the head's log, append-only, would still show an earlier
- * commit's end whole after a cut of the last one).
+ * What a change writes (`LockWrites`): a plain append leaves the record alone, and so does an append whose
+ * only other change is the end (`storesEnd`: every encrypted append), under `"fsync"` durability: its end
+ * goes into the head's end file (`head-end.ts`), overwritten in place, which a cut of the log does not cut
+ * back (the head's log, append-only, would still show an earlier commit's end whole after a cut of the last
+ * one). Its entries are guarded: they count once the end file (or the record) has their revision, so the
+ * end file is written after them. Under `"batch"` durability an end so written could reach the disk before
+ * the entries it names, so it rewrites the record, whose rename is flushed after them; so does an end too
+ * long for the end file's slot.
  */
-export function changeWrites(change: LogChange): LockWrites {
+export function changeWrites(change: LogChange, durability: Durability): LockWrites {
   const rewritesRecord =
-    change.newHead ||
-    change.event ||
-    change.metadata ||
-    change.context ||
-    change.operations ||
-    change.end !== undefined;
-  return rewritesRecord ? "record" : "segment";
+    change.newHead || change.event || change.metadata || change.context || change.operations;
+  if (rewritesRecord) return "record";
+  if (change.end === undefined) return "segment";
+  const endInHead = durability === "fsync" && (change.append?.length ?? 0) > 0 && fitsHeadEnd(change.end);
+  return endInHead ? "segment" : "record";
 }
 
 /**

@@ -21,6 +21,13 @@ import type { StoreLayout } from "./store-layout.js";
 export type StoredLogRecord = Omit<LogRecord, "length" | "events"> & {
   eventLog?: EventLog;
   events?: HistoryEvent[];
+  /**
+   * The head segment has an end file (`head-end.ts`) that holds the thread's end: the record then holds none
+   * of its own (no older valid end beside the end file's). Set only by a record write that made sure the head
+   * has one, flushed, before the record's rename; dropped by one that takes the end back into the record or
+   * moves the head. A missing or void end file is then an error (`SegmentLog.readEnd`), never a silent cut.
+   */
+  endFile?: true;
 };
 
 /**
@@ -252,15 +259,20 @@ function parseRecord(text: string, path: string): RecordFile {
   throw new CorruptStoreError(path, "it is not a thread record");
 }
 
-/** The record as it stands: length, revision and updatedAt brought up to the head segment's last commit. */
+/**
+ * The record as it stands: length, revision and updatedAt brought up to the head segment's last commit, and
+ * its end the one given (`threadEnd`: its head's end file's, when the record says its head has one).
+ */
 export function liveRecord(
   stored: StoredLogRecord,
   headStart: number,
   tail: SegmentTail,
   events: HistoryEvent[],
+  end: string | undefined = stored.end,
 ): LogRecord {
-  const { eventLog: _eventLog, events: _inline, ...fields } = stored;
+  const { eventLog: _eventLog, events: _inline, endFile: _endFile, end: _end, ...fields } = stored;
   const record: LogRecord = { ...fields, length: headStart + tail.count, events };
+  if (end !== undefined) record.end = end;
   if (tail.last && tail.last.revision > stored.revision) {
     record.revision = tail.last.revision;
     record.updatedAt = new Date(tail.last.committedAt).toISOString();
@@ -277,10 +289,16 @@ export function inlineForm(record: LogRecord): StoredLogRecord {
   return stored;
 }
 
-/** A record in the form it is stored in, its history in `eventLog`. */
-export function storedForm(record: LogRecord, eventLog: EventLog): StoredLogRecord {
+/**
+ * A record in the form it is stored in, its history in `eventLog`.
+ * @param endFile its head has an end file, flushed, that holds its end (`StoredLogRecord.endFile`): the
+ * record then holds none.
+ */
+export function storedForm(record: LogRecord, eventLog: EventLog, endFile = false): StoredLogRecord {
   const { length: _length, events: _events, ...stored } = record;
-  return { ...stored, eventLog };
+  if (!endFile) return { ...stored, eventLog };
+  const { end: _end, ...withoutEnd } = stored;
+  return { ...withoutEnd, eventLog, endFile: true };
 }
 
 /** Every segment a record points at directly: its head and its history's points. */

@@ -1,10 +1,11 @@
 import { rm } from "node:fs/promises";
 import type { HistoryEvent } from "@skein/thread-core";
 import type { RecordRewrite } from "@skein/thread-core/driver";
-import { missingEvents } from "../errors.js";
+import { CorruptStoreError, LockLostError, missingEvents } from "../errors.js";
 import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
-import type { StoredLogRecord } from "../records/record-files.js";
+import { liveRecord, type StoredLogRecord } from "../records/record-files.js";
+import { fitsHeadEnd, type HeadEnd } from "../segments/head-end.js";
 
 /**
  * `LogDriver.rewriteRecord` on a file store: the record's sealed metadata, context, end and history events
@@ -13,7 +14,10 @@ import type { StoredLogRecord } from "../records/record-files.js";
  * record itself, inline, as records of the first format keep them: one file replaced, so a reader sees the
  * old record with its history file or the new one with its history inside, never a record pointing at a
  * history it does not match. The thread's next commit moves them back to its history file (`stageHistory`).
- * Call it holding the thread's lock (`"record"`).
+ * An end kept in the head's end file (a record with `endFile`) is compared and replaced there, in place at its
+ * revision, before the record's rename; one too long for the end file's slot goes into the record instead
+ * (without the marker, at the end file's revision), and the end file is then made void. Call it holding the
+ * thread's lock (`"record"`).
  */
 export async function rewriteRecordFile(
   storage: FsStorage,
@@ -25,10 +29,12 @@ export async function rewriteRecordFile(
   if (stored?.kind !== "log") return false;
   const same = (held: unknown, expected: unknown) => JSON.stringify(held) === JSON.stringify(expected);
   const { metadata, context, end } = rewrite;
+  const log = storage.log(stored.head);
+  const kept = stored.endFile ? await heldEndCommit(storage, stored, lease, id) : undefined;
   if (
     (metadata && !same(stored.metadata, metadata.expected)) ||
     (context && !same(stored.context, context.expected)) ||
-    (end && stored.end !== end.expected)
+    (end && (kept?.end ?? stored.end) !== end.expected)
   )
     return false;
   let events: HistoryEvent[] | undefined;
@@ -39,17 +45,29 @@ export async function rewriteRecordFile(
     events = [...current];
     for (const { index, replacement } of rewrite.events) events[index] = structuredClone(replacement);
   }
-  const { eventLog: _eventLog, events: inline, ...fields } = stored;
+  // An end kept in the end file stays there when the new one fits; else it moves into the record.
+  const endInFile = kept !== undefined && (!end || fitsHeadEnd(end.replacement));
+  const { eventLog: _eventLog, events: inline, endFile: _endFile, ...fields } = stored;
   const next: StoredLogRecord = {
     ...fields,
+    ...(endInFile ? { endFile: true as const } : {}),
+    ...(kept && !endInFile ? { revision: kept.revision, updatedAt: kept.updatedAt } : {}),
+    ...(end && !endInFile ? { end: end.replacement } : {}),
     ...(metadata ? { metadata: structuredClone(metadata.replacement) } : {}),
     ...(context ? { context: structuredClone(context.replacement) } : {}),
-    ...(end ? { end: end.replacement } : {}),
     ...(events ? { events } : stored.eventLog ? { eventLog: stored.eventLog } : { events: inline ?? [] }),
   };
+  // The end file is given the new end first, at its own revision, so that no end under the old key is left in
+  // it: a crash before the record's rename leaves the new end counting there, for the same length. A writer
+  // that took the lock over from this one sealed the head, so a late write here is read by no one
+  // (`head-takeover.ts`).
+  if (end && kept && endInFile) {
+    await log.withFiles((files) => log.writeEnd({ ...kept.headEnd, end: end.replacement }, files));
+  }
   await lease.staging.guard("rekey", () =>
     storage.files.flushAndReplace(storage.records.stage(next, lease.staging, "rekey")),
   );
+  if (kept && !endInFile) await log.withFiles((files) => log.voidEnd(kept.revision, files));
   if (events && stored.eventLog) {
     // The history file no record points at any more holds the events as they were sealed: a reader that
     // read the old record finds it gone and reads the record again (`FsLogDriver.#live`).
@@ -57,4 +75,31 @@ export async function rewriteRecordFile(
     await storage.files.syncDirectory(storage.layout.records);
   }
   return true;
+}
+
+/** `endFileCommit` holding the thread's lock: a slot made void by a takeover of that lock is the lock lost. */
+async function heldEndCommit(storage: FsStorage, stored: StoredLogRecord, lease: Lease, id: string) {
+  try {
+    return await endFileCommit(storage, stored);
+  } catch (error) {
+    if (!CorruptStoreError.isInstance(error) || lease.held()) throw error;
+    throw new LockLostError(storage.layout.threadLockPath(id), {}, "commit");
+  }
+}
+
+/**
+ * The end a record with `endFile` keeps in its head's end file (`headEnd`), with the revision and time of the
+ * thread's last commit, which the record takes when the end moves into it.
+ */
+async function endFileCommit(
+  storage: FsStorage,
+  stored: StoredLogRecord,
+): Promise<{ headEnd: HeadEnd; end: string; revision: number; updatedAt: string }> {
+  const { tail, headEnd } = await storage.log(stored.head).visibleTail(stored);
+  const head = await storage.segments.info(stored.head);
+  if (!head || !headEnd)
+    throw new CorruptStoreError(storage.layout.recordPath(stored.id), "its head segment is missing");
+  const live = liveRecord(stored, head.start, tail, [], headEnd.end);
+  const revision = Math.max(live.revision, headEnd.revision);
+  return { headEnd, end: headEnd.end, revision, updatedAt: live.updatedAt };
 }

@@ -1,15 +1,27 @@
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Message } from "@skein/thread-core";
 import { CorruptStoreError } from "../errors.js";
 import type { DurableFiles } from "../records/durable-files.js";
 import { readAt, readAtNow, sizeNow, writeThrough } from "../records/file-access.js";
 import { hasSwapMark, settleSwap } from "../rekey/segment-swap.js";
 import { checksum } from "./checksum.js";
+import {
+  confirmedRevision,
+  decodeHeadEnd,
+  encodeHeadEnd,
+  HEAD_END_FILE,
+  HEAD_END_SLOT,
+  type HeadEnd,
+} from "./head-end.js";
 import { IdBuckets, LINK_LAG } from "./id-buckets.js";
 import { ENTRY_SIZE, EntryFlag, encodeEntry, hashMessageId, type IndexEntry } from "./index-entry.js";
 import type { SegmentFileCache } from "./segment-file-cache.js";
 import { type SegmentPaths, type SegmentReader, type SegmentTail, withReader } from "./segment-reader.js";
+
+/** How many times a slot that fails its checksum is read before it is reported (`SegmentLog.readEnd`). */
+const TORN_READS = 8;
 
 /**
  * What the id buckets leave unlinked below `count`: the watermark and the id hashes of the entries from it,
@@ -63,6 +75,7 @@ export class SegmentLog {
       index: join(directory, "index.bin"),
       buckets: join(directory, "buckets.bin"),
       system: join(directory, "system.bin"),
+      end: join(directory, HEAD_END_FILE),
     };
     this.#buckets = new IdBuckets(this.paths.buckets, files);
   }
@@ -75,9 +88,91 @@ export class SegmentLog {
     return files ? files.tail() : withReader(this.paths, (reader) => reader.tail(), { cache: this.cache });
   }
 
-  /** The tail a thread at `recordRevision` sees: a guarded commit counts once the record has its revision. */
-  visibleTail(recordRevision: number): Promise<SegmentTail> {
-    return withReader(this.paths, (reader) => visibleTail(reader, recordRevision), { cache: this.cache });
+  /**
+   * The tail a thread whose record is `record` sees, and its head's end file when the record says it has one
+   * (`endFile`: an encrypted thread's, whose end is kept there): a guarded commit counts once the record or
+   * the end file has its revision. The end file is read before the tail, and commits past the one it names
+   * are cut off, so an end never goes with a tail it was not written for, however many appends land between
+   * the two reads.
+   */
+  visibleTail(record: { revision: number; endFile?: true }): Promise<HeadState> {
+    return withReader(
+      this.paths,
+      async (reader) => {
+        const headEnd = record.endFile ? await this.readEnd(reader) : undefined;
+        const tail = await visibleTail(reader, confirmedRevision(record.revision, headEnd));
+        return { tail, headEnd };
+      },
+      { cache: this.cache },
+    );
+  }
+
+  /**
+   * The end file's slot (`head-end.ts`), for a record that says its head has one: a missing end file, or a
+   * void slot, is then the thread's end gone (removed, or a copy restored without it; or the record read
+   * before a record write took the end back), reported as `CorruptStoreError`, never read as an older end.
+   * A slot that fails its checksum is read again a few times first: a read without the lock may meet an
+   * append overwriting it (a read and an in-place write of the same bytes are not atomic to each other).
+   */
+  async readEnd(files: SegmentReader): Promise<HeadEnd> {
+    const handle = await files.handle(this.paths.end);
+    if (!handle) {
+      throw new CorruptStoreError(
+        this.paths.end,
+        "the thread's end is missing though its record says its head holds it (removed, or restored from a copy without it); restore the file from the same copy as the thread's record",
+      );
+    }
+    for (let attempt = 1; ; attempt++) {
+      const slot = decodeHeadEnd(readAtNow(handle, HEAD_END_SLOT, 0));
+      if (slot && slot.end !== "") return slot;
+      if (slot)
+        throw new CorruptStoreError(this.paths.end, "its end was taken back into the thread's record");
+      if (attempt === TORN_READS) {
+        throw new CorruptStoreError(
+          this.paths.end,
+          `its end slot does not match its checksum (read ${TORN_READS} times)`,
+        );
+      }
+      await delay(attempt);
+    }
+  }
+
+  /**
+   * Writes `headEnd` into the end file's one slot, in place, and flushes it: the commit point of an append
+   * whose entries (guarded) are flushed already. A head that has none gets it whole (a file written,
+   * flushed and renamed into place), once. Call it with an end that fits (`fitsHeadEnd`).
+   */
+  async writeEnd(headEnd: HeadEnd, files: SegmentReader): Promise<void> {
+    const bytes = encodeHeadEnd(headEnd);
+    if (!bytes) throw new RangeError(`an end of ${headEnd.end.length} characters does not fit the end file`);
+    const handle = await files.handle(this.paths.end);
+    if (!handle) return this.files.writeAtomically(this.paths.end, bytes);
+    await writeThrough(handle, bytes, 0);
+    await this.files.syncAppend(handle, this.paths.end);
+  }
+
+  /**
+   * Makes the end file's slot void (at `revision`), flushed, once a record write took the thread's end back
+   * into the record or moved the thread off this head: no older end is left beside the current one. A crash
+   * before it leaves the slot whole until the thread's next record write (`voidLeftEnd`); readers of a record
+   * without the `endFile` marker do not read it meanwhile.
+   */
+  async voidEnd(revision: number, files: SegmentReader): Promise<void> {
+    const handle = await files.handle(this.paths.end);
+    if (!handle) return;
+    await writeThrough(handle, encodeHeadEnd({ revision, recordRevision: revision, end: "" }) as Buffer, 0);
+    await this.files.syncAppend(handle, this.paths.end);
+  }
+
+  /**
+   * Makes void a slot a crash left whole beside a record that holds its end (between that record's rename and
+   * its `voidEnd`). Call it holding the thread's lock.
+   */
+  async voidLeftEnd(revision: number, files: SegmentReader): Promise<void> {
+    const handle = await files.handle(this.paths.end);
+    if (!handle) return;
+    const slot = decodeHeadEnd(readAtNow(handle, HEAD_END_SLOT, 0));
+    if (slot?.end !== "") await this.voidEnd(revision, files);
   }
 
   /**
@@ -164,7 +259,8 @@ export class SegmentLog {
    * Cuts off what a stopped writer left past the last commit (torn lines, entries, system offsets) and links
    * committed entries the id buckets miss once LINK_LAG of them wait. Call it holding the segment's lock,
    * before `append`.
-   * @param recordRevision for a thread's head: a guarded commit the record never confirmed is cut off too.
+   * @param recordRevision for a thread's head, the revision up to which its guarded commits count (the
+   * record's, or its end file's when newer: `confirmedRevision`): a guarded commit past it is cut off too.
    * @param files the segment's files, open for writing (`withFiles`); opened here when not given.
    */
   repair(recordRevision?: number, files?: SegmentReader): Promise<SegmentTail> {
@@ -327,18 +423,31 @@ async function confirm(reader: SegmentReader, messageId: string, candidates: num
   return undefined;
 }
 
-async function visibleTail(reader: SegmentReader, recordRevision: number): Promise<SegmentTail> {
-  return unconfirmedCut(reader, await reader.tail(), recordRevision);
+/** A thread's head as a reader sees it: its tail and its end file's slot (`SegmentLog.visibleTail`). */
+export interface HeadState {
+  tail: SegmentTail;
+  headEnd: HeadEnd | undefined;
 }
 
-/** `tail` without its last commit when that is guarded and the record at `recordRevision` never confirmed it. */
-function unconfirmedCut(
+async function visibleTail(reader: SegmentReader, confirmed: number): Promise<SegmentTail> {
+  return unconfirmedCut(reader, await reader.tail(), confirmed);
+}
+
+/**
+ * `tail` without its last commits that are guarded and not confirmed (their revision above `confirmed`). A
+ * writer holding the lock meets one at most (a crash between a commit's entries and its commit point); a
+ * reader without the lock may meet more, written after it read what confirms them.
+ */
+async function unconfirmedCut(
   reader: SegmentReader,
   tail: SegmentTail,
-  recordRevision: number,
-): SegmentTail | Promise<SegmentTail> {
-  const unconfirmed = tail.last && tail.last.flags & EntryFlag.guarded && tail.last.revision > recordRevision;
-  return unconfirmed ? reader.tail(tail.count - 1) : tail;
+  confirmed: number,
+): Promise<SegmentTail> {
+  let cut = tail;
+  while (cut.last && cut.last.flags & EntryFlag.guarded && cut.last.revision > confirmed) {
+    cut = await reader.tail(cut.count - 1);
+  }
+  return cut;
 }
 
 /**

@@ -28,6 +28,8 @@ export interface SegmentPaths {
   index: string;
   buckets: string;
   system: string;
+  /** The end file (`head-end.ts`): a thread's head only, once an append kept its end there. */
+  end: string;
 }
 
 export const EMPTY_TAIL: SegmentTail = { count: 0, end: 0, last: undefined };

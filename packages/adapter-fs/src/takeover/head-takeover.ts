@@ -4,9 +4,10 @@ import { CorruptStoreError, LockLostError, LockOutcomeUnknownError } from "../er
 import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
 import { liveRecord, referencedSegments, type StoredLogRecord } from "../records/record-files.js";
+import { threadEnd } from "../segments/head-end.js";
 import { newSegmentId, type SegmentFile, threadReferrer } from "../segments/segment-directories.js";
 import { withReader } from "../segments/segment-reader.js";
-import { awaitSeal, claimSeal, publishSeal, sealState } from "./head-seal.js";
+import { awaitSeal, claimSeal, dropSealEnd, publishSeal, sealState } from "./head-seal.js";
 
 /** How many takeovers in a row a writer planning on an older head looks back through. */
 const MAX_CONTINUATIONS = 8;
@@ -42,36 +43,50 @@ export async function moveOffSealedHead(
   if (stored?.kind !== "log") return;
   const directory = storage.layout.segmentDirectory(stored.head);
   if (options.claim) claimSeal(directory);
-  const seal = sealState(directory);
+  let seal = sealState(directory);
   if (seal.state === "open" || seal.state === "gone") return;
   const head = await storage.segments.info(stored.head);
   if (!head) throw new CorruptStoreError(storage.layout.recordPath(id), "its head segment is missing");
   const log = storage.log(stored.head);
-  let end: number;
-  if (seal.state === "sealed") end = seal.count;
-  else {
-    const count = (await log.visibleTail(stored.revision)).count;
+  if (seal.state === "claimed") {
+    const { tail: visible, headEnd } = await log.visibleTail(stored);
     // The stopped writer may have written commits below the end without flushing them yet: they are
     // flushed here, before the end is made durable, so a power loss cannot leave the new head continuing
-    // the old one past what the old one holds.
+    // the old one past what the old one holds. The thread's end there is published with it: the stopped
+    // writer may still overwrite the head's end file.
     await storage.files.syncFiles([log.paths.log, log.paths.index, log.paths.system]);
-    end = publishSeal(directory, count, storage.layout.temporary);
+    const end = liveRecord(stored, head.start, visible, [], threadEnd(stored, headEnd)).end;
+    publishSeal(directory, visible.count, storage.layout.temporary, end);
+    seal = sealState(directory);
   }
-  const tail = await withReader(log.paths, (reader) => reader.tail(end));
+  if (seal.state !== "sealed") throw new CorruptStoreError(directory, "its seal vanished once published");
+  const sealedCount = seal.count;
+  const tail = await withReader(log.paths, (reader) => reader.tail(sealedCount));
   // The record keeps the revision and time of the last commit before P: moving the head changes nothing
-  // that readers see, so it is no revision of its own (a fenced writer's `ifRevision` still holds).
-  const live = liveRecord(stored, head.start, tail, []);
+  // that readers see, so it is no revision of its own (a fenced writer's `ifRevision` still holds). It takes
+  // the end the seal recorded (a seal published before end files were: the record's, which a record keeping
+  // its end in the end file does not have).
+  const end = seal.end ?? stored.end;
+  if (stored.endFile && end === undefined)
+    throw new CorruptStoreError(
+      directory,
+      "its seal does not hold the thread's end, which its head's end file kept",
+    );
+  const live = liveRecord(stored, head.start, tail, [], end);
   const segment: SegmentFile = {
     id: newSegmentId(),
-    base: { segment: stored.head, offset: end },
-    start: head.start + end,
+    base: { segment: stored.head, offset: sealedCount },
+    start: head.start + sealedCount,
     createdAt: new Date().toISOString(),
   };
+  // The new head has no end file yet: the record no longer says it has (`endFile`); the next append makes it.
+  const { endFile: _endFile, ...kept } = stored;
   const next: StoredLogRecord = {
-    ...stored,
+    ...kept,
     head: segment.id,
     revision: live.revision,
     updatedAt: live.updatedAt,
+    ...(end === undefined ? {} : { end }),
   };
   // A staged file of the lock's: this writer may lose its lock in turn (`StagingArea`).
   await lease.staging.guard("commit", async () => {
@@ -91,6 +106,13 @@ export async function moveOffSealedHead(
     }
     await storage.files.replace(staged);
   });
+  // The thread's end at the seal, in the old head's end file and in the seal, would outlive the commits made
+  // on the new head: both are dropped (a crash before leaves them until a later takeover of none: a
+  // documented limit), and readers still holding the old record read the record again.
+  if (end !== undefined) {
+    await log.withFiles((files) => log.voidEnd(live.revision, files));
+    dropSealEnd(directory, storage.layout.temporary);
+  }
   // The old head stays, as the new one's base; the thread's own reference to it goes unless its history
   // points there, so that deleting the thread reclaims it (a crash before this leaves it, a leak at worst).
   // Not by a writer that lost the lock meanwhile: the thread may be another's by then (a leak at worst).
