@@ -4,7 +4,9 @@
 // Each operation's time is also split at the Node side of the socket: from the call to the last socket write
 // (the client writes in a setImmediate, so this is the JS work before the command plus one turn of the event
 // loop), from that write to the reply's first bytes (Redis's own time per call is given apart, from
-// commandstats' usec), and from the reply to the call settling. A sampling profiler counts the write's system
+// commandstats' usec), and from the reply to the call settling. An append is split too where it enters the
+// Redis driver's commit and leaves it: above it is what the layers over the store's driver (the encrypting
+// one's sealing among them) cost before the command is built, below it what they cost after the reply. A sampling profiler counts the write's system
 // call, in which a loaded machine often switches to the Redis server it wakes, as Node's `writeUtf8String`.
 // Run: node --import tsx src/encryption-profile.ts [rounds] [plain,encrypted] [append,view]
 import { randomBytes } from "node:crypto";
@@ -25,6 +27,26 @@ type Stats = Map<string, number>;
 
 /** When this process last wrote to a socket, and when a reply last began to arrive after a write. */
 const socketTimes = { wrote: 0, replied: 0 };
+/** When the store's own driver (under any encrypting or scoping one) last began and ended a commit. */
+const commitTimes = { entered: 0, left: 0 };
+
+/** Stamps `commitTimes` around the innermost driver's `commit` of `store` (a LocalStore's chain of `inner`s). */
+function watchCommits(store: ThreadStore): void {
+  let driver = (store as { driver?: { inner?: unknown } }).driver as
+    | { inner?: unknown; commit: (...args: unknown[]) => Promise<unknown> }
+    | undefined;
+  while (driver?.inner) driver = driver.inner as typeof driver;
+  if (!driver) return;
+  const commit = driver.commit.bind(driver);
+  driver.commit = async (...args: unknown[]) => {
+    commitTimes.entered = performance.now();
+    try {
+      return await commit(...args);
+    } finally {
+      commitTimes.left = performance.now();
+    }
+  };
+}
 const watched = new WeakSet<Socket>();
 const write = Socket.prototype.write;
 Socket.prototype.write = function (this: Socket, ...args: Parameters<Socket["write"]>) {
@@ -82,6 +104,8 @@ await withRedis(async (url) => {
     return openStore(target.href, encrypted ? { encryption } : {});
   };
   const stores = { plain: await open(false), encrypted: await open(true) };
+  watchCommits(stores.plain);
+  watchCommits(stores.encrypted);
   const threads = { plain: await seeded(stores.plain), encrypted: await seeded(stores.encrypted) };
   const totals: Record<
     string,
@@ -91,6 +115,8 @@ await withRedis(async (url) => {
       toWrite: number[];
       toReply: number[];
       toSettle: number[];
+      toDriver: number[];
+      afterDriver: number[];
       commands: string;
     }
   > = {};
@@ -109,7 +135,7 @@ await withRedis(async (url) => {
         const before = await commandStats(admin);
         const cpu = process.cpuUsage();
         const start = performance.now();
-        const split = { toWrite: 0, toReply: 0, toSettle: 0 };
+        const split = { toWrite: 0, toReply: 0, toSettle: 0, toDriver: 0, afterDriver: 0 };
         for (let index = 0; index < PER_ROUND; index++) {
           const called = performance.now();
           await run(index);
@@ -117,6 +143,8 @@ await withRedis(async (url) => {
           split.toWrite += socketTimes.wrote - called;
           split.toReply += socketTimes.replied - socketTimes.wrote;
           split.toSettle += settled - socketTimes.replied;
+          split.toDriver += commitTimes.entered - called;
+          split.afterDriver += settled - commitTimes.left;
         }
         const wall = ((performance.now() - start) * 1000) / PER_ROUND;
         const used = process.cpuUsage(cpu);
@@ -128,6 +156,8 @@ await withRedis(async (url) => {
           toWrite: [],
           toReply: [],
           toSettle: [],
+          toDriver: [],
+          afterDriver: [],
           commands: "",
         };
         const entry = totals[name];
@@ -136,6 +166,8 @@ await withRedis(async (url) => {
         entry.toWrite.push((split.toWrite * 1000) / PER_ROUND);
         entry.toReply.push((split.toReply * 1000) / PER_ROUND);
         entry.toSettle.push((split.toSettle * 1000) / PER_ROUND);
+        entry.toDriver.push((split.toDriver * 1000) / PER_ROUND);
+        entry.afterDriver.push((split.afterDriver * 1000) / PER_ROUND);
         entry.commands = difference(after, before, PER_ROUND);
       }
     }
@@ -147,8 +179,12 @@ await withRedis(async (url) => {
   );
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
   for (const [name, entry] of Object.entries(totals)) {
+    // Only an append commits: a view's driver split would be the last append's.
+    const driverSplit = name.endsWith("append")
+      ? `; call → driver's commit ${median(entry.toDriver).toFixed(0)}, its end → settled ${median(entry.afterDriver).toFixed(0)} µs`
+      : "";
     console.log(
-      `${name.padEnd(26)} wall ${median(entry.wall).toFixed(0).padStart(5)} µs  cpu ${median(entry.cpu).toFixed(0).padStart(5)} µs  (call → last write ${median(entry.toWrite).toFixed(0)}, → reply ${median(entry.toReply).toFixed(0)}, → settled ${median(entry.toSettle).toFixed(0)} µs)  commands/op: ${entry.commands}`,
+      `${name.padEnd(26)} wall ${median(entry.wall).toFixed(0).padStart(5)} µs  cpu ${median(entry.cpu).toFixed(0).padStart(5)} µs  (call → last write ${median(entry.toWrite).toFixed(0)}, → reply ${median(entry.toReply).toFixed(0)}, → settled ${median(entry.toSettle).toFixed(0)} µs${driverSplit})  commands/op: ${entry.commands}`,
     );
   }
   await stores.plain.close();
