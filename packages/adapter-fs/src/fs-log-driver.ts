@@ -562,10 +562,12 @@ export class FsLogDriver implements LogDriver, FsStorage {
     // that is gone or made anew, a head with no commit (a delete may have just removed it), or commits after
     // the record's own (another writer may have replaced it meanwhile: a checkpoint between two appends).
     // Commits up to the end file's slot go with the record when an append on this very record wrote the
-    // slot (`recordRevision`): the slot was read after the record, the tail after the slot, and every commit
+    // slot (`recordRevision`, `recordRekeyed`): the slot was read after the record, the tail after the slot, and every commit
     // past the slot is cut off, so what is read is the thread as that append left it.
     const headEnd = visible?.headEnd;
-    const goesWith = headEnd?.recordRevision === stored.revision ? headEnd.revision : stored.revision;
+    const written =
+      headEnd?.recordRevision === stored.revision && headEnd.recordRekeyed === (stored.rekeyed ?? 0);
+    const goesWith = written ? headEnd.revision : stored.revision;
     if (!record || !events || !tail?.last || tail.last.revision > goesWith) {
       const again = this.records.readNow(stored.id);
       if (JSON.stringify(again) !== JSON.stringify(stored)) {

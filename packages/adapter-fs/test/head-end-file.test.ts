@@ -7,9 +7,10 @@ import type { Message } from "@skein/thread-core";
 import type { LogChange } from "@skein/thread-core/driver";
 import { IntegrityError, normalizeMessage } from "@skein/thread-core/driver";
 import { describe, expect, it } from "vitest";
-import { CorruptStoreError, FsLogDriver, fsStore } from "../src/index.js";
+import { CorruptStoreError, FsLogDriver, fsStore, LockLostError } from "../src/index.js";
 import { StoreLayout } from "../src/records/store-layout.js";
 import { decodeHeadEnd, encodeHeadEnd, HEAD_END_FILE, HEAD_END_SLOT } from "../src/segments/head-end.js";
+import { SegmentLog } from "../src/segments/segment-log.js";
 import { claimSeal, sealState } from "../src/takeover/head-seal.js";
 
 const ENTRY_SIZE = 40;
@@ -143,7 +144,7 @@ describe("an encrypted append on a file store keeps the thread's end in its head
         files,
       );
       const end = JSON.stringify({ key: "k", check: "late", mac: "late" });
-      await log.writeEnd({ revision, recordRevision: revision, end }, files);
+      await log.writeEnd({ revision, recordRevision: revision, recordRekeyed: 0, end }, files);
     });
     await driver.close();
     expect(await readIds(directory, encryption)).toEqual(["m0", "m1"]);
@@ -290,7 +291,7 @@ describe("the thread's end is kept in one place: the record, or its head's end f
     expect(await driver.rewriteRecord("t", stale)).toBe(false);
     const current = { events: [], end: { expected: "end-2", replacement: "end-2b" } };
     expect(await driver.rewriteRecord("t", current)).toBe(true);
-    expect(decodeHeadEnd(readFileSync(endPath))).toEqual({ ...before, end: "end-2b" });
+    expect(decodeHeadEnd(readFileSync(endPath))).toEqual({ ...before, recordRekeyed: 1, end: "end-2b" });
     expect(storedRecord(recordPath)).not.toHaveProperty("end");
     expect(await read()).toMatchObject({ length: 2, end: "end-2b" });
     await driver.close();
@@ -315,7 +316,9 @@ describe("the end file's slot goes with the tail it ends", () => {
     await commit("a", "end-1");
     const written = [`short-${"a".repeat(10)}`, `long-${"b".repeat(300)}`];
     const slots = written.map((end, revision) =>
-      (encodeHeadEnd({ revision, recordRevision: revision, end }) as Buffer).toString("base64"),
+      (encodeHeadEnd({ revision, recordRevision: revision, recordRekeyed: 0, end }) as Buffer).toString(
+        "base64",
+      ),
     );
     // An appender's overwrites, as fast as they come: the same bytes `writeEnd` writes, in place at offset 0.
     const writer = spawn(process.execPath, [
@@ -416,6 +419,27 @@ describe("a reader of a record whose head keeps the end in the end file", () => 
     await Promise.all([reader.close(), driver.close()]);
   });
 
+  it("reads the record again when a key rotation rewrote it at the same revision", async () => {
+    const { directory, driver, commit } = await driverThread();
+    await commit("a", "end-1", { metadata: { title: "A" } });
+    await commit("b", "end-2");
+    const outdated = await driver.records.read("t");
+    const rotation = {
+      events: [],
+      metadata: { expected: { title: "A" }, replacement: { title: "B" } },
+      end: { expected: "end-2", replacement: "end-2B" },
+    };
+    expect(await driver.rewriteRecord("t", rotation)).toBe(true);
+    await commit("c", "end-3B");
+    const reader = new FsLogDriver({ directory });
+    const read = reader.records.read.bind(reader.records);
+    let calls = 0;
+    reader.records.read = (id) => (calls++ === 0 ? Promise.resolve(outdated) : read(id));
+    // Never the rotated-away record's metadata with an end written after the rotation.
+    expect(await reader.read("t")).toMatchObject({ length: 3, end: "end-3B", metadata: { title: "B" } });
+    await Promise.all([reader.close(), driver.close()]);
+  });
+
   it("reads the record again when a record write came between the record it read and the slot", async () => {
     const { directory, driver, head, commit, recordPath } = await driverThread();
     await commit("a", "end-1");
@@ -487,5 +511,58 @@ describe("no older end of the thread outlives the commits after it", () => {
     await store.close();
     expect(decodeHeadEnd(readFileSync(files.end))).toMatchObject({ end: "" });
     expect(await readIds(directory, encryption)).toEqual(["m0", "m1", "m2", "m3"]);
+  });
+});
+
+describe("a key rotation whose thread lock was taken over while it rewrote the end file", () => {
+  /** Runs `rewriteRecord` with `meanwhile` done just before its write of the end file's slot. */
+  async function rotateWhile(meanwhile: () => void) {
+    const thread = await driverThread();
+    await thread.commit("a", "end-1");
+    await thread.commit("b", "end-2");
+    const writeEnd = SegmentLog.prototype.writeEnd;
+    SegmentLog.prototype.writeEnd = async function (this: SegmentLog, ...args: Parameters<typeof writeEnd>) {
+      meanwhile.call(thread);
+      return writeEnd.apply(this, args);
+    };
+    try {
+      const rotation = { events: [], end: { expected: "end-2", replacement: "end-2b" } };
+      await expect(thread.driver.rewriteRecord("t", rotation)).rejects.toSatisfy((error) =>
+        LockLostError.isInstance(error),
+      );
+    } finally {
+      SegmentLog.prototype.writeEnd = writeEnd;
+    }
+    return thread;
+  }
+
+  it("does not land once a taker claimed the head's seal, and leaves the slot for the taker's move", async () => {
+    const thread = await rotateWhile(function (this: { driver: FsLogDriver; head: string }) {
+      claimSeal(this.driver.layout.segmentDirectory(this.head));
+    });
+    await thread.driver.close();
+    // Readers publish the claimed seal and read on; the next writer moves the thread and voids the old slot.
+    expect(await thread.read()).toMatchObject({ length: 2 });
+    const next = new FsLogDriver({ directory: thread.directory });
+    await next.commit("t", { expectHead: thread.head, metadata: { title: "moved" } });
+    await next.close();
+    expect(storedRecord(thread.recordPath).head).not.toBe(thread.head);
+    expect(decodeHeadEnd(readFileSync(thread.endPath))).toMatchObject({ end: "" });
+    // The late write's end is the same thread's under the rotation's key: the seal a reader published took it.
+    expect(await thread.read()).toMatchObject({ length: 2, end: "end-2b", metadata: { title: "moved" } });
+  });
+
+  it("makes the slot void again when the taker moved the thread off the head before its late write", async () => {
+    const thread = await rotateWhile(function (this: {
+      driver: FsLogDriver;
+      head: string;
+      recordPath: string;
+    }) {
+      claimSeal(this.driver.layout.segmentDirectory(this.head));
+      // The taker's move: the record names a new head (and its cleanup voided this slot).
+      writeFileSync(this.recordPath, JSON.stringify({ ...storedRecord(this.recordPath), head: "moved" }));
+    });
+    expect(decodeHeadEnd(readFileSync(thread.endPath))).toMatchObject({ end: "" });
+    await thread.driver.close();
   });
 });

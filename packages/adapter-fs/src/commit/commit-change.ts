@@ -140,7 +140,12 @@ export async function commitChange(
     // An append that sets the end without rewriting the record commits by writing the head's end file.
     const newEnd: HeadEnd | undefined =
       !rewritesRecord && change.end !== undefined
-        ? { revision: next.revision, recordRevision: stored.revision, end: change.end }
+        ? {
+            revision: next.revision,
+            recordRevision: stored.revision,
+            recordRekeyed: stored.rekeyed ?? 0,
+            end: change.end,
+          }
         : undefined;
     const guarded = (rewritesRecord && !change.newHead) || newEnd !== undefined;
     // The record says its head has an end file, and holds no end of its own, while the head stays and its
@@ -200,7 +205,7 @@ export async function commitChange(
           // this again; never a record naming an end file that is not on disk.
           if (marksEndFile && change.end !== undefined)
             await headLog.writeEnd(
-              { revision: next.revision, recordRevision: next.revision, end: change.end },
+              { revision: next.revision, recordRevision: next.revision, recordRekeyed: 0, end: change.end },
               headFiles,
             );
         } else await addReferences(storage, id, record, next, change, unsynced);

@@ -28,6 +28,11 @@ export type StoredLogRecord = Omit<LogRecord, "length" | "events"> & {
    * moves the head. A missing or void end file is then an error (`SegmentLog.readEnd`), never a silent cut.
    */
   endFile?: true;
+  /**
+   * How many key rotations rewrote the record at its revision (`rewriteRecordFile` keeps the revision): with
+   * the revision, it names the record file an end file's slot was written on (`HeadEnd.recordRekeyed`).
+   */
+  rekeyed?: number;
 };
 
 /**
@@ -270,7 +275,14 @@ export function liveRecord(
   events: HistoryEvent[],
   end: string | undefined = stored.end,
 ): LogRecord {
-  const { eventLog: _eventLog, events: _inline, endFile: _endFile, end: _end, ...fields } = stored;
+  const {
+    eventLog: _eventLog,
+    events: _inline,
+    endFile: _endFile,
+    rekeyed: _rekeyed,
+    end: _end,
+    ...fields
+  } = stored;
   const record: LogRecord = { ...fields, length: headStart + tail.count, events };
   if (end !== undefined) record.end = end;
   if (tail.last && tail.last.revision > stored.revision) {

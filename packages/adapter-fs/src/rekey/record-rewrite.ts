@@ -6,6 +6,7 @@ import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
 import { liveRecord, type StoredLogRecord } from "../records/record-files.js";
 import { fitsHeadEnd, type HeadEnd } from "../segments/head-end.js";
+import { sealState } from "../takeover/head-seal.js";
 
 /**
  * `LogDriver.rewriteRecord` on a file store: the record's sealed metadata, context, end and history events
@@ -47,9 +48,11 @@ export async function rewriteRecordFile(
   }
   // An end kept in the end file stays there when the new one fits; else it moves into the record.
   const endInFile = kept !== undefined && (!end || fitsHeadEnd(end.replacement));
-  const { eventLog: _eventLog, events: inline, endFile: _endFile, ...fields } = stored;
+  const { eventLog: _eventLog, events: inline, endFile: _endFile, rekeyed, ...fields } = stored;
   const next: StoredLogRecord = {
     ...fields,
+    // A new record file at the same revision: the end file's slot names it by this as well.
+    rekeyed: (rekeyed ?? 0) + 1,
     ...(endInFile ? { endFile: true as const } : {}),
     ...(kept && !endInFile ? { revision: kept.revision, updatedAt: kept.updatedAt } : {}),
     ...(end && !endInFile ? { end: end.replacement } : {}),
@@ -59,10 +62,19 @@ export async function rewriteRecordFile(
   };
   // The end file is given the new end first, at its own revision, so that no end under the old key is left in
   // it: a crash before the record's rename leaves the new end counting there, for the same length. A writer
-  // that took the lock over from this one sealed the head, so a late write here is read by no one
-  // (`head-takeover.ts`).
+  // whose lock was taken over meanwhile finds the head sealed after its write, as an appender does
+  // (`confirmAppend`), and its change does not land. If the taker moved the thread off the head already, its
+  // move made the slot void before this late write: it is made void again (an end at the sealed length must
+  // not outlive the move); else the taker's move does it.
   if (end && kept && endInFile) {
-    await log.withFiles((files) => log.writeEnd({ ...kept.headEnd, end: end.replacement }, files));
+    const slot = { ...kept.headEnd, recordRekeyed: next.rekeyed ?? 0, end: end.replacement };
+    await log.withFiles(async (files) => {
+      await log.writeEnd(slot, files);
+      if (sealState(storage.layout.segmentDirectory(stored.head)).state === "open") return;
+      const current = storage.records.readNow(id);
+      if (current?.kind !== "log" || current.head !== stored.head) await log.voidEnd(kept.revision, files);
+      throw new LockLostError(storage.layout.threadLockPath(id), {}, "commit");
+    });
   }
   await lease.staging.guard("rekey", () =>
     storage.files.flushAndReplace(storage.records.stage(next, lease.staging, "rekey")),

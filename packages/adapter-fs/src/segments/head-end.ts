@@ -17,6 +17,8 @@ export interface HeadEnd {
    * together without reading the record again (`FsLogDriver.#live`).
    */
   recordRevision: number;
+  /** That record's `rekeyed` (key rotations rewrite a record without changing its revision). */
+  recordRekeyed: number;
   end: string;
 }
 
@@ -32,7 +34,7 @@ export const HEAD_END_FILE = "end.bin";
 export const HEAD_END_SLOT = 512;
 
 const MAGIC = 0x31_45_4b_53; // "SKE1", little-endian
-const HEADER = 4 + 8 + 8 + 2;
+const HEADER = 4 + 8 + 8 + 4 + 2;
 const TRAILER = 4;
 
 /** Whether `end` fits the end file's slot. */
@@ -41,8 +43,8 @@ export function fitsHeadEnd(end: string): boolean {
 }
 
 /**
- * The slot's bytes: magic, revision, the record's revision, the end's length and UTF-8 bytes, then a CRC-32
- * of all that.
+ * The slot's bytes: magic, revision, the record's revision and `rekeyed`, the end's length and UTF-8 bytes,
+ * then a CRC-32 of all that.
  */
 export function encodeHeadEnd(headEnd: HeadEnd): Buffer | undefined {
   const text = Buffer.from(headEnd.end, "utf8");
@@ -52,7 +54,8 @@ export function encodeHeadEnd(headEnd: HeadEnd): Buffer | undefined {
   bytes.writeUInt32LE(MAGIC, 0);
   bytes.writeDoubleLE(headEnd.revision, 4);
   bytes.writeDoubleLE(headEnd.recordRevision, 12);
-  bytes.writeUInt16LE(text.length, 20);
+  bytes.writeUInt32LE(headEnd.recordRekeyed, 20);
+  bytes.writeUInt16LE(text.length, 24);
   text.copy(bytes, HEADER);
   bytes.writeUInt32LE(checksum(bytes.subarray(0, size - TRAILER)), size - TRAILER);
   return bytes;
@@ -63,7 +66,7 @@ export function encodeHeadEnd(headEnd: HeadEnd): Buffer | undefined {
  * by a write under way, or damaged: `SegmentLog.readEnd` reads it again before it says so).
  */
 export function decodeHeadEnd(bytes: Buffer): HeadEnd | undefined {
-  const length = bytes.length >= HEADER ? bytes.readUInt16LE(20) : 0;
+  const length = bytes.length >= HEADER ? bytes.readUInt16LE(24) : 0;
   const size = HEADER + length + TRAILER;
   if (
     bytes.length < size ||
@@ -75,6 +78,7 @@ export function decodeHeadEnd(bytes: Buffer): HeadEnd | undefined {
   return {
     revision: bytes.readDoubleLE(4),
     recordRevision: bytes.readDoubleLE(12),
+    recordRekeyed: bytes.readUInt32LE(20),
     end: bytes.toString("utf8", HEADER, HEADER + length),
   };
 }

@@ -160,7 +160,11 @@ export class SegmentLog {
   async voidEnd(revision: number, files: SegmentReader): Promise<void> {
     const handle = await files.handle(this.paths.end);
     if (!handle) return;
-    await writeThrough(handle, encodeHeadEnd({ revision, recordRevision: revision, end: "" }) as Buffer, 0);
+    await writeThrough(
+      handle,
+      encodeHeadEnd({ revision, recordRevision: revision, recordRekeyed: 0, end: "" }) as Buffer,
+      0,
+    );
     await this.files.syncAppend(handle, this.paths.end);
   }
 
