@@ -1,6 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import type { Message } from "@skein/thread-core";
 import { CorruptStoreError } from "../errors.js";
 import type { DurableFiles } from "../records/durable-files.js";
@@ -133,7 +132,7 @@ export class SegmentLog {
           `its end slot does not match its checksum (read ${TORN_READS} times)`,
         );
       }
-      await delay(attempt);
+      await new Promise((resolve) => setTimeout(resolve, attempt));
     }
   }
 
