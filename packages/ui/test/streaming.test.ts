@@ -152,12 +152,13 @@ describe("a message that streams, in skein ui", () => {
     // batches (an `end` without contents of its own lands its unflushed deltas in the message alone).
     const live = await streaming.beginMessage({ role: "assistant", id: "reply-4", maxBatchBytes: 1 });
     for (const part of ["a", "b", "c"]) await live.write(part);
-    const response = fetch(`http://127.0.0.1:${ui.port}/api/follow?id=resume-live&message=reply-4`, {
+    // Its headers come once the server follows the reply, which is still open: the rest is live.
+    const response = await fetch(`http://127.0.0.1:${ui.port}/api/follow?id=resume-live&message=reply-4`, {
       headers: { ...headers, "last-event-id": "2" },
     });
     await live.write("d");
     await live.end();
-    const text = await (await response).text();
+    const text = await response.text();
     const frames = text.split("\n\n").filter(Boolean);
     expect(frames.slice(0, 2)).toEqual([
       'id: 3\nevent: delta\ndata: {"offset":2,"delta":{"type":"text","text":"c"}}',
