@@ -10,6 +10,8 @@ const key = fc
   .string({ minLength: 1, maxLength: 8 })
   .filter((text) => !["__proto__", "constructor"].includes(text));
 const json = fc.jsonValue({ maxDepth: 3 });
+/** JSON a skein thread holds: without the keys skein refuses (`InvalidThreadStateError`), at any depth. */
+const heldJson = json.filter((value) => !/"(__proto__|constructor)":/.test(JSON.stringify(value)));
 
 /** A MAF-looking document: sometimes a session with messages, sometimes anything. */
 const hostile = fc.oneof(
@@ -35,13 +37,13 @@ const content = fc.oneof(
     type: fc.constant("function_call"),
     callId: fc.string({ minLength: 1, maxLength: 6 }),
     name: fc.string({ minLength: 1, maxLength: 6 }),
-    arguments: fc.oneof(fc.dictionary(key, json, { maxKeys: 3 }), text),
+    arguments: fc.oneof(fc.dictionary(key, heldJson, { maxKeys: 3 }), text),
   }),
   fc.record(
     {
       type: fc.constant("function_result"),
       callId: fc.string({ minLength: 1, maxLength: 6 }),
-      result: json,
+      result: heldJson,
       isError: fc.boolean(),
     },
     { requiredKeys: ["type", "callId", "result"] },
@@ -68,10 +70,10 @@ const content = fc.oneof(
     { requiredKeys: ["type"] },
   ),
   fc.record({ type: fc.constant("error"), message: text, code: text }, { requiredKeys: ["type", "message"] }),
-  fc.record({ type: fc.constantFrom("source-url", "acme.widget"), url: text, extra: json }),
+  fc.record({ type: fc.constantFrom("source-url", "acme.widget"), url: text, extra: heldJson }),
 );
 const withExtra = content.chain((value) =>
-  fc.option(fc.record({ providerData: json }), { nil: undefined }).map((extra) => ({ ...value, ...extra })),
+  fc.option(fc.record({ providerData: heldJson }), { nil: undefined }).map((extra) => ({ ...value, ...extra })),
 );
 const messages = fc
   .array(
@@ -82,7 +84,7 @@ const messages = fc
         contents: fc.array(withExtra, { maxLength: 4 }),
         metadata: fc.dictionary(
           key.filter((name) => name !== "skein"),
-          json,
+          heldJson,
           { maxKeys: 2 },
         ),
       },
