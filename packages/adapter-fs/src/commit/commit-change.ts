@@ -101,7 +101,7 @@ export async function commitChange(
     const headEnd = carried
       ? carried.headEnd
       : stored.endFile
-        ? await heldEnd(headLog, headFiles, lease, lockPath)
+        ? await readHeldEnd(() => headLog.readEnd(headFiles), lease, lockPath)
         : undefined;
     // A record that holds its end may have a whole slot beside it, left by a crash before a write's `voidEnd`.
     if (!carried && !marksEndFile && stored.endFile !== true && stored.end !== undefined)
@@ -225,18 +225,13 @@ export async function commitChange(
 }
 
 /**
- * The head's end file, read holding the thread's lock. A writer stopped after it read the record, whose lock
- * was taken over meanwhile, may find the slot made void by the taker's move off the head: it learns that its
- * lock is lost (nothing landed), not that the store is damaged.
+ * Runs `read` (of the head's end file) holding the thread's lock. A writer stopped after it read the record,
+ * whose lock was taken over meanwhile, may find the slot made void by the taker's move off the head: it
+ * learns that its lock is lost (nothing landed), not that the store is damaged.
  */
-async function heldEnd(
-  headLog: SegmentLog,
-  files: SegmentReader,
-  lease: Lease,
-  lockPath: string,
-): Promise<HeadEnd> {
+export async function readHeldEnd<T>(read: () => Promise<T>, lease: Lease, lockPath: string): Promise<T> {
   try {
-    return await headLog.readEnd(files);
+    return await read();
   } catch (error) {
     if (!CorruptStoreError.isInstance(error) || lease.held()) throw error;
     throw new LockLostError(lockPath, {}, lease.writes === "segment" ? "append" : "commit");

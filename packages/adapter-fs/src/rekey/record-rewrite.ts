@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import type { HistoryEvent } from "@skein/thread-core";
 import type { RecordRewrite } from "@skein/thread-core/driver";
+import { readHeldEnd } from "../commit/commit-change.js";
 import { CorruptStoreError, LockLostError, missingEvents } from "../errors.js";
 import type { FsStorage } from "../fs-storage.js";
 import type { Lease } from "../locks/lease.js";
@@ -31,7 +32,10 @@ export async function rewriteRecordFile(
   const same = (held: unknown, expected: unknown) => JSON.stringify(held) === JSON.stringify(expected);
   const { metadata, context, end } = rewrite;
   const log = storage.log(stored.head);
-  const kept = stored.endFile ? await heldEndCommit(storage, stored, lease, id) : undefined;
+  const lockPath = storage.layout.threadLockPath(id);
+  const kept = stored.endFile
+    ? await readHeldEnd(() => endFileCommit(storage, stored), lease, lockPath)
+    : undefined;
   if (
     (metadata && !same(stored.metadata, metadata.expected)) ||
     (context && !same(stored.context, context.expected)) ||
@@ -73,7 +77,7 @@ export async function rewriteRecordFile(
       if (sealState(storage.layout.segmentDirectory(stored.head)).state === "open") return;
       const current = storage.records.readNow(id);
       if (current?.kind !== "log" || current.head !== stored.head) await log.voidEnd(kept.revision, files);
-      throw new LockLostError(storage.layout.threadLockPath(id), {}, "commit");
+      throw new LockLostError(lockPath, {}, "commit");
     });
   }
   await lease.staging.guard("rekey", () =>
@@ -87,16 +91,6 @@ export async function rewriteRecordFile(
     await storage.files.syncDirectory(storage.layout.records);
   }
   return true;
-}
-
-/** `endFileCommit` holding the thread's lock: a slot made void by a takeover of that lock is the lock lost. */
-async function heldEndCommit(storage: FsStorage, stored: StoredLogRecord, lease: Lease, id: string) {
-  try {
-    return await endFileCommit(storage, stored);
-  } catch (error) {
-    if (!CorruptStoreError.isInstance(error) || lease.held()) throw error;
-    throw new LockLostError(storage.layout.threadLockPath(id), {}, "commit");
-  }
 }
 
 /**
