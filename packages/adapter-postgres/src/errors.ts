@@ -20,6 +20,22 @@ export class UnsupportedSchemaVersionError extends SkeinError {
 /** SQLSTATEs of a transaction that lost a race and can simply run again. */
 export const RETRYABLE_STATES = new Set(["40001", "40P01"]);
 
+/** Whether `error` says the server cannot be used: no SQLSTATE (a socket error), 08… or 57P…. */
+function lostConnection(code: unknown): boolean {
+  if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith("08") || code.startsWith("57P");
+}
+
+/**
+ * Whether `error` left its connection unusable: a lost connection (above), or a FATAL/PANIC error, after
+ * which the server closes it. Such a client goes back to the pool with the error, so that the pool drops it
+ * at once rather than hand it to the next caller before its socket's end is read.
+ */
+export function connectionUnusable(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return lostConnection(code) || severity === "FATAL" || severity === "PANIC";
+}
+
 /**
  * An error of node-postgres as skein reports it: a lost or refused connection is a `StoreUnavailableError`
  * (retryable); a server error keeps its SQLSTATE in the message. Never the connection string.
@@ -27,12 +43,7 @@ export const RETRYABLE_STATES = new Set(["40001", "40P01"]);
 export function postgresError(error: unknown, displayUrl: string): Error {
   if (SkeinError.isInstance(error)) return error;
   const { code, message } = error as { code?: string; message?: string };
-  if (
-    typeof code === "string" &&
-    /^[0-9A-Z]{5}$/.test(code) &&
-    !code.startsWith("08") &&
-    !code.startsWith("57P")
-  ) {
+  if (!lostConnection(code)) {
     return new SkeinError(`PostgreSQL at ${displayUrl} refused a statement (${code}): ${message}`, {
       ...source,
       cause: error,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { SkeinError, StoreClosedError } from "@skein/thread-core";
 import { redactedError } from "@skein/thread-core/driver";
 import pg, { type Pool, type PoolClient } from "pg";
-import { postgresError, RETRYABLE_STATES, source } from "./errors.js";
+import { connectionUnusable, postgresError, RETRYABLE_STATES, source } from "./errors.js";
 import { ensureSchema } from "./schema.js";
 import type { TableNames } from "./table-names.js";
 
@@ -79,9 +79,12 @@ export class PostgresConnection {
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => {
-          broken = true;
-        });
+        broken = connectionUnusable(error);
+        if (!broken) {
+          await client.query("ROLLBACK").catch(() => {
+            broken = true;
+          });
+        }
         const state = (error as { code?: string }).code;
         if (state && RETRYABLE_STATES.has(state) && attempt < RACE_RETRIES) continue;
         throw this.#mapped(error);
@@ -94,12 +97,14 @@ export class PostgresConnection {
   /** One statement outside a transaction (reads that need no lock). */
   async query<Row>(text: string, values: unknown[]): Promise<Row[]> {
     const client = await this.#client();
+    let broken = false;
     try {
       return (await client.query(text, values)).rows as Row[];
     } catch (error) {
+      broken = connectionUnusable(error);
       throw this.#mapped(error);
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
@@ -121,8 +126,8 @@ export class PostgresConnection {
           reject(this.#mapped(connectError));
           return;
         }
-        const done = (error: Error | undefined, result: { rows: unknown[] } | undefined) => {
-          release();
+        const done = (error: Error | null | undefined, result: { rows: unknown[] } | undefined) => {
+          release(error ? connectionUnusable(error) : false);
           if (!error) resolve(result?.rows as Row[]);
           else if ((error as { code?: unknown }).code === refusedState) resolve(undefined);
           else reject(this.#mapped(error));
@@ -143,13 +148,15 @@ export class PostgresConnection {
     refusedState?: string,
   ): Promise<Row[] | undefined> {
     const client = await this.#client();
+    let broken = false;
     try {
       return (await client.query({ ...statement, values })).rows as Row[];
     } catch (error) {
       if ((error as { code?: unknown }).code === refusedState) return undefined;
+      broken = connectionUnusable(error);
       throw this.#mapped(error);
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
@@ -173,7 +180,7 @@ export class PostgresConnection {
       this.#ready = true;
     } catch (error) {
       this.#schema = undefined;
-      client.release();
+      client.release(connectionUnusable(error));
       throw this.#mapped(error);
     }
     return client;
