@@ -1,3 +1,4 @@
+import { catalogueOf } from "../catalogue/catalogue-fields.js";
 import type { LogRecord } from "../local/log-driver.js";
 import { LruCache } from "../manager/lru-cache.js";
 
@@ -32,6 +33,14 @@ export class AppendQueue {
   saw(record: LogRecord): void {
     const known = this.#newest.get(record.id);
     if (!known || known.revision <= record.revision) this.#newest.set(record.id, record);
+  }
+
+  /**
+   * Forgets the records of `owner`'s threads: once the owner's keys are forgotten (crypto-shredded), their
+   * plaintext metadata and context are no longer kept here either.
+   */
+  forgetOwner(owner: string): void {
+    this.#newest.deleteWhere((record) => catalogueOf(record.context).owner === owner);
   }
 
   /** Of the caller's `known` and the newest record seen, the newer one whose head is `head`. */

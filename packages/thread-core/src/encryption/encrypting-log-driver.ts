@@ -97,6 +97,11 @@ export class EncryptingLogDriver implements LogDriver {
     this.#segments = new SegmentInfoCache((id) => inner.segment(id));
     this.#codec = new RecordCodec(ring, inner.storesEnd === true, (id) => this.#segments.get(id));
     this.#records = new OpenedRecords(ring);
+    // A shredded owner's plaintext goes with their keys (the ring forgets its own caches).
+    ring.onForgetOwner((owner) => {
+      this.#appends.forgetOwner(owner);
+      this.#records.forgetOpened();
+    });
     if (inner.fencedDelete) this.fencedDelete = true;
     // Owners are kept in clear (the catalogue indexes them), so the inner driver scrubs them as it is.
     if (inner.forgetOwner) this.forgetOwner = inner.forgetOwner.bind(inner);

@@ -3,6 +3,7 @@ import { InvalidOptionError } from "../errors.js";
 import type { EncryptionOptions, OwnerKeyRequest } from "../spec/encryption-options.js";
 import { KeyNotFoundError } from "./encryption-errors.js";
 import { OpenedMessages } from "./opened-messages.js";
+import { OpenedUnits } from "./opened-units.js";
 
 /** The bytes of an AES-256 key. */
 export const KEY_BYTES = 32;
@@ -51,6 +52,9 @@ export class KeyRing {
   /** The keys `#listed` and `#provided` hold, by identity: an entry of `#opened` is served only while its key is here. */
   readonly #held = new WeakSet<RingKey>();
   readonly #opened = new OpenedMessages<RingKey>();
+  readonly #openedUnits = new OpenedUnits<RingKey>();
+  /** What else keeps plaintext by these keys, told when an owner's keys are forgotten (`onForgetOwner`). */
+  readonly #forgetting = new Set<(owner: string) => void>();
 
   constructor(options: EncryptionOptions) {
     if (typeof options !== "object" || options === null) {
@@ -161,6 +165,11 @@ export class KeyRing {
     return this.#opened;
   }
 
+  /** The plaintext of records' metadata and contexts these keys opened lately (`opened-units.ts`), as above. */
+  get openedUnits(): OpenedUnits<RingKey> {
+    return this.#openedUnits;
+  }
+
   /** Whether `key` is one this ring still holds (not forgotten with its owner). */
   holds(key: RingKey): boolean {
     return this.#held.has(key);
@@ -213,6 +222,16 @@ export class KeyRing {
     }
     for (const at of [...this.#fetched.keys()]) if (at.startsWith(prefix)) this.#fetched.delete(at);
     this.#opened.forgetOwner(owner);
+    this.#openedUnits.forgetOwner(owner);
+    for (const forget of this.#forgetting) forget(owner);
+  }
+
+  /**
+   * Calls `forget` whenever an owner's keys are forgotten, for another cache of plaintext opened with them
+   * (the store's encrypting driver registers its append queue's, once).
+   */
+  onForgetOwner(forget: (owner: string) => void): void {
+    this.#forgetting.add(forget);
   }
 
   toJSON(): { current: string } {

@@ -16,11 +16,11 @@ interface Opened<Value> {
  * and with them whatever they opened, as `opened-units.ts` and `opened-messages.ts` do.
  */
 export class OpenedRecords {
-  readonly #records = new WeakMap<StoredRecord, Opened<StoredRecord>>();
+  #records = new WeakMap<StoredRecord, Opened<StoredRecord>>();
   /** The stored form of every log record handed up, so a caller's `known` goes down as the inner driver gave it. */
   readonly #stored = new WeakMap<LogRecord, LogRecord>();
   /** Events opened, by the stored event, with the record they were opened for (a label is bound to it). */
-  readonly #events = new WeakMap<HistoryEvent, Opened<HistoryEvent> & { recordId: string }>();
+  #events = new WeakMap<HistoryEvent, Opened<HistoryEvent> & { recordId: string }>();
 
   constructor(readonly ring: KeyRing) {}
 
@@ -73,6 +73,16 @@ export class OpenedRecords {
     keys: RingKey[] | undefined,
   ): void {
     if (keys) this.#events.set(stored, { value: event, keys, recordId });
+  }
+
+  /**
+   * Forgets every record and event opened (their stored forms stay): called when an owner's keys are
+   * forgotten, so that no plaintext they opened stays reachable from a stored object a backend still holds.
+   * A weak map cannot be walked by owner; the other owners' records are opened again on their next read.
+   */
+  forgetOpened(): void {
+    this.#records = new WeakMap();
+    this.#events = new WeakMap();
   }
 
   #held(keys: readonly RingKey[]): boolean {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { inspect } from "node:util";
+import { getHeapSnapshot } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { UnsupportedOperationError } from "../errors.js";
@@ -66,6 +67,20 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 
 function unitOwner(message: Message): unknown {
   return (message.contents[0] as unknown as { owner?: string }).owner;
+}
+
+/**
+ * Whether any string on the heap holds `marker`, given as bytes so that the test itself holds no string of it.
+ * A heap snapshot collects garbage first: what it finds is still reachable.
+ */
+async function heapHolds(marker: Buffer): Promise<boolean> {
+  let tail = Buffer.alloc(0);
+  for await (const chunk of getHeapSnapshot()) {
+    const bytes = Buffer.concat([tail, Buffer.from(chunk as string)]);
+    if (bytes.includes(marker)) return true;
+    tail = bytes.subarray(Math.max(0, bytes.length - marker.length));
+  }
+  return false;
 }
 
 describe("per-owner keys", () => {
@@ -203,5 +218,30 @@ describe("per-owner keys", () => {
     await tenant.shredOwner("ana");
     expect(KeyNotFoundError.isInstance(await failure(tenant.get("t")))).toBe(true);
     expect((await tenant.list()).items.map((item) => item.id)).toEqual(["t"]);
+  });
+
+  it("a shred leaves no plaintext of the owner's threads in the process: no cache keeps their metadata, title, context or messages", async () => {
+    const marker = Buffer.from(`shred-${randomBytes(12).toString("hex")}`);
+    const store = storeOver(encryptingLogDriver(new MemoryLogDriver(), vault().options));
+    // Written and read in a function of its own, so that no variable of the test holds the plaintext.
+    await (async () => {
+      const text = (part: string) => `${marker.toString()}-${part}`;
+      const thread = await store.create({
+        id: "ana-1",
+        owner: "ana",
+        title: text("title"),
+        metadata: { note: text("metadata") },
+      });
+      for (let index = 0; index < 3; index++) await thread.append({ role: "user", text: text(`m${index}`) });
+      await thread.checkpoint(text("label"));
+      const again = await store.get("ana-1");
+      await again.view({ maxMessages: 20 });
+      await again.messages();
+    })();
+    // The store's caches hold what it sealed and opened (else the case below would prove nothing).
+    expect(await heapHolds(marker)).toBe(true);
+
+    await store.shredOwner("ana");
+    expect(await heapHolds(marker)).toBe(false);
   });
 });

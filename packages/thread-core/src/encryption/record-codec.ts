@@ -7,7 +7,6 @@ import type { HistoryEvent } from "../thread.js";
 import type { SegmentLookup } from "./empty-continuations.js";
 import { IntegrityError, KeyNotFoundError } from "./encryption-errors.js";
 import type { KeyRing, RingKey } from "./key-ring.js";
-import { OpenedUnits } from "./opened-units.js";
 import { checkEnd, END_FIELD, type RecordEnd, sealEnd, storedEnd } from "./record-end.js";
 import {
   isSealedUnit,
@@ -33,9 +32,6 @@ const SEALED_LABEL = "$label";
  * `owner` arguments say whose key seals (with per-owner keys; ignored otherwise); opening reads it from the unit.
  */
 export class RecordCodec {
-  /** Metadata and contexts opened lately (`opened-units.ts`). */
-  readonly #openedUnits = new OpenedUnits<RingKey>();
-
   /**
    * @param endBeside the driver keeps a record's end beside its context (`LogDriver.storesEnd`): ends are
    * written there, so an append changes no context; without it, in the context (`$end`).
@@ -344,13 +340,13 @@ export class RecordCodec {
     }
     // A record read back unchanged (fs re-reads its record file on every view) is compared, not decrypted.
     const place = JSON.stringify(position);
-    const remembered = this.#openedUnits.get(place, unit);
+    const remembered = this.ring.openedUnits.get(place, unit);
     let text: string;
     if (remembered && this.ring.holds(remembered.key)) text = remembered.text;
     else {
       const key = await this.ring.key(unit.key, unit.owner);
       text = openText(unit, position, key, describe);
-      this.#openedUnits.set(place, unit, text, key);
+      this.ring.openedUnits.set(place, unit, text, key);
     }
     const value: unknown = JSON.parse(text);
     if (typeof value !== "object" || value === null || Array.isArray(value)) {

@@ -33,6 +33,11 @@ export class LruCache<Key, Value> {
     }
   }
 
+  /** Removes every entry whose value `matches`. */
+  deleteWhere(matches: (value: Value) => boolean): void {
+    for (const [key, value] of this.#entries) if (matches(value)) this.#entries.delete(key);
+  }
+
   /** Removes the entry only if it still holds `value`, so a newer entry under the same key stays. */
   deleteIf(key: Key, value: Value): void {
     if (this.#entries.get(key) === value) this.#entries.delete(key);
