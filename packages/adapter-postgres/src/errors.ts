@@ -32,6 +32,8 @@ function lostConnection(code: unknown): boolean {
  * at once rather than hand it to the next caller before its socket's end is read.
  */
 export function connectionUnusable(error: unknown): boolean {
+  // skein's own refusals (a lost race, a thread that exists) are thrown by the work, not the connection.
+  if (SkeinError.isInstance(error)) return false;
   const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
   return lostConnection(code) || severity === "FATAL" || severity === "PANIC";
 }

@@ -5,6 +5,7 @@ import {
   openStore,
   SkeinError,
   StoreUnavailableError,
+  ThreadExistsError,
 } from "@skein/thread-core";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -211,6 +212,8 @@ describe("postgres store", () => {
     // One connection, so that its prepared statements are all the appends'.
     const pool = new pg.Pool({ connectionString: databaseUrl(), max: 1 });
     pool.on("error", () => undefined);
+    let connections = 0;
+    pool.on("connect", () => connections++);
     const store = postgresStore({ pool, schema: name });
     const thread = await store.create({ id: "named" });
     for (let index = 0; index < 5; index++) await thread.append({ role: "user", text: `m${index}` });
@@ -234,6 +237,10 @@ describe("postgres store", () => {
     expect(StoreUnavailableError.isInstance(refused)).toBe(false);
     expect((refused as Error).message).toMatch(/refused a statement \(23514\)/);
     await sql(`ALTER TABLE "${name}"."skein_messages" DROP CONSTRAINT no_refused`);
+    // skein's own refusal in a transaction (the thread exists) leaves the connection in the pool too.
+    const exists = await store.create({ id: "named" }).catch((error: unknown) => error);
+    expect(ThreadExistsError.isInstance(exists)).toBe(true);
+    expect(connections).toBe(1);
 
     // A connection lost during the statement: the append waits on a lock, its server process is ended.
     const locker = new pg.Client(databaseUrl());
@@ -266,6 +273,7 @@ describe("postgres store", () => {
     await thread.append({ role: "user", text: "after" });
     const texts = (await thread.messages()).map((message) => (message.contents[0] as { text: string }).text);
     expect(texts).toEqual(["m0", "m1", "m2", "m3", "m4", "after"]);
+    expect(connections).toBe(2);
     await store.close();
     await pool.end();
   });

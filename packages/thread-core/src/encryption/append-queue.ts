@@ -1,4 +1,3 @@
-import { catalogueOf } from "../catalogue/catalogue-fields.js";
 import type { LogRecord } from "../local/log-driver.js";
 import { LruCache } from "../manager/lru-cache.js";
 
@@ -36,11 +35,12 @@ export class AppendQueue {
   }
 
   /**
-   * Forgets the records of `owner`'s threads: once the owner's keys are forgotten (crypto-shredded), their
-   * plaintext metadata and context are no longer kept here either.
+   * Forgets every record it remembers, when an owner's keys are forgotten (crypto-shredded): a record's
+   * metadata, context and labels stay sealed under the key of the owner who wrote them, whoever owns the
+   * thread now, so no record can be told safe to keep by its owner.
    */
-  forgetOwner(owner: string): void {
-    this.#newest.deleteWhere((record) => catalogueOf(record.context).owner === owner);
+  forget(): void {
+    this.#newest.clear();
   }
 
   /** Of the caller's `known` and the newest record seen, the newer one whose head is `head`. */

@@ -98,8 +98,8 @@ export class EncryptingLogDriver implements LogDriver {
     this.#codec = new RecordCodec(ring, inner.storesEnd === true, (id) => this.#segments.get(id));
     this.#records = new OpenedRecords(ring);
     // A shredded owner's plaintext goes with their keys (the ring forgets its own caches).
-    ring.onForgetOwner((owner) => {
-      this.#appends.forgetOwner(owner);
+    ring.onForgetOwner(() => {
+      this.#appends.forget();
       this.#records.forgetOpened();
     });
     if (inner.fencedDelete) this.fencedDelete = true;
@@ -203,7 +203,7 @@ export class EncryptingLogDriver implements LogDriver {
             ? this.#resultOnBase(id, stored, base, change, sealed.append, offset, key)
             : this.#openResult(head, stored, offset);
         const result = onBase instanceof Promise ? await onBase : onBase;
-        this.#appends.saw(result.record);
+        this.#saw(result.record);
         return result;
       } catch (error) {
         const continued = await this.#continuedHead(id, change, base, error);
@@ -488,8 +488,16 @@ export class EncryptingLogDriver implements LogDriver {
   async #readLog(id: string): Promise<LogRecord> {
     const record = await this.read(id);
     if (record?.kind !== "log") throw new ThreadNotFoundError(id, { source: this.source });
-    this.#appends.saw(record);
+    this.#saw(record);
     return record;
+  }
+
+  /**
+   * The queue keeps a record only while its plaintext may serve as a base (`#baseFor`): one opened with a key
+   * forgotten meanwhile (a shred during the call) is not kept.
+   */
+  #saw(record: LogRecord): void {
+    if (this.#records.heldStoredForm(record)) this.#appends.saw(record);
   }
 
   /** `#start` when the segment's info is held: an append to a known head awaits nothing for it. */

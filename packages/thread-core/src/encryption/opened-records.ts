@@ -31,12 +31,12 @@ export class OpenedRecords {
   }
 
   /**
-   * Remembers that `stored` holds `record`, opened (or sealed) with `keys`; without keys (one was forgotten
-   * while it was opened) its plaintext is not kept, only its stored form.
+   * Remembers that `stored` holds `record`, opened (or sealed) with `keys`; without keys, or with one the ring
+   * no longer holds (forgotten while it was opened: a shred), its plaintext is not kept, only its stored form.
    */
   remember(record: StoredRecord, stored: StoredRecord, keys: readonly RingKey[] | undefined): void {
     if (record.kind === "log") this.#stored.set(record, stored as LogRecord);
-    if (keys) this.#records.set(stored, { value: record, keys });
+    if (keys && this.#held(keys)) this.#records.set(stored, { value: record, keys });
   }
 
   /** The stored form of a log record this driver handed up, or undefined for any other object. */
@@ -72,7 +72,7 @@ export class OpenedRecords {
     recordId: string,
     keys: RingKey[] | undefined,
   ): void {
-    if (keys) this.#events.set(stored, { value: event, keys, recordId });
+    if (keys && this.#held(keys)) this.#events.set(stored, { value: event, keys, recordId });
   }
 
   /**

@@ -10,7 +10,7 @@ import type { LogThread } from "../local/log-thread.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
 import type { Message } from "../message.js";
 import type { EncryptionOwnerKeyProvider } from "../spec/encryption-options.js";
-import { encryptingLogDriver } from "./encrypting-log-driver.js";
+import { encryptingLogDriver, keyRingOf } from "./encrypting-log-driver.js";
 import { DecryptionError, KeyNotFoundError } from "./encryption-errors.js";
 import { ownerShredding } from "./owner-shredding.js";
 
@@ -74,13 +74,47 @@ function unitOwner(message: Message): unknown {
  * A heap snapshot collects garbage first: what it finds is still reachable.
  */
 async function heapHolds(marker: Buffer): Promise<boolean> {
+  // V8 keeps the subject of the last regular expression matched (RegExp.lastMatch): make it no plaintext.
+  /x/.exec("x");
   let tail = Buffer.alloc(0);
   for await (const chunk of getHeapSnapshot()) {
-    const bytes = Buffer.concat([tail, Buffer.from(chunk as string)]);
+    const bytes = Buffer.concat([tail, chunk as Buffer]);
     if (bytes.includes(marker)) return true;
     tail = bytes.subarray(Math.max(0, bytes.length - marker.length));
   }
   return false;
+}
+
+/** A key provider whose answers can be held back (`hold`) until `release`: a slow KMS. */
+function slowVault() {
+  const { options } = vault();
+  const provide = options.ownerKeyProvider;
+  let gate: Promise<void> | undefined;
+  let open: () => void = () => undefined;
+  let asked: () => void = () => undefined;
+  const control = {
+    /** Holds the next answers back; resolves once the provider is asked. */
+    hold(): Promise<void> {
+      gate = new Promise<void>((resolve) => (open = resolve));
+      return new Promise<void>((resolve) => (asked = resolve));
+    },
+    release(): void {
+      gate = undefined;
+      open();
+    },
+  };
+  const slow: EncryptionOwnerKeyProvider = {
+    ...options,
+    ownerKeyProvider: async (request) => {
+      const bytes = await provide(request);
+      if (gate) {
+        asked();
+        await gate;
+      }
+      return bytes;
+    },
+  };
+  return { options: slow, control };
 }
 
 describe("per-owner keys", () => {
@@ -242,6 +276,45 @@ describe("per-owner keys", () => {
     expect(await heapHolds(marker)).toBe(true);
 
     await store.shredOwner("ana");
+    expect(await heapHolds(marker)).toBe(false);
+  });
+
+  it("a shred leaves no plaintext sealed under the owner's key in a thread that has another owner now", async () => {
+    const marker = Buffer.from(`shred-${randomBytes(12).toString("hex")}`);
+    const store = storeOver(encryptingLogDriver(new MemoryLogDriver(), vault().options));
+    await (async () => {
+      const thread = await store.create({ id: "t", owner: "ana", metadata: { note: `${marker}-metadata` } });
+      await thread.append({ role: "user", text: "hi" });
+      // The metadata stays sealed under ana's key (the README's limits): bob owns the thread now.
+      await thread.update({ owner: "bob" });
+      await thread.append({ role: "user", text: "hi again" });
+    })();
+    expect(await heapHolds(marker)).toBe(true);
+    await store.shredOwner("ana");
+    expect(await heapHolds(marker)).toBe(false);
+  });
+
+  it("a read whose key was being fetched during a shred keeps no plaintext once it ends", async () => {
+    const marker = Buffer.from(`shred-${randomBytes(12).toString("hex")}`);
+    const { options, control } = slowVault();
+    const inner = new MemoryLogDriver();
+    const driver = encryptingLogDriver(inner, options);
+    const store = storeOver(driver);
+    const { reading } = await (async () => {
+      const thread = await store.create({ id: "t", owner: "ana" });
+      for (let index = 0; index < 3; index++) await thread.append({ role: "user", text: `${marker}-m${index}` });
+      const { head } = (await inner.read("t")) as LogRecord;
+      // As in a process that has not fetched ana's key yet: its next read asks the (slow) provider.
+      keyRingOf(driver)?.forgetOwner("ana");
+      const asked = control.hold();
+      const read = driver.readSegment(head, 0, 3).then((messages) => messages.length);
+      await asked;
+      return { reading: read };
+    })();
+    await store.shredOwner("ana");
+    control.release();
+    // The read may end either way (the key it was given opens the units); it keeps nothing after.
+    await reading.catch(() => undefined);
     expect(await heapHolds(marker)).toBe(false);
   });
 });

@@ -60,8 +60,9 @@ export class RecordCodec {
     const unit = sealText(text, messagePosition(segment, offset, message), key, { deterministic: true });
     const content = { type: SEALED_CONTENT, ...unit };
     const sealed = { id, role, createdAt, contents: [content] } as Message;
-    // Remembered as it will be stored: the thread's next view reads it back without decrypting.
-    this.ring.openedMessages.set(segment, offset, sealed, content, text, key);
+    // Remembered as it will be stored: the thread's next view reads it back without decrypting (while the
+    // key is held: never plaintext under a key a shred forgot meanwhile).
+    if (this.ring.holds(key)) this.ring.openedMessages.set(segment, offset, sealed, content, text, key);
     return sealed;
   }
 
@@ -104,7 +105,7 @@ export class RecordCodec {
     key: RingKey,
   ): Message {
     const text = openText(unit, messagePosition(segment, offset, stored), key, describe);
-    this.ring.openedMessages.set(segment, offset, stored, unit, text, key);
+    if (this.ring.holds(key)) this.ring.openedMessages.set(segment, offset, stored, unit, text, key);
     return openedMessage(stored, JSON.parse(text));
   }
 
@@ -346,7 +347,7 @@ export class RecordCodec {
     else {
       const key = await this.ring.key(unit.key, unit.owner);
       text = openText(unit, position, key, describe);
-      this.ring.openedUnits.set(place, unit, text, key);
+      if (this.ring.holds(key)) this.ring.openedUnits.set(place, unit, text, key);
     }
     const value: unknown = JSON.parse(text);
     if (typeof value !== "object" || value === null || Array.isArray(value)) {

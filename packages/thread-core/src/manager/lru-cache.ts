@@ -33,6 +33,10 @@ export class LruCache<Key, Value> {
     }
   }
 
+  clear(): void {
+    this.#entries.clear();
+  }
+
   /** Removes every entry whose value `matches`. */
   deleteWhere(matches: (value: Value) => boolean): void {
     for (const [key, value] of this.#entries) if (matches(value)) this.#entries.delete(key);
