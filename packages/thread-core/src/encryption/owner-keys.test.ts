@@ -302,7 +302,8 @@ describe("per-owner keys", () => {
     const store = storeOver(driver);
     const { reading } = await (async () => {
       const thread = await store.create({ id: "t", owner: "ana" });
-      for (let index = 0; index < 3; index++) await thread.append({ role: "user", text: `${marker}-m${index}` });
+      for (let index = 0; index < 3; index++)
+        await thread.append({ role: "user", text: `${marker}-m${index}` });
       const { head } = (await inner.read("t")) as LogRecord;
       // As in a process that has not fetched ana's key yet: its next read asks the (slow) provider.
       keyRingOf(driver)?.forgetOwner("ana");
