@@ -73,7 +73,9 @@ const content = fc.oneof(
   fc.record({ type: fc.constantFrom("source-url", "acme.widget"), url: text, extra: heldJson }),
 );
 const withExtra = content.chain((value) =>
-  fc.option(fc.record({ providerData: heldJson }), { nil: undefined }).map((extra) => ({ ...value, ...extra })),
+  fc
+    .option(fc.record({ providerData: heldJson }), { nil: undefined })
+    .map((extra) => ({ ...value, ...extra })),
 );
 const messages = fc
   .array(

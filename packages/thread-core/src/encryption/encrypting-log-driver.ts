@@ -74,7 +74,7 @@ export class EncryptingLogDriver implements LogDriver {
   readonly fencedDelete?: boolean;
   readonly catalogue?: (query: CatalogueQuery) => Promise<StoredRecord[]>;
   readonly countCatalogue?: (query: CountQuery) => Promise<number | undefined>;
-  readonly forgetOwner?: (owner: string) => Promise<void>;
+  readonly forgetOwner: (owner: string) => Promise<void>;
   readonly erasureFollowUp?: string;
   readonly importSegments?: (
     segments: ReadonlyArray<{ info: SegmentInfo; messages: Message[] }>,
@@ -98,13 +98,16 @@ export class EncryptingLogDriver implements LogDriver {
     this.#codec = new RecordCodec(ring, inner.storesEnd === true, (id) => this.#segments.get(id));
     this.#records = new OpenedRecords(ring);
     // A shredded owner's plaintext goes with their keys (the ring forgets its own caches).
-    ring.onForgetOwner(() => {
-      this.#appends.forget();
-      this.#records.forgetOpened();
-    });
+    ring.onForgetOwner(() => this.#forgetOpened());
     if (inner.fencedDelete) this.fencedDelete = true;
-    // Owners are kept in clear (the catalogue indexes them), so the inner driver scrubs them as it is.
-    if (inner.forgetOwner) this.forgetOwner = inner.forgetOwner.bind(inner);
+    // Owners are kept in clear (the catalogue indexes them), so the inner driver scrubs them as it is; the
+    // erased threads' plaintext goes from every cache (units sealed under shared keys name no owner).
+    const forgetOwner = inner.forgetOwner?.bind(inner);
+    this.forgetOwner = async (owner) => {
+      await forgetOwner?.(owner);
+      ring.forgetOpened();
+      this.#forgetOpened();
+    };
     if (inner.erasureFollowUp) this.erasureFollowUp = inner.erasureFollowUp;
     if (inner.catalogue) {
       const catalogue = inner.catalogue.bind(inner);
@@ -490,6 +493,12 @@ export class EncryptingLogDriver implements LogDriver {
     if (record?.kind !== "log") throw new ThreadNotFoundError(id, { source: this.source });
     this.#saw(record);
     return record;
+  }
+
+  /** Forgets the plaintext records this driver kept (the ring forgets the messages and units). */
+  #forgetOpened(): void {
+    this.#appends.forget();
+    this.#records.forgetOpened();
   }
 
   /**

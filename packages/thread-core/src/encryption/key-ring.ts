@@ -226,6 +226,12 @@ export class KeyRing {
     for (const forget of this.#forgetting) forget(owner);
   }
 
+  /** Forgets every plaintext opened with these keys (an erasure: the threads' units are gone, whoever's key). */
+  forgetOpened(): void {
+    this.#opened.clear();
+    this.#openedUnits.clear();
+  }
+
   /**
    * Calls `forget` whenever an owner's keys are forgotten, for another cache of plaintext opened with them
    * (the store's encrypting driver registers its append queue's, once).

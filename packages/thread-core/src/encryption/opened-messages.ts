@@ -128,6 +128,12 @@ export class OpenedMessages<Key> {
     });
   }
 
+  /** Forgets every message. */
+  clear(): void {
+    this.#young = new Generation();
+    this.#old = new Generation();
+  }
+
   /** Forgets every message sealed with a key of `owner`. */
   forgetOwner(owner: string): void {
     this.#young.forgetOwner(owner);

@@ -38,6 +38,11 @@ export class OpenedUnits<Key> {
     this.#entries.set(position, { unit: { key: id, owner, check, nonce, data, tag }, text, key });
   }
 
+  /** Forgets every unit. */
+  clear(): void {
+    this.#entries.clear();
+  }
+
   /** Forgets every unit opened with a key of `owner` (their plaintext goes with their keys). */
   forgetOwner(owner: string): void {
     this.#entries.deleteWhere((entry) => entry.unit.owner === owner);

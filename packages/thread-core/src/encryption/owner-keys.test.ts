@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { inspect } from "node:util";
-import { getHeapSnapshot } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { UnsupportedOperationError } from "../errors.js";
@@ -13,6 +12,7 @@ import type { EncryptionOwnerKeyProvider } from "../spec/encryption-options.js";
 import { encryptingLogDriver, keyRingOf } from "./encrypting-log-driver.js";
 import { DecryptionError, KeyNotFoundError } from "./encryption-errors.js";
 import { ownerShredding } from "./owner-shredding.js";
+import { heapHolds } from "./test-support/heap-holds.js";
 
 /** A key store with one key per owner and id, and a destroy, as a KMS would offer. */
 function vault() {
@@ -67,22 +67,6 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 
 function unitOwner(message: Message): unknown {
   return (message.contents[0] as unknown as { owner?: string }).owner;
-}
-
-/**
- * Whether any string on the heap holds `marker`, given as bytes so that the test itself holds no string of it.
- * A heap snapshot collects garbage first: what it finds is still reachable.
- */
-async function heapHolds(marker: Buffer): Promise<boolean> {
-  // V8 keeps the subject of the last regular expression matched (RegExp.lastMatch): make it no plaintext.
-  /x/.exec("x");
-  let tail = Buffer.alloc(0);
-  for await (const chunk of getHeapSnapshot()) {
-    const bytes = Buffer.concat([tail, chunk as Buffer]);
-    if (bytes.includes(marker)) return true;
-    tail = bytes.subarray(Math.max(0, bytes.length - marker.length));
-  }
-  return false;
 }
 
 /** A key provider whose answers can be held back (`hold`) until `release`: a slow KMS. */

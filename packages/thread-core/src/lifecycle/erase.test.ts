@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createRegistry } from "../create-registry.js";
 import { encryptingLogDriver } from "../encryption/encrypting-log-driver.js";
 import { KeyNotFoundError } from "../encryption/encryption-errors.js";
+import { heapHolds } from "../encryption/test-support/heap-holds.js";
 import { LocalStore } from "../local/local-store.js";
 import type { LogDriver } from "../local/log-driver.js";
 import { MemoryLogDriver } from "../memory/memory-log-driver.js";
@@ -167,5 +168,36 @@ describe("store.erase", () => {
     const report = await store.erase({ owner: "ana" });
     expect(report).toMatchObject({ method: "deleted", threads: 1 });
     expect(report.keyKept).toBeUndefined();
+  });
+
+  it("leaves no plaintext of the erased threads in the process of an encrypted store, whose other owners still read", async () => {
+    const marker = Buffer.from(`erase-${randomBytes(12).toString("hex")}`);
+    const store = storeOver(
+      encryptingLogDriver(new MemoryLogDriver(), { keys: { k1: randomBytes(32) }, current: "k1" }),
+    );
+    // Written and read in a function of its own, so that no variable of the test holds the plaintext.
+    await (async () => {
+      const text = (part: string) => `${marker.toString()}-${part}`;
+      const ana = await store.create({
+        id: "ana-1",
+        owner: "ana",
+        title: text("title"),
+        metadata: { note: text("metadata") },
+      });
+      for (let index = 0; index < 3; index++) await ana.append({ role: "user", text: text(`m${index}`) });
+      await ana.checkpoint(text("label"));
+      await (await store.get("ana-1")).view({ maxMessages: 20 });
+      const ben = await store.create({ id: "ben-1", owner: "ben", metadata: { note: "ben's" } });
+      await ben.append({ role: "user", text: "ben's message" });
+    })();
+    // The store's caches hold what it sealed and opened (else the case would prove nothing).
+    expect(await heapHolds(marker)).toBe(true);
+    expect(await store.erase({ owner: "ana" })).toMatchObject({ method: "deleted", threads: 1 });
+    expect(await heapHolds(marker)).toBe(false);
+    const ben = await store.get("ben-1");
+    expect(ben.metadata).toEqual({ note: "ben's" });
+    expect((await ben.messages()).map((message) => message.contents)).toEqual([
+      [{ type: "text", text: "ben's message" }],
+    ]);
   });
 });

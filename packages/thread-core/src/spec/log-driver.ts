@@ -54,8 +54,9 @@ export interface LogDriver {
   /**
    * Optional: called by `store.erase` after the owner's records are deleted (and on every run, so a run
    * stopped before it is finished by the next): removes what an index keeps of `owner` for threads that
-   * have no record of that owner any more (the fs catalogue's journal lines and snapshot). A driver whose
-   * delete leaves nothing of the owner behind has none.
+   * have no record of that owner any more (the fs catalogue's journal lines and snapshot), and what a layer
+   * keeps in memory of the deleted threads (the encrypting layer's plaintext caches). A driver whose delete
+   * leaves nothing of the owner behind has none.
    */
   forgetOwner?(owner: string): Promise<void>;
   /** Record ids in ascending code-unit order, after `cursor` (an id), starting with `prefix`. */
