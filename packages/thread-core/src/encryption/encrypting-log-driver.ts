@@ -104,9 +104,12 @@ export class EncryptingLogDriver implements LogDriver {
     // erased threads' plaintext goes from every cache (units sealed under shared keys name no owner).
     const forgetOwner = inner.forgetOwner?.bind(inner);
     this.forgetOwner = async (owner) => {
-      await forgetOwner?.(owner);
-      ring.forgetOpened();
-      this.#forgetOpened();
+      try {
+        await forgetOwner?.(owner);
+      } finally {
+        ring.forgetOpened();
+        this.#forgetOpened();
+      }
     };
     if (inner.erasureFollowUp) this.erasureFollowUp = inner.erasureFollowUp;
     if (inner.catalogue) {
