@@ -20,7 +20,7 @@ export class UnsupportedSchemaVersionError extends SkeinError {
 /** SQLSTATEs of a transaction that lost a race and can simply run again. */
 export const RETRYABLE_STATES = new Set(["40001", "40P01"]);
 
-/** Whether `error` says the server cannot be used: no SQLSTATE (a socket error), 08… or 57P…. */
+/** Whether an error's SQLSTATE `code` says the server cannot be used: none (a socket error), 08… or 57P…. */
 function lostConnection(code: unknown): boolean {
   if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return true;
   return code.startsWith("08") || code.startsWith("57P");
